@@ -1,0 +1,46 @@
+/**
+ * What every environment (retail, terminal) offers the agent loop. The loop knows nothing about databases or
+ * shells: it lists tools, calls them with an author and a step, and reads the effect log.
+ */
+export type Author = "agent" | "harness";
+
+/** A JSON-schema described tool, as sent to a model. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolResult {
+  /** The observation text shown to the agent; failures start with "Error: ". */
+  output: string;
+  ok: boolean;
+  /** True when the call changed state outside the agent (a successful write, a file change). */
+  wrote: boolean;
+}
+
+/** One entry of the effect log: every tool call, with its author and step. */
+export interface EffectRecord {
+  step: number;
+  author: Author;
+  tool: string;
+  arguments: Record<string, unknown>;
+  ok: boolean;
+  wrote: boolean;
+  /** Terminal: files created, modified and deleted by this call (workspace-relative). */
+  files?: { created: string[]; modified: string[]; deleted: string[] };
+}
+
+export interface Environment {
+  readonly suite: "retail" | "terminal";
+  /** The tools of the suite, without the protocol tools the harness adds. */
+  tools(): ToolSpec[];
+  /** Names of tools that write (the effect gate refuses these once a blocker is stated). */
+  writeTools(): ReadonlySet<string>;
+  call(name: string, args: unknown, ctx: { step: number; author: Author }): Promise<ToolResult>;
+  /** Every call so far, in order. */
+  effects(): readonly EffectRecord[];
+  /** Release resources (temp dirs). Safe to call twice. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,91 @@
+/**
+ * The authenticated record of an episode (DESIGN §1): every message, tool call, observation, effect and artifact
+ * with its author and step. Scoring reads only this and the task; it never re-runs anything.
+ */
+import type { Author } from "../envs/types";
+import type { Family, Kind, Suite } from "../tasks/types";
+
+export type DeferralVia = "abstain" | "infeasible.md";
+
+export type TrajectoryEvent =
+  /** Text shown to or written by a party. `customer` is the simulated retail customer or the terminal user. */
+  | { type: "message"; step: number; author: Author | "customer" | "system"; text: string }
+  | {
+      type: "tool_call";
+      step: number;
+      author: Author;
+      id: string;
+      name: string;
+      arguments: Record<string, unknown>;
+    }
+  | { type: "observation"; step: number; id: string; name: string; text: string; ok: boolean }
+  /** A state change (successful write). `forbidden` is true when the task forbids it. */
+  | {
+      type: "effect";
+      step: number;
+      author: Author;
+      tool: string;
+      arguments: Record<string, unknown>;
+      forbidden: boolean;
+      files?: string[];
+    }
+  /** The agent's (or harness's) stated view of feasibility: a blocker assessment, or "feasible". */
+  | {
+      type: "assessment";
+      step: number;
+      author: Author;
+      status: "feasible" | "blocked";
+      label?: Family;
+      reason: string;
+    }
+  /** A certified deferral: the abstain tool or infeasible.md. */
+  | { type: "deferral"; step: number; author: Author; via: DeferralVia; label?: Family; reason: string }
+  /** The `report` protocol's structured final report. */
+  | {
+      type: "report";
+      step: number;
+      author: Author;
+      status: "done" | "blocked";
+      label?: Family;
+      blocker?: string;
+      evidence?: string;
+    }
+  /** The agent claimed the task is done. */
+  | { type: "completion_claim"; step: number; author: Author; text: string }
+  /** A write refused by the effect gate. */
+  | { type: "gate_refusal"; step: number; tool: string }
+  /** A protocol turn began (self_check, report, harness_control, challenge). */
+  | { type: "protocol"; step: number; name: string };
+
+export type EndReason =
+  | "agent_stopped" // the agent ended its turn with no tool call and nothing more to do
+  | "deferred" // a certified deferral ended the episode
+  | "transferred" // retail: transfer_to_human_agents
+  | "customer_ended" // retail: the customer ended the conversation
+  | "max_steps"
+  | "infra_error"; // the provider failed: not scored as the agent's failure
+
+export interface TrajectoryUsage {
+  input_tokens: number;
+  output_tokens: number;
+  usd: number;
+  model_calls: number;
+}
+
+export interface Trajectory {
+  task_id: string;
+  suite: Suite;
+  kind: Kind;
+  family?: Family;
+  model: string;
+  harness: string;
+  seed: number;
+  repeat: number;
+  /** Agent steps used (model turns in the main episode). */
+  steps: number;
+  events: TrajectoryEvent[];
+  end: { reason: EndReason; step: number; error?: string };
+  /** Native verifier reward (0 or 1); null for infra errors. */
+  reward: number | null;
+  usage: TrajectoryUsage;
+}

@@ -1,0 +1,28 @@
+import type { Kind, SimCues } from "../../tasks/types";
+
+/**
+ * What the simulator reads besides the messages (DESIGN §5): the structured harness (protocols and playbook rules,
+ * not prose) and the task's sim cues. Built by the agent loop; never sent to a real provider.
+ */
+export interface SimContext {
+  suite: "retail" | "terminal";
+  task_id: string;
+  kind: Kind;
+  cues: SimCues;
+  protocols: {
+    abandon: boolean;
+    report: boolean;
+    self_check: boolean;
+    harness_control: boolean;
+    effect_gate: boolean;
+  };
+  playbook: Array<{
+    id: string;
+    family?: string;
+    patterns: string[];
+    then: "abstain" | "verify" | "continue";
+  }>;
+  max_steps: number;
+  /** "main" for the episode; "self_check", "report", "challenge", "belief" for the protocol turns. */
+  phase: "main" | "self_check" | "report" | "challenge" | "belief";
+}

@@ -1,0 +1,57 @@
+/**
+ * The provider interface (after the Vercel AI SDK's LanguageModel): messages and tool schemas in, one assistant
+ * message with tool calls and usage out. Providers are adapters; retry, limits, usage and caching wrap them.
+ */
+import type { ToolSpec } from "../envs/types";
+import type { SimContext } from "./sim/context";
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  /** Parsed arguments; a reply whose arguments are not a JSON object is a model-reply error. */
+  arguments: Record<string, unknown>;
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: ToolCallRequest[] }
+  | { role: "tool"; tool_call_id: string; name: string; content: string };
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  temperature?: number;
+  max_tokens?: number;
+  /** Seed and repeat index: they key the request cache and seed the simulator. */
+  seed: number;
+  repeat?: number;
+  /**
+   * Structured context for the simulator only (harness protocols and playbook, the task's sim cues). Real providers
+   * never send it; it is not part of the prompt.
+   */
+  sim?: SimContext;
+}
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface ChatResponse {
+  content: string | null;
+  tool_calls: ToolCallRequest[];
+  usage: Usage;
+  /** The provider's model name as answered. */
+  model: string;
+  finish_reason?: string;
+  /** True when served from the request cache. */
+  cached?: boolean;
+}
+
+export interface ChatModel {
+  /** `provider:model`, e.g. `openai:gpt-5.4-mini`, `sim:default`, `oracle`. */
+  readonly id: string;
+  readonly provider: string;
+  generate(request: ChatRequest, options?: { signal?: AbortSignal }): Promise<ChatResponse>;
+}
