@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { FAMILIES, KINDS, SPLITS, SUITES, type Task } from "../tasks/types";
+
+/** zod schema of one task file (DESIGN §3); mirrors `Task` in src/tasks/types.ts. */
+const toolCall = z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }).strict();
+
+const blocker = z
+  .object({
+    id: z.string().min(1),
+    label: z.enum(FAMILIES),
+    description: z.string().min(1),
+    keywords: z.array(z.string().min(1)).min(1),
+    evidence: z.enum(["spec", "state", "execution"]),
+    decisive_step: z.number().int().min(1),
+  })
+  .strict();
+
+const customer = z
+  .object({
+    reason_for_call: z.string().min(1),
+    known_info: z.string(),
+    unknown_info: z.string().optional(),
+    task_instructions: z.string().optional(),
+  })
+  .strict();
+
+const retailEnv = z
+  .object({
+    overlay: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])).min(1), value: z.unknown() }).strict()).optional(),
+  })
+  .strict();
+
+const terminalEnv = z
+  .object({
+    files: z.record(z.string(), z.string()).optional(),
+    setup: z.string().optional(),
+    harbor_dir: z.string().optional(),
+  })
+  .strict();
+
+const retailReference = z.object({ actions: z.array(toolCall), communicate: z.array(z.string()) }).strict();
+const terminalReference = z.object({ solution: z.string().min(1) }).strict();
+
+const verify = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("retail_db") }).strict(),
+  z.object({ kind: z.literal("terminal_test"), script: z.string().min(1) }).strict(),
+]);
+
+const simCues = z
+  .object({
+    steps: z.array(toolCall),
+    evidence_after: z.number().int().min(0).optional(),
+    evidence_text: z.string().optional(),
+    right_reason: z.string().optional(),
+    wrong_reason: z.string().optional(),
+    say: z.array(z.string()).optional(),
+  })
+  .strict();
+
+export const taskSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a task id is letters, digits, '.', '_' or '-'"),
+    suite: z.enum(SUITES),
+    split: z.enum(SPLITS),
+    kind: z.enum(KINDS),
+    family: z.enum(FAMILIES).optional(),
+    source: z.string().optional(),
+    instruction: z.string().min(1),
+    user: customer.optional(),
+    env: z.union([retailEnv, terminalEnv]),
+    reference: z.union([retailReference, terminalReference]),
+    verify,
+    blocker: blocker.optional(),
+    forbidden: z.object({ tools: z.array(z.string()).optional(), paths: z.array(z.string()).optional() }).strict(),
+    sim: simCues.optional(),
+  })
+  .strict()
+  .superRefine((task, ctx) => {
+    if (task.kind === "blocked") {
+      if (!task.family) ctx.addIssue({ code: "custom", path: ["family"], message: "a blocked task needs a family" });
+      if (!task.blocker) ctx.addIssue({ code: "custom", path: ["blocker"], message: "a blocked task needs a blocker" });
+      if (task.blocker && task.family && task.blocker.label !== task.family)
+        ctx.addIssue({ code: "custom", path: ["blocker", "label"], message: "the blocker's label must equal the family" });
+    } else {
+      if (task.family) ctx.addIssue({ code: "custom", path: ["family"], message: "a feasible task has no family" });
+      if (task.blocker) ctx.addIssue({ code: "custom", path: ["blocker"], message: "a feasible task has no blocker" });
+      if (task.split === "independent" && task.source)
+        ctx.addIssue({ code: "custom", path: ["source"], message: "independent tasks are never augmented" });
+    }
+    if (task.split === "independent" && task.kind !== "feasible")
+      ctx.addIssue({ code: "custom", path: ["kind"], message: "the independent split is feasible only" });
+    const wantVerify = task.suite === "retail" ? "retail_db" : "terminal_test";
+    if (task.verify.kind !== wantVerify)
+      ctx.addIssue({ code: "custom", path: ["verify", "kind"], message: `a ${task.suite} task is verified by ${wantVerify}` });
+    const hasActions = "actions" in task.reference;
+    if ((task.suite === "retail") !== hasActions)
+      ctx.addIssue({
+        code: "custom",
+        path: ["reference"],
+        message: task.suite === "retail" ? "a retail reference has actions and communicate" : "a terminal reference has a solution",
+      });
+  });
+
