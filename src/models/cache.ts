@@ -1,0 +1,132 @@
+/**
+ * The request cache: a SQLite table of answered requests, keyed by the canonical request (model id, endpoint,
+ * messages, tools, temperature, max_tokens) plus seed and repeat index. The simulator context is not part of the key
+ * and is never stored; neither is anything from the client (API keys live only in request headers). Only validated
+ * responses are stored, so a failure is never replayed.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { hashJson } from "../core/canonical-json";
+import { HsearchError } from "../core/errors";
+import type { ChatModelMiddleware } from "./middleware";
+import type { ChatRequest, ChatResponse } from "./types";
+import { validateChatResponse } from "./validate-reply";
+
+const CACHE_KEY_VERSION = 1;
+
+/**
+ * `endpoint` tells apart two servers that answer to the same model name (a vLLM and an Ollama both serving
+ * `llama3`); pass the base URL, which `endpointOf` strips of credentials.
+ */
+export function requestCacheKey(modelId: string, endpoint: string, request: ChatRequest): string {
+  return hashJson({
+    v: CACHE_KEY_VERSION,
+    model: modelId,
+    endpoint,
+    messages: request.messages,
+    tools: request.tools,
+    temperature: request.temperature,
+    max_tokens: request.max_tokens,
+    seed: request.seed,
+    repeat: request.repeat ?? 0,
+  });
+}
+
+/** A base URL without user, password, query or fragment: safe to hash and to show. */
+export function endpointOf(baseURL: string): string {
+  const url = new URL(baseURL);
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+export class RequestCache {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly selectStatement: Database.Statement<[string], { response: string }>;
+  private readonly insertStatement: Database.Statement<[string, string, string, string]>;
+
+  constructor(path: string) {
+    this.path = resolve(path);
+    mkdirSync(dirname(this.path), { recursive: true });
+    this.db = new Database(this.path);
+    this.db.pragma("journal_mode = WAL");
+    // Several worker processes may share one cache file.
+    this.db.pragma("busy_timeout = 5000");
+    this.db.exec(
+      `CREATE TABLE IF NOT EXISTS responses (
+         key TEXT PRIMARY KEY,
+         model TEXT NOT NULL,
+         response TEXT NOT NULL,
+         created_at TEXT NOT NULL
+       )`,
+    );
+    this.selectStatement = this.db.prepare("SELECT response FROM responses WHERE key = ?");
+    this.insertStatement = this.db.prepare(
+      "INSERT OR REPLACE INTO responses (key, model, response, created_at) VALUES (?, ?, ?, ?)",
+    );
+  }
+
+  get(key: string): ChatResponse | undefined {
+    const row = this.selectStatement.get(key);
+    if (!row) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(row.response);
+    } catch (error) {
+      throw new HsearchError(
+        "internal",
+        `request cache row ${key} is not JSON: ${(error as Error).message}`,
+        {
+          file: this.path,
+        },
+      );
+    }
+    const response = validateChatResponse(parsed, `request cache row ${key}`);
+    return { ...response, cached: true };
+  }
+
+  put(key: string, modelId: string, response: ChatResponse): void {
+    const { cached: _cached, ...stored } = response;
+    this.insertStatement.run(key, modelId, JSON.stringify(stored), new Date().toISOString());
+  }
+
+  size(): number {
+    return (this.db.prepare("SELECT COUNT(*) AS n FROM responses").get() as { n: number }).n;
+  }
+
+  close(): void {
+    if (openCaches.get(this.path) === this) openCaches.delete(this.path);
+    if (this.db.open) this.db.close();
+  }
+}
+
+const openCaches = new Map<string, RequestCache>();
+
+/** One connection per cache file per process, shared by every model that names it. */
+export function openRequestCache(path: string): RequestCache {
+  const key = resolve(path);
+  const existing = openCaches.get(key);
+  if (existing) return existing;
+  const cache = new RequestCache(key);
+  openCaches.set(key, cache);
+  return cache;
+}
+
+export function closeRequestCaches(): void {
+  for (const cache of [...openCaches.values()]) cache.close();
+}
+
+export function withCache(cache: RequestCache, endpoint: string): ChatModelMiddleware {
+  return (inner) => ({
+    id: inner.id,
+    provider: inner.provider,
+    generate: async (request, options) => {
+      const key = requestCacheKey(inner.id, endpoint, request);
+      const hit = cache.get(key);
+      if (hit) return hit;
+      const response = await inner.generate(request, options);
+      cache.put(key, inner.id, response);
+      return response;
+    },
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * The price table (config/prices.yaml): USD per million input and output tokens per model-id pattern. Pure lookup
+ * and cost arithmetic here; the loader is the only I/O.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+import { HsearchError } from "../core/errors";
+import type { Usage } from "./types";
+
+export interface PriceEntry {
+  /** Glob over `provider:model`; `*` matches any run of characters. */
+  pattern: string;
+  /** USD per million input tokens. */
+  input: number;
+  /** USD per million output tokens. */
+  output: number;
+}
+
+export type PriceTable = readonly PriceEntry[];
+
+export interface CallCost {
+  usd: number;
+  /** False when no pattern matched: the cost is 0 because the price is unknown, not because the call was free. */
+  priced: boolean;
+}
+
+const priceFileSchema = z.strictObject({
+  prices: z.array(
+    z.strictObject({
+      pattern: z.string().min(1),
+      input: z.number().nonnegative(),
+      output: z.number().nonnegative(),
+    }),
+  ),
+});
+
+export const DEFAULT_PRICES_PATH = fileURLToPath(new URL("../../config/prices.yaml", import.meta.url));
+
+export function parsePriceTable(text: string, file: string): PriceTable {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter });
+  if (document.errors.length > 0) {
+    const first = document.errors[0];
+    throw new HsearchError("bad_input", `not valid YAML: ${first?.message ?? "parse error"}`, {
+      file,
+      line: first?.linePos?.[0]?.line,
+    });
+  }
+  const parsed = priceFileSchema.safeParse(document.toJS());
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = (issue?.path ?? []).filter((part) => typeof part !== "symbol") as Array<string | number>;
+    const node = document.getIn(path, true) as { range?: [number, number, number] } | undefined;
+    const line = node?.range ? lineCounter.linePos(node.range[0]).line : undefined;
+    throw new HsearchError("bad_input", issue?.message ?? "invalid price table", {
+      file,
+      field: path.join("."),
+      line,
+    });
+  }
+  return parsed.data.prices;
+}
+
+export function loadPriceTable(path: string = DEFAULT_PRICES_PATH): PriceTable {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new HsearchError("not_found", `cannot read price table: ${(error as Error).message}`, {
+      file: path,
+    });
+  }
+  return parsePriceTable(text, path);
+}
+
+function globToRegExp(pattern: string): RegExp {
+  const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${escaped.join(".*")}$`);
+}
+
+/** The most specific (longest) matching entry; the first of equally long ones. */
+export function findPrice(table: PriceTable, modelId: string): PriceEntry | undefined {
+  let best: PriceEntry | undefined;
+  for (const entry of table) {
+    if (!globToRegExp(entry.pattern).test(modelId)) continue;
+    if (best === undefined || entry.pattern.length > best.pattern.length) best = entry;
+  }
+  return best;
+}
+
+export function costOf(table: PriceTable, modelId: string, usage: Usage): CallCost {
+  const price = findPrice(table, modelId);
+  if (!price) return { usd: 0, priced: false };
+  return {
+    usd: (usage.input_tokens * price.input + usage.output_tokens * price.output) / 1_000_000,
+    priced: true,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * What a provider adapter throws when one HTTP call fails: the raw facts the retry layer needs (status, retry-after,
+ * whether it was a timeout or a broken connection), with any secret already redacted from the message. The retry
+ * layer turns the last one into `HsearchError("provider", …)`; nothing else should see this type.
+ */
+export type ProviderFailureKind = "http" | "timeout" | "connection" | "aborted";
+
+export interface RetryAfterHeaders {
+  "retry-after"?: string;
+  "retry-after-ms"?: string;
+}
+
+/** Pick the retry-after headers out of a fetch `Headers` (or anything with `get`). */
+export function retryAfterHeadersOf(
+  headers: { get(name: string): string | null } | undefined,
+): RetryAfterHeaders {
+  const out: RetryAfterHeaders = {};
+  const seconds = headers?.get("retry-after");
+  const millis = headers?.get("retry-after-ms");
+  if (seconds) out["retry-after"] = seconds;
+  if (millis) out["retry-after-ms"] = millis;
+  return out;
+}
+
+export class ProviderCallError extends Error {
+  readonly kind: ProviderFailureKind;
+  readonly status: number | undefined;
+  /** The server's `retry-after` headers as sent; the retry layer resolves them against its own clock. */
+  readonly retryAfter: RetryAfterHeaders;
+
+  constructor(
+    kind: ProviderFailureKind,
+    message: string,
+    details: { status?: number; retryAfter?: RetryAfterHeaders } = {},
+  ) {
+    super(message);
+    this.name = "ProviderCallError";
+    this.kind = kind;
+    this.status = details.status;
+    this.retryAfter = details.retryAfter ?? {};
+  }
+}
+
+/** Statuses worth another try: request timeout, lock conflict, rate limit, and every server error (529 included). */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+export function isRetryable(error: ProviderCallError): boolean {
+  if (error.kind === "timeout" || error.kind === "connection") return true;
+  if (error.kind === "http" && error.status !== undefined) return isRetryableStatus(error.status);
+  return false;
+}
+
+/** Replace every occurrence of a secret by "[redacted]"; server error bodies may echo what they were sent. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length > 0) out = out.split(secret).join("[redacted]");
+  }
+  return out;
+}

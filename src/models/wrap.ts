@@ -1,0 +1,35 @@
+/**
+ * Composition of a provider with its middleware, after the AI SDK's wrapLanguageModel. The standard stack, outermost
+ * first: usage → cache → retry → limiter → provider.
+ * - usage outermost, so it sees cache hits (and counts them apart);
+ * - cache outside retry, so a hit skips retries and the limiter, and only a validated success is stored;
+ * - retry outside the limiter, so a call sleeping in backoff frees its slot for others.
+ */
+import { type RequestCache, withCache } from "./cache";
+import { type Semaphore, withLimiter } from "./limiter";
+import type { ChatModelMiddleware } from "./middleware";
+import { type RetryOptions, withRetry } from "./retry";
+import type { ChatModel } from "./types";
+import { type UsageMeter, withUsage } from "./usage";
+
+/** Apply middleware; the first in the list is the outermost layer. */
+export function wrapChatModel(model: ChatModel, middleware: readonly ChatModelMiddleware[]): ChatModel {
+  return middleware.reduceRight((inner, layer) => layer(inner), model);
+}
+
+export interface ProviderStackOptions {
+  meter?: UsageMeter;
+  /** `endpoint` (the base URL without credentials) is part of the cache key. */
+  cache?: { cache: RequestCache; endpoint: string };
+  retry?: Partial<RetryOptions>;
+  limiter?: Semaphore;
+}
+
+export function withProviderStack(provider: ChatModel, options: ProviderStackOptions): ChatModel {
+  const layers: ChatModelMiddleware[] = [];
+  if (options.meter) layers.push(withUsage(options.meter));
+  if (options.cache) layers.push(withCache(options.cache.cache, options.cache.endpoint));
+  layers.push(withRetry(options.retry));
+  if (options.limiter) layers.push(withLimiter(options.limiter));
+  return wrapChatModel(provider, layers);
+}
