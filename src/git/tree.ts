@@ -1,0 +1,151 @@
+/**
+ * Reading a commit's files without touching the repository's working tree or index: `ls-tree` for the entries and
+ * `cat-file --batch` for the contents.
+ */
+import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { HsearchError } from "../core/errors";
+import { git, gitBytes, gitLine } from "./git-exec";
+
+export type TreeEntryKind = "file" | "executable" | "symlink" | "submodule";
+
+export interface TreeEntry {
+  path: string;
+  mode: string;
+  kind: TreeEntryKind;
+  object: string;
+}
+
+const KIND_BY_MODE: Record<string, TreeEntryKind> = {
+  "100644": "file",
+  "100755": "executable",
+  "120000": "symlink",
+  "160000": "submodule",
+};
+
+/** The full sha of a commit-ish (branch, tag, sha prefix); not_found when it names no commit. */
+export async function resolveCommit(repo: string, ref: string): Promise<string> {
+  const result = await git(
+    repo,
+    ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`],
+    {
+      allowExitCodes: [1],
+    },
+  );
+  const sha = result.stdout.trim();
+  if (result.exitCode !== 0 || sha.length === 0) {
+    throw new HsearchError("not_found", `no commit '${ref}' in the harness repository ${repo}`, {
+      file: repo,
+    });
+  }
+  return sha;
+}
+
+/** The tree id of a commit: two candidates with the same tree hash have identical files. */
+export async function treeHash(repo: string, commit: string): Promise<string> {
+  const sha = await resolveCommit(repo, commit);
+  return gitLine(repo, ["rev-parse", `${sha}^{tree}`]);
+}
+
+/** Every entry of a commit's tree, recursively, sorted by path as git sorts them. */
+export async function listTree(repo: string, commit: string): Promise<TreeEntry[]> {
+  const sha = await resolveCommit(repo, commit);
+  const { stdout } = await git(repo, ["ls-tree", "-r", "-z", "--full-tree", sha]);
+  return stdout
+    .split("\0")
+    .filter((record) => record.length > 0)
+    .map((record) => {
+      const tab = record.indexOf("\t");
+      const [mode = "", , object = ""] = record.slice(0, tab).split(" ");
+      const kind = KIND_BY_MODE[mode];
+      if (kind === undefined) throw new HsearchError("internal", `unknown git mode ${mode} in ${repo}`);
+      return { path: record.slice(tab + 1), mode, kind, object };
+    });
+}
+
+/** Contents of blobs by object id, in one `git cat-file --batch` call. */
+async function readBlobs(repo: string, objects: string[]): Promise<Map<string, Buffer>> {
+  const blobs = new Map<string, Buffer>();
+  if (objects.length === 0) return blobs;
+  const output = Buffer.from(
+    await gitBytes(repo, ["cat-file", "--batch"], { input: `${objects.join("\n")}\n` }),
+  );
+  let at = 0;
+  while (at < output.length) {
+    const headerEnd = output.indexOf(0x0a, at);
+    const [object = "", type = "", size = ""] = output.subarray(at, headerEnd).toString("utf8").split(" ");
+    if (type !== "blob") throw new HsearchError("internal", `expected a blob for ${object}, got '${type}'`);
+    const start = headerEnd + 1;
+    const end = start + Number(size);
+    blobs.set(object, output.subarray(start, end));
+    at = end + 1;
+  }
+  return blobs;
+}
+
+/** A harness tree holds regular files only; anything else is refused rather than followed. */
+function assertRegularFiles(repo: string, commit: string, entries: TreeEntry[]): void {
+  for (const entry of entries) {
+    if (entry.kind !== "file" && entry.kind !== "executable") {
+      throw new HsearchError("bad_input", `commit ${commit} has a ${entry.kind} at '${entry.path}'`, {
+        file: repo,
+        field: entry.path,
+      });
+    }
+  }
+}
+
+export interface HarnessFile {
+  path: string;
+  executable: boolean;
+  content: Buffer;
+}
+
+/** Every file of a commit with its bytes. */
+export async function readFiles(repo: string, commit: string): Promise<HarnessFile[]> {
+  const entries = await listTree(repo, commit);
+  assertRegularFiles(repo, commit, entries);
+  const blobs = await readBlobs(repo, [...new Set(entries.map((entry) => entry.object))]);
+  return entries.map((entry) => ({
+    path: entry.path,
+    executable: entry.kind === "executable",
+    content: blobs.get(entry.object) ?? Buffer.alloc(0),
+  }));
+}
+
+/** A commit's files as text by path. */
+export async function readTree(repo: string, commit: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const file of await readFiles(repo, commit)) files[file.path] = file.content.toString("utf8");
+  return files;
+}
+
+/** Refuses a destination that holds anything: writing into a populated directory could follow its symlinks. */
+async function assertEmptyDestination(destDir: string): Promise<void> {
+  let existing: string[];
+  try {
+    existing = await readdir(destDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw new HsearchError("bad_input", `cannot use '${destDir}' as a destination: ${String(error)}`, {
+      file: destDir,
+      cause: error,
+    });
+  }
+  if (existing.length > 0) {
+    throw new HsearchError("conflict", `destination '${destDir}' is not empty`, { file: destDir });
+  }
+}
+
+/** Writes a commit's files into `destDir` (missing or empty) without touching the repository. */
+export async function materialize(repo: string, commit: string, destDir: string): Promise<string[]> {
+  const files = await readFiles(repo, commit);
+  await assertEmptyDestination(destDir);
+  await mkdir(destDir, { recursive: true });
+  for (const file of files) {
+    const target = join(destDir, file.path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, file.content, { mode: file.executable ? 0o755 : 0o644, flag: "wx" });
+  }
+  return files.map((file) => file.path);
+}
