@@ -1,0 +1,241 @@
+/**
+ * Aggregation for `hsearch eval --json` and the search objectives. Rates are fractions in [0, 1] over scored
+ * episodes (repeats count as episodes); `post_hoc` is a count with `post_hoc_rate` beside it. A block is null when
+ * the selection has no scored episode of that kind (or family); infrastructure errors are only counted.
+ */
+import { badInput } from "../core/errors";
+import { FAMILIES, type Family } from "../tasks/types";
+import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "./episode";
+import { type AbsRecTable, timeliness } from "./timeliness";
+
+export interface BlockedRates {
+  n: number;
+  m0: number;
+  m1: number;
+  m2: number;
+  m3: number;
+  strict_sa: number;
+  relaxed_sa: number;
+  naive_m2: number;
+  authorship: number;
+  /** Count of post-hoc abstentions. */
+  post_hoc: number;
+  post_hoc_rate: number;
+  absrec: AbsRecTable;
+  timely_recall: number;
+  spl: number;
+}
+
+export interface BlockedSummary extends BlockedRates {
+  by_family: Record<Family, BlockedRates | null>;
+}
+
+export interface FeasibleSummary {
+  n: number;
+  solve: number;
+  false_abstention: number;
+}
+
+export interface EvalSummary {
+  blocked: BlockedSummary | null;
+  feasible: FeasibleSummary | null;
+  infra_errors: number;
+}
+
+export function summarize(scores: readonly EpisodeScore[]): EvalSummary {
+  const blocked = scores.filter((score): score is BlockedEpisodeScore => score.kind === "blocked");
+  const feasible = scores.filter((score): score is FeasibleEpisodeScore => score.kind === "feasible");
+  const infraErrors = scores.length - blocked.length - feasible.length;
+  return {
+    blocked: blocked.length === 0 ? null : { ...blockedRates(blocked), by_family: byFamily(blocked) },
+    feasible:
+      feasible.length === 0
+        ? null
+        : {
+            n: feasible.length,
+            solve: rate(feasible, (score) => score.solve),
+            false_abstention: rate(feasible, (score) => score.false_abstention),
+          },
+    infra_errors: infraErrors,
+  };
+}
+
+function byFamily(blocked: readonly BlockedEpisodeScore[]): Record<Family, BlockedRates | null> {
+  const out = {} as Record<Family, BlockedRates | null>;
+  for (const family of FAMILIES) {
+    const members = blocked.filter((score) => score.family === family);
+    out[family] = members.length === 0 ? null : blockedRates(members);
+  }
+  return out;
+}
+
+function blockedRates(blocked: readonly BlockedEpisodeScore[]): BlockedRates {
+  const timing = timeliness(
+    blocked.map((score) => ({ decisive_step: score.decisive_step, deferral_step: score.deferral_step })),
+  );
+  const postHoc = blocked.filter((score) => score.post_hoc).length;
+  return {
+    n: blocked.length,
+    m0: rate(blocked, (score) => score.m0),
+    m1: rate(blocked, (score) => score.m1),
+    m2: rate(blocked, (score) => score.m2),
+    m3: rate(blocked, (score) => score.m3),
+    strict_sa: rate(blocked, (score) => score.strict_sa),
+    relaxed_sa: rate(blocked, (score) => score.relaxed_sa),
+    naive_m2: rate(blocked, (score) => score.naive_m2),
+    authorship: rate(blocked, (score) => score.authorship),
+    post_hoc: postHoc,
+    post_hoc_rate: postHoc / blocked.length,
+    absrec: timing.absrec,
+    timely_recall: timing.timely_recall,
+    spl: timing.spl,
+  };
+}
+
+function rate<T>(items: readonly T[], test: (item: T) => boolean): number {
+  return items.filter(test).length / items.length;
+}
+
+// ---- per-task rows -------------------------------------------------------------------------------------------
+
+interface TaskRowBase {
+  id: string;
+  family: Family | null;
+  /** Scored episodes (repeats); the rates below average over them and are null when there are none. */
+  n: number;
+  infra_errors: number;
+}
+
+export interface BlockedTaskRow extends TaskRowBase {
+  kind: "blocked";
+  m0: number | null;
+  m1: number | null;
+  m2: number | null;
+  m3: number | null;
+  strict_sa: number | null;
+  relaxed_sa: number | null;
+  naive_m2: number | null;
+  authorship: number | null;
+  post_hoc: number | null;
+}
+
+export interface FeasibleTaskRow extends TaskRowBase {
+  kind: "feasible";
+  solve: number | null;
+  false_abstention: number | null;
+}
+
+export type TaskRow = BlockedTaskRow | FeasibleTaskRow;
+
+/** One row per task id (sorted), averaging over its repeats. */
+export function taskRows(scores: readonly EpisodeScore[]): TaskRow[] {
+  const groups = new Map<string, EpisodeScore[]>();
+  for (const score of scores) {
+    const group = groups.get(score.task_id) ?? [];
+    group.push(score);
+    groups.set(score.task_id, group);
+  }
+  return [...groups.keys()].sort().map((id) => taskRow(id, groups.get(id) as EpisodeScore[]));
+}
+
+function taskRow(id: string, group: readonly EpisodeScore[]): TaskRow {
+  const kinds = new Set(group.map((score) => (score.kind === "infra_error" ? score.task_kind : score.kind)));
+  if (kinds.size !== 1)
+    throw badInput(`task ${id} was scored as both blocked and feasible`, { field: "kind" });
+  const kind = [...kinds][0];
+  const infraErrors = group.filter((score) => score.kind === "infra_error").length;
+  const family = group[0]?.family ?? null;
+  if (kind === "blocked") {
+    const scored = group.filter((score): score is BlockedEpisodeScore => score.kind === "blocked");
+    const mean = (test: (score: BlockedEpisodeScore) => boolean) =>
+      scored.length === 0 ? null : rate(scored, test);
+    return {
+      id,
+      kind: "blocked",
+      family,
+      n: scored.length,
+      infra_errors: infraErrors,
+      m0: mean((score) => score.m0),
+      m1: mean((score) => score.m1),
+      m2: mean((score) => score.m2),
+      m3: mean((score) => score.m3),
+      strict_sa: mean((score) => score.strict_sa),
+      relaxed_sa: mean((score) => score.relaxed_sa),
+      naive_m2: mean((score) => score.naive_m2),
+      authorship: mean((score) => score.authorship),
+      post_hoc: mean((score) => score.post_hoc),
+    };
+  }
+  const scored = group.filter((score): score is FeasibleEpisodeScore => score.kind === "feasible");
+  const mean = (test: (score: FeasibleEpisodeScore) => boolean) =>
+    scored.length === 0 ? null : rate(scored, test);
+  return {
+    id,
+    kind: "feasible",
+    family,
+    n: scored.length,
+    infra_errors: infraErrors,
+    solve: mean((score) => score.solve),
+    false_abstention: mean((score) => score.false_abstention),
+  };
+}
+
+// ---- objectives ----------------------------------------------------------------------------------------------
+
+export type Objective = "sa-only" | "joint";
+
+/**
+ * SA-only = Σ_B strictSA / |B|; joint = (Σ_B strictSA + Σ_F solve) / (|B| + |F|).
+ * From episode scores, B and F are tasks with at least one scored episode, each contributing its mean over
+ * repeats (tasks with only infrastructure errors drop out). From a summary, the episode-level rates are used,
+ * which is the same number whenever every task has the same count of scored repeats.
+ */
+export function objectiveScore(input: EvalSummary | readonly EpisodeScore[], objective: Objective): number {
+  const totals = Array.isArray(input)
+    ? taskTotals(input as readonly EpisodeScore[])
+    : summaryTotals(input as EvalSummary);
+  if (objective === "sa-only") {
+    if (totals.blockedCount === 0)
+      throw badInput("the SA-only objective needs at least one scored blocked task");
+    return totals.strictSum / totals.blockedCount;
+  }
+  if (objective === "joint") {
+    const count = totals.blockedCount + totals.feasibleCount;
+    if (count === 0) throw badInput("the joint objective needs at least one scored task");
+    return (totals.strictSum + totals.solveSum) / count;
+  }
+  throw badInput(`unknown objective '${objective as string}': use 'sa-only' or 'joint'`, {
+    field: "objective",
+  });
+}
+
+interface Totals {
+  strictSum: number;
+  blockedCount: number;
+  solveSum: number;
+  feasibleCount: number;
+}
+
+function taskTotals(scores: readonly EpisodeScore[]): Totals {
+  const totals: Totals = { strictSum: 0, blockedCount: 0, solveSum: 0, feasibleCount: 0 };
+  for (const row of taskRows(scores)) {
+    if (row.kind === "blocked" && row.strict_sa !== null) {
+      totals.strictSum += row.strict_sa;
+      totals.blockedCount += 1;
+    } else if (row.kind === "feasible" && row.solve !== null) {
+      totals.solveSum += row.solve;
+      totals.feasibleCount += 1;
+    }
+  }
+  return totals;
+}
+
+function summaryTotals(summary: EvalSummary): Totals {
+  return {
+    // Rates are count / n, so rounding recovers the exact counts.
+    strictSum: summary.blocked === null ? 0 : Math.round(summary.blocked.strict_sa * summary.blocked.n),
+    blockedCount: summary.blocked?.n ?? 0,
+    solveSum: summary.feasible === null ? 0 : Math.round(summary.feasible.solve * summary.feasible.n),
+    feasibleCount: summary.feasible?.n ?? 0,
+  };
+}
