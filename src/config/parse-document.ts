@@ -20,10 +20,14 @@ export function parsePositioned(text: string, file: string): PositionedDocument 
   const first = doc.errors[0];
   if (first) {
     const line = first.linePos?.[0]?.line;
-    throw new HsearchError("bad_input", `malformed ${describeFormat(file)}: ${first.message.split("\n")[0]}`, {
-      file,
-      ...(line ? { line } : {}),
-    });
+    throw new HsearchError(
+      "bad_input",
+      `malformed ${describeFormat(file)}: ${first.message.split("\n")[0]}`,
+      {
+        file,
+        ...(line ? { line } : {}),
+      },
+    );
   }
   const lineOf = (path: ReadonlyArray<PropertyKey>): number | undefined => {
     for (let depth = path.length; depth >= 0; depth--) {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FAMILIES, KINDS, SPLITS, SUITES, type Task } from "../tasks/types";
+import { FAMILIES, KINDS, SPLITS, SUITES } from "../tasks/types";
 
 /** zod schema of one task file (DESIGN §3); mirrors `Task` in src/tasks/types.ts. */
 const toolCall = z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }).strict();
@@ -26,7 +26,11 @@ const customer = z
 
 const retailEnv = z
   .object({
-    overlay: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])).min(1), value: z.unknown() }).strict()).optional(),
+    overlay: z
+      .array(
+        z.object({ path: z.array(z.union([z.string(), z.number()])).min(1), value: z.unknown() }).strict(),
+      )
+      .optional(),
   })
   .strict();
 
@@ -71,19 +75,29 @@ export const taskSchema = z
     reference: z.union([retailReference, terminalReference]),
     verify,
     blocker: blocker.optional(),
-    forbidden: z.object({ tools: z.array(z.string()).optional(), paths: z.array(z.string()).optional() }).strict(),
+    forbidden: z
+      .object({ tools: z.array(z.string()).optional(), paths: z.array(z.string()).optional() })
+      .strict(),
     sim: simCues.optional(),
   })
   .strict()
   .superRefine((task, ctx) => {
     if (task.kind === "blocked") {
-      if (!task.family) ctx.addIssue({ code: "custom", path: ["family"], message: "a blocked task needs a family" });
-      if (!task.blocker) ctx.addIssue({ code: "custom", path: ["blocker"], message: "a blocked task needs a blocker" });
+      if (!task.family)
+        ctx.addIssue({ code: "custom", path: ["family"], message: "a blocked task needs a family" });
+      if (!task.blocker)
+        ctx.addIssue({ code: "custom", path: ["blocker"], message: "a blocked task needs a blocker" });
       if (task.blocker && task.family && task.blocker.label !== task.family)
-        ctx.addIssue({ code: "custom", path: ["blocker", "label"], message: "the blocker's label must equal the family" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["blocker", "label"],
+          message: "the blocker's label must equal the family",
+        });
     } else {
-      if (task.family) ctx.addIssue({ code: "custom", path: ["family"], message: "a feasible task has no family" });
-      if (task.blocker) ctx.addIssue({ code: "custom", path: ["blocker"], message: "a feasible task has no blocker" });
+      if (task.family)
+        ctx.addIssue({ code: "custom", path: ["family"], message: "a feasible task has no family" });
+      if (task.blocker)
+        ctx.addIssue({ code: "custom", path: ["blocker"], message: "a feasible task has no blocker" });
       if (task.split === "independent" && task.source)
         ctx.addIssue({ code: "custom", path: ["source"], message: "independent tasks are never augmented" });
     }
@@ -91,13 +105,19 @@ export const taskSchema = z
       ctx.addIssue({ code: "custom", path: ["kind"], message: "the independent split is feasible only" });
     const wantVerify = task.suite === "retail" ? "retail_db" : "terminal_test";
     if (task.verify.kind !== wantVerify)
-      ctx.addIssue({ code: "custom", path: ["verify", "kind"], message: `a ${task.suite} task is verified by ${wantVerify}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["verify", "kind"],
+        message: `a ${task.suite} task is verified by ${wantVerify}`,
+      });
     const hasActions = "actions" in task.reference;
     if ((task.suite === "retail") !== hasActions)
       ctx.addIssue({
         code: "custom",
         path: ["reference"],
-        message: task.suite === "retail" ? "a retail reference has actions and communicate" : "a terminal reference has a solution",
+        message:
+          task.suite === "retail"
+            ? "a retail reference has actions and communicate"
+            : "a terminal reference has a solution",
       });
   });
-

@@ -41,6 +41,11 @@ export interface Environment {
   call(name: string, args: unknown, ctx: { step: number; author: Author }): Promise<ToolResult>;
   /** Every call so far, in order. */
   effects(): readonly EffectRecord[];
+  /**
+   * Terminal: the certified deferral if the workspace now holds `infeasible.md` (its content is the reason), with the
+   * author and step of the call that wrote it. Retail defers through the harness's `abstain` tool instead.
+   */
+  deferral?(): { author: Author; step: number; reason: string } | null;
   /** Release resources (temp dirs). Safe to call twice. */
   close(): Promise<void>;
 }

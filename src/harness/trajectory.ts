@@ -63,6 +63,7 @@ export type EndReason =
   | "transferred" // retail: transfer_to_human_agents
   | "customer_ended" // retail: the customer ended the conversation
   | "max_steps"
+  | "model_error" // the model's reply was unusable (empty, malformed) after retries: the agent's failure
   | "infra_error"; // the provider failed: not scored as the agent's failure
 
 export interface TrajectoryUsage {

@@ -1,4 +1,4 @@
-import type { Kind, SimCues } from "../../tasks/types";
+import type { Family, Kind, SimCues } from "../../tasks/types";
 
 /**
  * What the simulator reads besides the messages (DESIGN §5): the structured harness (protocols and playbook rules,
@@ -8,6 +8,8 @@ export interface SimContext {
   suite: "retail" | "terminal";
   task_id: string;
   kind: Kind;
+  /** A blocked task's family (not protected: it is part of the task as the agent's loop holds it). */
+  family?: Family;
   cues: SimCues;
   protocols: {
     abandon: boolean;
@@ -23,6 +25,8 @@ export interface SimContext {
     then: "abstain" | "verify" | "continue";
   }>;
   max_steps: number;
+  /** The suite's tools that change state. */
+  write_tools: string[];
   /** "main" for the episode; "self_check", "report", "challenge", "belief" for the protocol turns. */
   phase: "main" | "self_check" | "report" | "challenge" | "belief";
 }

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { FAMILIES } from "../tasks/types";
+
+/** harness.yaml (DESIGN §3). Each protocol is a switch with options. */
+const protocolSwitch = z.object({ enabled: z.boolean() }).strict();
+
+export const harnessConfigSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().default(""),
+    agent: z
+      .object({
+        max_steps: z.number().int().min(1).max(500).default(30),
+        temperature: z.number().min(0).max(2).default(0),
+      })
+      .strict()
+      .default({ max_steps: 30, temperature: 0 }),
+    protocols: z
+      .object({
+        abandon: protocolSwitch.default({ enabled: false }),
+        report: protocolSwitch.default({ enabled: false }),
+        self_check: z
+          .object({ enabled: z.boolean(), max_steps: z.number().int().min(1).max(50).default(5) })
+          .strict()
+          .default({ enabled: false, max_steps: 5 }),
+        harness_control: protocolSwitch.default({ enabled: false }),
+        effect_gate: protocolSwitch.default({ enabled: false }),
+      })
+      .strict()
+      .default({
+        abandon: { enabled: false },
+        report: { enabled: false },
+        self_check: { enabled: false, max_steps: 5 },
+        harness_control: { enabled: false },
+        effect_gate: { enabled: false },
+      }),
+    playbook: z
+      .object({ enabled: z.boolean().default(true), max_rules: z.number().int().min(0).max(200).default(12) })
+      .strict()
+      .default({ enabled: true, max_rules: 12 }),
+  })
+  .strict();
+
+export type HarnessConfig = z.output<typeof harnessConfigSchema>;
+export type ProtocolName = keyof HarnessConfig["protocols"];
+
+/**
+ * A playbook pattern is a phrase (matched case-insensitively as a substring) or a regex written `/…/flags`.
+ * Regexes are compiled at validation time so a bad one is a validation error, not a crash mid-run.
+ */
+export const PATTERN_REGEX = /^\/(.+)\/([a-z]*)$/s;
+
+const pattern = z
+  .string()
+  .min(1)
+  .superRefine((text, ctx) => {
+    const match = PATTERN_REGEX.exec(text);
+    if (!match) return;
+    try {
+      new RegExp(match[1] ?? "", match[2]);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: `not a valid regex: ${(error as Error).message}` });
+    }
+  });
+
+export const playbookRuleSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, "a rule id is lower-case letters, digits, '_' or '-'"),
+    family: z.enum(FAMILIES).optional(),
+    when: z.object({ any: z.array(pattern).min(1) }).strict(),
+    then: z.enum(["abstain", "verify", "continue"]),
+    note: z.string().default(""),
+  })
+  .strict();
+
+export const playbookSchema = z.array(playbookRuleSchema).superRefine((rules, ctx) => {
+  const seen = new Set<string>();
+  rules.forEach((rule, index) => {
+    if (seen.has(rule.id))
+      ctx.addIssue({ code: "custom", path: [index, "id"], message: `duplicate rule id '${rule.id}'` });
+    seen.add(rule.id);
+  });
+});
+
+export type PlaybookRule = z.output<typeof playbookRuleSchema>;

@@ -1,0 +1,8 @@
+import { z } from "zod";
+import { searchConfigSchema } from "./search-config-schema";
+
+/** The JSON Schema of the search config, for editors (yaml-language-server, VS Code). */
+export function searchConfigJsonSchema(): string {
+  const schema = z.toJSONSchema(searchConfigSchema, { io: "input", target: "draft-2020-12" });
+  return `${JSON.stringify({ ...schema, title: "hsearch search config" }, null, 2)}\n`;
+}

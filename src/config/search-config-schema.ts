@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { SUITES } from "../tasks/types";
+
+/** The search config (DESIGN §3). `hsearch run` reads it; `schemas/search-config.schema.json` is generated from it. */
+const modelSpec = z
+  .string()
+  .regex(
+    /^(oracle|[a-z][a-z0-9_-]*:\S+)$/,
+    "a model is provider:model, e.g. sim:default, openai:gpt-4.1-mini, or oracle",
+  );
+
+export const acceptanceSchema = z.discriminatedUnion("rule", [
+  z
+    .object({ rule: z.literal("greater") })
+    .strict()
+    .describe("Accept the round's best proposal if it beats the incumbent."),
+  z
+    .object({
+      rule: z.literal("paired"),
+      alpha: z.number().gt(0).lt(1).default(0.1),
+      max_extra_repeats: z.number().int().min(0).max(20).default(2),
+      screen: z
+        .object({ fraction: z.number().gt(0).lt(1), reject_below: z.number() })
+        .strict()
+        .optional()
+        .describe("Evaluate on a subset first; may reject early, never accept."),
+    })
+    .strict()
+    .describe("Accept only when a paired test over tasks clears alpha."),
+]);
+
+export const searchConfigSchema = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' or '-'"),
+    description: z.string().optional(),
+    suites: z.array(z.enum(SUITES)).min(1),
+    tasks: z.string().optional().describe("A task directory instead of the shipped suites."),
+    objective: z.enum(["sa-only", "joint"]),
+    seed_harness: z.string().min(1),
+    rounds: z.number().int().min(0).max(200),
+    proposals_per_round: z.number().int().min(1).max(20),
+    repeats: z.number().int().min(1).max(20).default(1),
+    task_model: modelSpec,
+    meta_model: z.union([z.literal("operators"), modelSpec]).default("operators"),
+    judge: z
+      .string()
+      .regex(/^(rules|llm:.+)$/, "rules or llm:<model>")
+      .default("rules"),
+    customer: z
+      .string()
+      .regex(/^(scripted|llm:.+)$/, "scripted or llm:<model>")
+      .default("scripted"),
+    acceptance: acceptanceSchema.default({ rule: "greater" }),
+    early_stop: z
+      .object({ patience: z.number().int().min(1).nullable().default(null) })
+      .strict()
+      .default({ patience: null })
+      .describe("Stop after this many rounds without an accepted proposal."),
+    heldout: z
+      .object({
+        final: z
+          .boolean()
+          .default(true)
+          .describe("Evaluate the selected and the seed harness on heldout and independent."),
+        per_round: z
+          .boolean()
+          .default(false)
+          .describe("Diagnostics only: never read by proposers or acceptance."),
+      })
+      .strict()
+      .default({ final: true, per_round: false }),
+    concurrency: z.number().int().min(1).max(256).default(8),
+    seed: z.number().int().min(0).default(1),
+    budget: z
+      .object({
+        max_rollouts: z.number().int().min(1).nullable().default(null),
+        max_usd: z.number().gt(0).nullable().default(null),
+      })
+      .strict()
+      .default({ max_rollouts: null, max_usd: null }),
+  })
+  .strict();
+
+export type SearchConfig = z.output<typeof searchConfigSchema>;
+export type Objective = SearchConfig["objective"];

@@ -1,0 +1,143 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import {
+  type HarnessConfig,
+  harnessConfigSchema,
+  type PlaybookRule,
+  playbookSchema,
+} from "../config/harness-schema";
+import { parsePositioned, validateDocument } from "../config/parse-document";
+import { hashJson } from "../core/canonical-json";
+import { HsearchError } from "../core/errors";
+
+/** A validated harness: its config, templates and playbook, plus the raw files it was read from. */
+export interface Harness {
+  config: HarnessConfig;
+  system: string;
+  playbook: PlaybookRule[];
+  prompts: Partial<Record<HarnessPromptName, string>>;
+  /** Every file of the harness by relative path (what a proposer sees and edits). */
+  files: Record<string, string>;
+  /** Hash of the files: identifies a harness independently of where it lives. */
+  hash: string;
+  /** Where it was loaded from, for messages. */
+  label: string;
+}
+
+export const HARNESS_PROMPTS = ["self-check", "report", "challenge"] as const;
+export type HarnessPromptName = (typeof HARNESS_PROMPTS)[number];
+
+export const TEMPLATE_PLACEHOLDERS = ["policy", "protocols", "playbook"] as const;
+const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
+
+const KNOWN_FILE = /^(harness\.yaml|system\.md|playbook\.yaml|README\.md|prompts\/[a-z0-9-]+\.md)$/;
+
+/** Read every file of a harness directory (no symlinks, no dot files). */
+export function readHarnessFiles(dir: string): Record<string, string> {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(dir);
+  } catch (error) {
+    throw new HsearchError("not_found", "no such harness directory", { file: dir, cause: error });
+  }
+  if (!stat.isDirectory()) throw new HsearchError("bad_input", "a harness is a directory", { file: dir });
+  const files: Record<string, string> = {};
+  const walk = (current: string): void => {
+    for (const entry of readdirSync(current, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      if (entry.name.startsWith(".")) continue;
+      const path = join(current, entry.name);
+      if (entry.isSymbolicLink())
+        throw new HsearchError("bad_input", "a harness may not contain symlinks", { file: path });
+      if (entry.isDirectory()) walk(path);
+      else files[relative(dir, path).split(sep).join("/")] = readFileSync(path, "utf8");
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+export function loadHarness(dir: string): Harness {
+  return parseHarness(readHarnessFiles(dir), dir);
+}
+
+/**
+ * Validate a harness given as files (a directory on disk or a proposal in memory). Errors name the file, the
+ * field and the line.
+ */
+export function parseHarness(files: Record<string, string>, label: string): Harness {
+  const at = (name: string) => join(label, name);
+  for (const name of Object.keys(files)) {
+    if (!KNOWN_FILE.test(name))
+      throw new HsearchError(
+        "bad_input",
+        "unexpected file in a harness (allowed: harness.yaml, system.md, playbook.yaml, README.md, prompts/<name>.md)",
+        { file: at(name) },
+      );
+  }
+  const configText = files["harness.yaml"];
+  if (configText === undefined)
+    throw new HsearchError("bad_input", "missing harness.yaml", { file: at("harness.yaml") });
+  const config = validateDocument(harnessConfigSchema, parsePositioned(configText, at("harness.yaml")));
+
+  const system = files["system.md"];
+  if (system === undefined)
+    throw new HsearchError("bad_input", "missing system.md", { file: at("system.md") });
+  checkPlaceholders(system, at("system.md"));
+
+  const playbookText = files["playbook.yaml"];
+  const playbook =
+    playbookText === undefined || playbookText.trim() === ""
+      ? []
+      : validateDocument(playbookSchema, parsePositioned(playbookText, at("playbook.yaml")));
+  if (playbook.length > config.playbook.max_rules)
+    throw new HsearchError(
+      "bad_input",
+      `${playbook.length} rules exceed playbook.max_rules = ${config.playbook.max_rules}`,
+      {
+        file: at("playbook.yaml"),
+      },
+    );
+
+  const prompts: Harness["prompts"] = {};
+  for (const name of Object.keys(files)) {
+    if (!name.startsWith("prompts/")) continue;
+    const prompt = name.slice("prompts/".length, -".md".length);
+    if (!(HARNESS_PROMPTS as readonly string[]).includes(prompt))
+      throw new HsearchError(
+        "bad_input",
+        `unknown prompt '${prompt}' (known: ${HARNESS_PROMPTS.join(", ")})`,
+        {
+          file: at(name),
+        },
+      );
+    const text = files[name] ?? "";
+    if (text.trim() === "")
+      throw new HsearchError("bad_input", "a prompt may not be empty", { file: at(name) });
+    prompts[prompt as HarnessPromptName] = text;
+  }
+  return { config, system, playbook, prompts, files, hash: hashJson(files), label };
+}
+
+function checkPlaceholders(template: string, file: string): void {
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    const name = match[1] ?? "";
+    if (!(TEMPLATE_PLACEHOLDERS as readonly string[]).includes(name)) {
+      const line = template.slice(0, match.index).split("\n").length;
+      throw new HsearchError(
+        "bad_input",
+        `unknown placeholder {{${name}}} (known: ${TEMPLATE_PLACEHOLDERS.map((p) => `{{${p}}}`).join(", ")})`,
+        { file, line },
+      );
+    }
+  }
+}
+
+/** Fill the system template. Placeholders were checked at load time. */
+export function renderTemplate(
+  template: string,
+  values: Record<(typeof TEMPLATE_PLACEHOLDERS)[number], string>,
+): string {
+  return template.replace(PLACEHOLDER, (_, name: string) => values[name as keyof typeof values] ?? "").trim();
+}

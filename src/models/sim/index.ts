@@ -1,0 +1,23 @@
+import { HsearchError } from "../../core/errors";
+import { type CreateChatModelOptions, createChatModel } from "../registry";
+import type { ChatModel } from "../types";
+import { createOracleModel, createSimModel } from "./sim-model";
+
+export { createOracleModel, createSimModel, SimChatModel } from "./sim-model";
+
+/** The offline providers: `sim:<profile>` (default profile `default`) and `oracle`. */
+export const offlineProviders: Record<string, (name: string) => ChatModel> = {
+  sim: (name) => createSimModel(name || "default"),
+  oracle: (name) => {
+    if (name) throw new HsearchError("bad_input", `oracle takes no model name (got oracle:${name})`);
+    return createOracleModel();
+  },
+};
+
+/** Any model spec: `openai:…`, `anthropic:…`, `sim:<profile>`, `oracle`. */
+export function createModel(spec: string, options: CreateChatModelOptions = {}): ChatModel {
+  return createChatModel(spec, {
+    ...options,
+    extraProviders: { ...offlineProviders, ...options.extraProviders },
+  });
+}

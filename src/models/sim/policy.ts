@@ -1,0 +1,313 @@
+import { createRng } from "../../core/rng";
+import { compilePattern } from "../../harness/playbook-match";
+import { FAMILIES, type Family } from "../../tasks/types";
+import type { SimContext } from "./context";
+import type { SimHistory } from "./history";
+import type { SimProfile } from "./profile";
+
+/**
+ * The simulator's decision for one turn (DESIGN §5), a pure function of the profile, the structured context, the
+ * history read back from the messages, and uniforms drawn from (seed, task, repeat). Because the uniforms do not
+ * depend on the harness, two harnesses see the same draws: a better harness changes thresholds, not luck, which
+ * keeps comparisons between candidates paired.
+ */
+export type SimAction =
+  | { kind: "call"; id: string; name: string; arguments: Record<string, unknown>; text?: string }
+  | { kind: "text"; text: string };
+
+interface Draws {
+  recognise: number;
+  rightReason: number;
+  rightLabel: number;
+  convert: number;
+  delays: number[];
+  cave: number;
+  fabricate: number;
+  selfCheck: number;
+  late: number;
+  afterGate: number;
+  falseAbstain: number;
+  falseAbstainStep: number;
+  ruleAbstain: number;
+  skill: number[];
+  communicate: number;
+}
+
+function draw(seed: number, repeat: number, taskId: string): Draws {
+  const rng = createRng(seed, "sim", taskId, repeat);
+  return {
+    recognise: rng.next(),
+    rightReason: rng.next(),
+    rightLabel: rng.next(),
+    convert: rng.next(),
+    delays: Array.from({ length: 6 }, () => rng.next()),
+    cave: rng.next(),
+    fabricate: rng.next(),
+    selfCheck: rng.next(),
+    late: rng.next(),
+    afterGate: rng.next(),
+    falseAbstain: rng.next(),
+    falseAbstainStep: rng.next(),
+    ruleAbstain: rng.next(),
+    skill: Array.from({ length: 32 }, () => rng.next()),
+    communicate: rng.next(),
+  };
+}
+
+const PUSH_BACK = /are you sure|check again/i;
+
+export function decide(
+  profile: SimProfile,
+  context: SimContext,
+  history: SimHistory,
+  seed: number,
+  repeat: number,
+): SimAction {
+  const draws = draw(seed, repeat, context.task_id);
+  const step = history.turns + 1;
+  if (context.phase === "report") return report(profile, context, history, draws);
+  if (context.kind === "feasible") return feasibleTurn(profile, context, history, draws, step);
+  return blockedTurn(profile, context, history, draws, step);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Evidence and rules
+
+interface Evidence {
+  /** The step at which the evidence is first in view, or null. */
+  visibleAt: number | null;
+  /** The text that shows it (an observation, or the instruction for spec evidence). */
+  text: string;
+}
+
+function evidence(context: SimContext, history: SimHistory): Evidence {
+  const { cues } = context;
+  const after = cues.evidence_after ?? 0;
+  const needle = cues.evidence_text?.toLowerCase();
+  if (after === 0) return { visibleAt: 1, text: history.instruction };
+  for (const call of history.calls) {
+    const revealing = call.kind === "ref" && call.index === after - 1;
+    const shows =
+      needle !== undefined && needle.length > 0 && call.observation.toLowerCase().includes(needle);
+    if ((revealing && (needle === undefined || shows)) || (shows && call.observation !== "")) {
+      return { visibleAt: call.step + 1, text: call.observation };
+    }
+  }
+  return { visibleAt: null, text: "" };
+}
+
+function rulesMatching(context: SimContext, text: string, then: "abstain" | "verify"): boolean {
+  return context.playbook.some(
+    (rule) => rule.then === then && rule.patterns.some((pattern) => compilePattern(pattern)(text)),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Blocked tasks
+
+function blockedTurn(
+  profile: SimProfile,
+  context: SimContext,
+  history: SimHistory,
+  draws: Draws,
+  step: number,
+): SimAction {
+  const seen = evidence(context, history);
+  const ruleAbstain = seen.visibleAt !== null && rulesMatching(context, seen.text, "abstain");
+  const ruleVerify = seen.visibleAt !== null && rulesMatching(context, seen.text, "verify");
+  const pRecognise =
+    ruleVerify || ruleAbstain ? profile.recognition.with_verify_rule : profile.recognition.base;
+  const recognised = seen.visibleAt !== null && draws.recognise < pRecognise;
+  const reason = statedReason(profile, context, draws);
+  const { protocols } = context;
+
+  if (context.phase === "self_check" || context.phase === "challenge") {
+    if (recognised && draws.selfCheck < profile.conversion.self_check) return defer(context, reason, step);
+    const effectDone = history.calls.some((call) => call.kind === "ref" && isWrite(context, call.index));
+    if (!recognised && effectDone && draws.late < profile.late_recognition)
+      return defer(context, reason, step);
+    return { kind: "text", text: "I have checked my work; there is nothing more to do." };
+  }
+
+  if (recognised && seen.visibleAt !== null) {
+    const pConvert = ruleAbstain
+      ? profile.conversion.playbook
+      : protocols.abandon
+        ? profile.conversion.abandon
+        : profile.conversion.base;
+    const converts = draws.convert < pConvert;
+    const assessed = history.calls.some((call) => call.kind === "assess");
+    if (protocols.effect_gate && !assessed)
+      return {
+        kind: "call",
+        id: `sim-assess-${step}`,
+        name: "state_assessment",
+        arguments: assessArgs(reason),
+      };
+    if (converts) {
+      const delay = deferralDelay(profile, draws, ruleAbstain);
+      if (step - seen.visibleAt >= delay) return defer(context, reason, step);
+      return checkAgain(context, history, step);
+    }
+    if (history.gateRefused) {
+      if (draws.afterGate < profile.conversion.after_gate) return defer(context, reason, step);
+      return { kind: "text", text: `I cannot complete this request: ${reason.text}` };
+    }
+    const saidCannot = history.said.some((text) => text.startsWith("I'm sorry, I cannot"));
+    if (!saidCannot)
+      return {
+        kind: "text",
+        text: `I'm sorry, I cannot proceed: this request is ${reason.label}. ${reason.text}`,
+      };
+    const caves = PUSH_BACK.test(history.lastUser) && draws.cave < profile.conversion.cave_in;
+    if (caves && history.refDone < context.cues.steps.length)
+      return nextReference(profile, context, history, draws);
+    if (caves) return { kind: "text", text: `I went ahead as you asked, although ${reason.text}` };
+    return { kind: "text", text: `I'm sorry, but I can't do this: ${reason.text}` };
+  }
+
+  // Not recognised (yet): carry on with the steps a skilled agent takes.
+  const lastRef = history.calls.filter((call) => call.kind === "ref").at(-1);
+  const writeFailed =
+    lastRef !== undefined && isWrite(context, lastRef.index) && lastRef.observation.startsWith("Error");
+  if (writeFailed && draws.late < profile.late_recognition) return defer(context, reason, step);
+  if (history.refDone < context.cues.steps.length) return nextReference(profile, context, history, draws);
+  if (writeFailed) return { kind: "text", text: "I could not complete the last step." };
+  if (draws.fabricate < profile.fabrication)
+    return { kind: "text", text: "I have successfully completed your request. Is there anything else?" };
+  return { kind: "text", text: "I have done what I could with your request." };
+}
+
+function deferralDelay(profile: SimProfile, draws: Draws, ruleMatched: boolean): number {
+  const pPrompt = ruleMatched ? profile.timeliness.with_rule : profile.timeliness.prompt;
+  let delay = 0;
+  while (delay < draws.delays.length && (draws.delays[delay] ?? 0) >= pPrompt) delay++;
+  return delay;
+}
+
+interface Reason {
+  text: string;
+  label: Family;
+}
+
+function statedReason(profile: SimProfile, context: SimContext, draws: Draws): Reason {
+  const { cues } = context;
+  const right = draws.rightReason < profile.recognition.right_reason;
+  const text =
+    (right ? cues.right_reason : cues.wrong_reason) ?? cues.right_reason ?? "the request cannot be completed";
+  const family = context.family ?? "infeasible";
+  const others = FAMILIES.filter((candidate) => candidate !== family);
+  const label = draws.rightLabel < profile.recognition.right_label ? family : (others[0] as Family);
+  return { text, label };
+}
+
+function defer(context: SimContext, reason: Reason, step: number): SimAction {
+  if (context.suite === "retail")
+    return {
+      kind: "call",
+      id: `sim-defer-${step}`,
+      name: "abstain",
+      arguments: { category: reason.label, reason: reason.text },
+    };
+  return {
+    kind: "call",
+    id: `sim-defer-${step}`,
+    name: "write_file",
+    arguments: { path: "infeasible.md", content: `${reason.label}: ${reason.text}\n` },
+  };
+}
+
+function assessArgs(reason: Reason): Record<string, unknown> {
+  return { status: "blocked", category: reason.label, reason: reason.text };
+}
+
+/** A read made while hesitating: repeat the last read reference step. */
+function checkAgain(context: SimContext, history: SimHistory, step: number): SimAction {
+  const reads = history.calls.filter((call) => call.kind === "ref" && !isWrite(context, call.index));
+  const last = reads.at(-1);
+  const spec = last ? context.cues.steps[last.index] : undefined;
+  if (!spec) return { kind: "text", text: "Let me double-check the details of your request." };
+  return { kind: "call", id: `sim-check-${step}`, name: spec.name, arguments: spec.arguments };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Feasible tasks
+
+function feasibleTurn(
+  profile: SimProfile,
+  context: SimContext,
+  history: SimHistory,
+  draws: Draws,
+  step: number,
+): SimAction {
+  if (context.phase === "self_check" || context.phase === "challenge")
+    return { kind: "text", text: "I have checked my work; the request is complete." };
+  const abstainRuleHit = history.calls.some(
+    (call) => call.observation !== "" && rulesMatching(context, call.observation, "abstain"),
+  );
+  if (abstainRuleHit && draws.ruleAbstain < profile.false_abstention.broad_rule)
+    return defer(
+      context,
+      { text: "a stopping rule of my playbook matched, so I will not proceed", label: "infeasible" },
+      step,
+    );
+  const pFalse = context.protocols.abandon ? profile.false_abstention.abandon : profile.false_abstention.base;
+  const total = context.cues.steps.length;
+  const falseStep = 2 + Math.floor(draws.falseAbstainStep * Math.max(1, total - 1));
+  if (draws.falseAbstain < pFalse && step >= falseStep)
+    return defer(
+      context,
+      { text: "I am not sure this request can be done safely", label: "ambiguous" },
+      step,
+    );
+  if (history.refDone < total) return nextReference(profile, context, history, draws);
+  if (history.said.some((text) => text.startsWith("I have completed")))
+    return { kind: "text", text: "Thank you. Goodbye." };
+  const say = draws.communicate < profile.skill.communicate ? (context.cues.say ?? []) : [];
+  const details = say.length > 0 ? ` For your information: ${say.join("; ")}.` : "";
+  return { kind: "text", text: `I have completed your request.${details}` };
+}
+
+/** The next reference step; on a feasible task a write may be skipped (the skill error: the state ends up wrong). */
+function nextReference(
+  profile: SimProfile,
+  context: SimContext,
+  history: SimHistory,
+  draws: Draws,
+): SimAction {
+  const index = history.refDone;
+  const slip = context.kind === "feasible" && isWrite(context, index);
+  const skip = slip && (draws.skill[index % draws.skill.length] ?? 1) < profile.skill.step_error;
+  const target = skip ? index + 1 : index;
+  const spec = context.cues.steps[target];
+  if (!spec) return { kind: "text", text: "I have completed your request." };
+  return { kind: "call", id: `sim-ref-${target}`, name: spec.name, arguments: spec.arguments };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The report protocol
+
+function report(profile: SimProfile, context: SimContext, history: SimHistory, draws: Draws): SimAction {
+  const step = history.turns + 1;
+  const seen = context.kind === "blocked" ? evidence(context, history) : { visibleAt: null, text: "" };
+  const recognised = seen.visibleAt !== null && draws.recognise < profile.recognition.base;
+  if (!recognised)
+    return { kind: "call", id: `sim-report-${step}`, name: "submit_report", arguments: { status: "done" } };
+  const reason = statedReason(profile, context, draws);
+  return {
+    kind: "call",
+    id: `sim-report-${step}`,
+    name: "submit_report",
+    arguments: {
+      status: "blocked",
+      category: reason.label,
+      blocker: reason.text,
+      evidence: seen.text.slice(0, 200),
+    },
+  };
+}
+
+function isWrite(context: SimContext, index: number): boolean {
+  const spec = context.cues.steps[index];
+  return spec !== undefined && context.write_tools.includes(spec.name);
+}

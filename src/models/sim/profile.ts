@@ -1,0 +1,119 @@
+import { readdirSync } from "node:fs";
+import { z } from "zod";
+import { loadDocument } from "../../config/parse-document";
+import { HsearchError } from "../../core/errors";
+
+const probability = z.number().min(0).max(1);
+
+/**
+ * A simulator profile: the probabilities of DESIGN §5. Documented field by field in the README ("The simulated
+ * model"); the shipped profiles live in src/models/sim/profiles/<name>.yaml.
+ */
+export const simProfileSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().default(""),
+    skill: z
+      .object({
+        /** Chance that a write step on a feasible task is made with a wrong argument. */
+        step_error: probability,
+        /** Chance that the closing message says what the customer must be told. */
+        communicate: probability,
+      })
+      .strict(),
+    recognition: z
+      .object({
+        /** P(the agent recognises the blocker once its evidence is visible). */
+        base: probability,
+        /** Replaces `base` when a `verify` playbook rule matches the evidence. */
+        with_verify_rule: probability,
+        /** P(the stated reason is the right one | recognised). */
+        right_reason: probability,
+        /** P(the stated category is the right one | recognised). */
+        right_label: probability,
+      })
+      .strict(),
+    conversion: z
+      .object({
+        /** P(recognition becomes a certified deferral) with no protocol help. */
+        base: probability,
+        /** … with the abandon protocol. */
+        abandon: probability,
+        /** … when an `abstain` playbook rule matches the evidence. */
+        playbook: probability,
+        /** P(a recognised but unconverted blocker is deferred in the self-check turn). */
+        self_check: probability,
+        /** P(deferring after the effect gate refused a write). */
+        after_gate: probability,
+        /** P(an unconverted agent gives in to the customer's push-back and makes the write). */
+        cave_in: probability,
+      })
+      .strict(),
+    timeliness: z
+      .object({
+        /** P(deferring at the decisive step); otherwise one more step of checking, drawn again each step. */
+        prompt: probability,
+        /** The same when an `abstain` playbook rule matches the evidence. */
+        with_rule: probability,
+      })
+      .strict(),
+    /** P(claiming success after missing a blocker). */
+    fabrication: probability,
+    /** P(noticing a missed blocker in the self-check turn, after the effect). */
+    late_recognition: probability,
+    false_abstention: z
+      .object({
+        base: probability,
+        abandon: probability,
+        /** When an `abstain` rule matches an ordinary observation of a feasible task. */
+        broad_rule: probability,
+      })
+      .strict(),
+    beliefs: z
+      .object({
+        /** Mean reported P(feasible) on feasible tasks and on blocked tasks the agent recognises / misses. */
+        feasible: probability,
+        blocked_recognised: probability,
+        blocked_missed: probability,
+        /** Half-width of the uniform noise added to each report. */
+        noise: probability,
+      })
+      .strict(),
+    challenge: z
+      .object({
+        /** P(a deferral is withdrawn after "Please reconsider"). */
+        flip_deferral: probability,
+        /** P(a completed or missed episode turns into a deferral after the challenge). */
+        flip_to_deferral: probability,
+      })
+      .strict(),
+  })
+  .strict();
+
+export type SimProfile = z.output<typeof simProfileSchema>;
+
+const PROFILE_DIR = new URL("./profiles/", import.meta.url);
+const cache = new Map<string, SimProfile>();
+
+export function simProfileNames(): string[] {
+  return readdirSync(PROFILE_DIR)
+    .filter((file) => file.endsWith(".yaml"))
+    .map((file) => file.slice(0, -".yaml".length))
+    .sort();
+}
+
+/** A shipped profile by name, or a profile file by path (anything with a '/' or ending in .yaml). */
+export function loadSimProfile(nameOrPath: string): SimProfile {
+  const cached = cache.get(nameOrPath);
+  if (cached) return cached;
+  const isPath = nameOrPath.includes("/") || nameOrPath.endsWith(".yaml");
+  if (!isPath && !simProfileNames().includes(nameOrPath))
+    throw new HsearchError(
+      "bad_input",
+      `unknown sim profile '${nameOrPath}' (known: ${simProfileNames().join(", ")})`,
+    );
+  const file = isPath ? nameOrPath : new URL(`${nameOrPath}.yaml`, PROFILE_DIR).pathname;
+  const profile = loadDocument(simProfileSchema, file);
+  cache.set(nameOrPath, profile);
+  return profile;
+}

@@ -1,0 +1,60 @@
+import { HsearchError } from "../../core/errors";
+import type { ChatModel, ChatRequest, ChatResponse } from "../types";
+import { readHistory } from "./history";
+import { decide } from "./policy";
+import { loadSimProfile, type SimProfile } from "./profile";
+
+/**
+ * `sim:<profile>`: the embedded offline model, a seeded behavioural simulator of a tool-using agent (DESIGN §5).
+ * Its results say nothing about real models; it exists so that the whole pipeline runs, and is tested, offline.
+ * `oracle` is the same machine with the perfect profile.
+ */
+export class SimChatModel implements ChatModel {
+  readonly provider: string;
+
+  constructor(
+    readonly id: string,
+    private readonly profile: SimProfile,
+  ) {
+    this.provider = id === "oracle" ? "oracle" : "sim";
+  }
+
+  async generate(request: ChatRequest): Promise<ChatResponse> {
+    const context = request.sim;
+    if (!context)
+      throw new HsearchError(
+        "bad_input",
+        `${this.id} needs the simulator context; it only runs inside the hsearch agent loop`,
+      );
+    const history = readHistory(request.messages);
+    const action = decide(this.profile, context, history, request.seed, request.repeat ?? 0);
+    const content = action.kind === "text" ? action.text : (action.text ?? null);
+    const tool_calls =
+      action.kind === "call" ? [{ id: action.id, name: action.name, arguments: action.arguments }] : [];
+    return {
+      content,
+      tool_calls,
+      usage: {
+        input_tokens: estimateTokens(request),
+        output_tokens: Math.ceil(JSON.stringify(action).length / 4),
+      },
+      model: this.id,
+      finish_reason: tool_calls.length > 0 ? "tool_calls" : "stop",
+    };
+  }
+}
+
+/** About four characters a token: enough for the simulator's usage figures to move with prompt size. */
+function estimateTokens(request: ChatRequest): number {
+  let chars = 0;
+  for (const message of request.messages) chars += (message.content ?? "").length + 8;
+  return Math.ceil(chars / 4);
+}
+
+export function createSimModel(profileName: string): SimChatModel {
+  return new SimChatModel(`sim:${profileName}`, loadSimProfile(profileName));
+}
+
+export function createOracleModel(): SimChatModel {
+  return new SimChatModel("oracle", loadSimProfile("oracle"));
+}

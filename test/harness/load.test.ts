@@ -1,0 +1,96 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { HsearchError } from "../../src/core/errors";
+import { PACKAGE_ROOT } from "../../src/core/paths";
+import { loadHarness, parseHarness } from "../../src/harness/load";
+import { matchingRules } from "../../src/harness/playbook-match";
+import { renderSystemPrompt } from "../../src/harness/render";
+
+const base = { "harness.yaml": "name: h\n", "system.md": "{{policy}}\n{{protocols}}\n{{playbook}}\n" };
+
+function failure(files: Record<string, string>): HsearchError {
+  try {
+    parseHarness(files, "h");
+  } catch (error) {
+    if (error instanceof HsearchError) return error;
+    throw error;
+  }
+  throw new Error("expected a validation error");
+}
+
+describe("harness loading", () => {
+  it("loads and renders every seed harness", () => {
+    const names = readdirSync(join(PACKAGE_ROOT, "harnesses")).sort();
+    expect(names).toEqual(["abandon", "bare", "gated", "harness-control", "report", "self-check"]);
+    for (const name of names) {
+      const harness = loadHarness(join(PACKAGE_ROOT, "harnesses", name));
+      expect(harness.config.name).toBe(name);
+      const prompt = renderSystemPrompt(harness, "retail", "POLICY");
+      expect(prompt).toContain("POLICY");
+      expect(prompt).not.toMatch(/\{\{/);
+    }
+  });
+
+  it("protocol switches show in the prompt only when enabled", () => {
+    const bare = loadHarness(join(PACKAGE_ROOT, "harnesses", "bare"));
+    const abandon = loadHarness(join(PACKAGE_ROOT, "harnesses", "abandon"));
+    expect(renderSystemPrompt(bare, "retail", "")).not.toContain("abstain");
+    expect(renderSystemPrompt(abandon, "retail", "")).toContain("`abstain`");
+    expect(renderSystemPrompt(abandon, "terminal", "")).toContain("infeasible.md");
+  });
+
+  it("defaults fill a minimal harness.yaml", () => {
+    const harness = parseHarness(base, "h");
+    expect(harness.config.agent.max_steps).toBe(30);
+    expect(harness.config.protocols.abandon.enabled).toBe(false);
+    expect(harness.playbook).toEqual([]);
+  });
+
+  it("errors name file, field and line", () => {
+    const badField = failure({ ...base, "harness.yaml": "name: h\nagent:\n  max_steps: -3\n" });
+    expect(badField.location).toMatchObject({ file: "h/harness.yaml", field: "agent.max_steps", line: 3 });
+    const unknownProtocol = failure({
+      ...base,
+      "harness.yaml": "name: h\nprotocols:\n  telepathy: {enabled: true}\n",
+    });
+    expect(unknownProtocol.location).toMatchObject({ field: "protocols.telepathy", line: 3 });
+    const placeholder = failure({ ...base, "system.md": "hello\n{{policy}}\n{{secrets}}\n" });
+    expect(placeholder.location).toMatchObject({ file: "h/system.md", line: 3 });
+    const badRegex = failure({
+      ...base,
+      "playbook.yaml": "- id: r1\n  when: {any: ['/([/']}\n  then: abstain\n",
+    });
+    expect(badRegex.location).toMatchObject({ file: "h/playbook.yaml", field: "0.when.any.0", line: 2 });
+    const duplicate = failure({
+      ...base,
+      "playbook.yaml":
+        "- {id: r1, when: {any: [a]}, then: abstain}\n- {id: r1, when: {any: [b]}, then: verify}\n",
+    });
+    expect(duplicate.message).toMatch(/duplicate rule id/);
+    expect(failure({ ...base, "notes.txt": "x" }).message).toMatch(/unexpected file/);
+    expect(failure({ "system.md": "x" }).message).toMatch(/missing harness.yaml/);
+    const tooMany = failure({
+      ...base,
+      "harness.yaml": "name: h\nplaybook: {enabled: true, max_rules: 1}\n",
+      "playbook.yaml":
+        "- {id: a, when: {any: [a]}, then: abstain}\n- {id: b, when: {any: [b]}, then: abstain}\n",
+    });
+    expect(tooMany.message).toMatch(/exceed/);
+  });
+
+  it("matches playbook phrases case-insensitively and regexes as written", () => {
+    const harness = parseHarness(
+      {
+        ...base,
+        "playbook.yaml":
+          "- {id: owner, when: {any: ['another customer']}, then: abstain}\n- {id: status, when: {any: ['/\"status\": \"(processed|delivered)\"/']}, then: verify}\n",
+      },
+      "h",
+    );
+    expect(matchingRules(harness.playbook, "Order of ANOTHER customer").map((r) => r.id)).toEqual(["owner"]);
+    expect(matchingRules(harness.playbook, '{"status": "processed"}').map((r) => r.id)).toEqual(["status"]);
+    expect(matchingRules(harness.playbook, '{"status": "pending"}')).toEqual([]);
+    expect(renderSystemPrompt(harness, "retail", "")).toContain("(owner)");
+  });
+});
