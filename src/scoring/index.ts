@@ -1,0 +1,13 @@
+/** The scorer (DESIGN §6): judges, per-episode gates, timeliness, aggregation, calibration, hold, paired tests. */
+export * from "./bootstrap";
+export * from "./calibration";
+export * from "./create-judge";
+export * from "./episode";
+export * from "./hold";
+export type { Judge, JudgeVerdict } from "./judge";
+export * from "./judge-input";
+export * from "./llm-judge";
+export * from "./paired-tests";
+export * from "./rules-judge";
+export * from "./summary";
+export * from "./timeliness";
