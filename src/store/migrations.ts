@@ -1,0 +1,126 @@
+/**
+ * The run database schema as ordered migrations: migration i (0-based) brings the database to version i + 1. Append
+ * new steps; never edit a released one, since old run.db files replay only the steps they have not seen.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE run (
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    objective TEXT NOT NULL CHECK (objective IN ('sa-only', 'joint')),
+    state TEXT NOT NULL CHECK (state IN ('running', 'finished', 'failed')),
+    ended_at TEXT,
+    error TEXT
+  );
+
+  CREATE TABLE candidates (
+    commit_sha TEXT PRIMARY KEY,
+    round INTEGER NOT NULL CHECK (round >= 0),
+    proposal INTEGER NOT NULL CHECK (proposal >= 0),
+    parent_commit TEXT REFERENCES candidates (commit_sha),
+    branch TEXT NOT NULL,
+    proposer TEXT NOT NULL,
+    rationale TEXT NOT NULL,
+    tree_hash TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending'
+      CHECK (state IN ('pending', 'evaluated', 'rejected', 'skipped_duplicate', 'invalid')),
+    rejected_reason TEXT,
+    duplicate_of TEXT REFERENCES candidates (commit_sha),
+    score REAL,
+    summary_json TEXT,
+    created_at TEXT NOT NULL,
+    UNIQUE (round, proposal)
+  );
+  CREATE INDEX candidates_tree ON candidates (tree_hash);
+
+  -- Proposals that never became a commit (a refused path, an invalid model reply): memory for the proposer.
+  CREATE TABLE proposal_failures (
+    round INTEGER NOT NULL,
+    proposal INTEGER NOT NULL,
+    proposer TEXT NOT NULL,
+    rationale TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (round, proposal)
+  );
+
+  CREATE TABLE rounds (
+    round INTEGER PRIMARY KEY CHECK (round >= 0),
+    incumbent_before TEXT NOT NULL REFERENCES candidates (commit_sha),
+    incumbent_after TEXT REFERENCES candidates (commit_sha),
+    accepted_commit TEXT REFERENCES candidates (commit_sha),
+    decision_json TEXT,
+    started_at TEXT NOT NULL,
+    ended_at TEXT
+  );
+
+  -- One row per rollout. (purpose, key) is unique so a resumed run never stores a rollout twice. A search rollout
+  -- is always on the search split: the search view relies on it.
+  CREATE TABLE rollouts (
+    key TEXT NOT NULL,
+    purpose TEXT NOT NULL CHECK (purpose IN ('search', 'heldout', 'independent', 'diagnostic')),
+    candidate_commit TEXT NOT NULL REFERENCES candidates (commit_sha),
+    task_id TEXT NOT NULL,
+    split TEXT NOT NULL CHECK (split IN ('search', 'heldout', 'independent')),
+    kind TEXT NOT NULL CHECK (kind IN ('feasible', 'blocked')),
+    family TEXT,
+    model TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    repeat INTEGER NOT NULL,
+    scores_json TEXT NOT NULL,
+    reward REAL,
+    end_reason TEXT NOT NULL,
+    steps INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    usd REAL NOT NULL,
+    model_calls INTEGER NOT NULL,
+    infra_error TEXT,
+    trajectory_file TEXT NOT NULL,
+    trajectory_offset INTEGER NOT NULL,
+    trajectory_length INTEGER NOT NULL,
+    trajectory_sha256 TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (purpose, key),
+    CHECK ((purpose = 'search') = (split = 'search')),
+    CHECK (purpose IN ('search', 'diagnostic') OR purpose = split)
+  );
+  CREATE INDEX rollouts_candidate ON rollouts (candidate_commit, purpose);
+
+  -- Held-out, independent and diagnostic summaries; search scores live on candidates.
+  CREATE TABLE evaluations (
+    candidate_commit TEXT NOT NULL REFERENCES candidates (commit_sha),
+    purpose TEXT NOT NULL CHECK (purpose IN ('heldout', 'independent', 'diagnostic')),
+    split TEXT NOT NULL CHECK (split IN ('heldout', 'independent')),
+    round INTEGER,
+    summary_json TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (candidate_commit, purpose, split)
+  );
+
+  -- Model calls outside rollouts (proposer, judge, probes); the task model's usage is summed from rollouts.
+  CREATE TABLE model_calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    call_key TEXT UNIQUE,
+    role TEXT NOT NULL,
+    model TEXT NOT NULL,
+    round INTEGER,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    usd REAL NOT NULL,
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    json TEXT NOT NULL
+  );
+  `,
+];

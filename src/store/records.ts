@@ -1,0 +1,179 @@
+/**
+ * What the run store holds, as typed records (snake_case like the stored data). JSON columns come back parsed;
+ * their shape belongs to the code that writes them (scoring, search), so they are plain JSON objects here.
+ */
+import type { EndReason, Trajectory } from "../harness/trajectory";
+import type { Family, Kind, Split } from "../tasks/types";
+
+export type JsonObject = Record<string, unknown>;
+
+export type RunState = "running" | "finished" | "failed";
+export type Objective = "sa-only" | "joint";
+
+export interface NewRun {
+  id: string;
+  name: string;
+  config: JsonObject;
+  seed: number;
+  objective: Objective;
+}
+
+export interface RunRecord {
+  id: string;
+  name: string;
+  created_at: string;
+  config: JsonObject;
+  config_hash: string;
+  seed: number;
+  objective: Objective;
+  state: RunState;
+  ended_at: string | null;
+  error: string | null;
+}
+
+export const CANDIDATE_STATES = ["pending", "evaluated", "rejected", "skipped_duplicate", "invalid"] as const;
+export type CandidateState = (typeof CANDIDATE_STATES)[number];
+
+export interface NewCandidate {
+  commit: string;
+  round: number;
+  proposal: number;
+  /** Null for the seed. */
+  parent: string | null;
+  branch: string;
+  proposer: string;
+  rationale: string;
+  tree_hash: string;
+}
+
+export interface CandidateRecord extends NewCandidate {
+  state: CandidateState;
+  rejected_reason: string | null;
+  duplicate_of: string | null;
+  /** The objective on the search split. */
+  score: number | null;
+  /** Search-split summary only (never held-out data: the search view hands it to proposers). */
+  summary: JsonObject | null;
+  created_at: string;
+}
+
+export interface CandidateOutcome {
+  state: Exclude<CandidateState, "pending">;
+  score?: number | null;
+  summary?: JsonObject | null;
+  rejected_reason?: string | null;
+  duplicate_of?: string | null;
+}
+
+export interface ProposalFailure {
+  round: number;
+  proposal: number;
+  proposer: string;
+  rationale: string;
+  reason: string;
+}
+
+export interface RoundRecord {
+  round: number;
+  incumbent_before: string;
+  incumbent_after: string | null;
+  accepted_commit: string | null;
+  /** Search-only data: the search view hands it to proposers. */
+  decision: JsonObject | null;
+  started_at: string;
+  ended_at: string | null;
+}
+
+export interface RoundOutcome {
+  incumbent_after: string;
+  accepted_commit: string | null;
+  decision: JsonObject;
+}
+
+export const PURPOSES = ["search", "heldout", "independent", "diagnostic"] as const;
+export type Purpose = (typeof PURPOSES)[number];
+
+/** A rollout to store: the columns are taken from the trajectory, so they cannot disagree with it. */
+export interface NewRollout {
+  /** From `rolloutKey` (src/core/ids.ts). */
+  key: string;
+  purpose: Purpose;
+  split: Split;
+  scores: JsonObject;
+  trajectory: Trajectory;
+}
+
+export interface RolloutRecord {
+  key: string;
+  purpose: Purpose;
+  candidate: string;
+  task_id: string;
+  split: Split;
+  kind: Kind;
+  family: Family | null;
+  model: string;
+  seed: number;
+  repeat: number;
+  scores: JsonObject;
+  reward: number | null;
+  end_reason: EndReason;
+  steps: number;
+  input_tokens: number;
+  output_tokens: number;
+  usd: number;
+  model_calls: number;
+  infra_error: string | null;
+  trajectory_file: string;
+  trajectory_offset: number;
+  trajectory_length: number;
+  trajectory_sha256: string;
+  created_at: string;
+}
+
+export type EvaluationPurpose = Exclude<Purpose, "search">;
+
+export interface EvaluationRecord {
+  candidate: string;
+  purpose: EvaluationPurpose;
+  split: Exclude<Split, "search">;
+  /** The round a diagnostic was taken in; null for the final evaluations. */
+  round: number | null;
+  summary: JsonObject;
+  created_at: string;
+}
+
+export type NewEvaluation = Omit<EvaluationRecord, "created_at">;
+
+export interface NewModelCall {
+  role: "proposer" | "judge" | "customer" | "probe" | (string & {});
+  model: string;
+  round?: number | null;
+  /** When given, a second call with the same key is not counted again (a cached reply replayed on resume). */
+  call_key?: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  usd: number;
+}
+
+export interface UsageTotal {
+  /** `agent` for the task model (summed from rollouts), else the model call's role. */
+  role: string;
+  model: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  usd: number;
+}
+
+export interface EventRecord {
+  id: number;
+  at: string;
+  kind: string;
+  data: JsonObject;
+}
+
+export interface RecordedRollouts {
+  inserted: number;
+  /** Rollouts whose key was already stored (a resumed run re-recording them). */
+  skipped: number;
+}

@@ -1,0 +1,552 @@
+/**
+ * The run database (SQLite, WAL, foreign keys on) behind typed methods; no SQL lives outside src/store. Writes are
+ * idempotent where a resumed run repeats them: the same candidate, round start or rollout recorded again is
+ * accepted, a different one under the same key is a conflict.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { canonicalJson, hashJson } from "../core/canonical-json";
+import { HsearchError } from "../core/errors";
+import type { Trajectory } from "../harness/trajectory";
+import { migrate, schemaVersion } from "./migrate";
+import { MIGRATIONS } from "./migrations";
+import type {
+  CandidateOutcome,
+  CandidateRecord,
+  EvaluationPurpose,
+  EvaluationRecord,
+  EventRecord,
+  JsonObject,
+  NewCandidate,
+  NewEvaluation,
+  NewModelCall,
+  NewRollout,
+  NewRun,
+  ProposalFailure,
+  Purpose,
+  RecordedRollouts,
+  RolloutRecord,
+  RoundOutcome,
+  RoundRecord,
+  RunRecord,
+  RunState,
+  UsageTotal,
+} from "./records";
+import { assertStorableRollout, ROLLOUT_CONTENT_COLUMNS, rolloutRow } from "./rollout-columns";
+import {
+  type CandidateRow,
+  type EvaluationRow,
+  type EventRow,
+  type RolloutRow,
+  type RoundRow,
+  type RunRow,
+  toCandidate,
+  toEvaluation,
+  toEvent,
+  toRollout,
+  toRound,
+  toRun,
+} from "./rows";
+import { type RunPaths, runPaths, trajectoryFile } from "./run-dir";
+import { SearchView } from "./search-view";
+import {
+  appendTrajectoryLines,
+  type LinePointer,
+  readTrajectoryAt,
+  readTrajectoryLog,
+  type TrajectoryEntry,
+} from "./trajectory-log";
+
+export interface OpenOptions {
+  /** Open for reading only (status, report, viewer): no migration, no writes. */
+  readonly?: boolean;
+  /** Time source for created_at / ended_at columns. */
+  clock?: () => Date;
+  /** The schema steps; tests pass their own to exercise upgrades. */
+  migrations?: readonly string[];
+}
+
+/** Opens (creating or migrating) `<dir>/run.db`. */
+export function openRunStore(dir: string, options: OpenOptions = {}): RunStore {
+  const paths = runPaths(dir);
+  if (!existsSync(dir))
+    throw new HsearchError("not_found", `run directory ${dir} does not exist`, { file: dir });
+  const clock = options.clock ?? (() => new Date());
+  const migrations = options.migrations ?? MIGRATIONS;
+  if (options.readonly) {
+    if (!existsSync(paths.db)) throw new HsearchError("not_found", `no run.db in ${dir}`, { file: paths.db });
+    const db = new Database(paths.db, { readonly: true, fileMustExist: true });
+    const version = schemaVersion(db);
+    if (version !== migrations.length) {
+      db.close();
+      const why =
+        version > migrations.length
+          ? "newer than this hsearch knows"
+          : "older: open it read-write to migrate";
+      throw new HsearchError("conflict", `${paths.db} has schema version ${version}, ${why}`, {
+        file: paths.db,
+      });
+    }
+    return new RunStore(db, paths, clock);
+  }
+  mkdirSync(paths.trajectories, { recursive: true });
+  const db = new Database(paths.db);
+  try {
+    db.pragma("journal_mode = WAL");
+    // NORMAL is enough: trajectory lines are fsynced before the row commits, so a lost commit only means a re-run.
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("busy_timeout = 5000");
+    migrate(db, paths.db, clock, migrations);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return new RunStore(db, paths, clock);
+}
+
+function conflict(message: string, field?: string): HsearchError {
+  return new HsearchError("conflict", message, { field });
+}
+
+export class RunStore {
+  readonly paths: RunPaths;
+  readonly #db: Database.Database;
+  readonly #clock: () => Date;
+
+  constructor(db: Database.Database, paths: RunPaths, clock: () => Date) {
+    this.#db = db;
+    this.paths = paths;
+    this.#clock = clock;
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+
+  /** Runs `work` in one transaction: several store calls commit together or not at all. */
+  transaction<T>(work: () => T): T {
+    return this.#db.transaction(work)();
+  }
+
+  #now(): string {
+    return this.#clock().toISOString();
+  }
+
+  schemaVersion(): number {
+    return schemaVersion(this.#db);
+  }
+
+  // ── run ──────────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Records the run, or returns it when resuming the same run with the same config. */
+  initRun(run: NewRun): RunRecord {
+    const configHash = hashJson(run.config);
+    const existing = this.getRun();
+    if (existing !== undefined) {
+      if (existing.id !== run.id || existing.config_hash !== configHash) {
+        throw conflict(
+          `run.db holds run ${existing.id} with config ${existing.config_hash.slice(0, 12)}, not ${run.id}`,
+        );
+      }
+      return existing;
+    }
+    this.#db
+      .prepare(
+        `INSERT INTO run (singleton, id, name, created_at, config_json, config_hash, seed, objective, state)
+         VALUES (1, ?, ?, ?, ?, ?, ?, ?, 'running')`,
+      )
+      .run(run.id, run.name, this.#now(), canonicalJson(run.config), configHash, run.seed, run.objective);
+    return this.getRun() as RunRecord;
+  }
+
+  getRun(): RunRecord | undefined {
+    const row = this.#db.prepare("SELECT * FROM run").get() as RunRow | undefined;
+    return row === undefined ? undefined : toRun(row);
+  }
+
+  /** `running` again on resume; `finished`/`failed` stamp ended_at. */
+  setRunState(state: RunState, error: string | null = null): void {
+    const endedAt = state === "running" ? null : this.#now();
+    const result = this.#db
+      .prepare("UPDATE run SET state = ?, ended_at = ?, error = ?")
+      .run(state, endedAt, error);
+    if (result.changes === 0) throw new HsearchError("not_found", "no run recorded yet (call initRun first)");
+  }
+
+  // ── candidates ───────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Adds a committed candidate (state pending); the identical candidate again returns the stored one. */
+  addCandidate(candidate: NewCandidate): CandidateRecord {
+    const existing = this.getCandidate(candidate.commit);
+    if (existing !== undefined) {
+      const same = (Object.keys(candidate) as Array<keyof NewCandidate>).every(
+        (field) => existing[field] === candidate[field],
+      );
+      if (!same)
+        throw conflict(`candidate ${candidate.commit.slice(0, 12)} is stored with other fields`, "commit");
+      return existing;
+    }
+    const slot = this.#db
+      .prepare("SELECT commit_sha FROM candidates WHERE round = ? AND proposal = ?")
+      .get(candidate.round, candidate.proposal) as { commit_sha: string } | undefined;
+    if (slot !== undefined) {
+      throw conflict(
+        `round ${candidate.round} proposal ${candidate.proposal} is already candidate ${slot.commit_sha.slice(0, 12)}`,
+        "proposal",
+      );
+    }
+    this.#db
+      .prepare(
+        `INSERT INTO candidates (commit_sha, round, proposal, parent_commit, branch, proposer, rationale, tree_hash,
+                                 created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        candidate.commit,
+        candidate.round,
+        candidate.proposal,
+        candidate.parent,
+        candidate.branch,
+        candidate.proposer,
+        candidate.rationale,
+        candidate.tree_hash,
+        this.#now(),
+      );
+    return this.getCandidate(candidate.commit) as CandidateRecord;
+  }
+
+  getCandidate(commit: string): CandidateRecord | undefined {
+    const row = this.#db.prepare("SELECT * FROM candidates WHERE commit_sha = ?").get(commit) as
+      | CandidateRow
+      | undefined;
+    return row === undefined ? undefined : toCandidate(row);
+  }
+
+  #requireCandidate(commit: string): CandidateRecord {
+    const candidate = this.getCandidate(commit);
+    if (candidate === undefined) {
+      throw new HsearchError("not_found", `no candidate ${commit.slice(0, 12)} in run.db`, {
+        field: "commit",
+      });
+    }
+    return candidate;
+  }
+
+  listCandidates(filter: { round?: number } = {}): CandidateRecord[] {
+    const rows = (
+      filter.round === undefined
+        ? this.#db.prepare("SELECT * FROM candidates ORDER BY round, proposal").all()
+        : this.#db.prepare("SELECT * FROM candidates WHERE round = ? ORDER BY proposal").all(filter.round)
+    ) as CandidateRow[];
+    return rows.map(toCandidate);
+  }
+
+  /** Sets a candidate's outcome: evaluated with its search score and summary, or rejected/invalid/duplicate. */
+  setCandidateOutcome(commit: string, outcome: CandidateOutcome): CandidateRecord {
+    this.#requireCandidate(commit);
+    this.#db
+      .prepare(
+        `UPDATE candidates SET state = ?, score = ?, summary_json = ?, rejected_reason = ?, duplicate_of = ?
+         WHERE commit_sha = ?`,
+      )
+      .run(
+        outcome.state,
+        outcome.score ?? null,
+        outcome.summary == null ? null : canonicalJson(outcome.summary),
+        outcome.rejected_reason ?? null,
+        outcome.duplicate_of ?? null,
+        commit,
+      );
+    return this.#requireCandidate(commit);
+  }
+
+  /** A proposal that never became a commit. Recording the same slot again keeps the first record. */
+  recordProposalFailure(failure: ProposalFailure): void {
+    this.#db
+      .prepare(
+        `INSERT INTO proposal_failures (round, proposal, proposer, rationale, reason, created_at)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (round, proposal) DO NOTHING`,
+      )
+      .run(failure.round, failure.proposal, failure.proposer, failure.rationale, failure.reason, this.#now());
+  }
+
+  // ── rounds ───────────────────────────────────────────────────────────────────────────────────────────────────
+
+  startRound(round: number, incumbentBefore: string): RoundRecord {
+    const existing = this.getRound(round);
+    if (existing !== undefined) {
+      if (existing.incumbent_before !== incumbentBefore) {
+        throw conflict(
+          `round ${round} started from ${existing.incumbent_before.slice(0, 12)}`,
+          "incumbent_before",
+        );
+      }
+      return existing;
+    }
+    this.#db
+      .prepare("INSERT INTO rounds (round, incumbent_before, started_at) VALUES (?, ?, ?)")
+      .run(round, incumbentBefore, this.#now());
+    return this.getRound(round) as RoundRecord;
+  }
+
+  finishRound(round: number, outcome: RoundOutcome): RoundRecord {
+    const result = this.#db
+      .prepare(
+        `UPDATE rounds SET incumbent_after = ?, accepted_commit = ?, decision_json = ?, ended_at = ?
+         WHERE round = ?`,
+      )
+      .run(
+        outcome.incumbent_after,
+        outcome.accepted_commit,
+        canonicalJson(outcome.decision),
+        this.#now(),
+        round,
+      );
+    if (result.changes === 0) throw new HsearchError("not_found", `round ${round} was never started`);
+    return this.getRound(round) as RoundRecord;
+  }
+
+  getRound(round: number): RoundRecord | undefined {
+    const row = this.#db.prepare("SELECT * FROM rounds WHERE round = ?").get(round) as RoundRow | undefined;
+    return row === undefined ? undefined : toRound(row);
+  }
+
+  listRounds(): RoundRecord[] {
+    return (this.#db.prepare("SELECT * FROM rounds ORDER BY round").all() as RoundRow[]).map(toRound);
+  }
+
+  // ── rollouts and trajectories ────────────────────────────────────────────────────────────────────────────────
+
+  hasRollout(purpose: Purpose, key: string): boolean {
+    return (
+      this.#db.prepare("SELECT 1 FROM rollouts WHERE purpose = ? AND key = ?").get(purpose, key) !== undefined
+    );
+  }
+
+  /** Keys already stored for a candidate and purpose: what a resumed run can skip. */
+  rolloutKeys(commit: string, purpose: Purpose): Set<string> {
+    const rows = this.#db
+      .prepare("SELECT key FROM rollouts WHERE candidate_commit = ? AND purpose = ?")
+      .all(commit, purpose) as Array<{ key: string }>;
+    return new Set(rows.map((row) => row.key));
+  }
+
+  /**
+   * Appends trajectory lines to the candidate's file for `purpose` (fsynced). `recordRollouts` calls it; on its
+   * own it only writes lines no row points at, which readers tolerate.
+   */
+  appendTrajectories(commit: string, purpose: Purpose, entries: TrajectoryEntry[]): LinePointer[] {
+    return appendTrajectoryLines(join(this.paths.dir, trajectoryFile(commit, purpose)), entries);
+  }
+
+  /**
+   * Stores one candidate's batch of rollouts. Keys already stored are skipped (resume); the new trajectories are
+   * appended and fsynced first, then every row is inserted in one transaction.
+   */
+  recordRollouts(commit: string, rollouts: NewRollout[]): RecordedRollouts {
+    this.#requireCandidate(commit);
+    const seen = new Set<string>();
+    const fresh: NewRollout[] = [];
+    for (const rollout of rollouts) {
+      const id = `${rollout.purpose}/${rollout.key}`;
+      if (seen.has(id)) throw new HsearchError("bad_input", `rollout ${id} appears twice in one batch`);
+      seen.add(id);
+      assertStorableRollout(rollout);
+      if (!this.hasRollout(rollout.purpose, rollout.key)) fresh.push(rollout);
+    }
+    const rows: unknown[][] = [];
+    for (const purpose of new Set(fresh.map((rollout) => rollout.purpose))) {
+      const group = fresh.filter((rollout) => rollout.purpose === purpose);
+      const file = trajectoryFile(commit, purpose);
+      const pointers = this.appendTrajectories(
+        commit,
+        purpose,
+        group.map((rollout) => ({ key: rollout.key, trajectory: rollout.trajectory })),
+      );
+      group.forEach((rollout, index) => {
+        rows.push(rolloutRow(commit, rollout, file, pointers[index] as LinePointer, this.#now()));
+      });
+    }
+    const insert = this.#db.prepare(
+      `INSERT OR IGNORE INTO rollouts (key, purpose, candidate_commit, task_id, split, kind, family, model, seed,
+         repeat, scores_json, reward, end_reason, steps, input_tokens, output_tokens, usd, model_calls, infra_error,
+         trajectory_file, trajectory_offset, trajectory_length, trajectory_sha256, created_at)
+       VALUES (${Array(24).fill("?").join(", ")})`,
+    );
+    const inserted = this.#db.transaction(() =>
+      rows.reduce<number>((sum, row) => sum + insert.run(...row).changes, 0),
+    )();
+    return { inserted, skipped: rollouts.length - inserted };
+  }
+
+  listRollouts(commit: string, purpose?: Purpose): RolloutRecord[] {
+    const order = "ORDER BY purpose, task_id, seed, repeat, key";
+    const rows = (
+      purpose === undefined
+        ? this.#db.prepare(`SELECT * FROM rollouts WHERE candidate_commit = ? ${order}`).all(commit)
+        : this.#db
+            .prepare(`SELECT * FROM rollouts WHERE candidate_commit = ? AND purpose = ? ${order}`)
+            .all(commit, purpose)
+    ) as RolloutRow[];
+    return rows.map(toRollout);
+  }
+
+  getRollout(purpose: Purpose, key: string): RolloutRecord | undefined {
+    const row = this.#db.prepare("SELECT * FROM rollouts WHERE purpose = ? AND key = ?").get(purpose, key) as
+      | RolloutRow
+      | undefined;
+    return row === undefined ? undefined : toRollout(row);
+  }
+
+  /** The stored trajectory of a rollout, checked against the hash in its row. */
+  readTrajectory(rollout: RolloutRecord): Trajectory {
+    return readTrajectoryAt(join(this.paths.dir, rollout.trajectory_file), rollout.key, {
+      offset: rollout.trajectory_offset,
+      length: rollout.trajectory_length,
+      sha256: rollout.trajectory_sha256,
+    });
+  }
+
+  /** Every trajectory in a candidate's file for `purpose`, deduplicated by key (last line wins). */
+  readTrajectoryLog(commit: string, purpose: Purpose): Map<string, Trajectory> {
+    return readTrajectoryLog(join(this.paths.dir, trajectoryFile(commit, purpose)));
+  }
+
+  countRollouts(purpose?: Purpose): number {
+    const row = (
+      purpose === undefined
+        ? this.#db.prepare("SELECT COUNT(*) AS n FROM rollouts").get()
+        : this.#db.prepare("SELECT COUNT(*) AS n FROM rollouts WHERE purpose = ?").get(purpose)
+    ) as { n: number };
+    return row.n;
+  }
+
+  // ── evaluations (held-out, independent, diagnostic) ───────────────────────────────────────────────────────────
+
+  /** Stores (or replaces, on a resumed run) a held-out, independent or diagnostic summary. */
+  putEvaluation(evaluation: NewEvaluation): EvaluationRecord {
+    this.#requireCandidate(evaluation.candidate);
+    this.#db
+      .prepare(
+        `INSERT INTO evaluations (candidate_commit, purpose, split, round, summary_json, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (candidate_commit, purpose, split) DO UPDATE SET round = excluded.round,
+           summary_json = excluded.summary_json`,
+      )
+      .run(
+        evaluation.candidate,
+        evaluation.purpose,
+        evaluation.split,
+        evaluation.round,
+        canonicalJson(evaluation.summary),
+        this.#now(),
+      );
+    return this.getEvaluation(evaluation.candidate, evaluation.purpose, evaluation.split) as EvaluationRecord;
+  }
+
+  getEvaluation(commit: string, purpose: EvaluationPurpose, split: string): EvaluationRecord | undefined {
+    const row = this.#db
+      .prepare("SELECT * FROM evaluations WHERE candidate_commit = ? AND purpose = ? AND split = ?")
+      .get(commit, purpose, split) as EvaluationRow | undefined;
+    return row === undefined ? undefined : toEvaluation(row);
+  }
+
+  listEvaluations(): EvaluationRecord[] {
+    const rows = this.#db
+      .prepare("SELECT * FROM evaluations ORDER BY purpose, split, candidate_commit")
+      .all() as EvaluationRow[];
+    return rows.map(toEvaluation);
+  }
+
+  // ── usage and events ─────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Records a proposer/judge/probe call; returns false when its call_key was already recorded. */
+  recordModelCall(call: NewModelCall): boolean {
+    const result = this.#db
+      .prepare(
+        `INSERT OR IGNORE INTO model_calls (call_key, role, model, round, input_tokens, output_tokens, usd, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        call.call_key ?? null,
+        call.role,
+        call.model,
+        call.round ?? null,
+        call.input_tokens,
+        call.output_tokens,
+        call.usd,
+        this.#now(),
+      );
+    return result.changes > 0;
+  }
+
+  /** Tokens and cost by role and model: the task model from rollouts, everything else from model_calls. */
+  usageTotals(): UsageTotal[] {
+    return this.#db
+      .prepare(
+        `SELECT 'agent' AS role, model, SUM(model_calls) AS calls, SUM(input_tokens) AS input_tokens,
+                SUM(output_tokens) AS output_tokens, SUM(usd) AS usd
+           FROM rollouts GROUP BY model
+         UNION ALL
+         SELECT role, model, COUNT(*), SUM(input_tokens), SUM(output_tokens), SUM(usd)
+           FROM model_calls GROUP BY role, model
+         ORDER BY role, model`,
+      )
+      .all() as UsageTotal[];
+  }
+
+  totalUsd(): number {
+    return this.usageTotals().reduce((sum, row) => sum + row.usd, 0);
+  }
+
+  logEvent(kind: string, data: JsonObject = {}): number {
+    const result = this.#db
+      .prepare("INSERT INTO events (at, kind, json) VALUES (?, ?, ?)")
+      .run(this.#now(), kind, canonicalJson(data));
+    return Number(result.lastInsertRowid);
+  }
+
+  /** Events after `afterId` (for a live viewer), oldest first. */
+  listEvents(options: { afterId?: number; limit?: number } = {}): EventRecord[] {
+    const rows = this.#db
+      .prepare("SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?")
+      .all(options.afterId ?? 0, options.limit ?? -1) as EventRow[];
+    return rows.map(toEvent);
+  }
+
+  // ── views and comparison ─────────────────────────────────────────────────────────────────────────────────────
+
+  /** The slice proposers and acceptance may read: no held-out, independent or diagnostic data. */
+  searchView(): SearchView {
+    return new SearchView(this.#db, this.paths.dir);
+  }
+
+  /**
+   * A hash of the run's results: run, candidates, proposal failures, rounds, rollouts (with their trajectory
+   * hashes) and evaluations, leaving out timestamps, byte offsets, events and model-call logs. A resumed run and an
+   * uninterrupted one with the same config have the same content hash.
+   */
+  contentHash(): string {
+    const all = (sql: string) => this.#db.prepare(sql).all();
+    return hashJson({
+      run: all("SELECT id, name, config_hash, seed, objective, state, error FROM run"),
+      candidates: all(
+        `SELECT commit_sha, round, proposal, parent_commit, branch, proposer, rationale, tree_hash, state,
+                rejected_reason, duplicate_of, score, summary_json FROM candidates ORDER BY commit_sha`,
+      ),
+      proposal_failures: all(
+        "SELECT round, proposal, proposer, rationale, reason FROM proposal_failures ORDER BY round, proposal",
+      ),
+      rounds: all(
+        "SELECT round, incumbent_before, incumbent_after, accepted_commit, decision_json FROM rounds ORDER BY round",
+      ),
+      rollouts: all(`SELECT ${ROLLOUT_CONTENT_COLUMNS.join(", ")} FROM rollouts ORDER BY purpose, key`),
+      evaluations: all(
+        `SELECT candidate_commit, purpose, split, round, summary_json FROM evaluations
+         ORDER BY candidate_commit, purpose, split`,
+      ),
+    });
+  }
+}

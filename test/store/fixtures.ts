@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
+import { rolloutKey } from "../../src/core/ids";
+import type { Trajectory } from "../../src/harness/trajectory";
+import { createRunDir, type NewRollout, openRunStore, type Purpose, type RunStore } from "../../src/store";
+import type { Split } from "../../src/tasks/types";
+
+const cleanups: Array<() => void> = [];
+
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "hsearch-store-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A clock that ticks one second per call, so timestamps differ between two otherwise equal runs. */
+export function tickingClock(start: string): () => Date {
+  let at = Date.parse(start);
+  return () => {
+    at += 1000;
+    return new Date(at);
+  };
+}
+
+export function newStore(options: { clock?: () => Date } = {}): RunStore {
+  const paths = createRunDir(tempDir(), "20261129-2301-demo-abcd");
+  const store = openRunStore(paths.dir, options);
+  cleanups.unshift(() => store.close());
+  return store;
+}
+
+export const SEED = "a".repeat(40);
+export const PROPOSAL = "b".repeat(40);
+
+export function trajectory(task: string, overrides: Partial<Trajectory> = {}): Trajectory {
+  return {
+    task_id: task,
+    suite: "retail",
+    kind: "blocked",
+    family: "trap",
+    model: "sim:default",
+    harness: "abandon",
+    seed: 1,
+    repeat: 0,
+    steps: 4,
+    events: [
+      { type: "message", step: 1, author: "agent", text: `looking at ${task}` },
+      {
+        type: "deferral",
+        step: 4,
+        author: "agent",
+        via: "abstain",
+        label: "trap",
+        reason: "order of another user",
+      },
+    ],
+    end: { reason: "deferred", step: 4 },
+    reward: 1,
+    usage: { input_tokens: 1200, output_tokens: 150, usd: 0.002, model_calls: 4 },
+    ...overrides,
+  };
+}
+
+const DEFAULT_SPLIT: Record<Purpose, Split> = {
+  search: "search",
+  heldout: "heldout",
+  independent: "independent",
+  diagnostic: "heldout",
+};
+
+export function rollout(
+  candidate: string,
+  task: string,
+  options: {
+    purpose?: Purpose;
+    split?: Split;
+    seed?: number;
+    repeat?: number;
+    trajectory?: Partial<Trajectory>;
+  } = {},
+): NewRollout {
+  const seed = options.seed ?? 1;
+  const repeat = options.repeat ?? 0;
+  const purpose = options.purpose ?? "search";
+  return {
+    key: rolloutKey({ candidate, task, seed, repeat }),
+    purpose,
+    split: options.split ?? DEFAULT_SPLIT[purpose],
+    scores: { strict_sa: 1, m0: true, m3: true },
+    trajectory: trajectory(task, { seed, repeat, ...options.trajectory }),
+  };
+}
+
+export function addSeedAndProposal(store: RunStore): void {
+  store.initRun({
+    id: "20261129-2301-demo-abcd",
+    name: "demo",
+    config: { rounds: 2 },
+    seed: 1,
+    objective: "joint",
+  });
+  store.addCandidate({
+    commit: SEED,
+    round: 0,
+    proposal: 0,
+    parent: null,
+    branch: "main",
+    proposer: "seed",
+    rationale: "seed: abandon",
+    tree_hash: "t".repeat(40),
+  });
+  store.addCandidate({
+    commit: PROPOSAL,
+    round: 1,
+    proposal: 0,
+    parent: SEED,
+    branch: "round-1/p0",
+    proposer: "operators",
+    rationale: "Distil a rule.",
+    tree_hash: "u".repeat(40),
+  });
+}

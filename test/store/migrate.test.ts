@@ -1,0 +1,122 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { isHsearchError } from "../../src/core/errors";
+import { createRunDir, MIGRATIONS, openRunStore } from "../../src/store";
+import { tempDir } from "./fixtures";
+
+function runDir(): string {
+  return createRunDir(tempDir(), "run-1").dir;
+}
+
+function caught(work: () => unknown): unknown {
+  try {
+    work();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe("migrations", () => {
+  it("creates the whole schema on an empty run directory, in WAL mode with foreign keys on", () => {
+    const dir = runDir();
+    const store = openRunStore(dir);
+    expect(store.schemaVersion()).toBe(MIGRATIONS.length);
+    store.close();
+    const db = new Database(join(dir, "run.db"), { readonly: true });
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>
+    )
+      .map((row) => row.name)
+      .filter((name) => !name.startsWith("sqlite_"));
+    expect(tables.sort()).toEqual(
+      [
+        "candidates",
+        "evaluations",
+        "events",
+        "model_calls",
+        "proposal_failures",
+        "rollouts",
+        "rounds",
+        "run",
+        "schema_version",
+      ].sort(),
+    );
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    db.close();
+  });
+
+  it("enforces foreign keys: a rollout or round cannot name an unknown candidate", () => {
+    const store = openRunStore(runDir());
+    expect(() => store.startRound(1, "f".repeat(40))).toThrow(/FOREIGN KEY/);
+    store.close();
+  });
+
+  it("migrates an older database step by step and keeps its data", () => {
+    const dir = runDir();
+    const v1 = ["CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)"];
+    const v2 = [...v1, "ALTER TABLE notes ADD COLUMN tag TEXT NOT NULL DEFAULT 'none'"];
+    openRunStore(dir, { migrations: v1 }).close();
+    const raw = new Database(join(dir, "run.db"));
+    raw.prepare("INSERT INTO notes (text) VALUES ('kept')").run();
+    raw.close();
+    const store = openRunStore(dir, { migrations: v2 });
+    expect(store.schemaVersion()).toBe(2);
+    store.close();
+    const db = new Database(join(dir, "run.db"), { readonly: true });
+    expect(db.prepare("SELECT text, tag FROM notes").all()).toEqual([{ text: "kept", tag: "none" }]);
+    expect(db.prepare("SELECT version FROM schema_version ORDER BY version").all()).toEqual([
+      { version: 1 },
+      { version: 2 },
+    ]);
+    db.close();
+  });
+
+  it("rolls back a failing migration as a whole", () => {
+    const dir = runDir();
+    const broken = ["CREATE TABLE a (x INTEGER)", "CREATE TABLE b (y INTEGER); SELECT * FROM missing_table"];
+    expect(() => openRunStore(dir, { migrations: broken })).toThrow(/missing_table/);
+    const db = new Database(join(dir, "run.db"), { readonly: true });
+    expect(db.prepare("SELECT MAX(version) AS v FROM schema_version").get()).toEqual({ v: 1 });
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toBeUndefined();
+    db.close();
+  });
+
+  it("refuses a database newer than the code with a conflict", () => {
+    const dir = runDir();
+    openRunStore(dir, { migrations: [...MIGRATIONS, "CREATE TABLE future (x INTEGER)"] }).close();
+    const error = caught(() => openRunStore(dir));
+    expect(isHsearchError(error, "conflict")).toBe(true);
+    expect((error as Error).message).toContain(`schema version ${MIGRATIONS.length + 1}`);
+    expect(
+      isHsearchError(
+        caught(() => openRunStore(dir, { readonly: true })),
+        "conflict",
+      ),
+    ).toBe(true);
+  });
+
+  it("opens read-only without migrating, and refuses an older database there", () => {
+    const dir = runDir();
+    openRunStore(dir).close();
+    const newerCode = [...MIGRATIONS, "CREATE TABLE later (x INTEGER)"];
+    const error = caught(() => openRunStore(dir, { readonly: true, migrations: newerCode }));
+    expect(isHsearchError(error, "conflict")).toBe(true);
+    expect((error as Error).message).toContain("open it read-write");
+    const current = runDir();
+    openRunStore(current).close();
+    const reader = openRunStore(current, { readonly: true });
+    expect(() => reader.logEvent("x")).toThrow(/readonly/);
+    reader.close();
+  });
+
+  it("reports a missing run directory as not_found", () => {
+    expect(
+      isHsearchError(
+        caught(() => openRunStore(join(tempDir(), "nope"))),
+        "not_found",
+      ),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,397 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { isHsearchError } from "../../src/core/errors";
+import { createRunDir, openRunStore } from "../../src/store";
+import { addSeedAndProposal, newStore, PROPOSAL, rollout, SEED, tempDir, tickingClock } from "./fixtures";
+
+function caught(work: () => unknown): unknown {
+  try {
+    work();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe("run directory", () => {
+  it("creates runs/<id>/ with a trajectories folder and refuses an existing one", () => {
+    const root = tempDir();
+    const paths = createRunDir(root, "20261129-2301-demo-abcd");
+    expect(paths.db).toBe(join(root, "20261129-2301-demo-abcd", "run.db"));
+    expect(paths.harness).toBe(join(paths.dir, "harness"));
+    expect(paths.report).toBe(join(paths.dir, "report.html"));
+    expect(existsSync(paths.trajectories)).toBe(true);
+    expect(
+      isHsearchError(
+        caught(() => createRunDir(root, "20261129-2301-demo-abcd")),
+        "conflict",
+      ),
+    ).toBe(true);
+    expect(
+      isHsearchError(
+        caught(() => createRunDir(root, "../escape")),
+        "bad_input",
+      ),
+    ).toBe(true);
+  });
+});
+
+describe("run and candidates", () => {
+  it("records the run once and accepts the same run again on resume", () => {
+    const store = newStore();
+    const run = store.initRun({
+      id: "r",
+      name: "demo",
+      config: { b: 1, a: [1, 2] },
+      seed: 7,
+      objective: "sa-only",
+    });
+    expect(run).toMatchObject({
+      id: "r",
+      seed: 7,
+      objective: "sa-only",
+      state: "running",
+      config: { a: [1, 2], b: 1 },
+    });
+    expect(
+      store.initRun({ id: "r", name: "demo", config: { a: [1, 2], b: 1 }, seed: 7, objective: "sa-only" }),
+    ).toEqual(run);
+    const changed = caught(() =>
+      store.initRun({ id: "r", name: "demo", config: { a: 1 }, seed: 7, objective: "joint" }),
+    );
+    expect(isHsearchError(changed, "conflict")).toBe(true);
+    store.setRunState("failed", "provider down");
+    expect(store.getRun()).toMatchObject({ state: "failed", error: "provider down" });
+    expect(store.getRun()?.ended_at).not.toBeNull();
+    store.setRunState("running");
+    expect(store.getRun()).toMatchObject({ state: "running", ended_at: null, error: null });
+  });
+
+  it("adds candidates idempotently and refuses a different one in the same slot", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    addSeedAndProposal(store);
+    expect(store.listCandidates().map((candidate) => candidate.commit)).toEqual([SEED, PROPOSAL]);
+    const other = {
+      commit: "c".repeat(40),
+      round: 1,
+      proposal: 0,
+      parent: SEED,
+      branch: "round-1/p0",
+      proposer: "operators",
+      rationale: "Other.",
+      tree_hash: "v".repeat(40),
+    };
+    expect(
+      isHsearchError(
+        caught(() => store.addCandidate(other)),
+        "conflict",
+      ),
+    ).toBe(true);
+    const changed = caught(() => store.addCandidate({ ...other, commit: PROPOSAL }));
+    expect(isHsearchError(changed, "conflict")).toBe(true);
+  });
+
+  it("stores outcomes, and remembers rejected, invalid, duplicate and uncommitted proposals", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    store.setCandidateOutcome(SEED, { state: "evaluated", score: 0.41, summary: { blocked: 0.4 } });
+    store.setCandidateOutcome(PROPOSAL, { state: "rejected", score: 0.39, rejected_reason: "0.39 <= 0.41" });
+    store.recordProposalFailure({
+      round: 1,
+      proposal: 1,
+      proposer: "llm",
+      rationale: "Edit ../x",
+      reason: "harness path '../x' refused",
+    });
+    store.recordProposalFailure({
+      round: 1,
+      proposal: 1,
+      proposer: "llm",
+      rationale: "again",
+      reason: "again",
+    });
+    expect(store.getCandidate(SEED)).toMatchObject({
+      state: "evaluated",
+      score: 0.41,
+      summary: { blocked: 0.4 },
+    });
+    expect(store.searchView().rejectedProposals()).toEqual([
+      {
+        round: 1,
+        proposal: 0,
+        commit: PROPOSAL,
+        proposer: "operators",
+        rationale: "Distil a rule.",
+        outcome: "rejected",
+        reason: "0.39 <= 0.41",
+        score: 0.39,
+      },
+      {
+        round: 1,
+        proposal: 1,
+        commit: null,
+        proposer: "llm",
+        rationale: "Edit ../x",
+        outcome: "failed",
+        reason: "harness path '../x' refused",
+        score: null,
+      },
+    ]);
+    expect(
+      isHsearchError(
+        caught(() => store.setCandidateOutcome("d".repeat(40), { state: "invalid" })),
+        "not_found",
+      ),
+    ).toBe(true);
+  });
+
+  it("tracks rounds: start is idempotent, a different incumbent is a conflict", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    store.startRound(1, SEED);
+    expect(store.startRound(1, SEED).incumbent_before).toBe(SEED);
+    expect(
+      isHsearchError(
+        caught(() => store.startRound(1, PROPOSAL)),
+        "conflict",
+      ),
+    ).toBe(true);
+    store.finishRound(1, {
+      incumbent_after: PROPOSAL,
+      accepted_commit: PROPOSAL,
+      decision: { rule: "greater" },
+    });
+    expect(store.listRounds()).toMatchObject([
+      { round: 1, incumbent_before: SEED, incumbent_after: PROPOSAL, accepted_commit: PROPOSAL },
+    ]);
+    expect(store.getRound(1)?.decision).toEqual({ rule: "greater" });
+    expect(
+      isHsearchError(
+        caught(() => store.finishRound(2, { incumbent_after: SEED, accepted_commit: null, decision: {} })),
+        "not_found",
+      ),
+    ).toBe(true);
+  });
+});
+
+describe("rollouts", () => {
+  it("stores a batch with columns from the trajectory and reads each trajectory back", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    const batch = [
+      rollout(SEED, "t1"),
+      rollout(SEED, "t2", { trajectory: { kind: "feasible", family: undefined } }),
+    ];
+    expect(store.recordRollouts(SEED, batch)).toEqual({ inserted: 2, skipped: 0 });
+    const stored = store.listRollouts(SEED, "search");
+    expect(
+      stored.map((row) => [row.task_id, row.kind, row.family, row.steps, row.usd, row.end_reason]),
+    ).toEqual([
+      ["t1", "blocked", "trap", 4, 0.002, "deferred"],
+      ["t2", "feasible", null, 4, 0.002, "deferred"],
+    ]);
+    expect(stored[0]?.scores).toEqual({ m0: true, m3: true, strict_sa: 1 });
+    expect(store.readTrajectory(stored[1] as (typeof stored)[number])).toEqual(batch[1]?.trajectory);
+    expect(stored[0]?.trajectory_file).toBe(`trajectories/${SEED}.jsonl`);
+  });
+
+  it("is idempotent: the same keys recorded again are neither stored nor appended twice", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    store.recordRollouts(SEED, [rollout(SEED, "t1"), rollout(SEED, "t2")]);
+    const file = join(store.paths.dir, `trajectories/${SEED}.jsonl`);
+    const before = readFileSync(file, "utf8");
+    expect(
+      store.recordRollouts(SEED, [rollout(SEED, "t1"), rollout(SEED, "t2"), rollout(SEED, "t3")]),
+    ).toEqual({
+      inserted: 1,
+      skipped: 2,
+    });
+    expect(store.countRollouts("search")).toBe(3);
+    const after = readFileSync(file, "utf8");
+    expect(after.startsWith(before)).toBe(true);
+    expect(after.split("\n").filter((line) => line.length > 0)).toHaveLength(3);
+    expect(store.rolloutKeys(SEED, "search")).toEqual(
+      new Set(["t1", "t2", "t3"].map((task) => rollout(SEED, task).key)),
+    );
+  });
+
+  it("keeps held-out rollouts of the same key apart from diagnostics, in their own files", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    store.recordRollouts(SEED, [rollout(SEED, "h1", { purpose: "diagnostic" })]);
+    expect(store.recordRollouts(SEED, [rollout(SEED, "h1", { purpose: "heldout" })])).toEqual({
+      inserted: 1,
+      skipped: 0,
+    });
+    expect(store.listRollouts(SEED).map((row) => [row.purpose, row.trajectory_file])).toEqual([
+      ["diagnostic", `trajectories/${SEED}.diagnostic.jsonl`],
+      ["heldout", `trajectories/${SEED}.heldout.jsonl`],
+    ]);
+  });
+
+  it("refuses a batch with a wrong purpose/split pair, an unknown candidate or a repeated key, writing nothing", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    const leak = rollout(SEED, "h1", { purpose: "search", split: "heldout" });
+    expect(
+      isHsearchError(
+        caught(() => store.recordRollouts(SEED, [rollout(SEED, "t1"), leak])),
+        "bad_input",
+      ),
+    ).toBe(true);
+    const twice = [rollout(SEED, "t1"), rollout(SEED, "t1")];
+    expect(
+      isHsearchError(
+        caught(() => store.recordRollouts(SEED, twice)),
+        "bad_input",
+      ),
+    ).toBe(true);
+    const unknown = "d".repeat(40);
+    expect(
+      isHsearchError(
+        caught(() => store.recordRollouts(unknown, [rollout(unknown, "t1")])),
+        "not_found",
+      ),
+    ).toBe(true);
+    expect(store.countRollouts()).toBe(0);
+    expect(existsSync(join(store.paths.dir, `trajectories/${SEED}.jsonl`))).toBe(false);
+  });
+
+  it("records an infrastructure error from the trajectory's end", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    const failed = rollout(SEED, "t1", {
+      trajectory: { end: { reason: "infra_error", step: 2, error: "HTTP 503" }, reward: null },
+    });
+    store.recordRollouts(SEED, [failed]);
+    expect(store.listRollouts(SEED)[0]).toMatchObject({
+      infra_error: "HTTP 503",
+      reward: null,
+      end_reason: "infra_error",
+    });
+  });
+});
+
+describe("evaluations, usage and events", () => {
+  it("stores held-out and independent summaries, replacing on resume", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    store.putEvaluation({
+      candidate: PROPOSAL,
+      purpose: "heldout",
+      split: "heldout",
+      round: null,
+      summary: { sa: 0.5 },
+    });
+    store.putEvaluation({
+      candidate: PROPOSAL,
+      purpose: "heldout",
+      split: "heldout",
+      round: null,
+      summary: { sa: 0.55 },
+    });
+    store.putEvaluation({
+      candidate: SEED,
+      purpose: "independent",
+      split: "independent",
+      round: null,
+      summary: { solve: 0.7 },
+    });
+    expect(store.getEvaluation(PROPOSAL, "heldout", "heldout")?.summary).toEqual({ sa: 0.55 });
+    expect(store.listEvaluations().map((row) => [row.purpose, row.candidate])).toEqual([
+      ["heldout", PROPOSAL],
+      ["independent", SEED],
+    ]);
+  });
+
+  it("sums usage by role and model, counting a keyed call once", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    store.recordRollouts(SEED, [rollout(SEED, "t1"), rollout(SEED, "t2")]);
+    const call = {
+      role: "proposer",
+      model: "openai:gpt",
+      round: 1,
+      call_key: "r1p",
+      input_tokens: 900,
+      output_tokens: 300,
+      usd: 0.01,
+    };
+    expect(store.recordModelCall(call)).toBe(true);
+    expect(store.recordModelCall(call)).toBe(false);
+    store.recordModelCall({
+      role: "judge",
+      model: "openai:gpt",
+      input_tokens: 100,
+      output_tokens: 10,
+      usd: 0.001,
+    });
+    expect(store.usageTotals()).toEqual([
+      { role: "agent", model: "sim:default", calls: 8, input_tokens: 2400, output_tokens: 300, usd: 0.004 },
+      { role: "judge", model: "openai:gpt", calls: 1, input_tokens: 100, output_tokens: 10, usd: 0.001 },
+      { role: "proposer", model: "openai:gpt", calls: 1, input_tokens: 900, output_tokens: 300, usd: 0.01 },
+    ]);
+    expect(store.totalUsd()).toBeCloseTo(0.015, 10);
+  });
+
+  it("logs events in order and lists those after an id", () => {
+    const store = newStore();
+    const first = store.logEvent("round_started", { round: 1 });
+    store.logEvent("candidate_evaluated", { commit: "abc", score: 0.5 });
+    expect(store.listEvents().map((event) => event.kind)).toEqual(["round_started", "candidate_evaluated"]);
+    expect(store.listEvents({ afterId: first })).toMatchObject([
+      { kind: "candidate_evaluated", data: { score: 0.5 } },
+    ]);
+  });
+
+  it("runs several calls in one transaction that rolls back as a whole", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    expect(() =>
+      store.transaction(() => {
+        store.setCandidateOutcome(PROPOSAL, { state: "evaluated", score: 0.6 });
+        store.startRound(1, "e".repeat(40));
+      }),
+    ).toThrow(/FOREIGN KEY/);
+    expect(store.getCandidate(PROPOSAL)?.state).toBe("pending");
+  });
+});
+
+describe("contentHash", () => {
+  function fillRun(clockStart: string, resumeMidway: boolean): string {
+    const dir = createRunDir(tempDir(), "run").dir;
+    let store = openRunStore(dir, { clock: tickingClock(clockStart) });
+    addSeedAndProposal(store);
+    store.logEvent("started");
+    store.recordRollouts(SEED, [rollout(SEED, "t1")]);
+    if (resumeMidway) {
+      // A crash after the trajectory line was fsynced but before its row committed leaves an orphan line.
+      store.appendTrajectories(SEED, "search", [
+        { key: rollout(SEED, "t2").key, trajectory: rollout(SEED, "t2").trajectory },
+      ]);
+      store.close();
+      store = openRunStore(dir, { clock: tickingClock("2030-01-01T00:00:00Z") });
+      addSeedAndProposal(store);
+    }
+    store.recordRollouts(SEED, [rollout(SEED, "t1"), rollout(SEED, "t2")]);
+    store.setCandidateOutcome(SEED, { state: "evaluated", score: 0.5 });
+    const hash = store.contentHash();
+    store.close();
+    return hash;
+  }
+
+  it("is equal for an interrupted-and-resumed run and an uninterrupted one, whatever the clock", () => {
+    expect(fillRun("2026-01-01T00:00:00Z", true)).toBe(fillRun("2027-06-01T00:00:00Z", false));
+  });
+
+  it("changes when a result changes", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    const before = store.contentHash();
+    store.setCandidateOutcome(SEED, { state: "evaluated", score: 0.5 });
+    expect(store.contentHash()).not.toBe(before);
+  });
+});

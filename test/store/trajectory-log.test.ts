@@ -1,0 +1,110 @@
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { isHsearchError } from "../../src/core/errors";
+import { appendTrajectoryLines, readTrajectoryAt, readTrajectoryLog } from "../../src/store/trajectory-log";
+import { addSeedAndProposal, newStore, rollout, SEED, tempDir, trajectory } from "./fixtures";
+
+function caught(work: () => unknown): unknown {
+  try {
+    work();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe("trajectory log", () => {
+  it("appends lines and reads them back by pointer and as a whole", () => {
+    const file = join(tempDir(), "c.jsonl");
+    const first = appendTrajectoryLines(file, [{ key: "k1", trajectory: trajectory("t1") }]);
+    const second = appendTrajectoryLines(file, [
+      { key: "k2", trajectory: trajectory("t2") },
+      { key: "k3", trajectory: trajectory("t3") },
+    ]);
+    expect(first[0]?.offset).toBe(0);
+    expect(second[0]?.offset).toBe(first[0]?.length);
+    expect(readTrajectoryAt(file, "k3", second[1] as (typeof second)[number]).task_id).toBe("t3");
+    expect([...readTrajectoryLog(file).keys()]).toEqual(["k1", "k2", "k3"]);
+  });
+
+  it("dedupes by key, the last line winning (the one a resumed run's row points at)", () => {
+    const file = join(tempDir(), "c.jsonl");
+    appendTrajectoryLines(file, [{ key: "k1", trajectory: trajectory("t1", { steps: 3 }) }]);
+    appendTrajectoryLines(file, [{ key: "k1", trajectory: trajectory("t1", { steps: 5 }) }]);
+    const log = readTrajectoryLog(file);
+    expect(log.size).toBe(1);
+    expect(log.get("k1")?.steps).toBe(5);
+  });
+
+  it("ignores a torn last line when reading and cuts it off before the next append", () => {
+    const file = join(tempDir(), "c.jsonl");
+    appendTrajectoryLines(file, [{ key: "k1", trajectory: trajectory("t1") }]);
+    appendFileSync(file, '{"key":"k2","traj');
+    expect([...readTrajectoryLog(file).keys()]).toEqual(["k1"]);
+    const [pointer] = appendTrajectoryLines(file, [{ key: "k2", trajectory: trajectory("t2") }]);
+    expect(readTrajectoryAt(file, "k2", pointer as NonNullable<typeof pointer>).task_id).toBe("t2");
+    expect(
+      readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => line.length > 0),
+    ).toHaveLength(2);
+    expect([...readTrajectoryLog(file).keys()]).toEqual(["k1", "k2"]);
+  });
+
+  it("reports a malformed complete line, a wrong pointer and a changed line as conflicts", () => {
+    const file = join(tempDir(), "c.jsonl");
+    const [pointer] = appendTrajectoryLines(file, [{ key: "k1", trajectory: trajectory("t1") }]);
+    const at = pointer as NonNullable<typeof pointer>;
+    expect(
+      isHsearchError(
+        caught(() => readTrajectoryAt(file, "k9", at)),
+        "conflict",
+      ),
+    ).toBe(true);
+    expect(
+      isHsearchError(
+        caught(() => readTrajectoryAt(file, "k1", { ...at, sha256: "0" })),
+        "conflict",
+      ),
+    ).toBe(true);
+    expect(
+      isHsearchError(
+        caught(() => readTrajectoryAt(file, "k1", { ...at, offset: at.length })),
+        "conflict",
+      ),
+    ).toBe(true);
+    expect(
+      isHsearchError(
+        caught(() => readTrajectoryAt(join(tempDir(), "gone.jsonl"), "k1", at)),
+        "conflict",
+      ),
+    ).toBe(true);
+    writeFileSync(file, "not json\n");
+    expect(
+      isHsearchError(
+        caught(() => readTrajectoryLog(file)),
+        "conflict",
+      ),
+    ).toBe(true);
+  });
+
+  it("reads a missing file as an empty log", () => {
+    expect(readTrajectoryLog(join(tempDir(), "none.jsonl")).size).toBe(0);
+  });
+
+  it("lets a store resume after a crash between the fsync and the commit without storing a rollout twice", () => {
+    const store = newStore();
+    addSeedAndProposal(store);
+    const lost = rollout(SEED, "t1");
+    // Crash simulation: the line reached disk, the row did not.
+    store.appendTrajectories(SEED, "search", [{ key: lost.key, trajectory: lost.trajectory }]);
+    expect(store.hasRollout("search", lost.key)).toBe(false);
+    expect(store.recordRollouts(SEED, [lost])).toEqual({ inserted: 1, skipped: 0 });
+    const [row] = store.listRollouts(SEED);
+    expect(row?.trajectory_offset).toBeGreaterThan(0);
+    expect(store.readTrajectory(row as NonNullable<typeof row>)).toEqual(lost.trajectory);
+    expect(store.readTrajectoryLog(SEED, "search").size).toBe(1);
+    expect(store.countRollouts()).toBe(1);
+  });
+});
