@@ -4,11 +4,11 @@
  * accepted, a different one under the same key is a conflict.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
 import Database from "better-sqlite3";
 import { canonicalJson, hashJson } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
 import type { Trajectory } from "../harness/trajectory";
+import { contentHash } from "./content-hash";
 import { migrate, schemaVersion } from "./migrate";
 import { MIGRATIONS } from "./migrations";
 import type {
@@ -33,30 +33,22 @@ import type {
   RunState,
   UsageTotal,
 } from "./records";
-import { assertStorableRollout, ROLLOUT_CONTENT_COLUMNS, rolloutRow } from "./rollout-columns";
+import * as rollouts from "./rollout-table";
 import {
   type CandidateRow,
   type EvaluationRow,
-  type EventRow,
-  type RolloutRow,
   type RoundRow,
   type RunRow,
   toCandidate,
   toEvaluation,
-  toEvent,
-  toRollout,
   toRound,
   toRun,
 } from "./rows";
-import { type RunPaths, runPaths, trajectoryFile } from "./run-dir";
+import { type RunPaths, runPaths } from "./run-dir";
 import { SearchView } from "./search-view";
-import {
-  appendTrajectoryLines,
-  type LinePointer,
-  readTrajectoryAt,
-  readTrajectoryLog,
-  type TrajectoryEntry,
-} from "./trajectory-log";
+import type { StoreContext } from "./store-context";
+import type { LinePointer, TrajectoryEntry } from "./trajectory-log";
+import * as usage from "./usage-events";
 
 export interface OpenOptions {
   /** Open for reading only (status, report, viewer): no migration, no writes. */
@@ -115,10 +107,13 @@ export class RunStore {
   readonly #db: Database.Database;
   readonly #clock: () => Date;
 
+  readonly #ctx: StoreContext;
+
   constructor(db: Database.Database, paths: RunPaths, clock: () => Date) {
     this.#db = db;
     this.paths = paths;
     this.#clock = clock;
+    this.#ctx = { db, dir: paths.dir, now: () => clock().toISOString() };
   }
 
   close(): void {
@@ -320,17 +315,12 @@ export class RunStore {
   // ── rollouts and trajectories ────────────────────────────────────────────────────────────────────────────────
 
   hasRollout(purpose: Purpose, key: string): boolean {
-    return (
-      this.#db.prepare("SELECT 1 FROM rollouts WHERE purpose = ? AND key = ?").get(purpose, key) !== undefined
-    );
+    return rollouts.hasRollout(this.#ctx, purpose, key);
   }
 
   /** Keys already stored for a candidate and purpose: what a resumed run can skip. */
   rolloutKeys(commit: string, purpose: Purpose): Set<string> {
-    const rows = this.#db
-      .prepare("SELECT key FROM rollouts WHERE candidate_commit = ? AND purpose = ?")
-      .all(commit, purpose) as Array<{ key: string }>;
-    return new Set(rows.map((row) => row.key));
+    return rollouts.rolloutKeys(this.#ctx, commit, purpose);
   }
 
   /**
@@ -338,89 +328,38 @@ export class RunStore {
    * own it only writes lines no row points at, which readers tolerate.
    */
   appendTrajectories(commit: string, purpose: Purpose, entries: TrajectoryEntry[]): LinePointer[] {
-    return appendTrajectoryLines(join(this.paths.dir, trajectoryFile(commit, purpose)), entries);
+    return rollouts.appendTrajectories(this.#ctx, commit, purpose, entries);
   }
 
   /**
    * Stores one candidate's batch of rollouts. Keys already stored are skipped (resume); the new trajectories are
    * appended and fsynced first, then every row is inserted in one transaction.
    */
-  recordRollouts(commit: string, rollouts: NewRollout[]): RecordedRollouts {
+  recordRollouts(commit: string, batch: NewRollout[]): RecordedRollouts {
     this.#requireCandidate(commit);
-    const seen = new Set<string>();
-    const fresh: NewRollout[] = [];
-    for (const rollout of rollouts) {
-      const id = `${rollout.purpose}/${rollout.key}`;
-      if (seen.has(id)) throw new HsearchError("bad_input", `rollout ${id} appears twice in one batch`);
-      seen.add(id);
-      assertStorableRollout(rollout);
-      if (!this.hasRollout(rollout.purpose, rollout.key)) fresh.push(rollout);
-    }
-    const rows: unknown[][] = [];
-    for (const purpose of new Set(fresh.map((rollout) => rollout.purpose))) {
-      const group = fresh.filter((rollout) => rollout.purpose === purpose);
-      const file = trajectoryFile(commit, purpose);
-      const pointers = this.appendTrajectories(
-        commit,
-        purpose,
-        group.map((rollout) => ({ key: rollout.key, trajectory: rollout.trajectory })),
-      );
-      group.forEach((rollout, index) => {
-        rows.push(rolloutRow(commit, rollout, file, pointers[index] as LinePointer, this.#now()));
-      });
-    }
-    const insert = this.#db.prepare(
-      `INSERT OR IGNORE INTO rollouts (key, purpose, candidate_commit, task_id, split, kind, family, model, seed,
-         repeat, scores_json, reward, end_reason, steps, input_tokens, output_tokens, usd, model_calls, infra_error,
-         trajectory_file, trajectory_offset, trajectory_length, trajectory_sha256, created_at)
-       VALUES (${Array(24).fill("?").join(", ")})`,
-    );
-    const inserted = this.#db.transaction(() =>
-      rows.reduce<number>((sum, row) => sum + insert.run(...row).changes, 0),
-    )();
-    return { inserted, skipped: rollouts.length - inserted };
+    return rollouts.recordRollouts(this.#ctx, commit, batch);
   }
 
   listRollouts(commit: string, purpose?: Purpose): RolloutRecord[] {
-    const order = "ORDER BY purpose, task_id, seed, repeat, key";
-    const rows = (
-      purpose === undefined
-        ? this.#db.prepare(`SELECT * FROM rollouts WHERE candidate_commit = ? ${order}`).all(commit)
-        : this.#db
-            .prepare(`SELECT * FROM rollouts WHERE candidate_commit = ? AND purpose = ? ${order}`)
-            .all(commit, purpose)
-    ) as RolloutRow[];
-    return rows.map(toRollout);
+    return rollouts.listRollouts(this.#ctx, commit, purpose);
   }
 
   getRollout(purpose: Purpose, key: string): RolloutRecord | undefined {
-    const row = this.#db.prepare("SELECT * FROM rollouts WHERE purpose = ? AND key = ?").get(purpose, key) as
-      | RolloutRow
-      | undefined;
-    return row === undefined ? undefined : toRollout(row);
+    return rollouts.getRollout(this.#ctx, purpose, key);
   }
 
   /** The stored trajectory of a rollout, checked against the hash in its row. */
   readTrajectory(rollout: RolloutRecord): Trajectory {
-    return readTrajectoryAt(join(this.paths.dir, rollout.trajectory_file), rollout.key, {
-      offset: rollout.trajectory_offset,
-      length: rollout.trajectory_length,
-      sha256: rollout.trajectory_sha256,
-    });
+    return rollouts.readTrajectory(this.#ctx, rollout);
   }
 
   /** Every trajectory in a candidate's file for `purpose`, deduplicated by key (last line wins). */
   readTrajectoryLog(commit: string, purpose: Purpose): Map<string, Trajectory> {
-    return readTrajectoryLog(join(this.paths.dir, trajectoryFile(commit, purpose)));
+    return rollouts.readCandidateLog(this.#ctx, commit, purpose);
   }
 
   countRollouts(purpose?: Purpose): number {
-    const row = (
-      purpose === undefined
-        ? this.#db.prepare("SELECT COUNT(*) AS n FROM rollouts").get()
-        : this.#db.prepare("SELECT COUNT(*) AS n FROM rollouts WHERE purpose = ?").get(purpose)
-    ) as { n: number };
-    return row.n;
+    return rollouts.countRollouts(this.#ctx, purpose);
   }
 
   // ── evaluations (held-out, independent, diagnostic) ───────────────────────────────────────────────────────────
@@ -464,56 +403,25 @@ export class RunStore {
 
   /** Records a proposer/judge/probe call; returns false when its call_key was already recorded. */
   recordModelCall(call: NewModelCall): boolean {
-    const result = this.#db
-      .prepare(
-        `INSERT OR IGNORE INTO model_calls (call_key, role, model, round, input_tokens, output_tokens, usd, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        call.call_key ?? null,
-        call.role,
-        call.model,
-        call.round ?? null,
-        call.input_tokens,
-        call.output_tokens,
-        call.usd,
-        this.#now(),
-      );
-    return result.changes > 0;
+    return usage.recordModelCall(this.#ctx, call);
   }
 
   /** Tokens and cost by role and model: the task model from rollouts, everything else from model_calls. */
   usageTotals(): UsageTotal[] {
-    return this.#db
-      .prepare(
-        `SELECT 'agent' AS role, model, SUM(model_calls) AS calls, SUM(input_tokens) AS input_tokens,
-                SUM(output_tokens) AS output_tokens, SUM(usd) AS usd
-           FROM rollouts GROUP BY model
-         UNION ALL
-         SELECT role, model, COUNT(*), SUM(input_tokens), SUM(output_tokens), SUM(usd)
-           FROM model_calls GROUP BY role, model
-         ORDER BY role, model`,
-      )
-      .all() as UsageTotal[];
+    return usage.usageTotals(this.#ctx);
   }
 
   totalUsd(): number {
-    return this.usageTotals().reduce((sum, row) => sum + row.usd, 0);
+    return usage.totalUsd(this.#ctx);
   }
 
   logEvent(kind: string, data: JsonObject = {}): number {
-    const result = this.#db
-      .prepare("INSERT INTO events (at, kind, json) VALUES (?, ?, ?)")
-      .run(this.#now(), kind, canonicalJson(data));
-    return Number(result.lastInsertRowid);
+    return usage.logEvent(this.#ctx, kind, data);
   }
 
   /** Events after `afterId` (for a live viewer), oldest first. */
   listEvents(options: { afterId?: number; limit?: number } = {}): EventRecord[] {
-    const rows = this.#db
-      .prepare("SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?")
-      .all(options.afterId ?? 0, options.limit ?? -1) as EventRow[];
-    return rows.map(toEvent);
+    return usage.listEvents(this.#ctx, options);
   }
 
   // ── views and comparison ─────────────────────────────────────────────────────────────────────────────────────
@@ -529,24 +437,6 @@ export class RunStore {
    * uninterrupted one with the same config have the same content hash.
    */
   contentHash(): string {
-    const all = (sql: string) => this.#db.prepare(sql).all();
-    return hashJson({
-      run: all("SELECT id, name, config_hash, seed, objective, state, error FROM run"),
-      candidates: all(
-        `SELECT commit_sha, round, proposal, parent_commit, branch, proposer, rationale, tree_hash, state,
-                rejected_reason, duplicate_of, score, summary_json FROM candidates ORDER BY commit_sha`,
-      ),
-      proposal_failures: all(
-        "SELECT round, proposal, proposer, rationale, reason FROM proposal_failures ORDER BY round, proposal",
-      ),
-      rounds: all(
-        "SELECT round, incumbent_before, incumbent_after, accepted_commit, decision_json FROM rounds ORDER BY round",
-      ),
-      rollouts: all(`SELECT ${ROLLOUT_CONTENT_COLUMNS.join(", ")} FROM rollouts ORDER BY purpose, key`),
-      evaluations: all(
-        `SELECT candidate_commit, purpose, split, round, summary_json FROM evaluations
-         ORDER BY candidate_commit, purpose, split`,
-      ),
-    });
+    return contentHash(this.#ctx);
   }
 }

@@ -334,3 +334,27 @@ describe("trees, refs, diff, materialize and export", () => {
     expect(provenance).toMatchObject({ run: RUN, commit: seed, previous_provenance: { run: "earlier" } });
   });
 });
+
+describe("concurrent proposals", () => {
+  it("commits a round's proposals in parallel with the same SHAs as one by one", async () => {
+    const files = (k: number) => ({
+      "playbook.yaml": `rules: [${k}]\n`,
+      [`prompts/p${k}.md`]: `proposal ${k}\n`,
+    });
+    const parallel = await newRepo();
+    const together = await Promise.all(
+      [0, 1, 2, 3].map((k) =>
+        commitProposal(parallel.repo, { ...proposal(parallel.seed, files(k)), proposal: k }),
+      ),
+    );
+    const serial = await newRepo();
+    const oneByOne = [];
+    for (const k of [0, 1, 2, 3]) {
+      oneByOne.push(await commitProposal(serial.repo, { ...proposal(serial.seed, files(k)), proposal: k }));
+    }
+    expect(together).toEqual(oneByOne);
+    expect((await listProposalBranches(parallel.repo)).map((branch) => branch.commit)).toEqual(
+      oneByOne.map((result) => result.commit),
+    );
+  });
+});

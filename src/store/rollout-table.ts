@@ -1,0 +1,132 @@
+/**
+ * Rollout rows and their trajectory lines. The ordering that makes resume safe lives here: skip keys already
+ * stored, append and fsync the new trajectories, then insert every row of the batch in one transaction.
+ */
+import { join } from "node:path";
+import { HsearchError } from "../core/errors";
+import type { Trajectory } from "../harness/trajectory";
+import type { NewRollout, Purpose, RecordedRollouts, RolloutRecord } from "./records";
+import { assertStorableRollout, rolloutRow } from "./rollout-columns";
+import { type RolloutRow, toRollout } from "./rows";
+import { trajectoryFile } from "./run-dir";
+import type { StoreContext } from "./store-context";
+import {
+  appendTrajectoryLines,
+  type LinePointer,
+  readTrajectoryAt,
+  readTrajectoryLog,
+  type TrajectoryEntry,
+} from "./trajectory-log";
+
+export function hasRollout(ctx: StoreContext, purpose: Purpose, key: string): boolean {
+  return (
+    ctx.db.prepare("SELECT 1 FROM rollouts WHERE purpose = ? AND key = ?").get(purpose, key) !== undefined
+  );
+}
+
+/** Keys already stored for a candidate and purpose: what a resumed run can skip. */
+export function rolloutKeys(ctx: StoreContext, commit: string, purpose: Purpose): Set<string> {
+  const rows = ctx.db
+    .prepare("SELECT key FROM rollouts WHERE candidate_commit = ? AND purpose = ?")
+    .all(commit, purpose) as Array<{ key: string }>;
+  return new Set(rows.map((row) => row.key));
+}
+
+/**
+ * Appends trajectory lines to the candidate's file for `purpose` (fsynced). `recordRollouts` calls it; on its
+ * own it only writes lines no row points at, which readers tolerate.
+ */
+export function appendTrajectories(
+  ctx: StoreContext,
+  commit: string,
+  purpose: Purpose,
+  entries: TrajectoryEntry[],
+): LinePointer[] {
+  return appendTrajectoryLines(join(ctx.dir, trajectoryFile(commit, purpose)), entries);
+}
+
+/**
+ * Stores one candidate's batch of rollouts. Keys already stored are skipped (resume); the new trajectories are
+ * appended and fsynced first, then every row is inserted in one transaction.
+ */
+export function recordRollouts(ctx: StoreContext, commit: string, rollouts: NewRollout[]): RecordedRollouts {
+  const seen = new Set<string>();
+  const fresh: NewRollout[] = [];
+  for (const rollout of rollouts) {
+    const id = `${rollout.purpose}/${rollout.key}`;
+    if (seen.has(id)) throw new HsearchError("bad_input", `rollout ${id} appears twice in one batch`);
+    seen.add(id);
+    assertStorableRollout(rollout);
+    if (!hasRollout(ctx, rollout.purpose, rollout.key)) fresh.push(rollout);
+  }
+  const rows: unknown[][] = [];
+  for (const purpose of new Set(fresh.map((rollout) => rollout.purpose))) {
+    const group = fresh.filter((rollout) => rollout.purpose === purpose);
+    const file = trajectoryFile(commit, purpose);
+    const pointers = appendTrajectories(
+      ctx,
+      commit,
+      purpose,
+      group.map((rollout) => ({ key: rollout.key, trajectory: rollout.trajectory })),
+    );
+    group.forEach((rollout, index) => {
+      rows.push(rolloutRow(commit, rollout, file, pointers[index] as LinePointer, ctx.now()));
+    });
+  }
+  const insert = ctx.db.prepare(
+    `INSERT OR IGNORE INTO rollouts (key, purpose, candidate_commit, task_id, split, kind, family, model, seed,
+       repeat, scores_json, reward, end_reason, steps, input_tokens, output_tokens, usd, model_calls, infra_error,
+       trajectory_file, trajectory_offset, trajectory_length, trajectory_sha256, created_at)
+     VALUES (${Array(24).fill("?").join(", ")})`,
+  );
+  const inserted = ctx.db.transaction(() =>
+    rows.reduce<number>((sum, row) => sum + insert.run(...row).changes, 0),
+  )();
+  return { inserted, skipped: rollouts.length - inserted };
+}
+
+export function listRollouts(ctx: StoreContext, commit: string, purpose?: Purpose): RolloutRecord[] {
+  const order = "ORDER BY purpose, task_id, seed, repeat, key";
+  const rows = (
+    purpose === undefined
+      ? ctx.db.prepare(`SELECT * FROM rollouts WHERE candidate_commit = ? ${order}`).all(commit)
+      : ctx.db
+          .prepare(`SELECT * FROM rollouts WHERE candidate_commit = ? AND purpose = ? ${order}`)
+          .all(commit, purpose)
+  ) as RolloutRow[];
+  return rows.map(toRollout);
+}
+
+export function getRollout(ctx: StoreContext, purpose: Purpose, key: string): RolloutRecord | undefined {
+  const row = ctx.db.prepare("SELECT * FROM rollouts WHERE purpose = ? AND key = ?").get(purpose, key) as
+    | RolloutRow
+    | undefined;
+  return row === undefined ? undefined : toRollout(row);
+}
+
+/** The stored trajectory of a rollout, checked against the hash in its row. */
+export function readTrajectory(ctx: StoreContext, rollout: RolloutRecord): Trajectory {
+  return readTrajectoryAt(join(ctx.dir, rollout.trajectory_file), rollout.key, {
+    offset: rollout.trajectory_offset,
+    length: rollout.trajectory_length,
+    sha256: rollout.trajectory_sha256,
+  });
+}
+
+/** Every trajectory in a candidate's file for `purpose`, deduplicated by key (last line wins). */
+export function readCandidateLog(
+  ctx: StoreContext,
+  commit: string,
+  purpose: Purpose,
+): Map<string, Trajectory> {
+  return readTrajectoryLog(join(ctx.dir, trajectoryFile(commit, purpose)));
+}
+
+export function countRollouts(ctx: StoreContext, purpose?: Purpose): number {
+  const row = (
+    purpose === undefined
+      ? ctx.db.prepare("SELECT COUNT(*) AS n FROM rollouts").get()
+      : ctx.db.prepare("SELECT COUNT(*) AS n FROM rollouts WHERE purpose = ?").get(purpose)
+  ) as { n: number };
+  return row.n;
+}
