@@ -5,7 +5,7 @@
  */
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
-import { badInput } from "../core/errors";
+import { badInput, HsearchError } from "../core/errors";
 import { composeCommitMessage } from "./commit-message";
 import { assertHarnessPath, parentPrefixes } from "./harness-path";
 import { readRepoSettings } from "./repo-settings";
@@ -104,7 +104,12 @@ export async function commitProposal(repo: string, proposal: ProposalCommit): Pr
     await assertEditable(repo, path, content === null, tree);
     edits.push({ path, content, executable: tree.get(path)?.kind === "executable" });
   }
-  const { commitDate } = await readRepoSettings(repo);
+  const { commitDate, run } = await readRepoSettings(repo);
+  if (run !== proposal.trailers.run) {
+    throw new HsearchError("conflict", `${repo} belongs to run ${run}, not ${proposal.trailers.run}`, {
+      file: repo,
+    });
+  }
   const commit = await writeCommit(repo, { parent, edits, message, date: commitDate });
   const branch = proposalBranch(proposal.round, proposal.proposal);
   await createBranchAt(repo, branch, commit);

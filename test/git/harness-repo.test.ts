@@ -204,6 +204,15 @@ describe("commitProposal", () => {
     );
   });
 
+  it("refuses a proposal whose run trailer names another run", async () => {
+    const { repo, seed } = await newRepo();
+    const other = {
+      ...proposal(seed, { "a.md": "a" }),
+      trailers: { run: "other-run", proposer: "operators" },
+    };
+    await expectCode(commitProposal(repo, other), "conflict", "other-run");
+  });
+
   it("reports an unknown parent as not_found", async () => {
     const { repo } = await newRepo();
     await expectCode(commitProposal(repo, proposal("deadbeef", { "a.md": "a" })), "not_found", "deadbeef");
