@@ -1,0 +1,154 @@
+/**
+ * `hsearch tasks list|validate|generate|import-tau2`: manage task suites (DESIGN §8). Thin: parsing and printing here,
+ * the work in src/tasks.
+ */
+import { existsSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import type { Argv } from "yargs";
+import { HsearchError } from "../core/errors";
+import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
+import { filterTasks, type LoadedTask, loadTaskDir, suiteDir, type TaskFilter } from "../tasks/load";
+import { importTau2File } from "../tasks/retail/import-tau2";
+import { buildRetailSuite, DEFAULT_RETAIL_SEED } from "../tasks/retail/suite";
+import { FAMILIES, KINDS, SPLITS, type Split, SUITES, type Suite, type Task } from "../tasks/types";
+import { checkTaskSet } from "../tasks/validate";
+import { writeTaskFiles } from "../tasks/write";
+import type { SetExitCode } from "./commands";
+import type { CliIO } from "./io";
+
+export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
+  parser.command("tasks", "Manage task suites: list, validate, generate, import-tau2", (tasks) =>
+    tasks
+      .command(
+        "list",
+        "List tasks (shipped suites, or --tasks DIR)",
+        (y) =>
+          y
+            .option("suite", { choices: SUITES, describe: "only this suite" })
+            .option("split", { choices: SPLITS, describe: "only this split" })
+            .option("kind", { choices: KINDS, describe: "only feasible or blocked tasks" })
+            .option("family", { choices: FAMILIES, describe: "only this blocker family" })
+            .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
+            .option("json", { type: "boolean", default: false, describe: "print JSON" }),
+        (argv) => {
+          const filter: TaskFilter = {
+            suite: argv.suite,
+            split: argv.split,
+            kind: argv.kind,
+            family: argv.family,
+          };
+          const loaded = argv.tasks
+            ? loadTaskDir(resolveUserPath(argv.tasks, io.cwd))
+            : loadShipped(argv.suite === undefined ? undefined : [argv.suite]);
+          const tasks = filterTasks(
+            loaded.map((entry) => entry.task),
+            filter,
+          );
+          io.out(argv.json ? `${JSON.stringify(tasks.map(summary), null, 2)}\n` : renderTable(tasks));
+        },
+      )
+      .command(
+        "validate [path]",
+        "Validate task files (default: every shipped suite); exit 2 on the first error",
+        (y) => y.positional("path", { type: "string", describe: "a task file or directory" }),
+        (argv) => {
+          const loaded = argv.path ? loadTaskDir(resolveUserPath(argv.path, io.cwd)) : loadShipped(undefined);
+          checkTaskSet(loaded);
+          io.out(`${loaded.length} tasks ok\n`);
+        },
+      )
+      .command(
+        "generate",
+        "Regenerate a suite deterministically from its seed",
+        (y) =>
+          y
+            .option("suite", {
+              choices: ["retail"] as const,
+              default: "retail" as const,
+              describe: "the suite",
+            })
+            .option("seed", { type: "number", default: DEFAULT_RETAIL_SEED, describe: "generator seed" })
+            .option("out", {
+              type: "string",
+              describe: "output directory (default: the package's tasks/<suite>)",
+            }),
+        (argv) => {
+          if (!Number.isSafeInteger(argv.seed))
+            throw new HsearchError("bad_input", "--seed must be an integer");
+          const out = argv.out ? resolve(io.cwd, argv.out) : suiteDir(PACKAGE_ROOT, argv.suite);
+          const suite = buildRetailSuite({ seed: argv.seed });
+          writeTaskFiles(suite.tasks, out, { replace: true });
+          io.out(
+            `wrote ${suite.tasks.length} ${argv.suite} tasks to ${displayPath(out, io)} (${countBySplit(suite.tasks)})\n`,
+          );
+        },
+      )
+      .command(
+        "import-tau2 <file>",
+        "Import a τ²-bench retail tasks file as feasible tasks",
+        (y) =>
+          y
+            .positional("file", { type: "string", demandOption: true, describe: "the τ² tasks JSON file" })
+            .option("out", { type: "string", demandOption: true, describe: "output directory" })
+            .option("split", {
+              choices: SPLITS,
+              default: "search" as Split,
+              describe: "split of the imported tasks",
+            }),
+        (argv) => {
+          const tasks = importTau2File(resolveUserPath(argv.file, io.cwd), argv.split);
+          const out = resolve(io.cwd, argv.out);
+          writeTaskFiles(tasks, out);
+          io.out(`imported ${tasks.length} tasks to ${displayPath(join(out, argv.split), io)}\n`);
+        },
+      )
+      .demandCommand(1, "Name a tasks command: list, validate, generate or import-tau2."),
+  );
+}
+
+/** The shipped suites that exist (an explicitly named one must). */
+function loadShipped(suites: readonly Suite[] | undefined): LoadedTask[] {
+  const wanted = suites ?? SUITES.filter((suite) => existsSync(suiteDir(PACKAGE_ROOT, suite)));
+  return wanted.flatMap((suite) => loadTaskDir(suiteDir(PACKAGE_ROOT, suite)));
+}
+
+function summary(task: Task) {
+  return {
+    id: task.id,
+    suite: task.suite,
+    split: task.split,
+    kind: task.kind,
+    family: task.family ?? null,
+    source: task.source ?? null,
+  };
+}
+
+export function renderTable(tasks: readonly Task[]): string {
+  const header = ["id", "suite", "split", "kind", "family", "source"];
+  const rows = tasks.map((task) => [
+    task.id,
+    task.suite,
+    task.split,
+    task.kind,
+    task.family ?? "-",
+    task.source ?? "-",
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd();
+  return `${[line(header), ...rows.map(line)].join("\n")}\n${tasks.length} tasks\n`;
+}
+
+function countBySplit(tasks: readonly Task[]): string {
+  return SPLITS.map((split) => `${split}: ${tasks.filter((task) => task.split === split).length}`).join(", ");
+}
+
+function displayPath(path: string, io: CliIO): string {
+  const shown = relative(io.cwd, path);
+  return shown === "" ? "." : shown.startsWith("..") ? path : shown;
+}

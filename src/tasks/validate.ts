@@ -1,0 +1,46 @@
+/**
+ * Checks across a set of tasks that the per-file schema cannot make: every blocked task's `source` is a feasible task
+ * of the set, no independent task is anyone's source, and search and held-out variants come from disjoint sources.
+ */
+import { readPositioned } from "../config/parse-document";
+import { HsearchError } from "../core/errors";
+import type { LoadedTask } from "./load";
+
+export function checkTaskSet(loaded: readonly LoadedTask[]): void {
+  const byId = new Map(loaded.map((entry) => [entry.task.id, entry]));
+  const sourcesBySplit = new Map<string, Map<string, LoadedTask>>();
+  for (const entry of loaded) {
+    const { task } = entry;
+    if (task.kind !== "blocked") continue;
+    if (task.source === undefined)
+      throw sourceError(entry, "a blocked task needs its feasible counterpart as source");
+    const counterpart = byId.get(task.source);
+    if (counterpart === undefined) throw sourceError(entry, `source '${task.source}' is not among the tasks`);
+    if (counterpart.task.kind !== "feasible")
+      throw sourceError(entry, `source '${task.source}' is not feasible`);
+    if (counterpart.task.split === "independent") {
+      throw sourceError(entry, `source '${task.source}' is an independent task (never augmented)`);
+    }
+    const sources = sourcesBySplit.get(task.split) ?? new Map<string, LoadedTask>();
+    sources.set(task.source, entry);
+    sourcesBySplit.set(task.split, sources);
+  }
+  const search = sourcesBySplit.get("search") ?? new Map<string, LoadedTask>();
+  for (const [source, entry] of sourcesBySplit.get("heldout") ?? new Map<string, LoadedTask>()) {
+    const other = search.get(source);
+    if (other !== undefined) {
+      throw sourceError(
+        entry,
+        `source '${source}' is used by held-out and search tasks (also ${other.task.id})`,
+      );
+    }
+  }
+}
+
+function sourceError(entry: LoadedTask, message: string): HsearchError {
+  return new HsearchError("bad_input", message, {
+    file: entry.file,
+    field: "source",
+    line: readPositioned(entry.file).lineOf(["source"]),
+  });
+}
