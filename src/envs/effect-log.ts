@@ -1,0 +1,41 @@
+import type { EffectRecord } from "./types";
+
+/**
+ * The ordered log of every tool call an environment served, shared by the retail and terminal environments.
+ * Records are copied and frozen on the way in, so neither the caller nor a reader can rewrite history.
+ */
+export class EffectLog {
+  private readonly records: EffectRecord[] = [];
+
+  append(record: EffectRecord): EffectRecord {
+    const stored = deepFreeze(structuredClone(record));
+    this.records.push(stored);
+    return stored;
+  }
+
+  /** Every call so far, in order. */
+  list(): readonly EffectRecord[] {
+    return this.records;
+  }
+
+  /** The calls that changed state (successful writes), in order. */
+  writes(): EffectRecord[] {
+    return this.records.filter((record) => record.ok && record.wrote);
+  }
+
+  filter(predicate: (record: EffectRecord) => boolean): EffectRecord[] {
+    return this.records.filter(predicate);
+  }
+
+  get size(): number {
+    return this.records.length;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}
