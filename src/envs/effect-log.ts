@@ -6,6 +6,8 @@ import type { EffectRecord } from "./types";
  */
 export class EffectLog {
   private readonly records: EffectRecord[] = [];
+  /** A frozen copy of `records`, rebuilt only after an append, so reading the log often costs nothing. */
+  private view: readonly EffectRecord[] = Object.freeze([]);
 
   append(record: EffectRecord): EffectRecord {
     const stored = deepFreeze(structuredClone(record));
@@ -13,9 +15,10 @@ export class EffectLog {
     return stored;
   }
 
-  /** Every call so far, in order. */
+  /** Every call so far, in order (a frozen list). */
   list(): readonly EffectRecord[] {
-    return this.records;
+    if (this.view.length !== this.records.length) this.view = Object.freeze([...this.records]);
+    return this.view;
   }
 
   /** The calls that changed state (successful writes), in order. */

@@ -3,19 +3,24 @@
  * spaces. The whitelist still admits Python's `**` and `//`, its int/float distinction and its error messages, so this is
  * a small Python arithmetic evaluator: it parses first (syntax errors win, as in Python's compile step), then evaluates
  * left to right with Python's precedence. Ints are exact (BigInt). Known approximations, all far from a calculator's use:
- * true division of ints beyond 2^53 rounds twice, powers beyond 100,000 bits and nesting beyond 200 levels are refused.
+ * true division of ints beyond 2^53 rounds twice; powers beyond 100,000 bits and chains of over 1,000 `**` are refused;
+ * an empty tuple `()` always fails with float()'s message (Python's message depends on what surrounds it); very long
+ * sums or sign runs, where Python's compiler gives up, are evaluated.
  */
 import { pyFloatRepr, pyRound2 } from "./py-format";
 
 export class CalculateError extends Error {}
 
 const ALLOWED = /^[0-9+\-*/(). ]*$/;
-const MAX_NESTING = 200;
+const MAX_NESTING = 200; // Python's tokenizer limit on open parentheses
+const MAX_POWER_CHAIN = 1000; // nested `a ** b ** …`: keeps the recursive parser well inside the JS stack
 const MAX_POWER_BITS = 100_000;
 
 type Value = { kind: "int"; value: bigint } | { kind: "float"; value: number };
 type Node =
   | { type: "number"; value: Value }
+  /** `()`, an empty tuple: Python fails on any arithmetic with it, and on float() of it. */
+  | { type: "tuple" }
   | { type: "negate"; operand: Node }
   /** A left-associative run `first op node op node …`, kept flat so a long sum needs no deep recursion. */
   | { type: "chain"; first: Node; rest: Array<{ op: BinaryOp; node: Node }> }
@@ -35,8 +40,13 @@ function syntaxError(line = 1): CalculateError {
 
 type Token = { kind: "number"; text: string } | { kind: "op"; text: string };
 
+/**
+ * Python's tokenizer errors come before any syntax error, in the order met: a literal with leading zeros, a ')' with
+ * nothing open; then, at the end, a '(' never closed.
+ */
 function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
+  let open = 0;
   const number = /\d+\.?\d*|\.\d+/y;
   let index = 0;
   while (index < source.length) {
@@ -48,6 +58,7 @@ function tokenize(source: string): Token[] {
     number.lastIndex = index;
     const match = number.exec(source);
     if (match) {
+      if (/^0+[1-9]/.test(match[0]) && !match[0].includes(".")) throw leadingZeros();
       tokens.push({ kind: "number", text: match[0] });
       index = number.lastIndex;
       continue;
@@ -55,10 +66,20 @@ function tokenize(source: string): Token[] {
     const pair = source.slice(index, index + 2);
     const text = pair === "**" || pair === "//" ? pair : char;
     if (text === ".") throw syntaxError();
+    if (text === "(" && ++open > MAX_NESTING)
+      throw new CalculateError("too many nested parentheses (<string>, line 1)");
+    if (text === ")" && --open < 0) throw new CalculateError("unmatched ')' (<string>, line 1)");
     tokens.push({ kind: "op", text });
     index += text.length;
   }
+  if (open > 0) throw new CalculateError("'(' was never closed (<string>, line 1)");
   return tokens;
+}
+
+function leadingZeros(): CalculateError {
+  return new CalculateError(
+    "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)",
+  );
 }
 
 function parseNumber(text: string): Value {
@@ -84,7 +105,7 @@ class Parser {
 
   parse(): Node {
     const tree = this.expression();
-    if (this.index < this.tokens.length) throw syntaxError();
+    if (this.peek() !== undefined) throw syntaxError();
     return tree;
   }
 
@@ -132,7 +153,8 @@ class Parser {
   private power(): Node {
     const base = this.atom();
     if (!this.takeOp("**")) return base;
-    this.enter();
+    if (++this.depth > MAX_POWER_CHAIN)
+      throw new CalculateError("too many nested expressions (<string>, line 1)");
     const exponent = this.factor();
     this.depth--;
     return { type: "power", base, exponent };
@@ -144,20 +166,11 @@ class Parser {
     this.index++;
     if (token.kind === "number") return { type: "number", value: parseNumber(token.text) };
     if (token.text !== "(") throw syntaxError();
-    if (this.takeOp(")")) {
-      // `()` is an empty tuple: whatever surrounds it, float() of the result fails.
-      throw new CalculateError("float() argument must be a string or a real number, not 'tuple'");
-    }
-    this.enter();
+    if (this.takeOp(")")) return { type: "tuple" };
+    // The tokenizer bounds parenthesis nesting, hence this recursion.
     const inner = this.expression();
-    this.depth--;
     if (!this.takeOp(")")) throw syntaxError();
     return inner;
-  }
-
-  private enter(): void {
-    if (++this.depth > MAX_NESTING)
-      throw new CalculateError("too many nested parentheses (<string>, line 1)");
   }
 }
 
@@ -165,6 +178,8 @@ function evaluate(node: Node): Value {
   switch (node.type) {
     case "number":
       return node.value;
+    case "tuple":
+      throw new CalculateError("float() argument must be a string or a real number, not 'tuple'");
     case "negate": {
       const value = evaluate(node.operand);
       return value.kind === "int"

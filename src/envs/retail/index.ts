@@ -2,6 +2,6 @@
 export { loadRetailData, retailDataFile, retailPolicy } from "./data";
 export { createRetailEnv, type RetailEnvironment, type RetailEnvOptions } from "./environment";
 export { retailDbHash } from "./hash";
-export type { Order, PaymentMethod, Product, RetailData, User, Variant } from "./schema";
+export type { Address, Order, OrderItem, PaymentMethod, Product, RetailData, User, Variant } from "./schema";
 export { RETAIL_WRITE_TOOLS, retailToolSpecs } from "./tool-specs";
 export { expectedRetailHash, missingCommunicate, replayRetailActions, verifyRetail } from "./verify";
