@@ -588,6 +588,39 @@ describe("return_delivered_order_items", () => {
   });
 });
 
+describe("an order whose customer record is missing", () => {
+  it("is refused by every tool that needs the customer's payment methods", () => {
+    const env = fresh({ overlay: [{ path: ["users", FIX.pendingCardUser], value: null }] });
+    expectRefused(
+      env,
+      "cancel_pending_order",
+      { order_id: FIX.pendingCard, reason: "no longer needed" },
+      "User not found",
+    );
+    expectRefused(
+      env,
+      "modify_pending_order_payment",
+      { order_id: FIX.pendingCard, payment_method_id: "paypal_1621947" },
+      "User not found",
+    );
+    expectRefused(
+      env,
+      "modify_pending_order_items",
+      {
+        order_id: FIX.pendingCard,
+        item_ids: ["7751905257"],
+        new_item_ids: ["1689914594"],
+        payment_method_id: "paypal_1621947",
+      },
+      "User not found",
+    );
+    // The address of the order needs no customer record.
+    expect(call(env, "modify_pending_order_address", { order_id: FIX.pendingCard, ...address }).ok).toBe(
+      true,
+    );
+  });
+});
+
 describe("a refused write leaves no trace in state", () => {
   it("keeps the db equal to the base, and logs the call as failed", () => {
     const env = fresh();
