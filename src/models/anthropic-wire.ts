@@ -13,11 +13,11 @@ import { HsearchError } from "../core/errors";
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCallRequest } from "./types";
 import {
   assertNotEmpty,
-  parseToolArguments,
   replyError,
   requireArray,
   requireObject,
   requireString,
+  requireToolArguments,
   tokenCount,
 } from "./validate-reply";
 
@@ -131,7 +131,7 @@ export function fromAnthropicBody(body: unknown, source: string): ChatResponse {
       toolCalls.push({
         id: requireString(block.id, `${what}.id`, source),
         name,
-        arguments: parseToolArguments(block.input, name, source),
+        arguments: requireToolArguments(block.input, name, source),
       });
     } else if (!SKIPPED_BLOCKS.has(type)) {
       throw replyError(source, `${what} has type ${JSON.stringify(type)}, which is not supported`);

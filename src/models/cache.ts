@@ -52,6 +52,8 @@ export class RequestCache {
     this.db.pragma("journal_mode = WAL");
     // Several worker processes may share one cache file.
     this.db.pragma("busy_timeout = 5000");
+    // A cache can lose its last writes on power loss without harm; a fsync per insert would stall the event loop.
+    this.db.pragma("synchronous = NORMAL");
     this.db.exec(
       `CREATE TABLE IF NOT EXISTS responses (
          key TEXT PRIMARY KEY,

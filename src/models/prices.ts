@@ -75,9 +75,17 @@ export function loadPriceTable(path: string = DEFAULT_PRICES_PATH): PriceTable {
   return parsePriceTable(text, path);
 }
 
+const compiledPatterns = new Map<string, RegExp>();
+
+/** Compiled once per pattern: the usage meter looks a price up on every call. */
 function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${escaped.join(".*")}$`);
+  let compiled = compiledPatterns.get(pattern);
+  if (!compiled) {
+    const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+    compiled = new RegExp(`^${escaped.join(".*")}$`);
+    compiledPatterns.set(pattern, compiled);
+  }
+  return compiled;
 }
 
 /** The most specific (longest) matching entry; the first of equally long ones. */

@@ -52,6 +52,15 @@ export function parseToolArguments(raw: unknown, toolName: string, source: strin
       throw replyError(source, `arguments of tool call '${toolName}' are not valid JSON: ${clip(raw)}`);
     }
   }
+  return requireToolArguments(value, toolName, source);
+}
+
+/** Tool-call arguments that the wire already gives as a value (Anthropic's `input`) must be a plain object. */
+export function requireToolArguments(
+  value: unknown,
+  toolName: string,
+  source: string,
+): Record<string, unknown> {
   if (!isPlainObject(value)) {
     throw replyError(
       source,
