@@ -1,0 +1,194 @@
+/**
+ * A real HTTP server on 127.0.0.1 (port 0) that speaks the OpenAI chat.completions wire format, for end-to-end tests
+ * of anything that calls `openai:<model>`: point OPENAI_BASE_URL (or the baseURL option) at `server.baseURL`.
+ * Replies are scripted (a list, or a function of the request); every request is recorded, and the server counts how
+ * many were in flight at once. `startFakeHttpServer` is the wire-neutral core, also used by the Anthropic fake.
+ */
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body (the raw text when it is not JSON). */
+  body: unknown;
+}
+
+export type ScriptedReply =
+  /** A JSON body (status 200 unless given). */
+  | { status?: number; headers?: Record<string, string>; json: unknown; delayMs?: number }
+  /** A body sent as is, e.g. malformed JSON; content type application/json unless given. */
+  | { status?: number; headers?: Record<string, string>; raw: string; contentType?: string; delayMs?: number }
+  /** Never answer (the connection stays open until the client gives up or the server closes). */
+  | { hang: true };
+
+export type ReplyScript =
+  | readonly ScriptedReply[]
+  | ((request: RecordedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>);
+
+export interface FakeHttpServer {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  requests: RecordedRequest[];
+  /** Requests being handled right now, and the most there ever were at once. */
+  readonly inFlight: number;
+  readonly maxInFlight: number;
+  close(): Promise<void>;
+}
+
+export async function startFakeHttpServer(script: ReplyScript): Promise<FakeHttpServer> {
+  const requests: RecordedRequest[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+
+  const server = createServer((req, res) => {
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    let counted = true;
+    const done = (): void => {
+      if (!counted) return;
+      counted = false;
+      inFlight -= 1;
+    };
+    res.on("close", done);
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      const recorded: RecordedRequest = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body,
+      };
+      const index = requests.length;
+      requests.push(recorded);
+      void replyTo(res, script, recorded, index);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get inFlight() {
+      return inFlight;
+    },
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+async function replyTo(
+  res: ServerResponse,
+  script: ReplyScript,
+  request: RecordedRequest,
+  index: number,
+): Promise<void> {
+  let reply: ScriptedReply | undefined;
+  try {
+    reply =
+      typeof script === "function"
+        ? await script(request, index)
+        : (script as readonly ScriptedReply[])[index];
+  } catch (error) {
+    reply = {
+      status: 400,
+      json: { error: { message: `fake server: script threw: ${(error as Error).message}` } },
+    };
+  }
+  // A 400 (never retried) makes a test that runs past its script fail loudly instead of hanging or retrying.
+  reply ??= {
+    status: 400,
+    json: { error: { message: `fake server: no scripted reply for request ${index + 1}` } },
+  };
+  if ("hang" in reply) return;
+  if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+  if (res.destroyed) return;
+  const payload = "json" in reply ? JSON.stringify(reply.json) : reply.raw;
+  const contentType = "raw" in reply ? (reply.contentType ?? "application/json") : "application/json";
+  res.writeHead(reply.status ?? 200, { "content-type": contentType, ...reply.headers });
+  res.end(payload);
+}
+
+export interface FakeOpenAIServer extends FakeHttpServer {
+  /** `http://127.0.0.1:<port>/v1`, the value for OPENAI_BASE_URL. */
+  baseURL: string;
+}
+
+/** With no script, every request gets the answer "ok". */
+export async function startFakeOpenAIServer(
+  script: ReplyScript = () => openaiCompletion({ content: "ok" }),
+): Promise<FakeOpenAIServer> {
+  const server = await startFakeHttpServer(script);
+  return Object.assign(server, { baseURL: `${server.url}/v1` });
+}
+
+export interface OpenAICompletionSpec {
+  content?: string | null;
+  /** `arguments` may be a value (sent as its JSON) or a string (sent as is, e.g. to send invalid JSON). */
+  toolCalls?: Array<{ id?: string; name: string; arguments: unknown }>;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  model?: string;
+  finishReason?: string;
+  status?: number;
+  delayMs?: number;
+}
+
+/** A chat.completions response body, as OpenAI sends it. */
+export function openaiCompletion(spec: OpenAICompletionSpec): ScriptedReply {
+  const toolCalls = (spec.toolCalls ?? []).map((call, index) => ({
+    id: call.id ?? `call_${index + 1}`,
+    type: "function",
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+    },
+  }));
+  const usage = spec.usage ?? { prompt_tokens: 12, completion_tokens: 3 };
+  return {
+    status: spec.status,
+    delayMs: spec.delayMs,
+    json: {
+      id: "chatcmpl-fake",
+      object: "chat.completion",
+      created: 1_700_000_000,
+      model: spec.model ?? "fake-model",
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: spec.content ?? null,
+            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          },
+          finish_reason: spec.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+        },
+      ],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    },
+  };
+}
+
+/** An OpenAI-style error response. */
+export function openaiError(
+  status: number,
+  message: string,
+  headers?: Record<string, string>,
+): ScriptedReply {
+  return { status, headers, json: { error: { message, type: "fake_error", code: null, param: null } } };
+}
