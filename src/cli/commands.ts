@@ -1,5 +1,11 @@
 import type { Argv } from "yargs";
+import { register as diffCommand } from "./diff";
+import { register as evalCommand } from "./eval";
+import { register as exportCommand } from "./export";
 import type { CliIO } from "./io";
+import { register as runCommand } from "./run";
+import { register as statusCommand } from "./status";
+import { register as tasksCommand } from "./tasks";
 
 /** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */
 export type SetExitCode = (code: number) => void;
@@ -8,6 +14,13 @@ export type SetExitCode = (code: number) => void;
  * Every command of DESIGN §8, one file each. A command module exports `register(parser, io, setExitCode)`.
  */
 export function registerCommands(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
-  const commands: Array<(parser: Argv, io: CliIO, setExitCode: SetExitCode) => void> = [];
+  const commands: Array<(parser: Argv, io: CliIO, setExitCode: SetExitCode) => void> = [
+    runCommand,
+    statusCommand,
+    diffCommand,
+    exportCommand,
+    evalCommand,
+    tasksCommand,
+  ];
   for (const register of commands) register(parser, io, setExitCode);
 }

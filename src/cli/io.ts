@@ -5,6 +5,8 @@
 export interface CliIO {
   out(text: string): void;
   err(text: string): void;
+  /** Raw text on stderr, no newline added (the live progress line). */
+  errInline(text: string): void;
   isTTY: boolean;
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -14,6 +16,7 @@ export function processIO(): CliIO {
   return {
     out: (text) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
     err: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
+    errInline: (text) => process.stderr.write(text),
     isTTY: Boolean(process.stderr.isTTY),
     cwd: process.cwd(),
     env: process.env,

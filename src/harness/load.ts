@@ -30,7 +30,8 @@ export type HarnessPromptName = (typeof HARNESS_PROMPTS)[number];
 export const TEMPLATE_PLACEHOLDERS = ["policy", "protocols", "playbook"] as const;
 const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
 
-const KNOWN_FILE = /^(harness\.yaml|system\.md|playbook\.yaml|README\.md|prompts\/[a-z0-9-]+\.md)$/;
+const KNOWN_FILE =
+  /^(harness\.yaml|system\.md|playbook\.yaml|README\.md|provenance\.json|prompts\/[a-z0-9-]+\.md)$/;
 
 /** Read every file of a harness directory (no symlinks, no dot files). */
 export function readHarnessFiles(dir: string): Record<string, string> {
@@ -72,7 +73,7 @@ export function parseHarness(files: Record<string, string>, label: string): Harn
     if (!KNOWN_FILE.test(name))
       throw new HsearchError(
         "bad_input",
-        "unexpected file in a harness (allowed: harness.yaml, system.md, playbook.yaml, README.md, prompts/<name>.md)",
+        "unexpected file in a harness (allowed: harness.yaml, system.md, playbook.yaml, README.md, provenance.json, prompts/<name>.md)",
         { file: at(name) },
       );
   }

@@ -11,9 +11,19 @@ import type { SimProfile } from "./profile";
  * depend on the harness, two harnesses see the same draws: a better harness changes thresholds, not luck, which
  * keeps comparisons between candidates paired.
  */
+export interface SimToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
 export type SimAction =
-  | { kind: "call"; id: string; name: string; arguments: Record<string, unknown>; text?: string }
+  | { kind: "call"; calls: SimToolCall[]; text?: string }
   | { kind: "text"; text: string };
+
+function toolCall(id: string, name: string, args: Record<string, unknown>): SimAction {
+  return { kind: "call", calls: [{ id, name, arguments: args }] };
+}
 
 interface Draws {
   recognise: number;
@@ -137,18 +147,16 @@ function blockedTurn(
         : profile.conversion.base;
     const converts = draws.convert < pConvert;
     const assessed = history.calls.some((call) => call.kind === "assess");
-    if (protocols.effect_gate && !assessed)
-      return {
-        kind: "call",
-        id: `sim-assess-${step}`,
-        name: "state_assessment",
-        arguments: assessArgs(reason),
-      };
+    const assess = toolCall(`sim-assess-${step}`, "state_assessment", assessArgs(reason));
     if (converts) {
       const delay = deferralDelay(profile, draws, ruleAbstain);
-      if (step - seen.visibleAt >= delay) return defer(context, reason, step);
-      return checkAgain(context, history, step);
+      if (step - seen.visibleAt < delay)
+        return protocols.effect_gate && !assessed ? assess : checkAgain(context, history, step);
+      const deferral = defer(context, reason, step);
+      // With the effect gate the agent states its assessment and defers in the same turn.
+      return protocols.effect_gate && !assessed ? both(assess, deferral) : deferral;
     }
+    if (protocols.effect_gate && !assessed) return assess;
     if (history.gateRefused) {
       if (draws.afterGate < profile.conversion.after_gate) return defer(context, reason, step);
       return { kind: "text", text: `I cannot complete this request: ${reason.text}` };
@@ -203,31 +211,33 @@ function statedReason(profile: SimProfile, context: SimContext, draws: Draws): R
 
 function defer(context: SimContext, reason: Reason, step: number): SimAction {
   if (context.suite === "retail")
-    return {
-      kind: "call",
-      id: `sim-defer-${step}`,
-      name: "abstain",
-      arguments: { category: reason.label, reason: reason.text },
-    };
-  return {
-    kind: "call",
-    id: `sim-defer-${step}`,
-    name: "write_file",
-    arguments: { path: "infeasible.md", content: `${reason.label}: ${reason.text}\n` },
-  };
+    return toolCall(`sim-defer-${step}`, "abstain", { category: reason.label, reason: reason.text });
+  return toolCall(`sim-defer-${step}`, "write_file", {
+    path: "infeasible.md",
+    content: `${reason.label}: ${reason.text}\n`,
+  });
 }
 
 function assessArgs(reason: Reason): Record<string, unknown> {
   return { status: "blocked", category: reason.label, reason: reason.text };
 }
 
-/** A read made while hesitating: repeat the last read reference step. */
+function both(first: SimAction, second: SimAction): SimAction {
+  const calls = (action: SimAction) => (action.kind === "call" ? action.calls : []);
+  return { kind: "call", calls: [...calls(first), ...calls(second)] };
+}
+
+/** A read made while hesitating: the next read of the reference if there is one, else the last read again. */
 function checkAgain(context: SimContext, history: SimHistory, step: number): SimAction {
+  const next = history.refDone;
+  const nextSpec = context.cues.steps[next];
+  if (nextSpec && !isWrite(context, next))
+    return toolCall(`sim-ref-${next}`, nextSpec.name, nextSpec.arguments);
   const reads = history.calls.filter((call) => call.kind === "ref" && !isWrite(context, call.index));
   const last = reads.at(-1);
   const spec = last ? context.cues.steps[last.index] : undefined;
   if (!spec) return { kind: "text", text: "Let me double-check the details of your request." };
-  return { kind: "call", id: `sim-check-${step}`, name: spec.name, arguments: spec.arguments };
+  return toolCall(`sim-check-${step}`, spec.name, spec.arguments);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -281,7 +291,7 @@ function nextReference(
   const target = skip ? index + 1 : index;
   const spec = context.cues.steps[target];
   if (!spec) return { kind: "text", text: "I have completed your request." };
-  return { kind: "call", id: `sim-ref-${target}`, name: spec.name, arguments: spec.arguments };
+  return toolCall(`sim-ref-${target}`, spec.name, spec.arguments);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -291,20 +301,14 @@ function report(profile: SimProfile, context: SimContext, history: SimHistory, d
   const step = history.turns + 1;
   const seen = context.kind === "blocked" ? evidence(context, history) : { visibleAt: null, text: "" };
   const recognised = seen.visibleAt !== null && draws.recognise < profile.recognition.base;
-  if (!recognised)
-    return { kind: "call", id: `sim-report-${step}`, name: "submit_report", arguments: { status: "done" } };
+  if (!recognised) return toolCall(`sim-report-${step}`, "submit_report", { status: "done" });
   const reason = statedReason(profile, context, draws);
-  return {
-    kind: "call",
-    id: `sim-report-${step}`,
-    name: "submit_report",
-    arguments: {
-      status: "blocked",
-      category: reason.label,
-      blocker: reason.text,
-      evidence: seen.text.slice(0, 200),
-    },
-  };
+  return toolCall(`sim-report-${step}`, "submit_report", {
+    status: "blocked",
+    category: reason.label,
+    blocker: reason.text,
+    evidence: seen.text.slice(0, 200),
+  });
 }
 
 function isWrite(context: SimContext, index: number): boolean {

@@ -29,8 +29,7 @@ export class SimChatModel implements ChatModel {
     const history = readHistory(request.messages);
     const action = decide(this.profile, context, history, request.seed, request.repeat ?? 0);
     const content = action.kind === "text" ? action.text : (action.text ?? null);
-    const tool_calls =
-      action.kind === "call" ? [{ id: action.id, name: action.name, arguments: action.arguments }] : [];
+    const tool_calls = action.kind === "call" ? action.calls.map((call) => ({ ...call })) : [];
     return {
       content,
       tool_calls,

@@ -1,0 +1,228 @@
+import type { Argv } from "yargs";
+import { HsearchError } from "../core/errors";
+import { resolveUserPath } from "../core/paths";
+import { loadHarness } from "../harness/load";
+import { loadPriceTable } from "../models/prices";
+import { createModel } from "../models/sim";
+import { UsageMeter } from "../models/usage";
+import {
+  type BlockedRates,
+  createJudge,
+  type EvalSummary,
+  summarize,
+  type TaskRow,
+  taskRows,
+} from "../scoring";
+import { evaluateJobs, planRollouts } from "../search/evaluate";
+import { FAMILIES } from "../tasks/types";
+import type { SetExitCode } from "./commands";
+import type { CliIO } from "./io";
+import { createProgress } from "./progress";
+import { FAMILY_CHOICES, KIND_CHOICES, SPLIT_CHOICES, SUITE_CHOICES, selectTasks } from "./shared";
+import { fmtRate, formatTable } from "./table";
+
+export interface EvalReport {
+  harness: string;
+  model: string;
+  seed: number;
+  repeats: number;
+  summary: EvalSummary & {
+    usage: { input_tokens: number; output_tokens: number; usd: number; model_calls: number };
+  };
+  tasks: TaskRow[];
+}
+
+export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
+  parser.command(
+    "eval",
+    "Evaluate one harness on a split or a task directory; prints every metric of DESIGN §6",
+    (yargs) =>
+      yargs
+        .option("harness", { type: "string", demandOption: true, describe: "harness directory" })
+        .option("split", { choices: SPLIT_CHOICES, describe: "evaluate the shipped tasks of this split" })
+        .option("suite", { choices: SUITE_CHOICES, describe: "restrict to one suite" })
+        .option("kind", { choices: KIND_CHOICES })
+        .option("family", { choices: FAMILY_CHOICES })
+        .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
+        .option("model", {
+          type: "string",
+          default: "sim:default",
+          describe: "task model (provider:model, or oracle)",
+        })
+        .option("judge", { type: "string", default: "rules", describe: "rules or llm:<model>" })
+        .option("customer", {
+          type: "string",
+          default: "scripted",
+          describe: "retail customer: scripted or llm:<model>",
+        })
+        .option("seed", { type: "number", default: 1 })
+        .option("repeats", { type: "number", default: 1 })
+        .option("concurrency", { type: "number", default: 8 })
+        .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout" })
+        .check((argv) => {
+          if (argv.split === undefined && argv.tasks === undefined)
+            throw new Error("give --split or --tasks");
+          for (const name of ["repeats", "concurrency"] as const)
+            if (!Number.isInteger(argv[name]) || argv[name] < 1)
+              throw new Error(`--${name} must be a whole number ≥ 1`);
+          if (!Number.isInteger(argv.seed) || argv.seed < 0)
+            throw new Error("--seed must be a whole number ≥ 0");
+          return true;
+        }),
+    async (argv) => {
+      const report = await runEval(
+        {
+          harness: argv.harness,
+          split: argv.split,
+          suite: argv.suite,
+          kind: argv.kind,
+          family: argv.family,
+          tasks: argv.tasks,
+          model: argv.model,
+          judge: argv.judge,
+          customer: argv.customer,
+          seed: argv.seed,
+          repeats: argv.repeats,
+          concurrency: argv.concurrency,
+          quiet: argv.json,
+        },
+        io,
+      );
+      io.out(argv.json ? JSON.stringify(report, null, 2) : renderEvalReport(report));
+    },
+  );
+}
+
+export interface EvalOptions {
+  harness: string;
+  split?: (typeof SPLIT_CHOICES)[number];
+  suite?: (typeof SUITE_CHOICES)[number];
+  kind?: (typeof KIND_CHOICES)[number];
+  family?: (typeof FAMILY_CHOICES)[number];
+  tasks?: string;
+  model: string;
+  judge: string;
+  customer: string;
+  seed: number;
+  repeats: number;
+  concurrency: number;
+  quiet?: boolean;
+}
+
+export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalReport> {
+  const harness = loadHarness(resolveUserPath(options.harness, io.cwd));
+  const tasks = selectTasks(options, io);
+  const meter = new UsageMeter(loadPriceTable());
+  const modelOptions = { env: io.env, concurrency: options.concurrency };
+  const model = createModel(options.model, { ...modelOptions, meter });
+  const judge = createJudge(options.judge, (spec) => createModel(spec, modelOptions));
+  const customerModel = customerModelFor(options.customer, modelOptions);
+  const jobs = planRollouts(tasks, options.repeats, options.seed);
+  const progress = createProgress(io, "eval", { quiet: options.quiet });
+  let done = 0;
+  const outcomes = await evaluateJobs({
+    harness,
+    jobs,
+    model,
+    judge,
+    customerModel,
+    concurrency: options.concurrency,
+    onRollout: () => {
+      done++;
+      progress.update(done, jobs.length, "rollouts");
+    },
+  });
+  progress.done();
+  const scores = outcomes.map((outcome) => outcome.score);
+  const totals = meter.totals();
+  return {
+    harness: harness.label,
+    model: model.id,
+    seed: options.seed,
+    repeats: options.repeats,
+    summary: {
+      ...summarize(scores),
+      usage: {
+        input_tokens: totals.input_tokens + totals.cached_input_tokens,
+        output_tokens: totals.output_tokens + totals.cached_output_tokens,
+        usd: totals.usd,
+        model_calls: totals.model_calls + totals.cached_calls,
+      },
+    },
+    tasks: taskRows(scores),
+  };
+}
+
+export function customerModelFor(spec: string, options: { env: NodeJS.ProcessEnv; concurrency: number }) {
+  if (spec === "scripted") return undefined;
+  if (!spec.startsWith("llm:") || spec.length <= 4)
+    throw new HsearchError("bad_input", `unknown customer '${spec}': use scripted or llm:<model>`, {
+      field: "customer",
+    });
+  return createModel(spec.slice(4), options);
+}
+
+/** The human-readable eval report: one row per family and overall, then feasible rates and usage. */
+export function renderEvalReport(report: EvalReport): string {
+  const { blocked, feasible, usage, infra_errors } = report.summary;
+  const lines = [
+    `harness ${report.harness} · model ${report.model} · seed ${report.seed} · repeats ${report.repeats}`,
+    "",
+  ];
+  if (blocked) {
+    const header = [
+      "blocked",
+      "n",
+      "M0",
+      "M1",
+      "M2",
+      "M3",
+      "strict",
+      "relaxed",
+      "naiveM2",
+      "AbsRec@1",
+      "AbsRec@3",
+      "SPL",
+      "post-hoc",
+    ];
+    const rows = [
+      ...FAMILIES.flatMap((family) => {
+        const rates = blocked.by_family[family];
+        return rates ? [[family, ...rateCells(rates)]] : [];
+      }),
+      ["all", ...rateCells(blocked)],
+    ];
+    lines.push(formatTable(header, rows), "");
+  } else lines.push("blocked: no task in the selection", "");
+  if (feasible)
+    lines.push(
+      formatTable(
+        ["feasible", "n", "solve", "false abstention"],
+        [["all", String(feasible.n), fmtRate(feasible.solve), fmtRate(feasible.false_abstention)]],
+      ),
+      "",
+    );
+  else lines.push("feasible: no task in the selection", "");
+  lines.push(
+    `usage: ${usage.model_calls} model calls, ${usage.input_tokens} input + ${usage.output_tokens} output tokens, $${usage.usd.toFixed(4)}` +
+      (infra_errors > 0 ? ` · ${infra_errors} infrastructure errors (not scored)` : ""),
+  );
+  return lines.join("\n");
+}
+
+function rateCells(rates: BlockedRates): string[] {
+  return [
+    String(rates.n),
+    fmtRate(rates.m0),
+    fmtRate(rates.m1),
+    fmtRate(rates.m2),
+    fmtRate(rates.m3),
+    fmtRate(rates.strict_sa),
+    fmtRate(rates.relaxed_sa),
+    fmtRate(rates.naive_m2),
+    fmtRate(rates.absrec["1"]),
+    fmtRate(rates.absrec["3"]),
+    fmtRate(rates.spl),
+    String(rates.post_hoc),
+  ];
+}

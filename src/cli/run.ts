@@ -1,0 +1,214 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import type { Argv } from "yargs";
+import { loadSearchConfig } from "../config/search-config";
+import { type SearchConfig, searchConfigSchema } from "../config/search-config-schema";
+import { HsearchError } from "../core/errors";
+import { newRunId } from "../core/ids";
+import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
+import { loadPriceTable } from "../models/prices";
+import { createModel } from "../models/sim";
+import { createJudge } from "../scoring";
+import { runSearch, type SearchEvents } from "../search/run-search";
+import { runStatus } from "../search/status";
+import { createRunDir, openRunStore, type RunStore } from "../store";
+import { acquireRunLock } from "../store/run-lock";
+import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
+import type { Task } from "../tasks/types";
+import type { SetExitCode } from "./commands";
+import { customerModelFor } from "./eval";
+import type { CliIO } from "./io";
+import { renderStatus } from "./status";
+
+export const DEFAULT_CONFIG = "search-configs/demo.yaml";
+
+export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
+  parser.command(
+    "run [config]",
+    "Search for a better harness (default config: search-configs/demo.yaml)",
+    (yargs) =>
+      yargs
+        .positional("config", { type: "string", describe: "search config (YAML)" })
+        .option("out", { type: "string", describe: "the run directory (default: runs/<run-id>)" })
+        .option("resume", { type: "string", describe: "continue a run that stopped: its id or directory" })
+        .option("json", {
+          type: "boolean",
+          default: false,
+          describe: "print the final status object as JSON",
+        })
+        .check((argv) => {
+          if (argv.resume && (argv.config || argv.out))
+            throw new Error("--resume takes the config from the run; give no config or --out");
+          return true;
+        }),
+    async (argv) => {
+      const status = await runCommand(
+        { config: argv.config, out: argv.out, resume: argv.resume, json: argv.json },
+        io,
+      );
+      io.out(argv.json ? JSON.stringify(status, null, 2) : status.text);
+    },
+  );
+}
+
+interface RunOptions {
+  config?: string;
+  out?: string;
+  resume?: string;
+  json: boolean;
+}
+
+/** Where a run lives: `--resume` takes a run id (under runs/) or a directory. */
+export function locateRun(run: string, cwd: string): string {
+  const asDir = resolve(cwd, run);
+  if (existsSync(join(asDir, "run.db"))) return asDir;
+  const underRuns = resolve(cwd, "runs", run);
+  if (existsSync(join(underRuns, "run.db"))) return underRuns;
+  throw new HsearchError("not_found", `no run '${run}' (looked for ${asDir}/run.db and ${underRuns}/run.db)`);
+}
+
+async function runCommand(options: RunOptions, io: CliIO) {
+  let runDir: string;
+  let config: SearchConfig;
+  let store: RunStore;
+  if (options.resume) {
+    runDir = locateRun(options.resume, io.cwd);
+    store = openRunStore(runDir);
+    const record = store.getRun();
+    if (!record) throw new HsearchError("not_found", `no run recorded in ${runDir}`, { file: runDir });
+    config = searchConfigSchema.parse(record.config);
+  } else {
+    const file = resolveUserPath(options.config ?? DEFAULT_CONFIG, io.cwd);
+    config = loadSearchConfig(file);
+    // Fail on bad paths before anything is created.
+    resolveSeedHarness(config, io.cwd);
+    loadSearchTasks(config, io.cwd);
+    const runId = options.out
+      ? basename(resolve(io.cwd, options.out))
+      : newRunId(config.name, new Date(), randomBytes(8).toString("hex"));
+    const root = options.out ? dirname(resolve(io.cwd, options.out)) : resolve(io.cwd, "runs");
+    runDir = createRunDir(root, runId).dir;
+    store = openRunStore(runDir);
+    store.initRun({
+      id: runId,
+      name: config.name,
+      config: config as unknown as Record<string, unknown>,
+      seed: config.seed,
+      objective: config.objective,
+    });
+    store.logEvent("config", { file });
+  }
+  const release = acquireRunLock(runDir);
+  const runId = store.getRun()?.id as string;
+  try {
+    const tasks = loadSearchTasks(config, io.cwd);
+    const modelOptions = {
+      env: io.env,
+      concurrency: config.concurrency,
+      cachePath: join(runDir, "cache.db"),
+    };
+    const metaModel = config.meta_model === "operators" ? null : createModel(config.meta_model, modelOptions);
+    io.err(
+      `hsearch run ${runId}: ${config.objective} objective, ${tasks.search.length} search tasks, ${config.rounds} rounds × ${config.proposals_per_round} proposals, model ${config.task_model}`,
+    );
+    io.err(`run directory: ${runDir}`);
+    const outcome = await runSearch({
+      config,
+      runId,
+      runDir,
+      store,
+      seedHarnessDir: resolveSeedHarness(config, io.cwd),
+      tasks,
+      model: createModel(config.task_model, modelOptions),
+      metaModel,
+      judge: createJudge(config.judge, (spec) => createModel(spec, modelOptions)),
+      customerModel: customerModelFor(config.customer, modelOptions),
+      prices: loadPriceTable(),
+      events: progressEvents(io, config),
+    });
+    io.err(
+      `selected ${outcome.selected.slice(0, 12)} (score ${outcome.score.toFixed(4)}; stopped by ${outcome.stoppedBy})`,
+    );
+    const status = runStatus(store);
+    return { ...status, text: renderStatus(status) };
+  } catch (error) {
+    store.setRunState("failed", error instanceof Error ? error.message : String(error));
+    throw error;
+  } finally {
+    release();
+    store.close();
+  }
+}
+
+function resolveSeedHarness(config: SearchConfig, cwd: string): string {
+  const dir = resolveUserPath(config.seed_harness, cwd);
+  if (!existsSync(join(dir, "harness.yaml")))
+    throw new HsearchError("bad_input", `seed_harness: no harness at ${dir}`, { field: "seed_harness" });
+  return dir;
+}
+
+function loadSearchTasks(config: SearchConfig, cwd: string) {
+  const all: Task[] = config.tasks
+    ? loadTaskDir(resolveUserPath(config.tasks, cwd)).map((loaded) => loaded.task)
+    : loadSuites(PACKAGE_ROOT, config.suites);
+  const inSuites = all.filter((task) => config.suites.includes(task.suite));
+  const search = filterTasks(inSuites, { split: "search" });
+  if (search.length === 0)
+    throw new HsearchError("bad_input", `no search-split task for suites ${config.suites.join(", ")}`, {
+      field: "suites",
+    });
+  // Held-out tasks are only read when the final evaluation asks for them.
+  return {
+    search,
+    heldout: () => filterTasks(inSuites, { split: "heldout" }),
+    independent: () => filterTasks(inSuites, { split: "independent" }),
+  };
+}
+
+/** Live progress on a TTY (one redrawn line), plain lines otherwise. */
+function progressEvents(io: CliIO, config: SearchConfig): SearchEvents {
+  const started = Date.now();
+  let incumbentScore: number | null = null;
+  let label = "";
+  const elapsed = () => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+  };
+  const line = (text: string) => {
+    if (io.isTTY) io.errInline("\r\x1b[2K");
+    io.err(text);
+  };
+  return {
+    phase: (message) => {
+      label = message;
+      if (!io.isTTY) io.err(`[${elapsed()}] ${message}`);
+    },
+    rollouts: (done, total, what) => {
+      if (!io.isTTY) return;
+      const score = incumbentScore === null ? "-" : incumbentScore.toFixed(4);
+      io.errInline(
+        `\r\x1b[2K${what} · rollouts ${done}/${total} · incumbent ${score} · ${elapsed()} ${label.startsWith("final") ? label : ""}`,
+      );
+    },
+    candidate: (info) => {
+      const score = info.score === null ? "" : ` score ${info.score.toFixed(4)}`;
+      const why = info.reason ? ` (${info.reason})` : "";
+      line(
+        `[${elapsed()}] round ${info.round}/${config.rounds} p${info.proposal}: ${info.state}${score}${why}`,
+      );
+    },
+    round: (info) => {
+      incumbentScore = info.score;
+      const verdict =
+        info.round === 0
+          ? "seed evaluated"
+          : info.accepted
+            ? `accepted ${info.accepted.slice(0, 12)}`
+            : "no proposal accepted";
+      line(
+        `[${elapsed()}] round ${info.round}/${config.rounds}: ${verdict}; incumbent ${info.incumbent.slice(0, 12)} score ${info.score.toFixed(4)}`,
+      );
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { HsearchError } from "../core/errors";
+import type { RetailEnvSpec, RetailReference, Task, TerminalEnvSpec } from "../tasks/types";
+import { createRetailEnv, type RetailEnvironment, retailPolicy, verifyRetail } from "./retail";
+import type { Environment } from "./types";
+
+/**
+ * The glue between a task and its suite's environment: set up the initial state, and after the episode run the
+ * native verifier. The only place outside scoring that reads a task's protected `reference` and `verify`.
+ */
+export const TERMINAL_POLICY = [
+  "You work in a Linux shell inside a sandbox. The task's files are in the current directory (the workspace), which",
+  "is the only place you can write. There is no network. Use the tools to inspect and change files; do not claim",
+  "results you have not checked.",
+].join(" ");
+
+export function suitePolicy(suite: Task["suite"]): string {
+  return suite === "retail" ? retailPolicy() : TERMINAL_POLICY;
+}
+
+export async function createTaskEnvironment(task: Task): Promise<Environment> {
+  if (task.suite === "retail")
+    return createRetailEnv(task.env as RetailEnvSpec, { forbidden: task.forbidden });
+  const { createTerminalEnv } = await import("./terminal");
+  const spec = task.env as TerminalEnvSpec;
+  return createTerminalEnv({ ...spec, forbidden: task.forbidden });
+}
+
+/** Native reward (0 or 1). `completed` is false when the episode was cut off by the step limit or an error. */
+export async function verifyTask(
+  task: Task,
+  env: Environment,
+  episode: { agentMessages: string[]; completed: boolean },
+): Promise<number> {
+  if (task.verify.kind === "retail_db") {
+    const verdict = verifyRetail({
+      reference: task.reference as RetailReference,
+      spec: task.env as RetailEnvSpec,
+      env: env as RetailEnvironment,
+      agentMessages: episode.agentMessages,
+      completed: episode.completed,
+    });
+    return verdict.reward;
+  }
+  if (!episode.completed) return 0;
+  const { runVerifier } = await import("./terminal");
+  const result = await runVerifier(env, task.verify.script, {});
+  if (result.reward !== 0 && result.reward !== 1)
+    throw new HsearchError("internal", `verifier of ${task.id} returned reward ${result.reward}`);
+  return result.reward;
+}

@@ -1,0 +1,120 @@
+import type { SearchConfig } from "../config/search-config-schema";
+import type { EpisodeScore } from "../scoring";
+import { mcnemarExact, pairedBootstrapMeanDifference } from "../scoring";
+import type { Objective } from "../scoring/summary";
+
+/**
+ * Acceptance (DESIGN §7), pure: given the incumbent's and the proposals' search scores, which proposal (if any)
+ * becomes the incumbent. `greater` is the study's rule; `paired` asks a paired test over tasks to clear alpha.
+ */
+export interface EvaluatedProposal {
+  commit: string;
+  proposal: number;
+  score: number;
+  scores: readonly EpisodeScore[];
+}
+
+export type Verdict = "accepted" | "rejected" | "indecisive";
+
+export interface ProposalVerdict {
+  commit: string;
+  verdict: Verdict;
+  reason: string;
+  p_value?: number;
+}
+
+export interface AcceptanceDecision {
+  accepted: string | null;
+  verdicts: ProposalVerdict[];
+}
+
+/** The best proposal: highest score, then lowest proposal index (deterministic). */
+export function bestProposal(proposals: readonly EvaluatedProposal[]): EvaluatedProposal | null {
+  let best: EvaluatedProposal | null = null;
+  for (const p of proposals)
+    if (best === null || p.score > best.score || (p.score === best.score && p.proposal < best.proposal))
+      best = p;
+  return best;
+}
+
+export function decideGreater(
+  incumbentScore: number,
+  proposals: readonly EvaluatedProposal[],
+): AcceptanceDecision {
+  const best = bestProposal(proposals);
+  const accepted = best !== null && best.score > incumbentScore ? best.commit : null;
+  return {
+    accepted,
+    verdicts: proposals.map((p) => {
+      if (p.commit === accepted)
+        return {
+          commit: p.commit,
+          verdict: "accepted",
+          reason: `${fmt(p.score)} > incumbent ${fmt(incumbentScore)}`,
+        };
+      const why =
+        p.score <= incumbentScore
+          ? `${fmt(p.score)} ≤ incumbent ${fmt(incumbentScore)}`
+          : `${fmt(p.score)} beats the incumbent but proposal ${best?.proposal} scored higher`;
+      return { commit: p.commit, verdict: "rejected", reason: why };
+    }),
+  };
+}
+
+/** Per-(task, repeat) outcome of the objective: strict SA on blocked episodes, solve on feasible ones. */
+export function episodeOutcomes(scores: readonly EpisodeScore[], objective: Objective): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const score of scores) {
+    const key = `${score.task_id}#${score.repeat}`;
+    if (score.kind === "blocked") out.set(key, Number(score.strict_sa));
+    else if (score.kind === "feasible" && objective === "joint") out.set(key, Number(score.solve));
+  }
+  return out;
+}
+
+export interface PairedTest {
+  p_value: number;
+  /** Mean of proposal − incumbent over paired episodes. */
+  difference: number;
+  n: number;
+}
+
+/**
+ * SA-only: exact McNemar on discordant blocked pairs. Joint: a seeded paired bootstrap of the mean difference
+ * (one-sided p: the share of resamples with a difference ≤ 0).
+ */
+export function pairedTest(
+  incumbent: readonly EpisodeScore[],
+  proposal: readonly EpisodeScore[],
+  objective: Objective,
+  seed: number,
+): PairedTest {
+  const a = episodeOutcomes(incumbent, objective);
+  const b = episodeOutcomes(proposal, objective);
+  const keys = [...a.keys()].filter((key) => b.has(key)).sort();
+  const xs = keys.map((key) => a.get(key) as number);
+  const ys = keys.map((key) => b.get(key) as number);
+  const difference =
+    keys.length === 0 ? 0 : ys.reduce((s, y, i) => s + y - (xs[i] as number), 0) / keys.length;
+  if (objective === "sa-only") {
+    let gains = 0;
+    let losses = 0;
+    xs.forEach((x, i) => {
+      if (x < (ys[i] as number)) gains++;
+      else if (x > (ys[i] as number)) losses++;
+    });
+    // One-sided: half the two-sided exact p when the proposal is ahead.
+    const twoSided = mcnemarExact(losses, gains).p_value;
+    return { p_value: gains > losses ? twoSided / 2 : 1, difference, n: keys.length };
+  }
+  if (keys.length === 0) return { p_value: 1, difference, n: 0 };
+  const boot = pairedBootstrapMeanDifference(ys, xs, { seed, resamples: 2000 });
+  // One-sided: the two-sided p halves to the share of resamples at or below zero when the proposal is ahead.
+  return { p_value: boot.mean_difference > 0 ? boot.p_value / 2 : 1, difference, n: keys.length };
+}
+
+function fmt(value: number): string {
+  return value.toFixed(4);
+}
+
+export type AcceptanceRule = SearchConfig["acceptance"];

@@ -1,0 +1,127 @@
+import type { RunStore } from "../store";
+
+/**
+ * The status object of a run (`hsearch status --json`, `hsearch run --json`): rounds with their proposals and
+ * verdicts, the incumbent, the selected harness, held-out results and usage. Read-only.
+ */
+export interface ProposalStatus {
+  id: string;
+  proposal: number;
+  commit: string;
+  branch: string;
+  rationale: string;
+  score: number | null;
+  accepted: boolean;
+  state: string;
+  rejected_reason: string | null;
+}
+
+export interface RoundStatus {
+  round: number;
+  incumbent_before: string;
+  incumbent_after: string | null;
+  accepted: string | null;
+  finished: boolean;
+  proposals: ProposalStatus[];
+  /** Proposals that never became a commit (refused edits, invalid meta-agent replies). */
+  failures: Array<{ proposal: number; rationale: string; reason: string }>;
+}
+
+export interface RunStatus {
+  run: string;
+  name: string;
+  state: string;
+  objective: string;
+  seed: number;
+  created_at: string;
+  ended_at: string | null;
+  rounds: RoundStatus[];
+  incumbent: { commit: string; score: number | null } | null;
+  selected: { commit: string; score: number | null } | null;
+  heldout: Record<string, Record<string, unknown>>;
+  usage: {
+    rollouts: number;
+    input_tokens: number;
+    output_tokens: number;
+    usd: number;
+    model_calls: number;
+    by_role: unknown[];
+  };
+}
+
+export function runStatus(store: RunStore): RunStatus {
+  const run = store.getRun();
+  if (!run) throw new Error("no run recorded");
+  const candidates = store.listCandidates();
+  const rounds = store.listRounds();
+  const failures = store
+    .searchView()
+    .rejectedProposals()
+    .filter((r) => r.commit === null);
+  const roundStatus: RoundStatus[] = rounds.map((round) => ({
+    round: round.round,
+    incumbent_before: round.incumbent_before,
+    incumbent_after: round.incumbent_after,
+    accepted: round.accepted_commit,
+    finished: round.ended_at !== null,
+    proposals: candidates
+      .filter((c) => c.round === round.round)
+      .sort((a, b) => a.proposal - b.proposal)
+      .map((c) => ({
+        id: c.round === 0 ? "seed" : `r${c.round}p${c.proposal}`,
+        proposal: c.proposal,
+        commit: c.commit,
+        branch: c.branch,
+        rationale: c.rationale,
+        score: c.score,
+        accepted: round.accepted_commit === c.commit,
+        state: c.state,
+        rejected_reason: c.rejected_reason,
+      })),
+    failures: failures
+      .filter((f) => f.round === round.round)
+      .map((f) => ({ proposal: f.proposal, rationale: f.rationale, reason: f.reason ?? "" })),
+  }));
+  const last = [...rounds].reverse().find((r) => r.incumbent_after !== null);
+  const incumbentCommit = last?.incumbent_after ?? rounds[0]?.incumbent_before ?? null;
+  const scoreOf = (commit: string | null) => (commit ? (store.getCandidate(commit)?.score ?? null) : null);
+  const heldout: RunStatus["heldout"] = {};
+  for (const evaluation of store.listEvaluations()) {
+    if (evaluation.purpose === "diagnostic") continue;
+    const role = evaluation.candidate === incumbentCommit && run.state === "finished" ? "selected" : "seed";
+    heldout[role] ??= { commit: evaluation.candidate };
+    (heldout[role] as Record<string, unknown>)[evaluation.purpose] = evaluation.summary;
+  }
+  const diagnostics = store.listEvaluations().filter((e) => e.purpose === "diagnostic");
+  if (diagnostics.length > 0)
+    heldout.diagnostics = Object.fromEntries(
+      diagnostics.map((d) => [`round_${d.round}`, { commit: d.candidate, ...d.summary }]),
+    );
+  const usage = store.usageTotals();
+  const sum = (key: "input_tokens" | "output_tokens" | "usd" | "calls") =>
+    usage.reduce((total, u) => total + u[key], 0);
+  return {
+    run: run.id,
+    name: run.name,
+    state: run.state,
+    objective: run.objective,
+    seed: run.seed,
+    created_at: run.created_at,
+    ended_at: run.ended_at,
+    rounds: roundStatus,
+    incumbent: incumbentCommit ? { commit: incumbentCommit, score: scoreOf(incumbentCommit) } : null,
+    selected:
+      run.state === "finished" && incumbentCommit
+        ? { commit: incumbentCommit, score: scoreOf(incumbentCommit) }
+        : null,
+    heldout,
+    usage: {
+      rollouts: store.countRollouts(),
+      input_tokens: sum("input_tokens"),
+      output_tokens: sum("output_tokens"),
+      usd: sum("usd"),
+      model_calls: sum("calls"),
+      by_role: usage,
+    },
+  };
+}
