@@ -47,7 +47,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         { config: argv.config, out: argv.out, resume: argv.resume, json: argv.json },
         io,
       );
-      io.out(argv.json ? JSON.stringify(status, null, 2) : status.text);
+      io.out(argv.json ? JSON.stringify(status, null, 2) : renderStatus(status));
     },
   );
 }
@@ -81,9 +81,10 @@ async function runCommand(options: RunOptions, io: CliIO) {
   } else {
     const file = resolveUserPath(options.config ?? DEFAULT_CONFIG, io.cwd);
     config = loadSearchConfig(file);
-    // Fail on bad paths before anything is created.
+    // Fail on bad paths and model specs before anything is created.
     resolveSeedHarness(config, io.cwd);
     loadSearchTasks(config, io.cwd);
+    checkModels(config, io.env);
     const runId = options.out
       ? basename(resolve(io.cwd, options.out))
       : newRunId(config.name, new Date(), randomBytes(8).toString("hex"));
@@ -130,8 +131,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
     io.err(
       `selected ${outcome.selected.slice(0, 12)} (score ${outcome.score.toFixed(4)}; stopped by ${outcome.stoppedBy})`,
     );
-    const status = runStatus(store);
-    return { ...status, text: renderStatus(status) };
+    return runStatus(store);
   } catch (error) {
     store.setRunState("failed", error instanceof Error ? error.message : String(error));
     throw error;
@@ -139,6 +139,15 @@ async function runCommand(options: RunOptions, io: CliIO) {
     release();
     store.close();
   }
+}
+
+/** Construct every model of the config once without side effects (no cache file), so a bad spec fails early. */
+function checkModels(config: SearchConfig, env: NodeJS.ProcessEnv): void {
+  const options = { env, concurrency: config.concurrency };
+  createModel(config.task_model, options);
+  if (config.meta_model !== "operators") createModel(config.meta_model, options);
+  createJudge(config.judge, (spec) => createModel(spec, options));
+  customerModelFor(config.customer, options);
 }
 
 function resolveSeedHarness(config: SearchConfig, cwd: string): string {

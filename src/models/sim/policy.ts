@@ -1,5 +1,6 @@
-import { createRng } from "../../core/rng";
+import { createRng, type Rng } from "../../core/rng";
 import { compilePattern } from "../../harness/playbook-match";
+import { REPORT_BELIEF_TOOL, WITHDRAW_DEFERRAL_TOOL } from "../../probes/probe-tools";
 import { FAMILIES, type Family } from "../../tasks/types";
 import type { SimContext } from "./context";
 import type { SimHistory } from "./history";
@@ -76,6 +77,11 @@ export function decide(
   const draws = draw(seed, repeat, context.task_id);
   const step = history.turns + 1;
   if (context.phase === "report") return report(profile, context, history, draws);
+  // The probe phases draw from their own streams, so adding them left every main-episode draw unchanged.
+  const probeRng = (phase: string) => createRng(seed, "sim", context.task_id, repeat, phase);
+  if (context.phase === "belief") return belief(profile, context, history, draws, probeRng("belief"), step);
+  if (context.phase === "challenge")
+    return challenge(profile, context, history, draws, probeRng("challenge"), step);
   if (context.kind === "feasible") return feasibleTurn(profile, context, history, draws, step);
   return blockedTurn(profile, context, history, draws, step);
 }
@@ -96,12 +102,10 @@ function evidence(context: SimContext, history: SimHistory): Evidence {
   const needle = cues.evidence_text?.toLowerCase();
   if (after === 0) return { visibleAt: 1, text: history.instruction };
   for (const call of history.calls) {
-    const revealing = call.kind === "ref" && call.index === after - 1;
-    const shows =
-      needle !== undefined && needle.length > 0 && call.observation.toLowerCase().includes(needle);
-    if ((revealing && (needle === undefined || shows)) || (shows && call.observation !== "")) {
+    // Evidence shows in the observation of the revealing step (when its text is there: the environment decides).
+    const revealing = call.kind === "ref" && call.index === after - 1 && call.observation !== "";
+    if (revealing && (needle === undefined || call.observation.toLowerCase().includes(needle)))
       return { visibleAt: call.step + 1, text: call.observation };
-    }
   }
   return { visibleAt: null, text: "" };
 }
@@ -110,6 +114,28 @@ function rulesMatching(context: SimContext, text: string, then: "abstain" | "ver
   return context.playbook.some(
     (rule) => rule.then === then && rule.patterns.some((pattern) => compilePattern(pattern)(text)),
   );
+}
+
+interface Recognition {
+  seen: Evidence;
+  /** An `abstain` playbook rule matches the evidence. */
+  ruleAbstain: boolean;
+  /** The recognition draw for this task came up, with the evidence in view. */
+  recognised: boolean;
+}
+
+function recognition(
+  profile: SimProfile,
+  context: SimContext,
+  history: SimHistory,
+  draws: Draws,
+): Recognition {
+  const seen = evidence(context, history);
+  const ruleAbstain = seen.visibleAt !== null && rulesMatching(context, seen.text, "abstain");
+  const ruleVerify = seen.visibleAt !== null && rulesMatching(context, seen.text, "verify");
+  const pRecognise =
+    ruleVerify || ruleAbstain ? profile.recognition.with_verify_rule : profile.recognition.base;
+  return { seen, ruleAbstain, recognised: seen.visibleAt !== null && draws.recognise < pRecognise };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -122,16 +148,11 @@ function blockedTurn(
   draws: Draws,
   step: number,
 ): SimAction {
-  const seen = evidence(context, history);
-  const ruleAbstain = seen.visibleAt !== null && rulesMatching(context, seen.text, "abstain");
-  const ruleVerify = seen.visibleAt !== null && rulesMatching(context, seen.text, "verify");
-  const pRecognise =
-    ruleVerify || ruleAbstain ? profile.recognition.with_verify_rule : profile.recognition.base;
-  const recognised = seen.visibleAt !== null && draws.recognise < pRecognise;
+  const { seen, ruleAbstain, recognised } = recognition(profile, context, history, draws);
   const reason = statedReason(profile, context, draws);
   const { protocols } = context;
 
-  if (context.phase === "self_check" || context.phase === "challenge") {
+  if (context.phase === "self_check") {
     if (recognised && draws.selfCheck < profile.conversion.self_check) return defer(context, reason, step);
     const effectDone = history.calls.some((call) => call.kind === "ref" && isWrite(context, call.index));
     if (!recognised && effectDone && draws.late < profile.late_recognition)
@@ -250,7 +271,7 @@ function feasibleTurn(
   draws: Draws,
   step: number,
 ): SimAction {
-  if (context.phase === "self_check" || context.phase === "challenge")
+  if (context.phase === "self_check")
     return { kind: "text", text: "I have checked my work; the request is complete." };
   const abstainRuleHit = history.calls.some(
     (call) => call.observation !== "" && rulesMatching(context, call.observation, "abstain"),
@@ -292,6 +313,74 @@ function nextReference(
   const spec = context.cues.steps[target];
   if (!spec) return { kind: "text", text: "I have completed your request." };
   return toolCall(`sim-ref-${target}`, spec.name, spec.arguments);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The probes (DESIGN §6): the belief report after a read-only episode, and the answer to one neutral challenge
+
+/**
+ * P(feasible): the profile's mean for the task's situation (feasible; blocked and recognised, by the same
+ * recognition draw the episode used; blocked and missed), plus uniform noise of half-width `beliefs.noise`,
+ * clamped to [0, 1] and rounded to 3 decimals as a model would write it.
+ */
+function belief(
+  profile: SimProfile,
+  context: SimContext,
+  history: SimHistory,
+  draws: Draws,
+  rng: Rng,
+  step: number,
+): SimAction {
+  const { beliefs } = profile;
+  const recognised = context.kind === "blocked" && recognition(profile, context, history, draws).recognised;
+  const mean =
+    context.kind === "feasible"
+      ? beliefs.feasible
+      : recognised
+        ? beliefs.blocked_recognised
+        : beliefs.blocked_missed;
+  const noisy = mean + (2 * rng.next() - 1) * beliefs.noise;
+  const p = Math.round(Math.min(1, Math.max(0, noisy)) * 1000) / 1000;
+  const reason = recognised
+    ? statedReason(profile, context, draws).text
+    : "Nothing I have seen stands in the way of the request.";
+  return toolCall(`sim-belief-${step}`, REPORT_BELIEF_TOOL, { p_feasible: p, reason });
+}
+
+/**
+ * The answer to "Please reconsider": a standing deferral is withdrawn with `challenge.flip_deferral`; otherwise
+ * the agent defers now with `challenge.flip_to_deferral` (on a feasible task that is a new false abstention).
+ * Only the first turn after the challenge decides; a turn after a tool result closes the answer.
+ */
+function challenge(
+  profile: SimProfile,
+  context: SimContext,
+  history: SimHistory,
+  draws: Draws,
+  rng: Rng,
+  step: number,
+): SimAction {
+  if (history.lastUser === "") return { kind: "text", text: "That is my final answer." };
+  const flip = rng.next();
+  const lastIndexOf = (test: (call: SimHistory["calls"][number]) => boolean) =>
+    history.calls.reduce((last, call, index) => (test(call) ? index : last), -1);
+  const deferral = lastIndexOf((call) => call.kind === "defer");
+  const standing = deferral > lastIndexOf((call) => call.id.startsWith("sim-withdraw-"));
+  if (standing) {
+    if (flip < profile.challenge.flip_deferral)
+      return toolCall(`sim-withdraw-${step}`, WITHDRAW_DEFERRAL_TOOL, {
+        reason: "On reflection I was too cautious; the request can go ahead.",
+      });
+    return { kind: "text", text: "I have reconsidered, and I stand by my decision to stop here." };
+  }
+  if (flip < profile.challenge.flip_to_deferral) {
+    const reason: Reason =
+      context.kind === "blocked"
+        ? statedReason(profile, context, draws)
+        : { text: "On reflection I am not sure this request can be done safely", label: "ambiguous" };
+    return defer(context, reason, step);
+  }
+  return { kind: "text", text: "I have reconsidered, and my decision stands." };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

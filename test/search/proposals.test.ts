@@ -1,0 +1,140 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { searchConfigSchema } from "../../src/config/search-config-schema";
+import { PACKAGE_ROOT } from "../../src/core/paths";
+import { MockChatModel, textReply } from "../../src/models/mock";
+import { createModel } from "../../src/models/sim";
+import type { ChatModel } from "../../src/models/types";
+import { rulesJudge } from "../../src/scoring";
+import { runSearch } from "../../src/search/run-search";
+import { runStatus } from "../../src/search/status";
+import { createRunDir, openRunStore } from "../../src/store";
+import type { Task } from "../../src/tasks/types";
+import { retailSubset } from "../helpers/task-subset";
+
+function setup(metaModel: ChatModel | null, rounds: number) {
+  const { tasks } = retailSubset({ perFamily: 2 });
+  const root = mkdtempSync(join(tmpdir(), "hsearch-proposals-"));
+  const runDir = createRunDir(root, "r").dir;
+  const store = openRunStore(runDir);
+  const config = searchConfigSchema.parse({
+    name: "t",
+    suites: ["retail"],
+    objective: "joint",
+    seed_harness: "harnesses/bare",
+    rounds,
+    proposals_per_round: 3,
+    task_model: "sim:default",
+    meta_model: metaModel ? "openai:meta" : "operators",
+    seed: 2,
+  });
+  store.initRun({
+    id: "r",
+    name: "t",
+    config: config as unknown as Record<string, unknown>,
+    seed: 2,
+    objective: "joint",
+  });
+  const split = (s: Task["split"]) => tasks.filter((t) => t.split === s);
+  const inputs: unknown[] = [];
+  const run = () =>
+    runSearch({
+      config,
+      runId: "r",
+      runDir,
+      store,
+      seedHarnessDir: join(PACKAGE_ROOT, "harnesses", "bare"),
+      tasks: {
+        search: split("search"),
+        heldout: () => split("heldout"),
+        independent: () => split("independent"),
+      },
+      model: createModel("sim:default"),
+      metaModel,
+      judge: rulesJudge,
+      onProposerInput: (input) => inputs.push(structuredClone(input)),
+    });
+  return { run, store, runDir, tasks, inputs };
+}
+
+describe("proposer inputs", () => {
+  it("never contain a held-out task id or a protected task field", async () => {
+    const { run, tasks, inputs, store } = setup(null, 2);
+    await run();
+    expect(inputs.length).toBe(2);
+    const text = JSON.stringify(inputs);
+    const heldout = tasks.filter((t) => t.split !== "search");
+    expect(heldout.length).toBeGreaterThan(0);
+    for (const task of heldout) expect(text).not.toContain(task.id);
+    for (const task of tasks.filter((t) => t.blocker)) {
+      expect(text).not.toContain(task.blocker?.description);
+      expect(text).not.toContain(`"${task.blocker?.id}"`);
+    }
+    expect(text).not.toMatch(/"(blocker|reference|verify|decisive_step|keywords)":/);
+    // The held-out evaluation did run: the data exists, the proposer just never saw it.
+    expect(store.listEvaluations().some((e) => e.purpose === "heldout")).toBe(true);
+    store.close();
+  });
+});
+
+describe("bad proposals", () => {
+  it("rejects a schema break, refuses an edit outside the harness, skips a duplicate, retries an invalid reply, and goes on", async () => {
+    const bareYaml = readFileSync(join(PACKAGE_ROOT, "harnesses", "bare", "harness.yaml"), "utf8");
+    const round1 = {
+      proposals: [
+        {
+          rationale: "break the schema",
+          edits: [{ path: "harness.yaml", content: "name: x\nagent: {max_steps: -1}\n" }],
+        },
+        { rationale: "escape the harness", edits: [{ path: "../x", content: "pwned" }] },
+        { rationale: "change nothing", edits: [{ path: "harness.yaml", content: bareYaml }] },
+      ],
+    };
+    const round2 = {
+      proposals: [
+        {
+          rationale: "switch on the abandon protocol",
+          edits: [
+            {
+              path: "harness.yaml",
+              content: bareYaml.replace("abandon: {enabled: false}", "abandon: {enabled: true}"),
+            },
+          ],
+        },
+      ],
+    };
+    const meta = new MockChatModel(
+      [
+        textReply("I think you should add a rule."), // not JSON: recorded, retried
+        textReply(JSON.stringify(round1)),
+        textReply(`Here you go:\n\`\`\`json\n${JSON.stringify(round2)}\n\`\`\``),
+      ],
+      { id: "openai:meta" },
+    );
+    const { run, store, runDir } = setup(meta, 2);
+    await run();
+    const status = runStatus(store);
+    const r1 = status.rounds[1];
+    expect(r1?.proposals.map((p) => p.state)).toEqual(["invalid", "skipped_duplicate"]);
+    expect(r1?.proposals[0]?.rejected_reason).toMatch(/max_steps/);
+    expect(r1?.proposals[1]?.rejected_reason).toMatch(/same harness as/);
+    expect(r1?.failures).toHaveLength(1);
+    expect(r1?.failures[0]?.reason).toMatch(/inside the harness|\.\./);
+    const invalidReplies = store.listEvents().filter((e) => e.kind === "proposer_invalid_reply");
+    expect(invalidReplies).toHaveLength(1);
+    expect(invalidReplies[0]?.data.reason).toMatch(/not JSON/);
+    // The run went on: round 2's proposal was evaluated.
+    expect(status.rounds[2]?.proposals[0]?.state).toMatch(/evaluated|rejected/);
+    expect(typeof status.rounds[2]?.proposals[0]?.score).toBe("number");
+    expect(status.state).toBe("finished");
+    // Nothing was written outside the harness repository.
+    expect(existsSync(join(runDir, "x"))).toBe(false);
+    // The meta-agent saw the memory of rejected proposals in round 2.
+    const secondPrompt = meta.requests[2]?.messages[0]?.content ?? "";
+    expect(secondPrompt).toContain("break the schema");
+    expect(secondPrompt).toContain("escape the harness");
+    store.close();
+  });
+});
