@@ -1,0 +1,172 @@
+/**
+ * The host side of the sandbox: finding programs, the read-only skeleton that becomes the sandbox's root (unshare
+ * mechanism), per-process state files, and the unprivileged identity a workspace is handed to.
+ *
+ * Identity (when hsearch runs as root): each workspace gets its own uid/gid, derived from its path, in
+ * 2000000–2999999. A uid of its own makes RLIMIT_NPROC (counted per uid) a per-episode limit: a fork bomb in one
+ * episode cannot starve the processes of another. The workspace is chowned to that identity (`handWorkspaceTo`),
+ * and the sandbox sees an /etc/passwd naming it `sandbox`, with home /tmp.
+ * Without root, a user namespace maps the invoking user instead and nothing is chowned.
+ */
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { lchown, readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEV_LINKS, DEVICES, type HostEntry, SYSTEM_ENTRIES } from "./sandbox-plan";
+import { SANDBOX_PATHS, type SandboxUser } from "./sandbox-types";
+
+const SEARCH_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+
+/** The absolute path of a program on PATH or in the usual system directories, or undefined. */
+export function findTool(name: string, path: string = process.env.PATH ?? ""): string | undefined {
+  const dirs = [...path.split(":").filter((dir) => dir.startsWith("/")), ...SEARCH_DIRS];
+  for (const dir of dirs) {
+    const candidate = join(dir, name);
+    try {
+      if (lstatSync(candidate).isFile() || lstatSync(candidate).isSymbolicLink()) return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+/** The host's top-level system entries the sandbox shows (directories bound read-only, symlinks copied). */
+export function hostEntries(): HostEntry[] {
+  const entries: HostEntry[] = [];
+  for (const name of SYSTEM_ENTRIES) {
+    const path = `/${name}`;
+    let stat: ReturnType<typeof lstatSync>;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (stat.isSymbolicLink()) entries.push({ name, kind: "symlink", target: readlinkSync(path) });
+    else if (stat.isDirectory()) entries.push({ name, kind: "dir" });
+  }
+  return entries;
+}
+
+const UID_BASE = 2_000_000;
+const UID_SPAN = 1_000_000;
+
+/** The identity a workspace runs as when hsearch is root: stable for a path, distinct between workspaces. */
+export function sandboxUserFor(workspace: string): SandboxUser {
+  const digest = createHash("sha256").update(workspace).digest();
+  const id = UID_BASE + (digest.readUInt32BE(0) % UID_SPAN);
+  return { uid: id, gid: id };
+}
+
+/** Give a workspace (recursively, never following symlinks) to the sandbox identity so it can write there. */
+export async function handWorkspaceTo(dir: string, user: SandboxUser): Promise<void> {
+  await lchown(dir, user.uid, user.gid);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) await handWorkspaceTo(path, user);
+    else await lchown(path, user.uid, user.gid);
+  }
+}
+
+/**
+ * Per-process state under the system temp dir (mode 0700, removed at exit): the skeleton root, fstab files and
+ * identity files. Only empty directories and small files live here; every mount happens inside a private mount
+ * namespace, so nothing is ever mounted on the host.
+ */
+class SandboxState {
+  readonly dir: string;
+  private skeletonDir: string | undefined;
+  private readonly written = new Set<string>();
+  private counter = 0;
+
+  constructor() {
+    this.dir = mkdtempSync(join(tmpdir(), "hsearch-sandbox-"));
+    process.once("exit", () => rmSync(this.dir, { recursive: true, force: true }));
+  }
+
+  /** An empty tree of mount points: the sandbox's root under the unshare mechanism. */
+  skeleton(entries: readonly HostEntry[]): string {
+    if (this.skeletonDir) return this.skeletonDir;
+    const root = join(this.dir, "root");
+    mkdirSync(root, { mode: 0o755 });
+    for (const entry of entries) {
+      if (entry.kind === "dir") mkdirSync(join(root, entry.name), { mode: 0o755 });
+      else symlinkSync(entry.target, join(root, entry.name));
+    }
+    for (const path of Object.values(SANDBOX_PATHS))
+      mkdirSync(join(root, path), { recursive: true, mode: 0o755 });
+    mkdirSync(join(root, "proc"), { mode: 0o555 });
+    mkdirSync(join(root, "dev", "shm"), { recursive: true, mode: 0o755 });
+    for (const device of DEVICES) writeFileSync(join(root, "dev", device), "", { mode: 0o644 });
+    for (const [name, target] of Object.entries(DEV_LINKS)) symlinkSync(target, join(root, "dev", name));
+    this.skeletonDir = root;
+    return root;
+  }
+
+  /** Write `text` under a fresh name for one command; the caller removes it (`removeFile`) afterwards. */
+  oneShotFile(prefix: string, text: string): string {
+    this.counter += 1;
+    const path = join(this.dir, `${prefix}-${this.counter}`);
+    writeFileSync(path, text, { mode: 0o644 });
+    return path;
+  }
+
+  removeFile(path: string): void {
+    rmSync(path, { force: true });
+  }
+
+  /** Write `text` once under a name derived from its content; returns the path. */
+  file(prefix: string, text: string): string {
+    const path = join(this.dir, `${prefix}-${createHash("sha256").update(text).digest("hex").slice(0, 16)}`);
+    if (!this.written.has(path)) {
+      writeFileSync(path, text, { mode: 0o644 });
+      this.written.add(path);
+    }
+    return path;
+  }
+}
+
+let state: SandboxState | undefined;
+
+export function sandboxState(): SandboxState {
+  state ??= new SandboxState();
+  return state;
+}
+
+/**
+ * /etc/passwd and /etc/group for the sandbox when the host's do not name `user` (tools such as git and Python's
+ * getpass look the uid up). Undefined when the host already names it.
+ */
+export function identityFiles(user: SandboxUser): { passwd: string; group: string } | undefined {
+  const passwd = readFileSync("/etc/passwd", "utf8");
+  const group = readFileSync("/etc/group", "utf8");
+  const hasUser = passwd.split("\n").some((line) => line.split(":")[2] === String(user.uid));
+  const hasGroup = group.split("\n").some((line) => line.split(":")[2] === String(user.gid));
+  if (hasUser && hasGroup) return undefined;
+  const withNewline = (text: string) => (text.endsWith("\n") || text === "" ? text : `${text}\n`);
+  const files = sandboxState();
+  return {
+    passwd: files.file(
+      "passwd",
+      hasUser
+        ? passwd
+        : `${withNewline(passwd)}sandbox:x:${user.uid}:${user.gid}:hsearch sandbox:${SANDBOX_PATHS.tmp}:/bin/bash\n`,
+    ),
+    group: files.file("group", hasGroup ? group : `${withNewline(group)}sandbox:x:${user.gid}:\n`),
+  };
+}
+
+export function isDirectory(path: string): boolean {
+  return existsSync(path) && lstatSync(path).isDirectory();
+}

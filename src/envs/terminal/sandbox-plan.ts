@@ -1,0 +1,288 @@
+/**
+ * Pure: the exact process invocation that runs one command in the sandbox, for each mechanism. No I/O here, so the
+ * security-relevant argument lists can be read and tested as data.
+ *
+ * Both mechanisms build the same view:
+ *   /usr /etc /opt /var (+ /bin /sbin /lib* as on the host)  read-only; the rest of the host (/home, /root, /tmp,
+ *                                                             /run, project and run directories) is not there
+ *   /workspace and /app                                      the task workspace, read-write (or read-only)
+ *   /tmp, /dev/shm                                           private (a fresh tmpfs, or the env's own /tmp dir)
+ *   /proc                                                    of a new PID namespace: only the sandbox's processes
+ *   /dev                                                     null zero full random urandom tty
+ *   /tests (ro), /logs (rw)                                  only for verifiers
+ * plus new network (own loopback only), IPC, UTS and PID namespaces; then `prlimit` sets the limits and `setpriv`
+ * drops to the unprivileged identity with no capabilities and no_new_privs before the command runs.
+ */
+import { HsearchError } from "../../core/errors";
+import { SANDBOX_PATHS, type SandboxInfo, type SandboxUser } from "./sandbox-types";
+
+export const MIB = 1024 * 1024;
+
+export const DEFAULT_LIMITS = {
+  memoryMb: 4096,
+  maxProcs: 256,
+  maxFileMb: 1024,
+  maxOutputBytes: MIB,
+  /** Size of a per-command /tmp tmpfs and of /dev/shm. */
+  tmpfsMb: 512,
+  shmMb: 64,
+} as const;
+
+/** The clean environment every sandboxed command starts from; nothing of the host's environment passes. */
+export const BASE_ENV: Readonly<Record<string, string>> = {
+  PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+  HOME: SANDBOX_PATHS.tmp,
+  LANG: "C.UTF-8",
+  TERM: "dumb",
+};
+
+/** Top-level host entries the sandbox shows read-only: directories are bound, symlinks (merged /usr) copied. */
+export const SYSTEM_ENTRIES = ["usr", "etc", "opt", "var", "bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+
+/** Device nodes bound into the sandbox's /dev. */
+export const DEVICES = ["null", "zero", "full", "random", "urandom", "tty"];
+
+/** Symlinks of a minimal /dev. */
+export const DEV_LINKS: Record<string, string> = {
+  fd: "/proc/self/fd",
+  stdin: "/proc/self/fd/0",
+  stdout: "/proc/self/fd/1",
+  stderr: "/proc/self/fd/2",
+};
+
+export type HostEntry = { name: string; kind: "dir" } | { name: string; kind: "symlink"; target: string };
+
+export interface ResolvedLimits {
+  timeoutMs: number;
+  cpuSeconds: number;
+  memoryMb: number;
+  maxProcs: number;
+  maxFileMb: number;
+}
+
+/** Everything a plan needs, already validated and resolved to absolute host paths. */
+export interface PlanInput {
+  info: SandboxInfo;
+  /** The host's system entries (see SYSTEM_ENTRIES) that exist. */
+  hostEntries: HostEntry[];
+  workspace: string;
+  readOnlyWorkspace: boolean;
+  tmpDir?: string;
+  testsDir?: string;
+  logsDir?: string;
+  /** Privileged only: who the command runs as. */
+  user?: SandboxUser;
+  /** Privileged only: host files shown as /etc/passwd and /etc/group, naming `user`. */
+  identity?: { passwd: string; group: string };
+  limits: ResolvedLimits;
+  /** The command's argv inside the sandbox. */
+  argv: readonly string[];
+}
+
+export interface Invocation {
+  file: string;
+  args: string[];
+}
+
+/** `bash -c COMMAND` for a string, the argv itself otherwise. */
+export function commandArgv(command: string | readonly string[]): string[] {
+  return typeof command === "string" ? ["/bin/bash", "-c", command] : [...command];
+}
+
+export function resolveLimits(request: {
+  timeoutMs: number;
+  cpuSeconds?: number;
+  memoryMb?: number;
+  maxProcs?: number;
+  maxFileMb?: number;
+}): ResolvedLimits {
+  return {
+    timeoutMs: request.timeoutMs,
+    cpuSeconds: request.cpuSeconds ?? Math.ceil(request.timeoutMs / 1000) + 1,
+    memoryMb: request.memoryMb ?? DEFAULT_LIMITS.memoryMb,
+    maxProcs: request.maxProcs ?? DEFAULT_LIMITS.maxProcs,
+    maxFileMb: request.maxFileMb ?? DEFAULT_LIMITS.maxFileMb,
+  };
+}
+
+/** The tail every mechanism ends with: limits, then the drop to an unprivileged identity, then the command. */
+export function limitAndDropArgv(input: PlanInput): string[] {
+  const { info, limits, user } = input;
+  const prlimit = [
+    info.tools.prlimit,
+    `--cpu=${limits.cpuSeconds}`,
+    `--as=${limits.memoryMb * MIB}`,
+    `--nproc=${limits.maxProcs}`,
+    `--fsize=${limits.maxFileMb * MIB}`,
+    "--core=0",
+    "--",
+  ];
+  const identity = info.privileged
+    ? [`--reuid=${requireUser(user).uid}`, `--regid=${requireUser(user).gid}`, "--clear-groups"]
+    : [];
+  const setpriv = [
+    info.tools.setpriv,
+    ...identity,
+    "--no-new-privs",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--",
+  ];
+  return [...prlimit, ...setpriv, ...input.argv];
+}
+
+function requireUser(user: SandboxUser | undefined): SandboxUser {
+  if (!user) throw new HsearchError("internal", "sandbox plan: a privileged sandbox needs a user");
+  return user;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// bubblewrap
+
+export function bwrapInvocation(input: PlanInput): Invocation {
+  const { info } = input;
+  if (!info.tools.bwrap) throw new HsearchError("internal", "sandbox plan: the bwrap path is unknown");
+  const namespaces = info.privileged
+    ? ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    : ["--unshare-all", "--unshare-user", "--disable-userns"];
+  const args = [...namespaces, "--die-with-parent", "--new-session"];
+  for (const entry of input.hostEntries) {
+    if (entry.kind === "dir") args.push("--ro-bind", `/${entry.name}`, `/${entry.name}`);
+    else args.push("--symlink", entry.target, `/${entry.name}`);
+  }
+  if (input.identity) {
+    args.push(
+      "--ro-bind",
+      input.identity.passwd,
+      "/etc/passwd",
+      "--ro-bind",
+      input.identity.group,
+      "/etc/group",
+    );
+  }
+  const bind = input.readOnlyWorkspace ? "--ro-bind" : "--bind";
+  args.push(bind, input.workspace, SANDBOX_PATHS.workspace, bind, input.workspace, SANDBOX_PATHS.app);
+  args.push("--proc", "/proc", "--dev", "/dev");
+  if (input.tmpDir) args.push("--bind", input.tmpDir, SANDBOX_PATHS.tmp);
+  else
+    args.push(
+      "--perms",
+      "1777",
+      "--size",
+      String(DEFAULT_LIMITS.tmpfsMb * MIB),
+      "--tmpfs",
+      SANDBOX_PATHS.tmp,
+    );
+  args.push("--perms", "1777", "--size", String(DEFAULT_LIMITS.shmMb * MIB), "--tmpfs", "/dev/shm");
+  if (input.testsDir) args.push("--ro-bind", input.testsDir, SANDBOX_PATHS.tests);
+  if (input.logsDir) args.push("--bind", input.logsDir, SANDBOX_PATHS.logs);
+  args.push("--remount-ro", "/", "--chdir", SANDBOX_PATHS.workspace, "--json-status-fd", "3");
+  args.push("--", ...limitAndDropArgv(input));
+  return { file: info.tools.bwrap, args };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// unshare + mount + setpriv
+
+/**
+ * Runs as PID 1 of the new PID namespace, inside the new mount namespace, before the drop: mounts the fstab,
+ * brings the sandbox's own loopback up, reports "ok" on fd 3 (so a setup failure is never mistaken for the
+ * command's failure), then runs the command as a child and exits with its status. Staying PID 1 (instead of
+ * exec) gives the command ordinary signal semantics and tears the namespace down when the command ends.
+ */
+export const UNSHARE_SETUP_SCRIPT = [
+  '"$1" -a -T "$2" || exit 125',
+  'if [ -n "$3" ]; then "$3" link set lo up || exit 125; fi',
+  "printf ok >&3",
+  "exec 3>&-",
+  "shift 3",
+  '"$@"',
+  "exit $?",
+].join("\n");
+
+export interface UnshareInput extends PlanInput {
+  /** The host directory used as the sandbox's root (a skeleton of empty mount points). */
+  skeleton: string;
+  /** Where the fstab text of `unshareFstab` was written. */
+  fstabPath: string;
+}
+
+/** The mounts of the unshare mechanism, as an fstab for one `mount -a` (one process instead of one per mount). */
+export function unshareFstab(input: PlanInput & { skeleton: string }): string {
+  const root = input.skeleton;
+  const at = (path: string) => `${root}${path}`;
+  const lines: string[] = [];
+  const add = (source: string, target: string, type: string, options: string[]) =>
+    lines.push([fstabEscape(source), fstabEscape(target), type, options.join(","), "0", "0"].join(" "));
+  add(root, root, "none", ["bind", "ro", "nosuid", "nodev"]);
+  for (const entry of input.hostEntries) {
+    if (entry.kind === "dir")
+      add(`/${entry.name}`, at(`/${entry.name}`), "none", ["bind", "ro", "nosuid", "nodev"]);
+  }
+  if (input.identity) {
+    add(input.identity.passwd, at("/etc/passwd"), "none", ["bind", "ro", "nosuid", "nodev"]);
+    add(input.identity.group, at("/etc/group"), "none", ["bind", "ro", "nosuid", "nodev"]);
+  }
+  const workspaceOptions = ["bind", ...(input.readOnlyWorkspace ? ["ro"] : []), "nosuid", "nodev"];
+  add(input.workspace, at(SANDBOX_PATHS.workspace), "none", workspaceOptions);
+  add(input.workspace, at(SANDBOX_PATHS.app), "none", workspaceOptions);
+  if (input.tmpDir) add(input.tmpDir, at(SANDBOX_PATHS.tmp), "none", ["bind", "nosuid", "nodev"]);
+  else add("tmpfs", at(SANDBOX_PATHS.tmp), "tmpfs", tmpfsOptions(DEFAULT_LIMITS.tmpfsMb));
+  add("tmpfs", at("/dev/shm"), "tmpfs", tmpfsOptions(DEFAULT_LIMITS.shmMb));
+  for (const device of DEVICES) add(`/dev/${device}`, at(`/dev/${device}`), "none", ["bind", "nosuid"]);
+  if (input.testsDir) add(input.testsDir, at(SANDBOX_PATHS.tests), "none", ["bind", "ro", "nosuid", "nodev"]);
+  if (input.logsDir) add(input.logsDir, at(SANDBOX_PATHS.logs), "none", ["bind", "nosuid", "nodev"]);
+  add("proc", at("/proc"), "proc", ["nosuid", "nodev", "noexec"]);
+  return `${lines.join("\n")}\n`;
+}
+
+function tmpfsOptions(sizeMb: number): string[] {
+  return ["nosuid", "nodev", `size=${sizeMb}m`, "mode=1777"];
+}
+
+/** fstab fields are separated by whitespace; octal escapes keep any path one field. */
+export function fstabEscape(path: string): string {
+  return path.replace(/[\\\s]/g, (char) => `\\${char.charCodeAt(0).toString(8).padStart(3, "0")}`);
+}
+
+export function unshareInvocation(input: UnshareInput): Invocation {
+  const { info } = input;
+  if (!info.tools.unshare || !info.tools.mount)
+    throw new HsearchError("internal", "sandbox plan: the unshare or mount path is unknown");
+  const namespaces = [
+    // Without root: a user namespace mapping the caller to itself; --keep-caps lets the setup script mount
+    // (ambient capabilities), and setpriv clears them all before the command.
+    ...(info.privileged ? [] : ["--user", "--map-current-user", "--keep-caps"]),
+    "--mount",
+    "--net",
+    "--pid",
+    "--ipc",
+    "--uts",
+    "--fork",
+    "--kill-child",
+  ];
+  const enterRoot = [info.tools.unshare, `--root=${input.skeleton}`, `--wd=${SANDBOX_PATHS.workspace}`];
+  const args = [
+    // If hsearch itself dies, the kernel kills `unshare`, whose --kill-child then tears the namespace down.
+    "--pdeathsig=KILL",
+    "--",
+    info.tools.unshare,
+    ...namespaces,
+    "--",
+    "/bin/sh",
+    "-c",
+    UNSHARE_SETUP_SCRIPT,
+    "hsearch-sandbox",
+    info.tools.mount,
+    input.fstabPath,
+    info.loopback === "up" ? (info.tools.ip ?? "") : "",
+    ...enterRoot,
+    ...limitAndDropArgv(input),
+  ];
+  return { file: info.tools.setpriv, args };
+}
+
+/** The environment a command sees: the clean base plus the caller's variables. */
+export function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { ...BASE_ENV, ...extra };
+}
