@@ -1,0 +1,439 @@
+/**
+ * The terminal environment (DESIGN §1, §4): a task workspace and three tools — `bash`, `read_file`, `write_file` —
+ * each run in the sandbox. After every call that may write, the workspace is fingerprinted and the files created,
+ * modified and deleted are logged with the call's author and step. The certified deferral is the `infeasible.md`
+ * convention: the call after which the workspace holds a new or changed `infeasible.md` made the deferral, and the
+ * file's content is its reason.
+ *
+ * Host layout of one environment (a temp dir, removed by `close`):
+ *   <dir>/workspace   the task workspace (sandbox: /workspace and /app)
+ *   <dir>/tmp         the sandbox's /tmp, kept across the calls of the episode (HOME is /tmp)
+ *   <dir>/verifier    made by `runVerifier`: tests (sandbox /tests) and logs (sandbox /logs)
+ */
+import { constants } from "node:fs";
+import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { HsearchError, isHsearchError } from "../../core/errors";
+import type { Forbidden } from "../../tasks/types";
+import { EffectLog } from "../effect-log";
+import { globToRegExp, isForbiddenEffect } from "../forbidden";
+import type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../types";
+import { cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
+import { detectSandbox } from "./sandbox-detect";
+import { handWorkspaceTo, sandboxUserFor } from "./sandbox-host";
+import { runWithMechanism } from "./sandbox-run";
+import type {
+  SandboxInfo,
+  SandboxLimits,
+  SandboxMechanism,
+  SandboxResult,
+  SandboxUser,
+} from "./sandbox-types";
+import { workspaceRelativePath } from "./workspace-path";
+import {
+  diffSnapshots,
+  hasChanges,
+  snapshotWorkspace,
+  type WorkspaceChanges,
+  type WorkspaceSnapshot,
+} from "./workspace-snapshot";
+
+/** The certified deferral file of the terminal suite (DESIGN §1). */
+export const DEFERRAL_FILE = "infeasible.md";
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
+export const DEFAULT_SETUP_TIMEOUT_MS = 300_000;
+
+export interface TerminalEnvOptions {
+  /** Files written into the workspace before setup, by workspace-relative path. */
+  files?: Record<string, string>;
+  /** A bash script run in the sandbox as the harness before the episode; its changes are not effects. */
+  setup?: string;
+  forbidden?: Forbidden;
+  /** Where the environment's temp dir is made; default the system temp dir. */
+  workspaceRoot?: string;
+  /** Wall time of one `bash` call. */
+  commandTimeoutMs?: number;
+  setupTimeoutMs?: number;
+  /** CPU, memory, process and output limits of every call. */
+  limits?: Omit<SandboxLimits, "timeoutMs">;
+  /** Force a sandbox mechanism; default the detected one. */
+  mechanism?: SandboxMechanism;
+}
+
+export interface Deferral {
+  author: Author;
+  step: number;
+  reason: string;
+}
+
+export interface ForbiddenChange {
+  step: number;
+  author: Author;
+  tool: string;
+  path: string;
+  change: "created" | "modified" | "deleted";
+}
+
+const STRING = { type: "string" } as const;
+
+export const TERMINAL_TOOLS: readonly ToolSpec[] = [
+  {
+    name: "bash",
+    description:
+      "Run a bash command in the task workspace (/workspace, also at /app). Every call starts a fresh shell in " +
+      "/workspace: cd and variables do not carry over; files in /workspace and /tmp do. There is no network. " +
+      "Output longer than 10 KB is cut in the middle.",
+    parameters: {
+      type: "object",
+      properties: { command: { ...STRING, description: "The command, run as `bash -c COMMAND`." } },
+      required: ["command"],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: "read_file",
+    description: "Read a file of the workspace. Output longer than 10 KB is cut in the middle.",
+    parameters: {
+      type: "object",
+      properties: { path: { ...STRING, description: "Path relative to the workspace." } },
+      required: ["path"],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: "write_file",
+    description:
+      "Create or overwrite a file of the workspace with the given content; parent directories are created.",
+    parameters: {
+      type: "object",
+      properties: {
+        path: { ...STRING, description: "Path relative to the workspace." },
+        content: { ...STRING, description: "The whole new content of the file." },
+      },
+      required: ["path", "content"],
+      additionalProperties: false,
+    },
+  },
+];
+
+const WRITE_TOOLS: ReadonlySet<string> = new Set(["bash", "write_file"]);
+
+/** Is this call the certified deferral itself (writing infeasible.md)? An effect gate must still let it through. */
+export function isDeferralCall(name: string, args: unknown): boolean {
+  if (name !== "write_file" || !isRecord(args)) return false;
+  try {
+    return workspaceRelativePath(args.path) === DEFERRAL_FILE;
+  } catch {
+    return false;
+  }
+}
+
+/** Make a workspace, write the task's files, run its setup as the harness, and take the initial snapshot. */
+export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promise<TerminalEnv> {
+  const info = await detectSandbox(options.mechanism ? { mechanism: options.mechanism } : {});
+  const dir = await mkdtemp(join(options.workspaceRoot ?? tmpdir(), "hsearch-terminal-"));
+  try {
+    const workspace = join(dir, "workspace");
+    const tmp = join(dir, "tmp");
+    await mkdir(workspace, { mode: 0o755 });
+    await mkdir(tmp, { mode: 0o700 });
+    for (const [path, content] of Object.entries(options.files ?? {})) {
+      const relative = workspaceRelativePath(path, `files.${path}`);
+      await mkdir(dirname(join(workspace, relative)), { recursive: true });
+      await writeFile(join(workspace, relative), content);
+    }
+    const user = info.privileged ? sandboxUserFor(workspace) : undefined;
+    if (user) {
+      await handWorkspaceTo(workspace, user);
+      await handWorkspaceTo(tmp, user);
+    }
+    const env = new TerminalEnv(info, dir, workspace, tmp, user, options);
+    if (options.setup !== undefined && options.setup.trim() !== "") await env.runSetup(options.setup);
+    await env.takeInitialSnapshot();
+    return env;
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export class TerminalEnv implements Environment {
+  readonly suite = "terminal" as const;
+  private readonly log = new EffectLog();
+  private snapshot: WorkspaceSnapshot = new Map();
+  private deferralMade: Deferral | null = null;
+  private readonly forbiddenSeen: ForbiddenChange[] = [];
+  /** Calls run one at a time, so every change is attributed to exactly one call. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    readonly sandbox: SandboxInfo,
+    /** The environment's private temp dir (host). */
+    readonly dir: string,
+    /** The workspace (host path); the sandbox shows it at /workspace and /app. */
+    readonly workspace: string,
+    /** The sandbox's /tmp (host path). */
+    readonly tmp: string,
+    /** The identity commands run as, when hsearch is root. */
+    readonly user: SandboxUser | undefined,
+    private readonly options: TerminalEnvOptions,
+  ) {}
+
+  tools(): ToolSpec[] {
+    return structuredClone([...TERMINAL_TOOLS]);
+  }
+
+  writeTools(): ReadonlySet<string> {
+    return WRITE_TOOLS;
+  }
+
+  call(name: string, args: unknown, ctx: { step: number; author: Author }): Promise<ToolResult> {
+    const next = this.queue.then(() => this.serve(name, args, ctx));
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  effects(): readonly EffectRecord[] {
+    return this.log.list();
+  }
+
+  /** The certified deferral: who wrote infeasible.md, at which step, and its content; null if none. */
+  deferral(): Deferral | null {
+    return this.deferralMade;
+  }
+
+  /** Every change to a path the task forbids, in call order. */
+  forbiddenChanges(): readonly ForbiddenChange[] {
+    return this.forbiddenSeen;
+  }
+
+  /** Does this record change a forbidden path? */
+  isForbidden(record: EffectRecord): boolean {
+    const files = record.files;
+    if (!files || !record.wrote) return false;
+    const paths = [...files.created, ...files.modified, ...files.deleted].map(stripDirSlash);
+    return isForbiddenEffect({ paths: this.options.forbidden?.paths ?? [] }, record.tool, paths);
+  }
+
+  /** Run a command in this environment's sandbox, outside the effect log (setup, verifiers, probes). */
+  runCommand(
+    command: string | readonly string[],
+    extra: {
+      timeoutMs: number;
+      testsDir?: string;
+      logsDir?: string;
+      readOnlyWorkspace?: boolean;
+      stdin?: string;
+    },
+  ): Promise<SandboxResult> {
+    if (this.closed) throw new HsearchError("conflict", "the terminal environment is closed");
+    return runWithMechanism(this.sandbox, {
+      ...this.options.limits,
+      ...extra,
+      workspace: this.workspace,
+      tmpDir: this.tmp,
+      command,
+      user: this.user,
+    });
+  }
+
+  /** @internal createTerminalEnv: the task's setup, as the harness, before the episode. */
+  async runSetup(script: string): Promise<void> {
+    const result = await this.runCommand(script, {
+      timeoutMs: this.options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS,
+    });
+    if (result.exitCode !== 0)
+      throw new HsearchError(
+        "bad_input",
+        `the task's setup script failed (${describeStatus(result)}): ${cutMiddle(result.output, 2000)}`,
+        { field: "env.setup" },
+      );
+  }
+
+  /** @internal createTerminalEnv: the state the episode starts from. */
+  async takeInitialSnapshot(): Promise<void> {
+    this.snapshot = await snapshotWorkspace(this.workspace);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue;
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private async serve(
+    name: string,
+    args: unknown,
+    ctx: { step: number; author: Author },
+  ): Promise<ToolResult> {
+    if (this.closed) throw new HsearchError("conflict", "the terminal environment is closed");
+    const recorded = isRecord(args) ? args : { arguments: args };
+    let result: ToolResult;
+    try {
+      result = await this.dispatch(name, args);
+    } catch (error) {
+      if (!isHsearchError(error, "bad_input")) throw error;
+      // The model's arguments were unusable: an observation for the agent, not a crash of the run.
+      this.log.append({
+        step: ctx.step,
+        author: ctx.author,
+        tool: name,
+        arguments: recorded,
+        ok: false,
+        wrote: false,
+      });
+      return { output: `Error: ${error.message}`, ok: false, wrote: false };
+    }
+    if (!WRITE_TOOLS.has(name)) {
+      this.log.append({
+        step: ctx.step,
+        author: ctx.author,
+        tool: name,
+        arguments: recorded,
+        ok: result.ok,
+        wrote: false,
+      });
+      return result;
+    }
+    const changes = await this.observeChanges();
+    const wrote = hasChanges(changes);
+    const record = this.log.append({
+      step: ctx.step,
+      author: ctx.author,
+      tool: name,
+      arguments: recorded,
+      ok: result.ok,
+      wrote,
+      files: changes,
+    });
+    this.noteForbidden(record, changes);
+    await this.noteDeferral(ctx, changes);
+    return { ...result, wrote };
+  }
+
+  private dispatch(name: string, args: unknown): Promise<ToolResult> {
+    if (!isRecord(args)) throw new HsearchError("bad_input", `${name} takes an object of arguments`);
+    switch (name) {
+      case "bash":
+        return this.bash(stringArgument(args, "command", name));
+      case "read_file":
+        return this.readFile(workspaceRelativePath(args.path));
+      case "write_file":
+        return this.writeFile(workspaceRelativePath(args.path), stringArgument(args, "content", name, true));
+      default:
+        throw new HsearchError(
+          "bad_input",
+          `unknown tool '${name}'; the tools are ${TERMINAL_TOOLS.map((t) => t.name).join(", ")}`,
+        );
+    }
+  }
+
+  private async bash(command: string): Promise<ToolResult> {
+    const timeoutMs = this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    const result = await this.runCommand(command, { timeoutMs });
+    const ok = result.exitCode === 0;
+    const body = result.output === "" ? "(no output)" : result.output;
+    return { output: ok ? body : `Error: ${describeStatus(result)}\n${body}`, ok, wrote: false };
+  }
+
+  private async readFile(path: string): Promise<ToolResult> {
+    const result = await this.runCommand(["/bin/cat", "--", path], {
+      timeoutMs: this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+      // Reading can never change the workspace.
+      readOnlyWorkspace: true,
+    });
+    if (result.exitCode !== 0)
+      return { output: `Error: ${result.stderr.trim() || describeStatus(result)}`, ok: false, wrote: false };
+    return { output: cutMiddle(result.stdout, DISPLAY_LIMIT_BYTES), ok: true, wrote: false };
+  }
+
+  private async writeFile(path: string, content: string): Promise<ToolResult> {
+    const script = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"';
+    const result = await this.runCommand(["/bin/sh", "-c", script, "write_file", path], {
+      timeoutMs: this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+      stdin: content,
+    });
+    if (result.exitCode !== 0)
+      return { output: `Error: ${result.stderr.trim() || describeStatus(result)}`, ok: false, wrote: false };
+    return { output: `Wrote ${Buffer.byteLength(content)} bytes to ${path}.`, ok: true, wrote: false };
+  }
+
+  private async observeChanges(): Promise<WorkspaceChanges> {
+    const after = await snapshotWorkspace(this.workspace, this.snapshot);
+    const changes = diffSnapshots(this.snapshot, after);
+    this.snapshot = after;
+    return changes;
+  }
+
+  private noteForbidden(record: EffectRecord, changes: WorkspaceChanges): void {
+    const patterns = (this.options.forbidden?.paths ?? []).map(globToRegExp);
+    if (patterns.length === 0) return;
+    for (const change of ["created", "modified", "deleted"] as const) {
+      for (const path of changes[change]) {
+        if (patterns.some((pattern) => pattern.test(stripDirSlash(path))))
+          this.forbiddenSeen.push({
+            step: record.step,
+            author: record.author,
+            tool: record.tool,
+            path,
+            change,
+          });
+      }
+    }
+  }
+
+  private async noteDeferral(
+    ctx: { step: number; author: Author },
+    changes: WorkspaceChanges,
+  ): Promise<void> {
+    if (this.deferralMade) return;
+    if (!changes.created.includes(DEFERRAL_FILE) && !changes.modified.includes(DEFERRAL_FILE)) return;
+    if (this.snapshot.get(DEFERRAL_FILE)?.kind !== "file") return;
+    this.deferralMade = { author: ctx.author, step: ctx.step, reason: await this.readDeferralReason() };
+  }
+
+  /** Read on the host, so never through a symlink (the sandbox user could point one at a root-only file). */
+  private async readDeferralReason(): Promise<string> {
+    const handle = await open(join(this.workspace, DEFERRAL_FILE), constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const buffer = Buffer.alloc(4 * DISPLAY_LIMIT_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      return cutMiddle(buffer.subarray(0, bytesRead).toString("utf8").trim(), DISPLAY_LIMIT_BYTES);
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+function describeStatus(result: SandboxResult): string {
+  if (result.timedOut)
+    return `timed out after ${Math.round(result.durationMs / 1000)} s; the command and its processes were killed`;
+  return `exit status ${result.exitCode}`;
+}
+
+function stringArgument(
+  args: Record<string, unknown>,
+  name: string,
+  tool: string,
+  allowEmpty = false,
+): string {
+  const value = args[name];
+  if (typeof value !== "string" || (!allowEmpty && value.trim() === ""))
+    throw new HsearchError(
+      "bad_input",
+      `${tool} needs '${name}' as a${allowEmpty ? "" : " non-empty"} string`,
+    );
+  return value;
+}
+
+function stripDirSlash(path: string): string {
+  return path.endsWith("/") ? path.slice(0, -1) : path;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
