@@ -6,6 +6,7 @@ import { openRunStore } from "../store";
 import type { SetExitCode } from "./commands";
 import type { CliIO } from "./io";
 import { locateRun } from "./run";
+import { usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
@@ -18,7 +19,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         .option("proposal", { type: "number", describe: "only this proposal (with --round)" })
         .check((argv) => {
           if (argv.proposal !== undefined && argv.round === undefined)
-            throw new Error("--proposal needs --round");
+            throw usageError("--proposal needs --round");
           return true;
         }),
     async (argv) => {

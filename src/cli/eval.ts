@@ -20,6 +20,7 @@ import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import { FAMILY_CHOICES, KIND_CHOICES, SPLIT_CHOICES, SUITE_CHOICES, selectTasks } from "./shared";
 import { fmtRate, formatTable } from "./table";
+import { usageError } from "./usage-error";
 
 export interface EvalReport {
   harness: string;
@@ -61,12 +62,12 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout" })
         .check((argv) => {
           if (argv.split === undefined && argv.tasks === undefined)
-            throw new Error("give --split or --tasks");
+            throw usageError("give --split or --tasks");
           for (const name of ["repeats", "concurrency"] as const)
             if (!Number.isInteger(argv[name]) || argv[name] < 1)
-              throw new Error(`--${name} must be a whole number ≥ 1`);
+              throw usageError(`--${name} must be a whole number ≥ 1`);
           if (!Number.isInteger(argv.seed) || argv.seed < 0)
-            throw new Error("--seed must be a whole number ≥ 0");
+            throw usageError("--seed must be a whole number ≥ 0");
           return true;
         }),
     async (argv) => {

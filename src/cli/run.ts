@@ -20,6 +20,7 @@ import type { SetExitCode } from "./commands";
 import { customerModelFor } from "./eval";
 import type { CliIO } from "./io";
 import { renderStatus } from "./status";
+import { usageError } from "./usage-error";
 
 export const DEFAULT_CONFIG = "search-configs/demo.yaml";
 
@@ -39,7 +40,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         })
         .check((argv) => {
           if (argv.resume && (argv.config || argv.out))
-            throw new Error("--resume takes the config from the run; give no config or --out");
+            throw usageError("--resume takes the config from the run; give no config or --out");
           return true;
         }),
     async (argv) => {

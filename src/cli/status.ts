@@ -51,6 +51,8 @@ export function renderStatus(status: RunStatus): string {
         truncate(p.rejected_reason ? `${p.rationale} [${p.rejected_reason}]` : p.rationale, 90),
       ]);
     }
+    if (round.proposals.length === 0 && round.failures.length === 0)
+      rows.push([String(round.round), "-", "-", "-", "none", "no new proposal from this incumbent"]);
     for (const f of round.failures)
       rows.push([
         String(round.round),

@@ -63,27 +63,35 @@ function distilRules(input: OperatorInput): Candidate[] {
   const contrast = [...digest.ordinary_observations, ...digest.ordinary_requests];
   const out: Candidate[] = [];
   for (const family of familiesWithFailures(digest.failures)) {
-    const failing = digest.failures.filter((f) => f.family === family && AIMED_AT_RULES.includes(f.mode));
-    const phrase = bestPhrase(
-      failing.map((f) => f.excerpt),
-      contrast,
+    const excerpts = digest.failures
+      .filter((f) => f.family === family && AIMED_AT_RULES.includes(f.mode))
+      .map((f) => f.excerpt);
+    // A specific rule (never seen in solved feasible episodes) and a general one (the widest coverage, whatever it
+    // matches elsewhere): the proposer does not judge the trade-off, acceptance under the objective does.
+    const specific = bestPhrase(excerpts, contrast);
+    const general = bestPhrase(excerpts, []);
+    const phrases = [specific, general?.text !== specific?.text ? general : null].filter(
+      (p): p is Phrase => p !== null,
     );
-    if (!phrase) continue;
-    const existing = harness.playbook.some((rule) => rule.when.any.includes(phrase.text));
-    if (existing) continue;
-    const rule: PlaybookRule = {
-      id: ruleId(family, phrase.text, harness.playbook),
-      family,
-      when: { any: [phrase.text] },
-      then: "abstain",
-      note: `Distilled in round ${input.round} from ${phrase.coverage} failing ${family} episodes; never seen in solved feasible ones.`,
-    };
-    out.push({
-      files: { "playbook.yaml": renderPlaybook(harness, [...harness.playbook, rule]) },
-      rationale: `Add stopping rule '${rule.id}': defer when an observation shows ${JSON.stringify(phrase.text)} (${phrase.coverage} ${family} failures at the decisive step).`,
-      operator: "distil_rule",
-      priority: phrase.coverage * 2,
-    });
+    for (const phrase of phrases) {
+      if (harness.playbook.some((rule) => rule.when.any.includes(phrase.text))) continue;
+      const seenElsewhere = contrast.filter((text) =>
+        text.toLowerCase().includes(phrase.text.toLowerCase()),
+      ).length;
+      const rule: PlaybookRule = {
+        id: ruleId(family, phrase.text, harness.playbook),
+        family,
+        when: { any: [phrase.text] },
+        then: "abstain",
+        note: `Distilled in round ${input.round} from ${phrase.coverage} failing ${family} episodes; seen in ${seenElsewhere} ordinary observations.`,
+      };
+      out.push({
+        files: { "playbook.yaml": renderPlaybook(harness, [...harness.playbook, rule]) },
+        rationale: `Add stopping rule '${rule.id}': defer when an observation shows ${JSON.stringify(phrase.text)} (${phrase.coverage} ${family} failures at the decisive step, ${seenElsewhere} ordinary observations).`,
+        operator: "distil_rule",
+        priority: phrase.coverage * 2 - (seenElsewhere > 0 ? 1 : 0),
+      });
+    }
   }
   return out;
 }

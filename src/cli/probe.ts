@@ -1,0 +1,344 @@
+/**
+ * `hsearch probe beliefs|challenge`: the know and hold probes (DESIGN §6, §8). Thin: options and printing here, the
+ * work in src/probes.
+ */
+import type { Argv } from "yargs";
+import { resolveUserPath } from "../core/paths";
+import { type Harness, loadHarness } from "../harness/load";
+import { loadPriceTable } from "../models/prices";
+import { createModel } from "../models/sim";
+import type { ChatModel } from "../models/types";
+import { UsageMeter } from "../models/usage";
+import {
+  type BeliefComparison,
+  type BeliefSummary,
+  type BeliefTaskRow,
+  type ChallengeProbeResult,
+  collectBeliefs,
+  compareBeliefs,
+  type HoldViewReport,
+  type MetricReport,
+  runChallengeProbe,
+  summariseBeliefs,
+} from "../probes";
+import { createJudge, DEFAULT_RESAMPLES, type MeanSd } from "../scoring";
+import type { Task } from "../tasks/types";
+import type { SetExitCode } from "./commands";
+import { customerModelFor } from "./eval";
+import type { CliIO } from "./io";
+import { createProgress } from "./progress";
+import { FAMILY_CHOICES, KIND_CHOICES, SPLIT_CHOICES, SUITE_CHOICES, selectTasks } from "./shared";
+import { fmtRate, formatTable } from "./table";
+
+interface CommonArgs {
+  harness: string;
+  split?: (typeof SPLIT_CHOICES)[number];
+  suite?: (typeof SUITE_CHOICES)[number];
+  kind?: (typeof KIND_CHOICES)[number];
+  family?: (typeof FAMILY_CHOICES)[number];
+  tasks?: string;
+  model: string;
+  customer: string;
+  seed: number;
+  concurrency: number;
+  json: boolean;
+}
+
+function commonOptions<T>(yargs: Argv<T>) {
+  return yargs
+    .option("harness", { type: "string", demandOption: true, describe: "harness directory" })
+    .option("split", { choices: SPLIT_CHOICES, describe: "probe the shipped tasks of this split" })
+    .option("suite", { choices: SUITE_CHOICES, describe: "restrict to one suite" })
+    .option("kind", { choices: KIND_CHOICES })
+    .option("family", { choices: FAMILY_CHOICES })
+    .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
+    .option("model", {
+      type: "string",
+      default: "sim:default",
+      describe: "task model (provider:model, or oracle)",
+    })
+    .option("customer", {
+      type: "string",
+      default: "scripted",
+      describe: "retail customer: scripted or llm:<model>",
+    })
+    .option("seed", { type: "number", default: 1 })
+    .option("concurrency", { type: "number", default: 8 })
+    .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout" });
+}
+
+function checkCommon(argv: { split?: unknown; tasks?: unknown; seed: number; concurrency: number }): true {
+  if (argv.split === undefined && argv.tasks === undefined) throw new Error("give --split or --tasks");
+  if (!Number.isInteger(argv.seed) || argv.seed < 0) throw new Error("--seed must be a whole number ≥ 0");
+  if (!Number.isInteger(argv.concurrency) || argv.concurrency < 1)
+    throw new Error("--concurrency must be a whole number ≥ 1");
+  return true;
+}
+
+export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
+  parser.command("probe", "The know and hold probes: beliefs, challenge (DESIGN §6)", (probe) =>
+    probe
+      .command(
+        "beliefs",
+        "Read-only episode per task, then the model reports P(feasible): AUROC, Brier, ECE10 with bootstrap CIs",
+        (y) =>
+          commonOptions(y)
+            .option("compare", {
+              type: "string",
+              describe: "a second harness: paired differences over source pairs",
+            })
+            .option("resamples", {
+              type: "number",
+              default: DEFAULT_RESAMPLES,
+              describe: "bootstrap resamples",
+            })
+            .check((argv) => {
+              checkCommon(argv);
+              if (!Number.isInteger(argv.resamples) || argv.resamples < 1)
+                throw new Error("--resamples must be a whole number ≥ 1");
+              return true;
+            }),
+        async (argv) => {
+          const report = await runBeliefsCommand(argv, io);
+          io.out(argv.json ? JSON.stringify(report, null, 2) : renderBeliefs(report));
+        },
+      )
+      .command(
+        "challenge",
+        "After each trajectory one neutral challenge: transition rates, CRA or Δχ, new false abstentions",
+        (y) =>
+          commonOptions(y)
+            .option("runs", { type: "number", default: 3, describe: "independent runs (repeats) per task" })
+            .option("judge", {
+              type: "string",
+              default: "rules",
+              describe: "rules or llm:<model> (pre strict SA)",
+            })
+            .check((argv) => {
+              checkCommon(argv);
+              if (!Number.isInteger(argv.runs) || argv.runs < 1)
+                throw new Error("--runs must be a whole number ≥ 1");
+              return true;
+            }),
+        async (argv) => {
+          const report = await runChallengeCommand(argv, io);
+          io.out(argv.json ? JSON.stringify(report, null, 2) : renderChallenge(report));
+        },
+      )
+      .demandCommand(1, "Name a probe: beliefs or challenge."),
+  );
+}
+
+interface Setup {
+  harness: Harness;
+  tasks: Task[];
+  model: ChatModel;
+  customerModel: ChatModel | undefined;
+  meter: UsageMeter;
+  modelOptions: { env: NodeJS.ProcessEnv; concurrency: number };
+}
+
+function setup(args: CommonArgs, io: CliIO): Setup {
+  const harness = loadHarness(resolveUserPath(args.harness, io.cwd));
+  const tasks = selectTasks(args, io);
+  const meter = new UsageMeter(loadPriceTable());
+  const modelOptions = { env: io.env, concurrency: args.concurrency };
+  const model = createModel(args.model, { ...modelOptions, meter });
+  return {
+    harness,
+    tasks,
+    model,
+    customerModel: customerModelFor(args.customer, modelOptions),
+    meter,
+    modelOptions,
+  };
+}
+
+function usageOf(meter: UsageMeter) {
+  const totals = meter.totals();
+  return {
+    input_tokens: totals.input_tokens + totals.cached_input_tokens,
+    output_tokens: totals.output_tokens + totals.cached_output_tokens,
+    usd: totals.usd,
+    model_calls: totals.model_calls + totals.cached_calls,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// beliefs
+
+export interface BeliefsCommandReport extends BeliefSummary {
+  harness: string;
+  model: string;
+  seed: number;
+  resamples: number;
+  tasks: BeliefTaskRow[];
+  compare?: BeliefSummary & { harness: string; tasks: BeliefTaskRow[]; difference: BeliefComparison };
+  usage: ReturnType<typeof usageOf>;
+}
+
+async function runBeliefsCommand(
+  args: CommonArgs & { compare?: string; resamples: number },
+  io: CliIO,
+): Promise<BeliefsCommandReport> {
+  const { harness, tasks, model, customerModel, meter } = setup(args, io);
+  const second = args.compare === undefined ? undefined : loadHarness(resolveUserPath(args.compare, io.cwd));
+  const bootstrap = { seed: args.seed, resamples: args.resamples };
+  const total = tasks.length * (second ? 2 : 1);
+  const progress = createProgress(io, "probe beliefs", { quiet: args.json });
+  let done = 0;
+  const collect = (which: Harness) =>
+    collectBeliefs({
+      harness: which,
+      tasks,
+      model,
+      seed: args.seed,
+      concurrency: args.concurrency,
+      customerModel,
+      onEpisode: () => progress.update(++done, total, "episodes"),
+    });
+  const rows = await collect(harness);
+  const secondRows = second ? await collect(second) : undefined;
+  progress.done();
+  const report: BeliefsCommandReport = {
+    harness: harness.label,
+    model: model.id,
+    seed: args.seed,
+    resamples: args.resamples,
+    ...summariseBeliefs(rows, bootstrap),
+    tasks: rows,
+    usage: usageOf(meter),
+  };
+  if (second && secondRows) {
+    report.compare = {
+      harness: second.label,
+      ...summariseBeliefs(secondRows, bootstrap),
+      tasks: secondRows,
+      difference: compareBeliefs(tasks, rows, secondRows, bootstrap),
+    };
+    report.usage = usageOf(meter);
+  }
+  return report;
+}
+
+function fmtMetric(metric: MetricReport): string {
+  if (metric.value === null) return `undefined (${metric.reason})`;
+  const ci = metric.ci
+    ? `[${metric.ci[0].toFixed(3)}, ${metric.ci[1].toFixed(3)}]`
+    : `no CI (${metric.reason})`;
+  return `${metric.value.toFixed(3)} ${ci}`;
+}
+
+const METRIC_ROWS = [
+  ["AUROC", "auroc"],
+  ["Brier", "brier"],
+  ["ECE10", "ece10"],
+] as const;
+
+export function renderBeliefs(report: BeliefsCommandReport): string {
+  const counts = (summary: BeliefSummary) =>
+    `${summary.n} tasks: ${summary.n_valid} valid, ${summary.n_invalid} invalid, ${summary.n_infra_error} infrastructure errors`;
+  const lines = [
+    `probe beliefs · model ${report.model} · seed ${report.seed} · ${report.resamples} bootstrap resamples`,
+    `${report.harness}: ${counts(report)}`,
+  ];
+  const { compare } = report;
+  if (compare) lines.push(`${compare.harness}: ${counts(compare)}`);
+  lines.push("");
+  const header = compare
+    ? [
+        "metric",
+        "first [95% CI]",
+        "second [95% CI]",
+        `first − second [95% CI, ${compare.difference.pairs} pairs]`,
+      ]
+    : ["metric", "value [95% CI]"];
+  const rows = METRIC_ROWS.map(([title, key]) =>
+    compare
+      ? [title, fmtMetric(report[key]), fmtMetric(compare[key]), fmtMetric(compare.difference[key])]
+      : [title, fmtMetric(report[key])],
+  );
+  lines.push(formatTable(header, rows), "");
+  const invalid = report.tasks.filter((row) => row.status !== "valid");
+  for (const row of invalid.slice(0, 5)) lines.push(`${row.status}: ${row.id}: ${row.problem}`);
+  if (invalid.length > 5) lines.push(`… and ${invalid.length - 5} more without a valid report`);
+  const { usage } = report;
+  lines.push(
+    `usage: ${usage.model_calls} model calls, ${usage.input_tokens} input + ${usage.output_tokens} output tokens, $${usage.usd.toFixed(4)}`,
+  );
+  return lines.join("\n");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// challenge
+
+export interface ChallengeCommandReport extends ChallengeProbeResult {
+  usage: ReturnType<typeof usageOf>;
+}
+
+async function runChallengeCommand(
+  args: CommonArgs & { runs: number; judge: string },
+  io: CliIO,
+): Promise<ChallengeCommandReport> {
+  const { harness, tasks, model, customerModel, meter, modelOptions } = setup(args, io);
+  const judge = createJudge(args.judge, (spec) => createModel(spec, modelOptions));
+  const progress = createProgress(io, "probe challenge", { quiet: args.json });
+  const result = await runChallengeProbe({
+    harness,
+    tasks,
+    model,
+    judge,
+    runs: args.runs,
+    seed: args.seed,
+    concurrency: args.concurrency,
+    customerModel,
+    onEpisode: (done, total) => progress.update(done, total, "episodes"),
+  });
+  progress.done();
+  return { ...result, usage: usageOf(meter) };
+}
+
+function fmtMeanSd(value: MeanSd): string {
+  if (value.mean === null) return "-";
+  return value.sd === null ? fmtRate(value.mean) : `${fmtRate(value.mean)} ± ${fmtRate(value.sd)}`;
+}
+
+export function renderChallenge(report: ChallengeCommandReport): string {
+  const lines = [
+    `probe challenge · harness ${report.harness} · model ${report.model} · seed ${report.seed} · runs ${report.runs}`,
+    `challenge: ${JSON.stringify(report.prompt)}`,
+    "",
+  ];
+  const views = Object.values(report.views) as HoldViewReport[];
+  const header = ["blocked", "pre", "post", "P(+|+)", "P(+|−)", "P(−|+)", "measure", "value"];
+  const rows = views.map((view) => [
+    view.view,
+    view.pre === "strict_sa" ? "strict SA" : "deferral",
+    "deferral",
+    fmtMeanSd(view.p_pos_pos),
+    fmtMeanSd(view.p_pos_neg),
+    fmtMeanSd(view.p_neg_pos),
+    view.measure === "cra" ? "CRA" : "Δχ",
+    fmtMeanSd(view.change),
+  ]);
+  lines.push(formatTable(header, rows), "");
+  const first = views[0];
+  if (first) {
+    const { feasible } = first.counts;
+    const episodes = feasible.pos_pos + feasible.pos_neg + feasible.neg_pos + feasible.neg_neg;
+    lines.push(
+      `feasible: ${episodes} episodes · new false abstentions per run ${fmtMeanSd(first.new_false_abstentions)}` +
+        ` (rate ${fmtMeanSd(first.new_false_abstention_rate)}) · withdrawn false abstentions ${feasible.pos_neg}`,
+    );
+  }
+  lines.push(
+    "values are mean ± sample SD over runs; CRA = P(+|−) − P(−|+) (same predicate), Δχ = post − pre rate",
+  );
+  if (report.infra_errors.length > 0)
+    lines.push(`${report.infra_errors.length} episodes left out: infrastructure errors`);
+  const { usage } = report;
+  lines.push(
+    `usage: ${usage.model_calls} model calls, ${usage.input_tokens} input + ${usage.output_tokens} output tokens, $${usage.usd.toFixed(4)}`,
+  );
+  return lines.join("\n");
+}

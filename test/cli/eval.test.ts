@@ -1,0 +1,147 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli";
+import { retailSubset } from "../helpers/task-subset";
+
+describe("hsearch eval", () => {
+  it("prints one JSON object with every metric, rates in [0, 1]", async () => {
+    const result = await runCli([
+      "eval",
+      "--harness",
+      "harnesses/abandon",
+      "--split",
+      "search",
+      "--suite",
+      "retail",
+      "--json",
+    ]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    const blocked = report.summary.blocked;
+    for (const key of [
+      "n",
+      "m0",
+      "m1",
+      "m2",
+      "m3",
+      "strict_sa",
+      "relaxed_sa",
+      "naive_m2",
+      "post_hoc",
+      "absrec",
+      "spl",
+      "by_family",
+    ])
+      expect(blocked).toHaveProperty(key);
+    for (const key of ["m0", "m1", "m2", "m3", "strict_sa", "relaxed_sa", "naive_m2", "spl"]) {
+      expect(blocked[key]).toBeGreaterThanOrEqual(0);
+      expect(blocked[key]).toBeLessThanOrEqual(1);
+    }
+    expect(Object.keys(blocked.absrec)).toEqual(["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+    expect(Object.keys(blocked.by_family).sort()).toEqual(["ambiguous", "infeasible", "trap"]);
+    expect(blocked.by_family.trap).toHaveProperty("strict_sa");
+    expect(report.summary.feasible).toMatchObject({ n: 64 });
+    expect(report.summary.usage).toMatchObject({ usd: 0 });
+    expect(report.summary.usage.model_calls).toBeGreaterThan(128);
+    expect(report.tasks).toHaveLength(128);
+    expect(report.tasks[0]).toHaveProperty("id");
+    expect(report.tasks[0]).toHaveProperty("kind");
+  });
+
+  it("prints the table by default, and a null block for a kind the selection lacks", async () => {
+    const table = await runCli([
+      "eval",
+      "--harness",
+      "harnesses/bare",
+      "--split",
+      "independent",
+      "--model",
+      "oracle",
+    ]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain("blocked: no task in the selection");
+    expect(table.stdout).toMatch(/feasible\s+n\s+solve/);
+    const json = await runCli([
+      "eval",
+      "--harness",
+      "harnesses/bare",
+      "--split",
+      "independent",
+      "--model",
+      "oracle",
+      "--json",
+    ]);
+    const report = JSON.parse(json.stdout);
+    expect(report.summary.blocked).toBeNull();
+    expect(report.summary.feasible).toMatchObject({ n: 17, solve: 1 });
+  });
+
+  it("takes a task directory and repeats", async () => {
+    const { dir } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
+    const result = await runCli([
+      "eval",
+      "--harness",
+      "harnesses/gated",
+      "--tasks",
+      dir,
+      "--repeats",
+      "2",
+      "--json",
+    ]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).summary.blocked.n).toBe(6);
+  });
+
+  it("answers bad input with exit 2 and a message naming what is wrong", async () => {
+    const noSplit = await runCli(["eval", "--harness", "harnesses/bare"]);
+    expect(noSplit.code).toBe(2);
+    expect(noSplit.stderr).toMatch(/--split or --tasks/);
+    const badSplit = await runCli(["eval", "--harness", "harnesses/bare", "--split", "train"]);
+    expect(badSplit.code).toBe(2);
+    expect(badSplit.stderr).toMatch(/Invalid values|choices/i);
+    const noHarness = await runCli(["eval", "--harness", "harnesses/none", "--split", "search"]);
+    expect(noHarness.code).toBe(2);
+    expect(noHarness.stderr).toMatch(/no such harness directory/);
+    const badModel = await runCli([
+      "eval",
+      "--harness",
+      "harnesses/bare",
+      "--split",
+      "search",
+      "--model",
+      "gpt",
+    ]);
+    expect(badModel.code).toBe(2);
+    const noKey = await runCli(
+      ["eval", "--harness", "harnesses/bare", "--split", "search", "--model", "openai:gpt-4.1-mini"],
+      {
+        env: { PATH: process.env.PATH },
+      },
+    );
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/OPENAI_API_KEY/);
+    const repeats = await runCli([
+      "eval",
+      "--harness",
+      "harnesses/bare",
+      "--split",
+      "search",
+      "--repeats",
+      "0",
+    ]);
+    expect(repeats.code).toBe(2);
+    const dir = mkdtempSync(join(tmpdir(), "hsearch-badharness-"));
+    writeFileSync(join(dir, "harness.yaml"), "name: x\nagent:\n  max_steps: many\n");
+    writeFileSync(join(dir, "system.md"), "{{policy}}");
+    const invalid = await runCli(["eval", "--harness", dir, "--split", "search"]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain(`${join(dir, "harness.yaml")}:3: field 'agent.max_steps'`);
+  });
+
+  it("an unknown command is bad input", async () => {
+    const result = await runCli(["frobnicate"]);
+    expect(result.code).toBe(2);
+  });
+});
