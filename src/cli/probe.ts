@@ -29,6 +29,7 @@ import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import { FAMILY_CHOICES, KIND_CHOICES, SPLIT_CHOICES, SUITE_CHOICES, selectTasks } from "./shared";
 import { fmtRate, formatTable } from "./table";
+import { usageError } from "./usage-error";
 
 interface CommonArgs {
   harness: string;
@@ -68,10 +69,10 @@ function commonOptions<T>(yargs: Argv<T>) {
 }
 
 function checkCommon(argv: { split?: unknown; tasks?: unknown; seed: number; concurrency: number }): true {
-  if (argv.split === undefined && argv.tasks === undefined) throw new Error("give --split or --tasks");
-  if (!Number.isInteger(argv.seed) || argv.seed < 0) throw new Error("--seed must be a whole number ≥ 0");
+  if (argv.split === undefined && argv.tasks === undefined) throw usageError("give --split or --tasks");
+  if (!Number.isInteger(argv.seed) || argv.seed < 0) throw usageError("--seed must be a whole number ≥ 0");
   if (!Number.isInteger(argv.concurrency) || argv.concurrency < 1)
-    throw new Error("--concurrency must be a whole number ≥ 1");
+    throw usageError("--concurrency must be a whole number ≥ 1");
   return true;
 }
 
@@ -95,7 +96,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
             .check((argv) => {
               checkCommon(argv);
               if (!Number.isInteger(argv.resamples) || argv.resamples < 1)
-                throw new Error("--resamples must be a whole number ≥ 1");
+                throw usageError("--resamples must be a whole number ≥ 1");
               return true;
             }),
         async (argv) => {
@@ -117,7 +118,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
             .check((argv) => {
               checkCommon(argv);
               if (!Number.isInteger(argv.runs) || argv.runs < 1)
-                throw new Error("--runs must be a whole number ≥ 1");
+                throw usageError("--runs must be a whole number ≥ 1");
               return true;
             }),
         async (argv) => {
