@@ -3,7 +3,9 @@ import { register as diffCommand } from "./diff";
 import { register as evalCommand } from "./eval";
 import { register as exportCommand } from "./export";
 import type { CliIO } from "./io";
+import { register as probeCommand } from "./probe";
 import { register as runCommand } from "./run";
+import { register as sandboxCommand } from "./sandbox";
 import { register as statusCommand } from "./status";
 import { register as tasksCommand } from "./tasks";
 
@@ -21,6 +23,8 @@ export function registerCommands(parser: Argv, io: CliIO, setExitCode: SetExitCo
     exportCommand,
     evalCommand,
     tasksCommand,
+    probeCommand,
+    sandboxCommand,
   ];
   for (const register of commands) register(parser, io, setExitCode);
 }
