@@ -23,7 +23,7 @@ import {
 import { lchown, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEV_LINKS, DEVICES, type HostEntry, SYSTEM_ENTRIES } from "./sandbox-plan";
+import { DEV_LINKS, DEVICES, type HostEntry, SYSTEM_ENTRIES, VAR_TMP_LINK } from "./sandbox-plan";
 import { SANDBOX_PATHS, type SandboxUser } from "./sandbox-types";
 
 const SEARCH_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
@@ -110,6 +110,8 @@ class SandboxState {
     mkdirSync(join(root, "dev", "shm"), { recursive: true, mode: 0o755 });
     for (const device of DEVICES) writeFileSync(join(root, "dev", device), "", { mode: 0o644 });
     for (const [name, target] of Object.entries(DEV_LINKS)) symlinkSync(target, join(root, "dev", name));
+    mkdirSync(join(root, "var"), { mode: 0o755 });
+    symlinkSync(VAR_TMP_LINK.target, join(root, VAR_TMP_LINK.path));
     this.skeletonDir = root;
     return root;
   }
@@ -149,6 +151,14 @@ export function sandboxState(): SandboxState {
  * getpass look the uid up). Undefined when the host already names it.
  */
 export function identityFiles(user: SandboxUser): { passwd: string; group: string } | undefined {
+  const key = `${user.uid}:${user.gid}`;
+  if (!identities.has(key)) identities.set(key, writeIdentityFiles(user));
+  return identities.get(key);
+}
+
+const identities = new Map<string, { passwd: string; group: string } | undefined>();
+
+function writeIdentityFiles(user: SandboxUser): { passwd: string; group: string } | undefined {
   const passwd = readFileSync("/etc/passwd", "utf8");
   const group = readFileSync("/etc/group", "utf8");
   const hasUser = passwd.split("\n").some((line) => line.split(":")[2] === String(user.uid));

@@ -3,8 +3,11 @@
  * security-relevant argument lists can be read and tested as data.
  *
  * Both mechanisms build the same view:
- *   /usr /etc /opt /var (+ /bin /sbin /lib* as on the host)  read-only; the rest of the host (/home, /root, /tmp,
- *                                                             /run, project and run directories) is not there
+ *   /usr /etc /opt (+ /bin /sbin /lib* as on the host)       read-only; the rest of the host (/home, /root, /tmp,
+ *                                                             /run, /var, project and run directories) is not there
+ *                                                             (/var is left out because daemons keep Unix sockets
+ *                                                             there, and a read-only mount does not stop connect)
+ *   /var/tmp                                                 a symlink to /tmp
  *   /workspace and /app                                      the task workspace, read-write (or read-only)
  *   /tmp, /dev/shm                                           private (a fresh tmpfs, or the env's own /tmp dir)
  *   /proc                                                    of a new PID namespace: only the sandbox's processes
@@ -37,7 +40,10 @@ export const BASE_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Top-level host entries the sandbox shows read-only: directories are bound, symlinks (merged /usr) copied. */
-export const SYSTEM_ENTRIES = ["usr", "etc", "opt", "var", "bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+export const SYSTEM_ENTRIES = ["usr", "etc", "opt", "bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+
+/** /var/tmp, which some programs expect, is the sandbox's /tmp. */
+export const VAR_TMP_LINK = { path: "/var/tmp", target: "../tmp" } as const;
 
 /** Device nodes bound into the sandbox's /dev. */
 export const DEVICES = ["null", "zero", "full", "random", "urandom", "tty"];
@@ -150,6 +156,7 @@ export function bwrapInvocation(input: PlanInput): Invocation {
     if (entry.kind === "dir") args.push("--ro-bind", `/${entry.name}`, `/${entry.name}`);
     else args.push("--symlink", entry.target, `/${entry.name}`);
   }
+  args.push("--dir", "/var", "--symlink", VAR_TMP_LINK.target, VAR_TMP_LINK.path);
   if (input.identity) {
     args.push(
       "--ro-bind",

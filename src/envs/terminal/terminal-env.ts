@@ -60,6 +60,11 @@ export interface TerminalEnvOptions {
   limits?: Omit<SandboxLimits, "timeoutMs">;
   /** Force a sandbox mechanism; default the detected one. */
   mechanism?: SandboxMechanism;
+  /**
+   * Read-only episodes (the belief probe): the workspace is mounted read-only for every call, `write_file` is not
+   * offered, and no tool counts as a write tool.
+   */
+  readOnly?: boolean;
 }
 
 export interface Deferral {
@@ -119,6 +124,8 @@ export const TERMINAL_TOOLS: readonly ToolSpec[] = [
 ];
 
 const WRITE_TOOLS: ReadonlySet<string> = new Set(["bash", "write_file"]);
+const NO_TOOLS: ReadonlySet<string> = new Set();
+const READ_ONLY_NOTE = " The workspace is read-only in this episode.";
 
 /** Is this call the certified deferral itself (writing infeasible.md)? An effect gate must still let it through. */
 export function isDeferralCall(name: string, args: unknown): boolean {
@@ -132,6 +139,13 @@ export function isDeferralCall(name: string, args: unknown): boolean {
 
 /** Make a workspace, write the task's files, run its setup as the harness, and take the initial snapshot. */
 export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promise<TerminalEnv> {
+  for (const field of ["commandTimeoutMs", "setupTimeoutMs"] as const) {
+    const value = options[field];
+    if (value !== undefined && !(Number.isFinite(value) && value > 0))
+      throw new HsearchError("bad_input", `${field} must be a positive number of ms, got ${value}`, {
+        field,
+      });
+  }
   const info = await detectSandbox(options.mechanism ? { mechanism: options.mechanism } : {});
   const dir = await mkdtemp(join(options.workspaceRoot ?? tmpdir(), "hsearch-terminal-"));
   try {
@@ -183,11 +197,15 @@ export class TerminalEnv implements Environment {
   ) {}
 
   tools(): ToolSpec[] {
-    return structuredClone([...TERMINAL_TOOLS]);
+    if (!this.options.readOnly) return structuredClone([...TERMINAL_TOOLS]);
+    return TERMINAL_TOOLS.filter((tool) => tool.name !== "write_file").map((tool) => ({
+      ...structuredClone(tool),
+      description: tool.description + READ_ONLY_NOTE,
+    }));
   }
 
   writeTools(): ReadonlySet<string> {
-    return WRITE_TOOLS;
+    return this.options.readOnly ? NO_TOOLS : WRITE_TOOLS;
   }
 
   call(name: string, args: unknown, ctx: { step: number; author: Author }): Promise<ToolResult> {
@@ -272,69 +290,61 @@ export class TerminalEnv implements Environment {
   ): Promise<ToolResult> {
     if (this.closed) throw new HsearchError("conflict", "the terminal environment is closed");
     const recorded = isRecord(args) ? args : { arguments: args };
-    let result: ToolResult;
+    const base = { step: ctx.step, author: ctx.author, tool: name, arguments: recorded };
+    let call: ParsedCall;
     try {
-      result = await this.dispatch(name, args);
+      call = this.parse(name, args);
     } catch (error) {
       if (!isHsearchError(error, "bad_input")) throw error;
       // The model's arguments were unusable: an observation for the agent, not a crash of the run.
-      this.log.append({
-        step: ctx.step,
-        author: ctx.author,
-        tool: name,
-        arguments: recorded,
-        ok: false,
-        wrote: false,
-      });
+      this.log.append({ ...base, ok: false, wrote: false });
       return { output: `Error: ${error.message}`, ok: false, wrote: false };
     }
-    if (!WRITE_TOOLS.has(name)) {
-      this.log.append({
-        step: ctx.step,
-        author: ctx.author,
-        tool: name,
-        arguments: recorded,
-        ok: result.ok,
-        wrote: false,
-      });
+    const result = await this.execute(call);
+    if (!this.writeTools().has(name)) {
+      this.log.append({ ...base, ok: result.ok, wrote: false });
       return result;
     }
     const changes = await this.observeChanges();
     const wrote = hasChanges(changes);
-    const record = this.log.append({
-      step: ctx.step,
-      author: ctx.author,
-      tool: name,
-      arguments: recorded,
-      ok: result.ok,
-      wrote,
-      files: changes,
-    });
+    const record = this.log.append({ ...base, ok: result.ok, wrote, files: changes });
     this.noteForbidden(record, changes);
     await this.noteDeferral(ctx, changes);
     return { ...result, wrote };
   }
 
-  private dispatch(name: string, args: unknown): Promise<ToolResult> {
+  /** Check a call's arguments; a `bad_input` error here is the model's mistake, shown to it as an observation. */
+  private parse(name: string, args: unknown): ParsedCall {
+    if (!this.tools().some((tool) => tool.name === name)) {
+      const names = this.tools().map((tool) => tool.name);
+      const why =
+        name === "write_file" ? "the workspace is read-only in this episode" : `unknown tool '${name}'`;
+      throw new HsearchError("bad_input", `${why}; the tools are ${names.join(", ")}`);
+    }
     if (!isRecord(args)) throw new HsearchError("bad_input", `${name} takes an object of arguments`);
-    switch (name) {
+    if (name === "bash") return { tool: "bash", command: stringArgument(args, "command", name) };
+    if (name === "read_file") return { tool: "read_file", path: workspaceRelativePath(args.path) };
+    return {
+      tool: "write_file",
+      path: workspaceRelativePath(args.path),
+      content: stringArgument(args, "content", name, true),
+    };
+  }
+
+  private execute(call: ParsedCall): Promise<ToolResult> {
+    switch (call.tool) {
       case "bash":
-        return this.bash(stringArgument(args, "command", name));
+        return this.bash(call.command);
       case "read_file":
-        return this.readFile(workspaceRelativePath(args.path));
+        return this.readFile(call.path);
       case "write_file":
-        return this.writeFile(workspaceRelativePath(args.path), stringArgument(args, "content", name, true));
-      default:
-        throw new HsearchError(
-          "bad_input",
-          `unknown tool '${name}'; the tools are ${TERMINAL_TOOLS.map((t) => t.name).join(", ")}`,
-        );
+        return this.writeFile(call.path, call.content);
     }
   }
 
   private async bash(command: string): Promise<ToolResult> {
     const timeoutMs = this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    const result = await this.runCommand(command, { timeoutMs });
+    const result = await this.runCommand(command, { timeoutMs, readOnlyWorkspace: this.options.readOnly });
     const ok = result.exitCode === 0;
     const body = result.output === "" ? "(no output)" : result.output;
     return { output: ok ? body : `Error: ${describeStatus(result)}\n${body}`, ok, wrote: false };
@@ -408,6 +418,11 @@ export class TerminalEnv implements Environment {
     }
   }
 }
+
+type ParsedCall =
+  | { tool: "bash"; command: string }
+  | { tool: "read_file"; path: string }
+  | { tool: "write_file"; path: string; content: string };
 
 function describeStatus(result: SandboxResult): string {
   if (result.timedOut)

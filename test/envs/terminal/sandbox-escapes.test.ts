@@ -65,7 +65,7 @@ describe.each(mechanisms.map((info) => [info.mechanism, info] as const))("the %s
 
   it("cannot write outside the workspace, and its /tmp is not the host's", async () => {
     const tag = `hsearch-escape-${process.pid}-${info.mechanism}`;
-    const targets = [`/etc/${tag}`, `/root/${tag}`, `/usr/${tag}`, `/var/tmp/${tag}`, `/${tag}`];
+    const targets = [`/etc/${tag}`, `/root/${tag}`, `/usr/${tag}`, `/var/${tag}`, `/${tag}`];
     const script = [
       ...targets.map((target) => `echo x > ${target} 2>/dev/null && echo "wrote ${target}"`),
       `echo x > /tmp/${tag} && echo x > /dev/shm/${tag} && echo "private tmp ok"`,
@@ -81,11 +81,14 @@ describe.each(mechanisms.map((info) => [info.mechanism, info] as const))("the %s
     expect(existsSync(`/dev/shm/${tag}`)).toBe(false);
   });
 
-  it("hides the host's home and project directories", async () => {
+  it("hides the host's home, project, /run and /var directories (no daemon sockets)", async () => {
+    const hidden = ["/root", "/home", "/run", "/var/run", "/var/lib", process.cwd()];
     const result = await run(
-      `ls -d /root /home ${JSON.stringify(process.cwd())} 2>/dev/null; echo "HOME=$HOME"`,
+      `ls -d ${hidden.map((path) => JSON.stringify(path)).join(" ")} 2>/dev/null; echo "HOME=$HOME"`,
     );
     expect(result.stdout.trim()).toBe("HOME=/tmp");
+    const varTmp = await run("echo x > /var/tmp/in-var-tmp && cat /tmp/in-var-tmp");
+    expect(varTmp.stdout).toBe("x\n");
   });
 
   describe("the network", () => {

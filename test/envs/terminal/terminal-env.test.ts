@@ -234,6 +234,21 @@ describe("the terminal environment", () => {
     );
   });
 
+  it("offers only reading in a read-only episode", async () => {
+    const env = await open({ files: { "a.txt": "alpha" }, readOnly: true });
+    expect(env.tools().map((tool) => tool.name)).toEqual(["bash", "read_file"]);
+    expect([...env.writeTools()]).toEqual([]);
+    const write = await env.call("bash", { command: "cat a.txt; echo x > b.txt" }, agent(1));
+    expect(write.ok).toBe(false);
+    expect(write.output).toContain("alpha");
+    expect(write.output).toContain("Read-only file system");
+    const tool = await env.call("write_file", { path: "infeasible.md", content: "no" }, agent(2));
+    expect(tool.output).toContain("read-only");
+    expect(existsSync(join(env.workspace, "b.txt"))).toBe(false);
+    expect(env.deferral()).toBeNull();
+    expect(env.effects().map((record) => record.wrote)).toEqual([false, false]);
+  });
+
   it("tells an effect gate which call is the deferral itself", () => {
     expect(isDeferralCall("write_file", { path: "infeasible.md", content: "x" })).toBe(true);
     expect(isDeferralCall("write_file", { path: "/workspace/./infeasible.md", content: "x" })).toBe(true);
