@@ -3,16 +3,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import yargs from "yargs";
-import { exitCodeFor } from "../../src/cli/exit-codes";
 import type { CliIO } from "../../src/cli/io";
-import { register } from "../../src/cli/sandbox";
-import { HsearchError } from "../../src/core/errors";
+import { main } from "../../src/cli/main";
 
-/**
- * Runs `hsearch …` with only the sandbox command registered, configured as src/cli/main.ts configures its parser.
- * (Once `register` is in src/cli/commands.ts, `main(args, io)` from src/cli/main.ts does the same.)
- */
+/** Runs `hsearch …` through the real entry point with a captured CliIO. */
 async function hsearch(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
@@ -24,24 +18,7 @@ async function hsearch(args: string[]): Promise<{ code: number; out: string; err
     cwd: process.cwd(),
     env: {},
   };
-  let code = 0;
-  const parser = yargs(args)
-    .scriptName("hsearch")
-    .strict()
-    .demandCommand(1)
-    .exitProcess(false)
-    .fail((message, error) => {
-      throw error ?? new HsearchError("bad_input", message);
-    });
-  register(parser, io, (exit) => {
-    code = exit;
-  });
-  try {
-    await parser.parseAsync();
-  } catch (error) {
-    err.push(error instanceof HsearchError ? error.describe() : String(error));
-    code = exitCodeFor(error);
-  }
+  const code = await main(args, io);
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
 
