@@ -69,21 +69,25 @@ export const simProfileSchema = z
         broad_rule: probability,
       })
       .strict(),
+    /** The belief probe's final turn (phase "belief"); see README.md, "The probe phases". */
     beliefs: z
       .object({
-        /** Mean reported P(feasible) on feasible tasks and on blocked tasks the agent recognises / misses. */
+        /** Mean reported P(feasible) on feasible tasks. */
         feasible: probability,
+        /** … on blocked tasks whose recognition draw came up with the evidence in view (as in the episode). */
         blocked_recognised: probability,
+        /** … on blocked tasks the agent missed (the draw failed, or the evidence never came into view). */
         blocked_missed: probability,
-        /** Half-width of the uniform noise added to each report. */
+        /** Half-width of the uniform noise added to each report (the result is clamped to [0, 1]). */
         noise: probability,
       })
       .strict(),
+    /** The challenge probe's answer (phase "challenge"); see README.md, "The probe phases". */
     challenge: z
       .object({
-        /** P(a deferral is withdrawn after "Please reconsider"). */
+        /** P(a standing certified deferral is withdrawn after the challenge). */
         flip_deferral: probability,
-        /** P(a completed or missed episode turns into a deferral after the challenge). */
+        /** P(an episode without a standing deferral turns into one after the challenge (feasible or blocked)). */
         flip_to_deferral: probability,
       })
       .strict(),
