@@ -39,9 +39,7 @@ export function renderStatus(status: RunStatus): string {
         ? round.round === 0
           ? "seed"
           : "ACCEPTED"
-        : p.state === "evaluated"
-          ? "pending"
-          : p.state;
+        : (p.verdict ?? (p.state === "evaluated" ? "pending" : p.state));
       rows.push([
         String(round.round),
         p.id,

@@ -118,3 +118,30 @@ function fmt(value: number): string {
 }
 
 export type AcceptanceRule = SearchConfig["acceptance"];
+
+/** The step after a paired test: accept, reject, call it indecisive, or ask for one more repeat of both arms. */
+export type PairedStep = Verdict | "more";
+
+/**
+ * A close call is a proposal ahead of the incumbent whose p-value is within 3α: it earns extra repeats (up to the
+ * limit), and is `indecisive` — stored apart from `rejected` — if it still does not clear α.
+ */
+export function pairedStep(test: PairedTest, alpha: number, extraUsed: number, maxExtra: number): PairedStep {
+  if (test.difference > 0 && test.p_value <= alpha) return "accepted";
+  const close = test.difference > 0 && test.p_value <= Math.min(0.5, 3 * alpha);
+  if (!close) return "rejected";
+  return extraUsed < maxExtra ? "more" : "indecisive";
+}
+
+/**
+ * The cheap screen: a proposal evaluated on a subset of the search tasks may be rejected early when it trails the
+ * incumbent on that subset by more than `rejectBelow`. It can only reject or let the full evaluation go on; it never
+ * accepts.
+ */
+export function screenStep(
+  proposalSubsetScore: number,
+  incumbentSubsetScore: number,
+  rejectBelow: number,
+): "reject" | "continue" {
+  return proposalSubsetScore < incumbentSubsetScore - rejectBelow ? "reject" : "continue";
+}

@@ -13,7 +13,16 @@ import type { ChatModel } from "../models/types";
 import { type EpisodeScore, type Judge, objectiveScore, summarize } from "../scoring";
 import type { RunStore } from "../store";
 import type { Split, Task } from "../tasks/types";
-import { decideGreater, type EvaluatedProposal, type ProposalVerdict, pairedTest } from "./acceptance";
+import {
+  decideGreater,
+  type EvaluatedProposal,
+  type PairedStep,
+  type ProposalVerdict,
+  pairedStep,
+  pairedTest,
+  screenStep,
+  type Verdict,
+} from "./acceptance";
 import { buildDigest, type Digest } from "./digest";
 import { evaluateJobs, planRollouts, type RolloutJob } from "./evaluate";
 import { proposeByLlm } from "./llm-proposer";
@@ -203,9 +212,10 @@ async function runJobs(
   purpose: "search" | "heldout" | "independent" | "diagnostic",
   tasks: readonly Task[],
   label: string,
+  repeats = deps.config.repeats,
 ): Promise<EpisodeScore[]> {
   const { store, config } = deps;
-  const jobs = planRollouts(tasks, config.repeats, config.seed);
+  const jobs = planRollouts(tasks, repeats, config.seed);
   const keyOf = (job: RolloutJob) =>
     rolloutKey({ candidate: commit, task: job.task.id, seed: job.seed, repeat: job.repeat });
   const stored = new Map(
@@ -405,10 +415,55 @@ async function admitProposal(
     });
     return null;
   }
+  if (await screenedOut(deps, repo, incumbent, commit, round, index)) return null;
   const score = await evaluateCandidate(deps, repo, commit, round, index);
   deps.events?.candidate?.({ round, proposal: index, commit, score, state: "evaluated" });
   const scores = store.listRollouts(commit, "search").map((r) => r.scores as unknown as EpisodeScore);
   return { commit, proposal: index, score, scores };
+}
+
+/** The paired rule's optional screen: evaluate on a seeded subset first, and reject early if far behind. */
+async function screenedOut(
+  deps: SearchDeps,
+  repo: string,
+  incumbent: string,
+  commit: string,
+  round: number,
+  index: number,
+): Promise<boolean> {
+  const rule = deps.config.acceptance;
+  if (rule.rule !== "paired" || !rule.screen) return false;
+  const known = deps.store.getCandidate(commit);
+  if (known?.state === "evaluated") return false;
+  const count = Math.max(1, Math.round(deps.tasks.search.length * rule.screen.fraction));
+  const subset = createRng(deps.config.seed, "screen", round).shuffle(deps.tasks.search).slice(0, count);
+  const ids = new Set(subset.map((task) => task.id));
+  const proposalScores = await runJobs(
+    deps,
+    await loadCandidate(repo, commit),
+    commit,
+    "search",
+    subset,
+    `round ${round} p${index} screen`,
+  );
+  const incumbentScores = deps.store
+    .listRollouts(incumbent, "search")
+    .map((r) => r.scores as unknown as EpisodeScore)
+    .filter((score) => ids.has(score.task_id) && score.repeat < deps.config.repeats);
+  const objective = deps.config.objective;
+  const mine = safeObjective(proposalScores, objective);
+  const theirs = safeObjective(incumbentScores, objective);
+  if (mine === null || theirs === null || screenStep(mine, theirs, rule.screen.reject_below) === "continue")
+    return false;
+  const reason = `screened out: ${mine.toFixed(4)} on ${count} tasks, incumbent ${theirs.toFixed(4)} (margin ${rule.screen.reject_below})`;
+  deps.store.setCandidateOutcome(commit, {
+    state: "rejected",
+    verdict: "screened_out",
+    score: null,
+    rejected_reason: reason,
+  });
+  deps.events?.candidate?.({ round, proposal: index, commit, score: null, state: "rejected", reason });
+  return true;
 }
 
 async function decide(
@@ -419,36 +474,47 @@ async function decide(
 ) {
   const rule = deps.config.acceptance;
   if (rule.rule === "greater") return decideGreater(incumbentScore, proposals);
-  const incumbentScores = deps.store
-    .listRollouts(incumbent, "search")
-    .map((r) => r.scores as unknown as EpisodeScore);
   const verdicts: ProposalVerdict[] = [];
   let accepted: EvaluatedProposal | null = null;
+  const repo = join(deps.runDir, "harness");
   for (const proposal of proposals) {
-    const test = pairedTest(incumbentScores, proposal.scores, deps.config.objective, deps.config.seed);
-    const clears = test.difference > 0 && test.p_value <= rule.alpha;
-    const verdict: ProposalVerdict = clears
-      ? {
-          commit: proposal.commit,
-          verdict: "accepted",
-          reason: `p = ${test.p_value.toFixed(4)} ≤ α = ${rule.alpha}`,
-          p_value: test.p_value,
-        }
-      : test.difference > 0 && test.p_value <= 2 * rule.alpha
-        ? {
-            commit: proposal.commit,
-            verdict: "indecisive",
-            reason: `p = ${test.p_value.toFixed(4)}: close call`,
-            p_value: test.p_value,
-          }
-        : {
-            commit: proposal.commit,
-            verdict: "rejected",
-            reason: `p = ${test.p_value.toFixed(4)} > α = ${rule.alpha}`,
-            p_value: test.p_value,
-          };
-    verdicts.push(verdict);
-    if (clears && (accepted === null || proposal.score > accepted.score)) accepted = proposal;
+    let extra = 0;
+    let step: PairedStep = "more";
+    let test = pairedTest([], [], deps.config.objective, deps.config.seed);
+    while (step === "more") {
+      const repeats = deps.config.repeats + extra;
+      const [incumbentScores, proposalScores] = await Promise.all(
+        [incumbent, proposal.commit].map(async (commit) =>
+          runJobs(
+            deps,
+            await loadCandidate(repo, commit),
+            commit,
+            "search",
+            deps.tasks.search,
+            `paired test, repeat ${repeats}`,
+            repeats,
+          ),
+        ),
+      );
+      test = pairedTest(
+        incumbentScores as EpisodeScore[],
+        proposalScores as EpisodeScore[],
+        deps.config.objective,
+        deps.config.seed,
+      );
+      step = pairedStep(test, rule.alpha, extra, rule.max_extra_repeats);
+      if (step === "more") extra++;
+    }
+    const p = test.p_value.toFixed(4);
+    const withExtra = extra > 0 ? ` after ${extra} extra repeat${extra > 1 ? "s" : ""}` : "";
+    const reason =
+      step === "accepted"
+        ? `p = ${p} ≤ α = ${rule.alpha}${withExtra}`
+        : step === "indecisive"
+          ? `close call: p = ${p} > α = ${rule.alpha}${withExtra}`
+          : `p = ${p} > α = ${rule.alpha} (difference ${test.difference.toFixed(4)})`;
+    verdicts.push({ commit: proposal.commit, verdict: step as Verdict, reason, p_value: test.p_value });
+    if (step === "accepted" && (accepted === null || proposal.score > accepted.score)) accepted = proposal;
   }
   // Only one proposal becomes the incumbent: the others that cleared are recorded as rejected in its favour.
   for (const verdict of verdicts)
@@ -462,13 +528,14 @@ async function decide(
 function recordVerdict(deps: SearchDeps, round: number, verdict: ProposalVerdict): void {
   const candidate = deps.store.getCandidate(verdict.commit);
   if (!candidate) return;
-  if (verdict.verdict !== "accepted")
-    deps.store.setCandidateOutcome(verdict.commit, {
-      state: "rejected",
-      score: candidate.score,
-      summary: candidate.summary,
-      rejected_reason: verdict.verdict === "indecisive" ? `indecisive: ${verdict.reason}` : verdict.reason,
-    });
+  // An evaluated proposal keeps its score; "rejected" as a state means "not the incumbent", the verdict says why.
+  deps.store.setCandidateOutcome(verdict.commit, {
+    state: verdict.verdict === "accepted" ? "evaluated" : "rejected",
+    verdict: verdict.verdict,
+    score: candidate.score,
+    summary: candidate.summary,
+    rejected_reason: verdict.verdict === "accepted" ? null : verdict.reason,
+  });
   deps.store.logEvent("verdict", { round, ...verdict });
 }
 

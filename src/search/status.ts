@@ -13,6 +13,8 @@ export interface ProposalStatus {
   score: number | null;
   accepted: boolean;
   state: string;
+  /** accepted, rejected, indecisive or screened_out; null for the seed and for proposals never judged. */
+  verdict: string | null;
   rejected_reason: string | null;
 }
 
@@ -76,6 +78,7 @@ export function runStatus(store: RunStore): RunStatus {
         score: c.score,
         accepted: round.accepted_commit === c.commit,
         state: c.state,
+        verdict: c.verdict,
         rejected_reason: c.rejected_reason,
       })),
     failures: failures

@@ -123,4 +123,10 @@ export const MIGRATIONS: readonly string[] = [
     json TEXT NOT NULL
   );
   `,
+  `
+  -- Acceptance verdicts apart from candidate states: an indecisive paired test or a screened-out proposal is not
+  -- the same as a rejection (DESIGN §7).
+  ALTER TABLE candidates ADD COLUMN verdict TEXT
+    CHECK (verdict IS NULL OR verdict IN ('accepted', 'rejected', 'indecisive', 'screened_out'));
+  `,
 ];

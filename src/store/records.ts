@@ -46,8 +46,13 @@ export interface NewCandidate {
   tree_hash: string;
 }
 
+export const VERDICTS = ["accepted", "rejected", "indecisive", "screened_out"] as const;
+export type CandidateVerdict = (typeof VERDICTS)[number];
+
 export interface CandidateRecord extends NewCandidate {
   state: CandidateState;
+  /** The acceptance verdict of an evaluated proposal (null for the seed and for proposals never judged). */
+  verdict: CandidateVerdict | null;
   rejected_reason: string | null;
   duplicate_of: string | null;
   /** The objective on the search split. */
@@ -59,6 +64,8 @@ export interface CandidateRecord extends NewCandidate {
 
 export interface CandidateOutcome {
   state: Exclude<CandidateState, "pending">;
+  /** Kept as it was when not given. */
+  verdict?: CandidateVerdict;
   score?: number | null;
   summary?: JsonObject | null;
   rejected_reason?: string | null;

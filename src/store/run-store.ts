@@ -243,11 +243,13 @@ export class RunStore {
     this.#requireCandidate(commit);
     this.#db
       .prepare(
-        `UPDATE candidates SET state = ?, score = ?, summary_json = ?, rejected_reason = ?, duplicate_of = ?
+        `UPDATE candidates SET state = ?, verdict = COALESCE(?, verdict), score = ?, summary_json = ?,
+           rejected_reason = ?, duplicate_of = ?
          WHERE commit_sha = ?`,
       )
       .run(
         outcome.state,
+        outcome.verdict ?? null,
         outcome.score ?? null,
         outcome.summary == null ? null : canonicalJson(outcome.summary),
         outcome.rejected_reason ?? null,

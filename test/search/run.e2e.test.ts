@@ -138,6 +138,36 @@ describe("hsearch run, end to end", () => {
   });
 });
 
+describe("hsearch run with paired acceptance and a screen", () => {
+  it("records accepted, rejected, indecisive and screened-out proposals, and never accepts from the screen", async () => {
+    const config = writeConfig(
+      work,
+      "acceptance: {rule: paired, alpha: 0.1, max_extra_repeats: 1, screen: {fraction: 0.5, reject_below: 0.05}}\nrounds: 3",
+    ).replace("search.yaml", "search.yaml");
+    const text = readFileSync(config, "utf8").replace("rounds: 2\n", "");
+    writeFileSync(config, text);
+    const result = await runCli(["run", config, "--out", join(work, "paired", "run"), "--json"], {
+      cwd: work,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const status = JSON.parse(result.stdout) as RunStatus;
+    const proposals = status.rounds.slice(1).flatMap((r) => r.proposals);
+    expect(proposals.length).toBeGreaterThan(0);
+    for (const p of proposals) {
+      if (p.verdict === "screened_out") {
+        expect(p.accepted).toBe(false);
+        expect(p.score).toBeNull();
+        expect(p.rejected_reason).toMatch(/^screened out/);
+      }
+      if (p.accepted) expect(p.verdict).toBe("accepted");
+      if (p.verdict === "indecisive") expect(p.rejected_reason).toMatch(/^close call: /);
+      if (p.verdict === "rejected") expect(p.rejected_reason).toMatch(/^p = /);
+      if (p.state === "evaluated" || p.state === "rejected") expect(p.verdict).not.toBeNull();
+    }
+    expect(status.state).toBe("finished");
+  });
+});
+
 describe("hsearch run, bad input", () => {
   it("a config error names the file, field and line, exits 2 and creates no run", async () => {
     const file = join(work, "bad.yaml");

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "../../src/scoring";
+import { decideGreater, pairedStep, pairedTest, screenStep } from "../../src/search/acceptance";
+
+function blocked(id: string, strict: boolean, repeat = 0): EpisodeScore {
+  return {
+    kind: "blocked",
+    task_id: id,
+    seed: 1,
+    repeat,
+    family: "trap",
+    strict_sa: strict,
+  } as unknown as BlockedEpisodeScore;
+}
+function feasible(id: string, solve: boolean, repeat = 0): EpisodeScore {
+  return {
+    kind: "feasible",
+    task_id: id,
+    seed: 1,
+    repeat,
+    family: null,
+    solve,
+  } as unknown as FeasibleEpisodeScore;
+}
+
+describe("greater", () => {
+  it("accepts the best proposal only if it beats the incumbent, lowest index on ties", () => {
+    const p = (commit: string, proposal: number, score: number) => ({ commit, proposal, score, scores: [] });
+    expect(decideGreater(0.5, [p("a", 1, 0.5), p("b", 2, 0.4)]).accepted).toBeNull();
+    const decision = decideGreater(0.5, [p("a", 1, 0.6), p("b", 2, 0.6), p("c", 3, 0.55)]);
+    expect(decision.accepted).toBe("a");
+    expect(decision.verdicts.map((v) => v.verdict)).toEqual(["accepted", "rejected", "rejected"]);
+  });
+});
+
+describe("paired", () => {
+  it("SA-only: a one-sided exact McNemar test on discordant blocked pairs", () => {
+    // 9 gains, 1 loss: two-sided p = 22/1024, one-sided = 11/1024.
+    const incumbent = Array.from({ length: 20 }, (_, i) => blocked(`t${i}`, i === 0 || i >= 10));
+    const proposal = Array.from({ length: 20 }, (_, i) => blocked(`t${i}`, i !== 0));
+    const test = pairedTest(incumbent, proposal, "sa-only", 1);
+    expect(test.n).toBe(20);
+    expect(test.p_value).toBeCloseTo(11 / 1024, 10);
+    expect(test.difference).toBeCloseTo(8 / 20);
+    // The same data the other way round is no evidence for the proposal.
+    expect(pairedTest(proposal, incumbent, "sa-only", 1).p_value).toBe(1);
+  });
+
+  it("joint: feasible outcomes count, and the bootstrap is reproducible under a seed", () => {
+    const incumbent = [
+      ...Array.from({ length: 30 }, (_, i) => blocked(`b${i}`, i < 10)),
+      ...Array.from({ length: 30 }, (_, i) => feasible(`f${i}`, true)),
+    ];
+    const proposal = [
+      ...Array.from({ length: 30 }, (_, i) => blocked(`b${i}`, i < 20)),
+      ...Array.from({ length: 30 }, (_, i) => feasible(`f${i}`, i !== 0)),
+    ];
+    const a = pairedTest(incumbent, proposal, "joint", 3);
+    expect(a).toEqual(pairedTest(incumbent, proposal, "joint", 3));
+    expect(a.difference).toBeCloseTo(9 / 60);
+    expect(a.p_value).toBeLessThan(0.01);
+    expect(pairedTest(incumbent, incumbent, "joint", 3).p_value).toBe(1);
+  });
+
+  it("close calls earn extra repeats, then are indecisive; clear losses are rejected", () => {
+    const test = (p: number, difference: number) => ({ p_value: p, difference, n: 10 });
+    expect(pairedStep(test(0.05, 0.1), 0.1, 0, 2)).toBe("accepted");
+    expect(pairedStep(test(0.2, 0.1), 0.1, 0, 2)).toBe("more");
+    expect(pairedStep(test(0.2, 0.1), 0.1, 2, 2)).toBe("indecisive");
+    expect(pairedStep(test(0.6, 0.1), 0.1, 0, 2)).toBe("rejected");
+    expect(pairedStep(test(0.01, -0.1), 0.1, 0, 2)).toBe("rejected");
+  });
+
+  it("the screen can reject but never accept", () => {
+    const steps = new Set<string>();
+    for (let mine = 0; mine <= 1; mine += 0.05)
+      for (let theirs = 0; theirs <= 1; theirs += 0.05) steps.add(screenStep(mine, theirs, 0.1));
+    expect([...steps].sort()).toEqual(["continue", "reject"]);
+    expect(screenStep(0.9, 0.2, 0.1)).toBe("continue");
+    expect(screenStep(0.2, 0.9, 0.1)).toBe("reject");
+  });
+});
