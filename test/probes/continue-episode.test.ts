@@ -23,11 +23,7 @@ const task: AgentTask = {
 };
 
 /** An episode scripted by `replies`, then the challenge answered by `answer`. */
-async function challenged(
-  replies: MockScript,
-  answer: MockChatModel,
-  harness?: Harness,
-) {
+async function challenged(replies: MockScript, answer: MockChatModel, harness?: Harness) {
   const h = harness ?? testHarness({ abandon: true });
   const env = new FakeEnv();
   let lastRequest: ChatRequest | undefined;
