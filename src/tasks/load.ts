@@ -45,11 +45,15 @@ export function loadTaskDir(dir: string): LoadedTask[] {
     const task = loadTaskFile(file);
     const previous = seen.get(task.id);
     if (previous !== undefined) {
-      throw new HsearchError("bad_input", `duplicate task id '${task.id}' (also in ${relative(process.cwd(), previous)})`, {
-        file,
-        field: "id",
-        line: readPositioned(file).lineOf(["id"]),
-      });
+      throw new HsearchError(
+        "bad_input",
+        `duplicate task id '${task.id}' (also in ${relative(process.cwd(), previous)})`,
+        {
+          file,
+          field: "id",
+          line: readPositioned(file).lineOf(["id"]),
+        },
+      );
     }
     seen.set(task.id, file);
     loaded.push({ task, file });
