@@ -15,7 +15,7 @@ import {
 import { planRollouts } from "../search/evaluate";
 import type { Family, Kind, Task } from "../tasks/types";
 import { parseBeliefReport } from "./belief-report";
-import { type OpenRollout, withOpenRollout } from "./open-rollout";
+import { type OpenRollout, type OpenRolloutInput, withOpenRollout } from "./open-rollout";
 import { DEFAULT_BELIEF_PROMPT, reportBeliefTool } from "./probe-tools";
 
 /**
@@ -32,6 +32,7 @@ export interface BeliefProbeOptions {
   seed: number;
   concurrency: number;
   customerModel?: ChatModel;
+  createEnvironment?: OpenRolloutInput["createEnvironment"];
   onRequest?: (request: ChatRequest) => void;
   onEpisode?: (done: number, total: number) => void;
 }
@@ -70,6 +71,7 @@ export async function collectBeliefs(options: BeliefProbeOptions): Promise<Belie
         repeat: job.repeat,
         readOnly: true,
         customerModel: options.customerModel,
+        createEnvironment: options.createEnvironment,
         onRequest: options.onRequest,
       },
       (rollout) => beliefRow(rollout, options),

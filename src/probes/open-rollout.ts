@@ -25,6 +25,12 @@ export interface OpenRolloutInput {
   verify?: boolean;
   customerModel?: ChatModel;
   onRequest?: (request: ChatRequest) => void;
+  /**
+   * How the task's environment is made; default `createTaskEnvironment`. The belief probe's read-only episode is
+   * enforced by the agent loop (every write tool refused); an environment that can also make its state read-only
+   * (the terminal's read-only workspace, where `bash` may still read) is wired in here.
+   */
+  createEnvironment?: (task: Task, options: { readOnly: boolean }) => Promise<Environment>;
 }
 
 export interface OpenRollout {
@@ -47,7 +53,8 @@ export async function withOpenRollout<T>(
   use: (rollout: OpenRollout) => Promise<T>,
 ): Promise<T> {
   const { harness, task, model, seed, repeat } = input;
-  const env = await createTaskEnvironment(task);
+  const create = input.createEnvironment ?? ((t: Task) => createTaskEnvironment(t));
+  const env = await create(task, { readOnly: input.readOnly ?? false });
   try {
     let lastRequest: ChatRequest | undefined;
     const episode = await runEpisode({

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createTaskEnvironment } from "../../src/envs/suite-env";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
 import { createModel } from "../../src/models/sim";
 import type { ChatRequest } from "../../src/models/types";
@@ -77,6 +78,22 @@ describe("belief probe", () => {
     expect(row).toMatchObject({ status: "valid", p: 0.4 });
     const refusal = model.requests[1]?.messages.find((m) => m.role === "tool");
     expect(refusal?.content).toMatch(/read-only episode/);
+  });
+
+  it("asks the environment factory for a read-only environment", async () => {
+    const asked: boolean[] = [];
+    await collectBeliefs({
+      harness: shippedHarness("abandon"),
+      tasks: tasks.slice(0, 2),
+      model: createModel("oracle"),
+      seed: 1,
+      concurrency: 1,
+      createEnvironment: (task, options) => {
+        asked.push(options.readOnly);
+        return createTaskEnvironment(task);
+      },
+    });
+    expect(asked).toEqual([true, true]);
   });
 
   it("an invalid or missing report is recorded as invalid and left out of the metrics", async () => {
