@@ -1,6 +1,6 @@
 /**
  * The host side of the sandbox: finding programs, the read-only skeleton that becomes the sandbox's root (unshare
- * mechanism), per-process state files, and the unprivileged identity a workspace is handed to.
+ * mechanism), the per-user state directory, and the unprivileged identity a workspace is handed to.
  *
  * Identity (when hsearch runs as root): each workspace gets its own uid/gid, derived from its path, in
  * 2000000–2999999. A uid of its own makes RLIMIT_NPROC (counted per uid) a per-episode limit: a fork bomb in one
@@ -13,9 +13,10 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -23,6 +24,7 @@ import {
 import { lchown, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { HsearchError } from "../../core/errors";
 import { DEV_LINKS, DEVICES, type HostEntry, SYSTEM_ENTRIES, VAR_TMP_LINK } from "./sandbox-plan";
 import { SANDBOX_PATHS, type SandboxUser } from "./sandbox-types";
 
@@ -80,46 +82,60 @@ export async function handWorkspaceTo(dir: string, user: SandboxUser): Promise<v
 }
 
 /**
- * Per-process state under the system temp dir (mode 0700, removed at exit): the skeleton root, fstab files and
- * identity files. Only empty directories and small files live here; every mount happens inside a private mount
+ * Sandbox state under the system temp dir, one directory per host uid (`hsearch-sandbox-<uid>`, mode 0700, checked
+ * to be ours and private before use), shared by every hsearch process of that user and never removed, so that a
+ * killed process leaves nothing behind: the skeleton root is named by its content and built atomically; fstab and
+ * identity files live for one command and carry the writer's pid, and those of dead processes are swept on start. Only empty directories and small files live here; every mount happens inside a private mount
  * namespace, so nothing is ever mounted on the host.
  */
 class SandboxState {
   readonly dir: string;
-  private skeletonDir: string | undefined;
-  private readonly written = new Set<string>();
+  private readonly skeletons = new Map<string, string>();
   private counter = 0;
 
   constructor() {
-    this.dir = mkdtempSync(join(tmpdir(), "hsearch-sandbox-"));
-    process.once("exit", () => rmSync(this.dir, { recursive: true, force: true }));
+    const uid = process.getuid?.() ?? 0;
+    this.dir = join(tmpdir(), `hsearch-sandbox-${uid}`);
+    try {
+      mkdirSync(this.dir, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const stat = lstatSync(this.dir);
+    if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0)
+      throw new HsearchError(
+        "sandbox",
+        `${this.dir} must be a directory of uid ${uid} with mode 0700 (someone else made it?); remove it`,
+      );
+    sweepDeadWriters(this.dir);
   }
 
   /** An empty tree of mount points: the sandbox's root under the unshare mechanism. */
   skeleton(entries: readonly HostEntry[]): string {
-    if (this.skeletonDir) return this.skeletonDir;
-    const root = join(this.dir, "root");
-    mkdirSync(root, { mode: 0o755 });
-    for (const entry of entries) {
-      if (entry.kind === "dir") mkdirSync(join(root, entry.name), { mode: 0o755 });
-      else symlinkSync(entry.target, join(root, entry.name));
+    const key = createHash("sha256").update(JSON.stringify(entries)).digest("hex").slice(0, 16);
+    const known = this.skeletons.get(key);
+    if (known) return known;
+    const root = join(this.dir, `root-${key}`);
+    if (!existsSync(root)) {
+      // Built aside and renamed into place, so a concurrent process never sees half a skeleton.
+      const draft = `${root}.draft-${process.pid}`;
+      rmSync(draft, { recursive: true, force: true });
+      buildSkeleton(draft, entries);
+      try {
+        renameSync(draft, root);
+      } catch {
+        rmSync(draft, { recursive: true, force: true });
+        if (!existsSync(root)) throw new HsearchError("sandbox", `cannot create the sandbox root ${root}`);
+      }
     }
-    for (const path of Object.values(SANDBOX_PATHS))
-      mkdirSync(join(root, path), { recursive: true, mode: 0o755 });
-    mkdirSync(join(root, "proc"), { mode: 0o555 });
-    mkdirSync(join(root, "dev", "shm"), { recursive: true, mode: 0o755 });
-    for (const device of DEVICES) writeFileSync(join(root, "dev", device), "", { mode: 0o644 });
-    for (const [name, target] of Object.entries(DEV_LINKS)) symlinkSync(target, join(root, "dev", name));
-    mkdirSync(join(root, "var"), { mode: 0o755 });
-    symlinkSync(VAR_TMP_LINK.target, join(root, VAR_TMP_LINK.path));
-    this.skeletonDir = root;
+    this.skeletons.set(key, root);
     return root;
   }
 
   /** Write `text` under a fresh name for one command; the caller removes it (`removeFile`) afterwards. */
   oneShotFile(prefix: string, text: string): string {
     this.counter += 1;
-    const path = join(this.dir, `${prefix}-${this.counter}`);
+    const path = join(this.dir, `${prefix}-${process.pid}-${this.counter}`);
     writeFileSync(path, text, { mode: 0o644 });
     return path;
   }
@@ -127,16 +143,31 @@ class SandboxState {
   removeFile(path: string): void {
     rmSync(path, { force: true });
   }
+}
 
-  /** Write `text` once under a name derived from its content; returns the path. */
-  file(prefix: string, text: string): string {
-    const path = join(this.dir, `${prefix}-${createHash("sha256").update(text).digest("hex").slice(0, 16)}`);
-    if (!this.written.has(path)) {
-      writeFileSync(path, text, { mode: 0o644 });
-      this.written.add(path);
-    }
-    return path;
+/** Remove the one-command files and drafts in `dir` written by processes that no longer exist. */
+export function sweepDeadWriters(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const writer = /^(?:fstab|passwd|group)-(\d+)-\d+$/.exec(name)?.[1] ?? /\.draft-(\d+)$/.exec(name)?.[1];
+    if (writer !== undefined && !existsSync(`/proc/${writer}`))
+      rmSync(join(dir, name), { recursive: true, force: true });
   }
+}
+
+function buildSkeleton(root: string, entries: readonly HostEntry[]): void {
+  mkdirSync(root, { mode: 0o755 });
+  for (const entry of entries) {
+    if (entry.kind === "dir") mkdirSync(join(root, entry.name), { mode: 0o755 });
+    else symlinkSync(entry.target, join(root, entry.name));
+  }
+  for (const path of Object.values(SANDBOX_PATHS))
+    mkdirSync(join(root, path), { recursive: true, mode: 0o755 });
+  mkdirSync(join(root, "proc"), { mode: 0o555 });
+  mkdirSync(join(root, "dev", "shm"), { recursive: true, mode: 0o755 });
+  for (const device of DEVICES) writeFileSync(join(root, "dev", device), "", { mode: 0o644 });
+  for (const [name, target] of Object.entries(DEV_LINKS)) symlinkSync(target, join(root, "dev", name));
+  mkdirSync(join(root, "var"), { mode: 0o755 });
+  symlinkSync(VAR_TMP_LINK.target, join(root, VAR_TMP_LINK.path));
 }
 
 let state: SandboxState | undefined;
@@ -147,33 +178,22 @@ export function sandboxState(): SandboxState {
 }
 
 /**
- * /etc/passwd and /etc/group for the sandbox when the host's do not name `user` (tools such as git and Python's
- * getpass look the uid up). Undefined when the host already names it.
+ * The texts of /etc/passwd and /etc/group for the sandbox when the host's do not name `user` (tools such as git and
+ * Python's getpass look the uid up); undefined when the host already names it.
  */
-export function identityFiles(user: SandboxUser): { passwd: string; group: string } | undefined {
-  const key = `${user.uid}:${user.gid}`;
-  if (!identities.has(key)) identities.set(key, writeIdentityFiles(user));
-  return identities.get(key);
-}
-
-const identities = new Map<string, { passwd: string; group: string } | undefined>();
-
-function writeIdentityFiles(user: SandboxUser): { passwd: string; group: string } | undefined {
+export function identityTexts(user: SandboxUser): { passwd: string; group: string } | undefined {
   const passwd = readFileSync("/etc/passwd", "utf8");
   const group = readFileSync("/etc/group", "utf8");
   const hasUser = passwd.split("\n").some((line) => line.split(":")[2] === String(user.uid));
   const hasGroup = group.split("\n").some((line) => line.split(":")[2] === String(user.gid));
   if (hasUser && hasGroup) return undefined;
   const withNewline = (text: string) => (text.endsWith("\n") || text === "" ? text : `${text}\n`);
-  const files = sandboxState();
+  const home = SANDBOX_PATHS.tmp;
   return {
-    passwd: files.file(
-      "passwd",
-      hasUser
-        ? passwd
-        : `${withNewline(passwd)}sandbox:x:${user.uid}:${user.gid}:hsearch sandbox:${SANDBOX_PATHS.tmp}:/bin/bash\n`,
-    ),
-    group: files.file("group", hasGroup ? group : `${withNewline(group)}sandbox:x:${user.gid}:\n`),
+    passwd: hasUser
+      ? passwd
+      : `${withNewline(passwd)}sandbox:x:${user.uid}:${user.gid}:hsearch sandbox:${home}:/bin/bash\n`,
+    group: hasGroup ? group : `${withNewline(group)}sandbox:x:${user.gid}:\n`,
   };
 }
 

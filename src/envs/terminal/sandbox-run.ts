@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { badInput, HsearchError } from "../../core/errors";
 import { BoundedCapture, cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
-import { hostEntries, identityFiles, isDirectory, sandboxState, sandboxUserFor } from "./sandbox-host";
+import { hostEntries, identityTexts, isDirectory, sandboxState, sandboxUserFor } from "./sandbox-host";
 import {
   bwrapInvocation,
   commandArgv,
@@ -47,7 +47,6 @@ export function planInput(info: SandboxInfo, request: SandboxRequest): PlanInput
     testsDir: request.testsDir === undefined ? undefined : existingDir(request.testsDir, "testsDir"),
     logsDir: request.logsDir === undefined ? undefined : existingDir(request.logsDir, "logsDir"),
     user,
-    identity: user ? identityFiles(user) : undefined,
     limits: resolveLimits(request),
     argv,
   };
@@ -58,16 +57,34 @@ function existingDir(path: string, field: string): string {
   return realpathSync(path);
 }
 
-/** The process to spawn, and what to clean up after it ended. */
+/** The process to spawn, and the one-command files (fstab, identity) to remove after it ended. */
 export function invocationFor(input: PlanInput): Invocation & { cleanup: () => void } {
-  if (input.info.mechanism === "bwrap") return { ...bwrapInvocation(input), cleanup: () => {} };
   const state = sandboxState();
-  const skeleton = state.skeleton(input.hostEntries);
-  const fstabPath = state.oneShotFile("fstab", unshareFstab({ ...input, skeleton }));
-  return {
-    ...unshareInvocation({ ...input, skeleton, fstabPath }),
-    cleanup: () => state.removeFile(fstabPath),
+  const written: string[] = [];
+  const oneShot = (prefix: string, text: string) => {
+    const path = state.oneShotFile(prefix, text);
+    written.push(path);
+    return path;
   };
+  const cleanup = () => {
+    for (const path of written) state.removeFile(path);
+  };
+  try {
+    const texts = input.user ? identityTexts(input.user) : undefined;
+    const planned: PlanInput = texts
+      ? {
+          ...input,
+          identity: { passwd: oneShot("passwd", texts.passwd), group: oneShot("group", texts.group) },
+        }
+      : input;
+    if (planned.info.mechanism === "bwrap") return { ...bwrapInvocation(planned), cleanup };
+    const skeleton = state.skeleton(planned.hostEntries);
+    const fstabPath = oneShot("fstab", unshareFstab({ ...planned, skeleton }));
+    return { ...unshareInvocation({ ...planned, skeleton, fstabPath }), cleanup };
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
 }
 
 /** Run with an already chosen mechanism (detection uses this to probe). */
