@@ -31,7 +31,12 @@ const detections = new Map<string, Promise<SandboxInfo>>();
  * mechanism when none works.
  */
 export function detectSandbox(options: { mechanism?: SandboxMechanism } = {}): Promise<SandboxInfo> {
-  const forced = options.mechanism ?? forcedByEnvironment();
+  let forced: SandboxMechanism | undefined;
+  try {
+    forced = options.mechanism ?? forcedByEnvironment();
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const key = forced ?? "auto";
   let detection = detections.get(key);
   if (!detection) {
