@@ -42,7 +42,9 @@ export async function verifyTask(
     return verdict.reward;
   }
   if (!episode.completed) return 0;
-  const { runVerifier } = await import("./terminal");
+  const { runVerifier, TerminalEnv } = await import("./terminal");
+  if (!(env instanceof TerminalEnv))
+    throw new HsearchError("internal", `task ${task.id}: a terminal task needs the terminal environment`);
   const result = await runVerifier(env, task.verify.script, {});
   if (result.reward !== 0 && result.reward !== 1)
     throw new HsearchError("internal", `verifier of ${task.id} returned reward ${result.reward}`);

@@ -1,0 +1,20 @@
+/** The terminal suite's environment (DESIGN §9): the sandbox, the shell environment and the Harbor-style verifier. */
+export {
+  availableMechanisms,
+  cutMiddle,
+  DISPLAY_LIMIT_BYTES,
+  detectSandbox,
+  prepareWorkspace,
+  runInSandbox,
+  sandboxUserFor,
+} from "./sandbox";
+export type { SandboxInfo, SandboxRequest, SandboxResult } from "./sandbox-types";
+export {
+  createTerminalEnv,
+  DEFERRAL_FILE,
+  isDeferralCall,
+  TERMINAL_TOOLS,
+  TerminalEnv,
+  type TerminalEnvOptions,
+} from "./terminal-env";
+export { REWARD_PATH, runVerifier, type VerifierResult } from "./verifier";
