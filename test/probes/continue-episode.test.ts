@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HsearchError } from "../../src/core/errors";
+import type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../../src/envs/types";
 import { runEpisode } from "../../src/harness/agent-loop";
 import type { Harness } from "../../src/harness/load";
 import { MockChatModel, type MockScript, textReply, toolCallReply } from "../../src/models/mock";
@@ -135,4 +136,91 @@ describe("continueEpisode (the challenge answer)", () => {
     const down = new MockChatModel([new HsearchError("provider", "503")]);
     expect((await challenged(deferred, down)).result.end.reason).toBe("infra_error");
   });
+
+  it("terminal: writing infeasible.md defers, deleting it withdraws", async () => {
+    const env = new FileEnv();
+    const terminalTask: AgentTask = { ...task, suite: "terminal", forbidden: { paths: ["src/**"] } };
+    const h = testHarness({ abandon: true });
+    let lastRequest: ChatRequest | undefined;
+    const episode = await runEpisode({
+      harness: h,
+      task: terminalTask,
+      env,
+      model: new MockChatModel([textReply("Done.")]),
+      seed: 1,
+      repeat: 0,
+      policy: "shell",
+      onRequest: (request) => {
+        lastRequest = request;
+      },
+    });
+    const answer = (script: MockScript) =>
+      continueEpisode({
+        harness: h,
+        task: terminalTask,
+        env,
+        model: new MockChatModel(script),
+        episode,
+        lastRequest: lastRequest as ChatRequest,
+        prompt: "Please reconsider your decision.",
+        phase: "challenge",
+        maxSteps: 3,
+      });
+    const deferred = await answer([
+      toolCallReply([
+        { name: "write_file", arguments: { path: "infeasible.md", content: "infeasible: no input" } },
+      ]),
+    ]);
+    expect(deferred.end.reason).toBe("deferred");
+    expect(deferred.decisions).toMatchObject([{ kind: "defer", reason: "infeasible: no input" }]);
+    expect(deferred.events.find((e) => e.type === "effect")).toMatchObject({ forbidden: false });
+    const withdrawn = await answer([
+      toolCallReply([{ name: "delete_file", arguments: { path: "infeasible.md" } }]),
+      toolCallReply([{ name: "write_file", arguments: { path: "src/main.c", content: "int main;" } }]),
+      textReply("Done after all."),
+    ]);
+    expect(withdrawn.decisions.map((d) => d.kind)).toEqual(["withdraw"]);
+    expect(
+      withdrawn.events.filter((e) => e.type === "effect").map((e) => e.type === "effect" && e.forbidden),
+    ).toEqual([false, true]);
+  });
 });
+
+/** A terminal-like environment: files by path, with created/modified/deleted per call. */
+class FileEnv implements Environment {
+  readonly suite = "terminal" as const;
+  private readonly files = new Map<string, string>();
+  private readonly records: EffectRecord[] = [];
+
+  tools(): ToolSpec[] {
+    return ["write_file", "delete_file"].map((name) => ({
+      name,
+      description: name,
+      parameters: { type: "object" },
+    }));
+  }
+
+  writeTools(): ReadonlySet<string> {
+    return new Set(["write_file", "delete_file"]);
+  }
+
+  async call(name: string, args: unknown, ctx: { step: number; author: Author }): Promise<ToolResult> {
+    const { path, content } = args as { path: string; content?: string };
+    const existed = this.files.has(path);
+    if (name === "write_file") this.files.set(path, content ?? "");
+    else this.files.delete(path);
+    const files = {
+      created: name === "write_file" && !existed ? [path] : [],
+      modified: name === "write_file" && existed ? [path] : [],
+      deleted: name === "delete_file" && existed ? [path] : [],
+    };
+    this.records.push({ ...ctx, tool: name, arguments: { path }, ok: true, wrote: true, files });
+    return { output: "ok", ok: true, wrote: true };
+  }
+
+  effects(): readonly EffectRecord[] {
+    return this.records;
+  }
+
+  async close(): Promise<void> {}
+}
