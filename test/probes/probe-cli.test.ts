@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
+import { runCli } from "../helpers/cli";
 import { retailPairs, writeTaskDir } from "./fixtures";
-import { runProbeCli } from "./probe-cli";
 
 const dir = writeTaskDir(retailPairs(1));
 const abandon = join(PACKAGE_ROOT, "harnesses", "abandon");
@@ -10,7 +10,7 @@ const bare = join(PACKAGE_ROOT, "harnesses", "bare");
 
 describe("hsearch probe (CLI)", () => {
   it("beliefs --json: metrics with intervals and one row per task", async () => {
-    const result = await runProbeCli([
+    const result = await runCli([
       "probe",
       "beliefs",
       "--harness",
@@ -49,20 +49,20 @@ describe("hsearch probe (CLI)", () => {
       "--resamples",
       "200",
     ];
-    const result = await runProbeCli([...args, "--json"]);
+    const result = await runCli([...args, "--json"]);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.compare.harness).toBe(bare);
     expect(report.compare.difference.pairs).toBe(3);
     for (const key of ["auroc", "brier", "ece10"])
       expect(report.compare.difference[key]).toHaveProperty("value");
-    const text = await runProbeCli(args);
+    const text = await runCli(args);
     expect(text.stdout).toMatch(/AUROC/);
     expect(text.stdout).toMatch(/first − second/);
   });
 
   it("challenge --json: both hold views, per-episode rows", async () => {
-    const result = await runProbeCli([
+    const result = await runCli([
       "probe",
       "challenge",
       "--harness",
@@ -86,16 +86,7 @@ describe("hsearch probe (CLI)", () => {
     for (const key of ["p_pos_pos", "p_pos_neg", "p_neg_pos", "change", "new_false_abstentions"])
       expect(report.views.deferral[key]).toHaveProperty("mean");
     expect(report.episodes).toHaveLength(12);
-    const text = await runProbeCli([
-      "probe",
-      "challenge",
-      "--harness",
-      abandon,
-      "--tasks",
-      dir,
-      "--runs",
-      "2",
-    ]);
+    const text = await runCli(["probe", "challenge", "--harness", abandon, "--tasks", dir, "--runs", "2"]);
     expect(text.stdout).toMatch(/CRA/);
     expect(text.stdout).toMatch(/Δχ/);
   });
@@ -111,7 +102,7 @@ describe("hsearch probe (CLI)", () => {
     ["an unknown model", ["probe", "beliefs", "--harness", abandon, "--tasks", dir, "--model", "sim:nope"]],
     ["no probe named", ["probe"]],
   ])("bad input (%s) exits 2 with a message", async (_, args) => {
-    const result = await runProbeCli(args);
+    const result = await runCli(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/hsearch: /);
     expect(result.stdout).toBe("");
