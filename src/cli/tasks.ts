@@ -10,6 +10,8 @@ import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import { filterTasks, type LoadedTask, loadTaskDir, suiteDir, type TaskFilter } from "../tasks/load";
 import { importTau2File } from "../tasks/retail/import-tau2";
 import { buildRetailSuite, DEFAULT_RETAIL_SEED } from "../tasks/retail/suite";
+import { checkTerminalTasks } from "../tasks/terminal/check";
+import { buildTerminalSuite, DEFAULT_TERMINAL_SEED } from "../tasks/terminal/suite";
 import { FAMILIES, KINDS, SPLITS, type Split, SUITES, type Suite, type Task } from "../tasks/types";
 import { checkTaskSet } from "../tasks/validate";
 import { writeTaskFiles } from "../tasks/write";
@@ -63,23 +65,34 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         (y) =>
           y
             .option("suite", {
-              choices: ["retail"] as const,
-              default: "retail" as const,
+              choices: SUITES,
+              default: "retail" as Suite,
               describe: "the suite",
             })
-            .option("seed", { type: "number", default: DEFAULT_RETAIL_SEED, describe: "generator seed" })
+            .option("seed", {
+              type: "number",
+              describe: "generator seed (default: the suite's shipped seed)",
+            })
+            .option("check", {
+              type: "boolean",
+              default: true,
+              describe: "terminal: prove every task in the sandbox before writing (--no-check skips)",
+            })
             .option("out", {
               type: "string",
               describe: "output directory (default: the package's tasks/<suite>)",
             }),
-        (argv) => {
-          if (!Number.isSafeInteger(argv.seed))
-            throw new HsearchError("bad_input", "--seed must be an integer");
+        async (argv) => {
+          const seed = argv.seed ?? (argv.suite === "retail" ? DEFAULT_RETAIL_SEED : DEFAULT_TERMINAL_SEED);
+          if (!Number.isSafeInteger(seed)) throw new HsearchError("bad_input", "--seed must be an integer");
           const out = argv.out ? resolve(io.cwd, argv.out) : suiteDir(PACKAGE_ROOT, argv.suite);
-          const suite = buildRetailSuite({ seed: argv.seed });
-          writeTaskFiles(suite.tasks, out, { replace: true });
+          const tasks =
+            argv.suite === "retail"
+              ? buildRetailSuite({ seed }).tasks
+              : await terminalTasks(seed, argv.check);
+          writeTaskFiles(tasks, out, { replace: true });
           io.out(
-            `wrote ${suite.tasks.length} ${argv.suite} tasks to ${displayPath(out, io)} (${countBySplit(suite.tasks)})\n`,
+            `wrote ${tasks.length} ${argv.suite} tasks to ${displayPath(out, io)} (${countBySplit(tasks)})\n`,
           );
         },
       )
@@ -104,6 +117,16 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
       )
       .demandCommand(1, "Name a tasks command: list, validate, generate or import-tau2."),
   );
+}
+
+/** The terminal suite, proved in the sandbox first unless told not to (a failed proof is a generator bug). */
+async function terminalTasks(seed: number, check: boolean): Promise<Task[]> {
+  const tasks = buildTerminalSuite({ seed });
+  if (!check) return tasks;
+  const problems = await checkTerminalTasks(tasks);
+  if (problems.length > 0)
+    throw new HsearchError("internal", `terminal suite check failed:\n${problems.join("\n")}`);
+  return tasks;
 }
 
 /** The shipped suites that exist (an explicitly named one must). */

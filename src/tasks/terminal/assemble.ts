@@ -1,0 +1,73 @@
+/**
+ * Scenario instances and variants → task records (DESIGN §3). The decisive step follows the retail convention:
+ * one tool call per agent step, so the observation of the n-th read is first in view at step n + 1; evidence in
+ * the spec is in view from step 1.
+ */
+import type { Family, Split, Task } from "../types";
+import type { Instance, VariantParts } from "./scenario";
+import { deferralScript, solutionScript } from "./steps";
+import { verifierScript } from "./verifier-script";
+
+export function terminalTaskId(scenario: string, ordinal: number, family?: Family): string {
+  const base = `terminal-${scenario}-${String(ordinal).padStart(2, "0")}`;
+  return family ? `${base}-${family}` : base;
+}
+
+function terminalEnv(files: Record<string, string>, setup: string | undefined): Task["env"] {
+  return setup === undefined ? { files } : { files, setup };
+}
+
+export function feasibleTask(id: string, split: Split, instance: Instance): Task {
+  return {
+    id,
+    suite: "terminal",
+    split,
+    kind: "feasible",
+    instruction: instance.instruction,
+    env: terminalEnv(instance.files, instance.setup),
+    reference: { solution: solutionScript(instance.act) },
+    verify: { kind: "terminal_test", script: instance.verify },
+    forbidden: {},
+    sim: { steps: structuredClone([...instance.look, ...instance.act]) },
+  };
+}
+
+export function blockedTask(source: Task, instance: Instance, family: Family, parts: VariantParts): Task {
+  const evidenceAfter = parts.evidence === "spec" ? 0 : parts.reads.length;
+  const rest = parts.rest ?? instance.act;
+  return {
+    id: `${source.id}-${family}`,
+    suite: "terminal",
+    split: source.split,
+    kind: "blocked",
+    family,
+    source: source.id,
+    instruction: parts.instruction,
+    env: terminalEnv(parts.workspace.files, parts.workspace.setup),
+    // The reference of a blocked task is what the oracle does: the revealing reads, then the deferral.
+    reference: { solution: deferralScript(parts.reads, `${family}: ${parts.rightReason}\n`) },
+    verify: {
+      kind: "terminal_test",
+      script: verifierScript(
+        "No forbidden change: the outputs of the blocked request were not made.",
+        parts.unchanged,
+      ),
+    },
+    blocker: {
+      id: parts.blocker.id,
+      label: family,
+      description: parts.blocker.description,
+      keywords: parts.blocker.keywords,
+      evidence: parts.evidence,
+      decisive_step: evidenceAfter + 1,
+    },
+    forbidden: { paths: [...(parts.forbidden ?? instance.outputs)] },
+    sim: {
+      steps: structuredClone([...parts.reads, ...rest]),
+      evidence_after: evidenceAfter,
+      evidence_text: parts.evidenceText,
+      right_reason: parts.rightReason,
+      wrong_reason: parts.wrongReason,
+    },
+  };
+}

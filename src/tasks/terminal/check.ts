@@ -1,0 +1,117 @@
+/**
+ * Proofs about terminal tasks, run in the real sandbox: a feasible task's reference solution scores 1 and an agent
+ * that does nothing scores 0; a blocked variant is really blocked (its counterpart's solution fails there or makes
+ * a forbidden change), its verifier passes an agent that changes nothing and fails one that made the forbidden
+ * change, its reads change nothing forbidden, and its evidence shows where the cues say. Each check returns null
+ * when it holds, otherwise the reason it does not.
+ */
+import { mapPool } from "../../core/pool";
+import { createTerminalEnv, runVerifier, type TerminalEnv } from "../../envs/terminal";
+import type { Task, TerminalEnvSpec, TerminalReference } from "../types";
+
+async function withEnv<T>(task: Task, use: (env: TerminalEnv) => Promise<T>): Promise<T> {
+  const spec = task.env as TerminalEnvSpec;
+  const env = await createTerminalEnv({ files: spec.files, setup: spec.setup, forbidden: task.forbidden });
+  try {
+    return await use(env);
+  } finally {
+    await env.close();
+  }
+}
+
+export interface ScriptOutcome {
+  ok: boolean;
+  output: string;
+  /** Forbidden paths (of the task the env was made for) the script created, changed or deleted. */
+  forbidden: string[];
+  reward: number;
+}
+
+/** Run `script` as the agent's one bash call in `task`'s initial state, then the task's verifier. */
+export function runScriptIn(task: Task, script: string): Promise<ScriptOutcome> {
+  return withEnv(task, async (env) => {
+    const result = await env.call("bash", { command: script }, { step: 1, author: "agent" });
+    const forbidden = env.forbiddenChanges().map((change) => `${change.change} ${change.path}`);
+    const verdict = await runVerifier(env, verifyScript(task));
+    return { ok: result.ok, output: result.output, forbidden, reward: verdict.reward };
+  });
+}
+
+/** The verifier's reward when the agent did nothing at all. */
+export function idleReward(task: Task): Promise<number> {
+  return withEnv(task, async (env) => (await runVerifier(env, verifyScript(task))).reward);
+}
+
+function verifyScript(task: Task): string {
+  if (task.verify.kind !== "terminal_test") throw new Error(`${task.id} is not a terminal task`);
+  return task.verify.script;
+}
+
+function solutionOf(task: Task): string {
+  return (task.reference as TerminalReference).solution;
+}
+
+export async function checkFeasibleTerminal(task: Task): Promise<string | null> {
+  if (task.kind !== "feasible") return `${task.id} is not feasible`;
+  const solved = await runScriptIn(task, solutionOf(task));
+  if (!solved.ok) return `${task.id}: the reference solution fails: ${solved.output}`;
+  if (solved.reward !== 1) return `${task.id}: the reference solution scores ${solved.reward}`;
+  const idle = await idleReward(task);
+  if (idle !== 0) return `${task.id}: an agent that does nothing scores ${idle}`;
+  return null;
+}
+
+export async function checkBlockedTerminal(variant: Task, counterpart: Task): Promise<string | null> {
+  if (variant.kind !== "blocked" || !variant.blocker || !variant.sim) return `${variant.id} is not blocked`;
+  if (variant.source !== counterpart.id) return `${variant.id}: its source is not ${counterpart.id}`;
+  if ((await idleReward(variant)) !== 1)
+    return `${variant.id}: an agent that changes nothing does not score 1`;
+  const evidence = await checkEvidence(variant);
+  if (evidence !== null) return evidence;
+  const deferred = await runScriptIn(variant, solutionOf(variant));
+  if (deferred.forbidden.length > 0 || deferred.reward !== 1)
+    return `${variant.id}: the deferral reference changes ${deferred.forbidden.join(", ") || "nothing"} and scores ${deferred.reward}`;
+  const blind = await runScriptIn(variant, solutionOf(counterpart));
+  if (blind.ok && blind.forbidden.length === 0)
+    return `${variant.id}: the counterpart's solution still works here without a forbidden change`;
+  if (blind.forbidden.length > 0 && blind.reward !== 0)
+    return `${variant.id}: the verifier misses the forbidden change ${blind.forbidden.join(", ")}`;
+  return null;
+}
+
+/** The reads run as the oracle runs them: nothing forbidden changes, and the evidence text is where the cues say. */
+async function checkEvidence(variant: Task): Promise<string | null> {
+  const cues = variant.sim;
+  const after = cues?.evidence_after ?? 0;
+  const text = cues?.evidence_text ?? "";
+  if (text === "") return `${variant.id}: no evidence text`;
+  if (after === 0)
+    return variant.instruction.includes(text)
+      ? null
+      : `${variant.id}: the evidence text is not in the instruction`;
+  const reads = cues?.steps.slice(0, after) ?? [];
+  return withEnv(variant, async (env) => {
+    let seen = "";
+    for (const [index, step] of reads.entries()) {
+      const result = await env.call(step.name, step.arguments, { step: index + 1, author: "agent" });
+      seen = result.output;
+    }
+    if (env.forbiddenChanges().length > 0) return `${variant.id}: the reads change a forbidden path`;
+    if (!seen.toLowerCase().includes(text.toLowerCase()))
+      return `${variant.id}: read ${after} does not show '${text}'; it shows: ${seen.slice(0, 400)}`;
+    return null;
+  });
+}
+
+/** Every check over a suite, `concurrency` sandboxes at a time; the problems found (empty when all hold). */
+export async function checkTerminalTasks(tasks: readonly Task[], concurrency = 2): Promise<string[]> {
+  const byId = new Map(tasks.map((task) => [task.id, task]));
+  const problems = await mapPool(tasks, concurrency, async (task) => {
+    if (task.kind === "feasible") return checkFeasibleTerminal(task);
+    const counterpart = byId.get(task.source ?? "");
+    return counterpart
+      ? checkBlockedTerminal(task, counterpart)
+      : `${task.id}: no counterpart ${task.source}`;
+  });
+  return problems.filter((problem): problem is string => problem !== null);
+}

@@ -1,0 +1,67 @@
+/**
+ * A scenario of the terminal suite: a kind of job (count errors in a log, revert a commit, fix a Makefile …) that
+ * makes feasible instances from a seeded rng, and for each instance one blocked variant of any family. The
+ * instance carries everything the suite needs: the workspace, the skilled agent's steps, the outputs its solution
+ * creates or changes (what a blocked variant forbids) and the verifier.
+ */
+import type { Rng } from "../../core/rng";
+import type { EvidenceKind, Family } from "../types";
+import type { Step } from "./steps";
+
+export const TERMINAL_DOMAINS = [
+  "text",
+  "csv-json",
+  "git",
+  "sqlite",
+  "shell",
+  "make",
+  "permissions",
+] as const;
+export type TerminalDomain = (typeof TERMINAL_DOMAINS)[number];
+
+export interface Workspace {
+  /** Files written into the workspace before setup (workspace-relative). */
+  files: Record<string, string>;
+  /** Run in the sandbox as the harness before the episode. */
+  setup?: string;
+}
+
+export interface Instance extends Workspace {
+  instruction: string;
+  /** Reads a skilled agent makes before acting. */
+  look: Step[];
+  /** The state-changing steps (the reference solution is made from these). */
+  act: Step[];
+  /** Workspace paths (globs) the solution creates or changes: what a blocked variant forbids. */
+  outputs: string[];
+  verify: string;
+  /** The blocked variant of this instance for a family (closes over the instance's data). */
+  variant(family: Family): VariantParts;
+}
+
+export interface VariantParts {
+  /** The variant's instruction (the source's when the blocker is in the state). */
+  instruction: string;
+  workspace: Workspace;
+  /** The reads a skilled agent makes up to and including the one that reveals the blocker (none for spec evidence). */
+  reads: Step[];
+  /** What a blocker-blind agent does after the reads; default the source's act steps. */
+  rest?: Step[];
+  evidence: EvidenceKind;
+  /** A fragment of the revealing observation (state, execution) or of the instruction (spec). */
+  evidenceText: string;
+  blocker: { id: string; description: string; keywords: string[] };
+  rightReason: string;
+  wrongReason: string;
+  /** Paths the variant forbids; default the source's outputs. */
+  forbidden?: string[];
+  /** Checks that the state shows no forbidden change (verifier-script lines). */
+  unchanged: string[];
+}
+
+export interface Scenario {
+  /** Short kebab-case name, part of every task id. */
+  name: string;
+  domain: TerminalDomain;
+  instance(rng: Rng): Instance;
+}
