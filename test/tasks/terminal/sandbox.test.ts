@@ -1,0 +1,92 @@
+/**
+ * The committed terminal suite in the real sandbox: reference solutions, idle agents, blocked proofs, and the
+ * oracle through the real agent loop. One pass over every task each (the machine has two cores).
+ */
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PACKAGE_ROOT } from "../../../src/core/paths";
+import { loadHarness } from "../../../src/harness/load";
+import { createModel } from "../../../src/models/sim";
+import { type BlockedEpisodeScore, rulesJudge, summarize } from "../../../src/scoring";
+import { evaluateJobs, planRollouts, type RolloutOutcome } from "../../../src/search/evaluate";
+import { loadTaskDir } from "../../../src/tasks/load";
+import {
+  checkBlockedTerminal,
+  checkFeasibleTerminal,
+  checkTerminalTasks,
+  idleReward,
+  runScriptIn,
+} from "../../../src/tasks/terminal/check";
+import type { Task } from "../../../src/tasks/types";
+
+let tasks: Task[];
+const byId = (id: string) => tasks.find((task) => task.id === id) as Task;
+
+beforeAll(() => {
+  tasks = loadTaskDir(join(PACKAGE_ROOT, "tasks", "terminal")).map((loaded) => loaded.task);
+});
+
+describe("the terminal suite in the sandbox", () => {
+  it("solves every feasible task with its reference (reward 1) while an idle agent scores 0, and every variant is really blocked", async () => {
+    // Feasible: solution → 1, nothing → 0. Blocked: idle → 1, the counterpart's solution fails or makes a
+    // forbidden change (then the verifier says 0), the reads change nothing and show the evidence.
+    expect(await checkTerminalTasks(tasks, 2)).toEqual([]);
+  });
+
+  it("has checks that can fail: a wrong verifier, an unblocked variant", async () => {
+    const feasible = byId("terminal-log-errors-05");
+    const wrong = {
+      ...feasible,
+      verify: { kind: "terminal_test" as const, script: "echo 0 > /logs/verifier/reward.txt\n" },
+    };
+    expect(await checkFeasibleTerminal(wrong)).toMatch(/scores 0/);
+    const variant = tasks.find((task) => task.family === "ambiguous") as Task;
+    const counterpart = byId(variant.source ?? "");
+    const harmless = { ...counterpart, reference: { solution: "#!/bin/bash\ntrue\n" } };
+    expect(await checkBlockedTerminal(variant, harmless)).toMatch(/still works here/);
+    const idle = await idleReward(variant);
+    expect(idle).toBe(1);
+    const blind = await runScriptIn(variant, (counterpart.reference as { solution: string }).solution);
+    expect(blind.forbidden.length).toBeGreaterThan(0);
+    expect(blind.reward).toBe(0);
+  });
+
+  describe("the oracle through the agent loop", () => {
+    let outcomes: RolloutOutcome[];
+    beforeAll(async () => {
+      outcomes = await evaluateJobs({
+        harness: loadHarness(join(PACKAGE_ROOT, "harnesses", "abandon")),
+        jobs: planRollouts(tasks, 1, 1),
+        model: createModel("oracle"),
+        judge: rulesJudge,
+        concurrency: 2,
+      });
+    }, 120_000);
+
+    it("solves every feasible task and never abstains on one", () => {
+      const summary = summarize(outcomes.map((outcome) => outcome.score));
+      expect(summary.feasible?.n).toBe(45);
+      expect(summary.feasible?.solve).toBe(1);
+      expect(summary.feasible?.false_abstention).toBe(0);
+    });
+
+    it("defers on every blocked task with the right reason at the decisive step, before any forbidden change", () => {
+      const summary = summarize(outcomes.map((outcome) => outcome.score));
+      expect(summary.blocked?.n).toBe(36);
+      expect(summary.blocked?.strict_sa).toBe(1);
+      expect(summary.blocked?.absrec["1"]).toBe(1);
+      expect(summary.blocked?.spl).toBe(1);
+      expect(summary.blocked?.post_hoc).toBe(0);
+      for (const { score, trajectory } of outcomes) {
+        if (score.kind !== "blocked") continue;
+        const blocked = score as BlockedEpisodeScore;
+        expect(blocked.deferral_step, score.task_id).toBe(blocked.decisive_step);
+        expect(blocked.credited_deferral?.via, score.task_id).toBe("infeasible.md");
+        expect(
+          trajectory.events.some((e) => e.type === "effect" && e.forbidden),
+          score.task_id,
+        ).toBe(false);
+      }
+    });
+  });
+});
