@@ -1,5 +1,5 @@
 /**
- * `hsearch tasks list|validate|generate|import-tau2`: manage task suites (DESIGN §8). Thin: parsing and printing here,
+ * `hsearch tasks list|validate|generate|import-tau2|import-harbor`: manage task suites (DESIGN §8). Thin: parsing and printing here,
  * the work in src/tasks.
  */
 import { existsSync } from "node:fs";
@@ -7,6 +7,8 @@ import { join, relative, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
+import { importHarbor } from "../tasks/harbor/import-harbor";
+import { sandboxToolCheck } from "../tasks/harbor/sandbox-tools";
 import { filterTasks, type LoadedTask, loadTaskDir, suiteDir, type TaskFilter } from "../tasks/load";
 import { importTau2File } from "../tasks/retail/import-tau2";
 import { buildRetailSuite, DEFAULT_RETAIL_SEED } from "../tasks/retail/suite";
@@ -16,106 +18,150 @@ import { FAMILIES, KINDS, SPLITS, type Split, SUITES, type Suite, type Task } fr
 import { checkTaskSet } from "../tasks/validate";
 import { writeTaskFiles } from "../tasks/write";
 import type { SetExitCode } from "./commands";
+import { EXIT_BAD_INPUT, EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
 
-export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
-  parser.command("tasks", "Manage task suites: list, validate, generate, import-tau2", (tasks) =>
-    tasks
-      .command(
-        "list",
-        "List tasks (shipped suites, or --tasks DIR)",
-        (y) =>
-          y
-            .option("suite", { choices: SUITES, describe: "only this suite" })
-            .option("split", { choices: SPLITS, describe: "only this split" })
-            .option("kind", { choices: KINDS, describe: "only feasible or blocked tasks" })
-            .option("family", { choices: FAMILIES, describe: "only this blocker family" })
-            .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
-            .option("json", { type: "boolean", default: false, describe: "print JSON" }),
-        (argv) => {
-          const filter: TaskFilter = {
-            suite: argv.suite,
-            split: argv.split,
-            kind: argv.kind,
-            family: argv.family,
-          };
-          const loaded = argv.tasks
-            ? loadTaskDir(resolveUserPath(argv.tasks, io.cwd))
-            : loadShipped(argv.suite === undefined ? undefined : [argv.suite]);
-          const tasks = filterTasks(
-            loaded.map((entry) => entry.task),
-            filter,
-          );
-          io.out(argv.json ? `${JSON.stringify(tasks.map(summary), null, 2)}\n` : renderTable(tasks));
-        },
-      )
-      .command(
-        "validate [path]",
-        "Validate task files (default: every shipped suite); exit 2 on the first error",
-        (y) => y.positional("path", { type: "string", describe: "a task file or directory" }),
-        (argv) => {
-          const loaded = argv.path ? loadTaskDir(resolveUserPath(argv.path, io.cwd)) : loadShipped(undefined);
-          checkTaskSet(loaded);
-          io.out(`${loaded.length} tasks ok\n`);
-        },
-      )
-      .command(
-        "generate",
-        "Regenerate a suite deterministically from its seed",
-        (y) =>
-          y
-            .option("suite", {
-              choices: SUITES,
-              default: "retail" as Suite,
-              describe: "the suite",
-            })
-            .option("seed", {
-              type: "number",
-              describe: "generator seed (default: the suite's shipped seed)",
-            })
-            .option("check", {
-              type: "boolean",
-              default: true,
-              describe: "terminal: prove every task in the sandbox before writing (--no-check skips)",
-            })
-            .option("out", {
-              type: "string",
-              describe: "output directory (default: the package's tasks/<suite>)",
-            }),
-        async (argv) => {
-          const seed = argv.seed ?? (argv.suite === "retail" ? DEFAULT_RETAIL_SEED : DEFAULT_TERMINAL_SEED);
-          if (!Number.isSafeInteger(seed)) throw new HsearchError("bad_input", "--seed must be an integer");
-          const out = argv.out ? resolve(io.cwd, argv.out) : suiteDir(PACKAGE_ROOT, argv.suite);
-          const tasks =
-            argv.suite === "retail"
-              ? buildRetailSuite({ seed }).tasks
-              : await terminalTasks(seed, argv.check);
-          writeTaskFiles(tasks, out, { replace: true });
-          io.out(
-            `wrote ${tasks.length} ${argv.suite} tasks to ${displayPath(out, io)} (${countBySplit(tasks)})\n`,
-          );
-        },
-      )
-      .command(
-        "import-tau2 <file>",
-        "Import a τ²-bench retail tasks file as feasible tasks",
-        (y) =>
-          y
-            .positional("file", { type: "string", demandOption: true, describe: "the τ² tasks JSON file" })
-            .option("out", { type: "string", demandOption: true, describe: "output directory" })
-            .option("split", {
-              choices: SPLITS,
-              default: "search" as Split,
-              describe: "split of the imported tasks",
-            }),
-        (argv) => {
-          const tasks = importTau2File(resolveUserPath(argv.file, io.cwd), argv.split);
-          const out = resolve(io.cwd, argv.out);
-          writeTaskFiles(tasks, out);
-          io.out(`imported ${tasks.length} tasks to ${displayPath(join(out, argv.split), io)}\n`);
-        },
-      )
-      .demandCommand(1, "Name a tasks command: list, validate, generate or import-tau2."),
+export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
+  parser.command(
+    "tasks",
+    "Manage task suites: list, validate, generate, import-tau2, import-harbor",
+    (tasks) =>
+      tasks
+        .command(
+          "list",
+          "List tasks (shipped suites, or --tasks DIR)",
+          (y) =>
+            y
+              .option("suite", { choices: SUITES, describe: "only this suite" })
+              .option("split", { choices: SPLITS, describe: "only this split" })
+              .option("kind", { choices: KINDS, describe: "only feasible or blocked tasks" })
+              .option("family", { choices: FAMILIES, describe: "only this blocker family" })
+              .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
+              .option("json", { type: "boolean", default: false, describe: "print JSON" }),
+          (argv) => {
+            const filter: TaskFilter = {
+              suite: argv.suite,
+              split: argv.split,
+              kind: argv.kind,
+              family: argv.family,
+            };
+            const loaded = argv.tasks
+              ? loadTaskDir(resolveUserPath(argv.tasks, io.cwd))
+              : loadShipped(argv.suite === undefined ? undefined : [argv.suite]);
+            const tasks = filterTasks(
+              loaded.map((entry) => entry.task),
+              filter,
+            );
+            io.out(argv.json ? `${JSON.stringify(tasks.map(summary), null, 2)}\n` : renderTable(tasks));
+          },
+        )
+        .command(
+          "validate [path]",
+          "Validate task files (default: every shipped suite); exit 2 on the first error",
+          (y) => y.positional("path", { type: "string", describe: "a task file or directory" }),
+          (argv) => {
+            const loaded = argv.path
+              ? loadTaskDir(resolveUserPath(argv.path, io.cwd))
+              : loadShipped(undefined);
+            checkTaskSet(loaded);
+            io.out(`${loaded.length} tasks ok\n`);
+          },
+        )
+        .command(
+          "generate",
+          "Regenerate a suite deterministically from its seed",
+          (y) =>
+            y
+              .option("suite", {
+                choices: SUITES,
+                default: "retail" as Suite,
+                describe: "the suite",
+              })
+              .option("seed", {
+                type: "number",
+                describe: "generator seed (default: the suite's shipped seed)",
+              })
+              .option("check", {
+                type: "boolean",
+                default: true,
+                describe: "terminal: prove every task in the sandbox before writing (--no-check skips)",
+              })
+              .option("out", {
+                type: "string",
+                describe: "output directory (default: the package's tasks/<suite>)",
+              }),
+          async (argv) => {
+            const seed = argv.seed ?? (argv.suite === "retail" ? DEFAULT_RETAIL_SEED : DEFAULT_TERMINAL_SEED);
+            if (!Number.isSafeInteger(seed)) throw new HsearchError("bad_input", "--seed must be an integer");
+            const out = argv.out ? resolve(io.cwd, argv.out) : suiteDir(PACKAGE_ROOT, argv.suite);
+            const tasks =
+              argv.suite === "retail"
+                ? buildRetailSuite({ seed }).tasks
+                : await terminalTasks(seed, argv.check);
+            writeTaskFiles(tasks, out, { replace: true });
+            io.out(
+              `wrote ${tasks.length} ${argv.suite} tasks to ${displayPath(out, io)} (${countBySplit(tasks)})\n`,
+            );
+          },
+        )
+        .command(
+          "import-tau2 <file>",
+          "Import a τ²-bench retail tasks file as feasible tasks",
+          (y) =>
+            y
+              .positional("file", { type: "string", demandOption: true, describe: "the τ² tasks JSON file" })
+              .option("out", { type: "string", demandOption: true, describe: "output directory" })
+              .option("split", {
+                choices: SPLITS,
+                default: "search" as Split,
+                describe: "split of the imported tasks",
+              }),
+          (argv) => {
+            const tasks = importTau2File(resolveUserPath(argv.file, io.cwd), argv.split);
+            const out = resolve(io.cwd, argv.out);
+            writeTaskFiles(tasks, out);
+            io.out(`imported ${tasks.length} tasks to ${displayPath(join(out, argv.split), io)}\n`);
+          },
+        )
+        .command(
+          "import-harbor <dir>",
+          "Import Harbor / Terminal-Bench task directories (one, or a directory of them) as feasible terminal tasks",
+          (y) =>
+            y
+              .positional("dir", {
+                type: "string",
+                demandOption: true,
+                describe: "a task directory or a directory of them",
+              })
+              .option("out", {
+                type: "string",
+                default: "tasks/harbor",
+                describe: "output directory (tasks go to OUT/SPLIT/ID.json)",
+              })
+              .option("split", {
+                choices: SPLITS,
+                default: "search" as Split,
+                describe: "split of the imported tasks",
+              }),
+          async (argv) => {
+            const result = await importHarbor(
+              resolveUserPath(argv.dir, io.cwd),
+              argv.split,
+              sandboxToolCheck(),
+            );
+            const out = resolve(io.cwd, argv.out);
+            writeTaskFiles(result.tasks, out);
+            io.out(`imported ${result.tasks.length} tasks to ${displayPath(join(out, argv.split), io)}\n`);
+            for (const { dir, reason } of result.skipped)
+              io.out(`skipped ${displayPath(dir, io)}: ${reason}\n`);
+            for (const { dir, error } of result.failed) io.err(`failed ${displayPath(dir, io)}: ${error}\n`);
+            if (result.failed.length > 0)
+              setExitCode(
+                result.failed.some((failure) => failure.kind === "bad_input") ? EXIT_BAD_INPUT : EXIT_FAILED,
+              );
+          },
+        )
+        .demandCommand(1, "Name a tasks command: list, validate, generate, import-tau2 or import-harbor."),
   );
 }
 
