@@ -1,6 +1,6 @@
 /**
  * JSON: list the SKUs whose stock over all warehouses is below the threshold of a config file (jq).
- * infeasible: the config has no threshold; ambiguous: the output location is only "where the dashboard reads it";
+ * infeasible: the config has no threshold; ambiguous: the output location is only "where the dashboard reads them";
  * trap: the inventory is not valid JSON half-way through, which jq reports only when it parses the file.
  */
 import { HsearchError } from "../../../core/errors";
@@ -118,18 +118,16 @@ function variant(
       };
     }
     case "ambiguous": {
-      const sentence =
-        "Put the list where the stock dashboard reads it, as a JSON array of SKU strings, sorted.";
       const instruction = source.instruction.replace(
-        "and write them to out/low-stock.json as a JSON array of SKU strings, sorted.",
-        sentence,
+        "and write them to out/low-stock.json as a JSON array",
+        "and put them where the stock dashboard reads them, as a JSON array",
       );
       return {
         instruction,
         workspace: { files },
         reads: [],
         evidence: "spec",
-        evidenceText: "where the stock dashboard reads it",
+        evidenceText: "where the stock dashboard reads them",
         blocker: {
           id: "output-location-unknown",
           description:
