@@ -7,7 +7,7 @@
 // The gain proposal is `bare` run by a profile variant whose only change is conversion.base 0.50 → 0.77 (recognition
 // turns into a certified deferral more often, as the abandon protocol does: 0.50 → 0.72); the simulator's draws do
 // not depend on the profile, so on common seeds it pairs with the incumbent exactly as a harness change would.
-// `npx tsx bench/acceptance.ts [--rounds N] [--seed S]` (default 200 rounds; a few minutes).
+// `npx tsx bench/acceptance.ts [--rounds N] [--seed S] [--repeats R]` (default 200 rounds, 1 repeat; a few minutes).
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { createRng } from "../src/core/rng";
@@ -35,6 +35,8 @@ const flag = (name: string, fallback: number): number => {
 };
 const ROUNDS = flag("rounds", 200);
 const SEED = flag("seed", 1);
+/** Rollouts per (arm, task) before any test (the search config's `repeats`). */
+const REPEATS = flag("repeats", 1);
 const TRUE_REPEATS = 100;
 const PROPOSALS = 3;
 const RESAMPLES = 2000;
@@ -164,19 +166,19 @@ async function armThrough(arm: Arm, repeats: number): Promise<EpisodeScore[]> {
 async function pairedWithMore(incumbent: Arm, proposal: Arm, objective: Objective, alpha: number) {
   for (let extra = 0; ; extra++) {
     const test = pairedTest(
-      await armThrough(incumbent, extra + 1),
-      await armThrough(proposal, extra + 1),
+      await armThrough(incumbent, REPEATS + extra),
+      await armThrough(proposal, REPEATS + extra),
       objective,
       SEED,
     );
     const step = pairedStep(test, alpha, extra, MAX_EXTRA);
-    if (step !== "more") return { accepted: step === "accepted", rollouts: 2 * n * (extra + 1) };
+    if (step !== "more") return { accepted: step === "accepted", rollouts: 2 * n * (REPEATS + extra) };
   }
 }
 
 const MAX_EXTRA = 2;
-const SEQUENTIAL: Array<[string, number]> = [0.1, 0.05].map((alpha) => [
-  `paired α=${alpha.toFixed(2)} +≤${MAX_EXTRA} repeats (loop)`,
+const SEQUENTIAL: Array<[string, number]> = [0.1, 0.05, 0.025].map((alpha) => [
+  `paired α=${alpha} +≤${MAX_EXTRA} repeats (loop)`,
   alpha,
 ]);
 const spent = new Map<string, number>();
@@ -210,25 +212,32 @@ const counts = tally();
 const pValues: Array<{ paired: number; signFlip: number }> = [];
 for (let round = 0; round < ROUNDS; round++) {
   const incumbentSeed = armSeed(round, "incumbent");
-  const incumbent = await evaluate(incumbentArm, incumbentSeed);
-  const twins: EpisodeScore[][] = [];
-  for (let k = 0; k < PROPOSALS; k++) twins.push(await evaluate(incumbentArm, armSeed(round, `twin-${k}`)));
-  const gainSameSeeds = await evaluate(gainArm, incumbentSeed);
-  const gainOwnSeeds = await evaluate(gainArm, armSeed(round, "gain"));
-  const arms: Record<string, Arm> = {
-    incumbent: { candidate: incumbentArm, seed: incumbentSeed, repeats: [incumbent] },
-    twin: { candidate: incumbentArm, seed: armSeed(round, "twin-0"), repeats: [twins[0] as EpisodeScore[]] },
-    same: { candidate: gainArm, seed: incumbentSeed, repeats: [gainSameSeeds] },
-    own: { candidate: gainArm, seed: armSeed(round, "gain"), repeats: [gainOwnSeeds] },
+  const arm = async (candidate: Candidate, seed: number): Promise<Arm> => {
+    const made: Arm = { candidate, seed, repeats: [] };
+    await armThrough(made, REPEATS);
+    return made;
   };
+  const twinArms: Arm[] = [];
+  for (let k = 0; k < PROPOSALS; k++) twinArms.push(await arm(incumbentArm, armSeed(round, `twin-${k}`)));
+  const arms = {
+    incumbent: await arm(incumbentArm, incumbentSeed),
+    twin: twinArms[0] as Arm,
+    same: await arm(gainArm, incumbentSeed),
+    own: await arm(gainArm, armSeed(round, "gain")),
+  };
+  const flat = (a: Arm) => a.repeats.slice(0, REPEATS).flat();
+  const incumbent = flat(arms.incumbent);
+  const twins = twinArms.map(flat);
+  const gainSameSeeds = flat(arms.same);
+  const gainOwnSeeds = flat(arms.own);
   for (const objective of OBJECTIVES) {
     for (const [column, proposal] of [
-      ["aa1", arms.twin as Arm],
-      ["power-same", arms.same as Arm],
-      ["power-own", arms.own as Arm],
+      ["aa1", arms.twin],
+      ["power-same", arms.same],
+      ["power-own", arms.own],
     ] as const) {
       for (const [name, alpha] of SEQUENTIAL) {
-        const outcome = await pairedWithMore(arms.incumbent as Arm, proposal, objective, alpha);
+        const outcome = await pairedWithMore(arms.incumbent, proposal, objective, alpha);
         count(counts, key(objective, name, column), outcome.accepted);
         const spentKey = key(objective, name, column);
         spent.set(spentKey, (spent.get(spentKey) ?? 0) + outcome.rollouts);
@@ -258,7 +267,7 @@ const pad = (cells: string[], widths: number[]) =>
   cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ");
 
 console.log(
-  `acceptance study · sim:default · retail search split: ${blocked} blocked + ${n - blocked} feasible tasks · ${ROUNDS} rounds · seed ${SEED}`,
+  `acceptance study · sim:default · retail search split: ${blocked} blocked + ${n - blocked} feasible tasks · ${ROUNDS} rounds · seed ${SEED} · ${REPEATS} repeat(s) per arm`,
 );
 console.log(
   `true gain of the proposal (conversion.base ${GAIN_CONVERSION}; ${TRUE_REPEATS} repeats on common seeds, ± 1.96·SE):` +
@@ -288,7 +297,7 @@ for (const objective of OBJECTIVES) {
   console.log("");
 }
 console.log(
-  `rollouts per decision: ${n} proposal + ${n} incumbent = ${2 * n} with one proposal; ${n * (PROPOSALS + 1)} for a round of ${PROPOSALS}` +
+  `rollouts per decision: ${REPEATS * n} proposal + ${REPEATS * n} incumbent = ${2 * REPEATS * n} with one proposal; ${REPEATS * n * (PROPOSALS + 1)} for a round of ${PROPOSALS}` +
     " (each arm evaluated once; the incumbent's evaluation is shared by its round)",
 );
 console.log("\nlevel check of the one-sided p-values under A/A (joint, k=1): share of rounds with p ≤ α");
