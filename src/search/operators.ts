@@ -178,6 +178,8 @@ export function candidatePhrases(text: string): string[] {
       for (let i = 0; i + size <= words.length; i++) {
         const gram = words.slice(i, i + size);
         if (gram.some((word) => /\d|#/.test(word))) continue;
+        // A word repeated across the gram is a column of a listing ("sandbox sandbox" in `ls -l`), not a phrase.
+        if (new Set(gram.map((word) => word.toLowerCase())).size < gram.length) continue;
         if (
           STOP_WORDS.has((gram[0] as string).toLowerCase()) ||
           STOP_WORDS.has((gram[size - 1] as string).toLowerCase())

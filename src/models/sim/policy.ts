@@ -250,15 +250,17 @@ function both(first: SimAction, second: SimAction): SimAction {
 
 /** A read made while hesitating: the next read of the reference if there is one, else the last read again. */
 function checkAgain(context: SimContext, history: SimHistory, step: number): SimAction {
+  // Steps before the evidence only look (the suites build them that way), even when their tool can write (bash).
+  const safe = (index: number) => !isWrite(context, index) || index < (context.cues.evidence_after ?? 0);
   const next = history.refDone;
   const nextSpec = context.cues.steps[next];
-  if (nextSpec && !isWrite(context, next))
-    return toolCall(`sim-ref-${next}`, nextSpec.name, nextSpec.arguments);
-  const reads = history.calls.filter((call) => call.kind === "ref" && !isWrite(context, call.index));
-  const last = reads.at(-1);
+  if (nextSpec && safe(next)) return toolCall(`sim-ref-${next}`, nextSpec.name, nextSpec.arguments);
+  const last = history.calls.filter((call) => call.kind === "ref" && safe(call.index)).at(-1);
   const spec = last ? context.cues.steps[last.index] : undefined;
-  if (!spec) return { kind: "text", text: "Let me double-check the details of your request." };
-  return toolCall(`sim-check-${step}`, spec.name, spec.arguments);
+  if (spec) return toolCall(`sim-check-${step}`, spec.name, spec.arguments);
+  // Nothing to re-read: a terminal agent looks around; a retail agent asks the customer.
+  if (context.suite === "terminal") return toolCall(`sim-check-${step}`, "bash", { command: "ls -la" });
+  return { kind: "text", text: "Let me double-check the details of your request." };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
