@@ -1,0 +1,22 @@
+import { resolve } from "node:path";
+import type { Argv } from "yargs";
+import { writeReport } from "../report";
+import type { SetExitCode } from "./commands";
+import type { CliIO } from "./io";
+import { locateRun } from "./run";
+
+export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
+  parser.command(
+    "report <run>",
+    "Write a self-contained HTML report of a run (default: runs/<id>/report.html)",
+    (yargs) =>
+      yargs
+        .positional("run", { type: "string", demandOption: true, describe: "run id or directory" })
+        .option("out", { type: "string", describe: "write the report to this file instead" }),
+    async (argv) => {
+      const runDir = locateRun(argv.run, io.cwd);
+      const file = await writeReport(runDir, argv.out === undefined ? undefined : resolve(io.cwd, argv.out));
+      io.out(file);
+    },
+  );
+}

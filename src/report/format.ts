@@ -1,0 +1,48 @@
+/** Number and text formats shared by the report and the viewer. */
+
+/** A rate in [0, 1] to three decimals, as `hsearch status` prints it; "–" when missing. */
+export function fmtRate(value: number | null | undefined): string {
+  return typeof value === "number" && Number.isFinite(value) ? value.toFixed(3) : "–";
+}
+
+/** A signed difference of two rates; "" when either is missing. */
+export function fmtDelta(after: number | null | undefined, before: number | null | undefined): string {
+  if (typeof after !== "number" || typeof before !== "number") return "";
+  const delta = after - before;
+  if (!Number.isFinite(delta)) return "";
+  return `${delta >= 0 ? "+" : "−"}${Math.abs(delta).toFixed(3)}`;
+}
+
+export function fmtCount(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
+export function fmtUsd(value: number): string {
+  return `$${value.toFixed(value !== 0 && Math.abs(value) < 0.01 ? 4 : 2)}`;
+}
+
+export function shortSha(commit: string): string {
+  return commit.slice(0, 10);
+}
+
+/** "1 min 5 s" between two ISO times; "" when either is missing. */
+export function fmtDuration(from: string, to: string | null): string {
+  if (to === null) return "";
+  const seconds = Math.round((Date.parse(to) - Date.parse(from)) / 1000);
+  if (!Number.isFinite(seconds) || seconds < 0) return "";
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** An ISO time as "2026-11-30 00:00:08 UTC". */
+export function fmtTime(iso: string | null): string {
+  if (iso === null) return "–";
+  return iso.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC");
+}
+
+/** A number from stored JSON, or null when it is not one. */
+export function num(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}

@@ -1,0 +1,6 @@
+/** The HTML report, its SVG plot and the local viewer (DESIGN §8, §9). */
+export { escapeHtml, Html, html } from "./html";
+export { renderReport } from "./render-report";
+export { loadReportData, type ReportData } from "./report-data";
+export { type PlotRound, scorePlotSvg } from "./score-plot";
+export { writeReport } from "./write-report";

@@ -1,0 +1,185 @@
+/**
+ * Everything the report shows, read from a run directory: the status object, the seed and final harnesses' results
+ * on every split, the diffs of accepted proposals and a few example trajectories. Read-only; works on a run that is
+ * still running or failed (what does not exist yet is null or empty).
+ */
+import { HsearchError } from "../core/errors";
+import { diff } from "../git";
+import { type RunStatus, runStatus } from "../search/status";
+import type { EventRecord, Purpose, RunRecord, RunStore } from "../store";
+import { type Episode, pickExamples, type TrajectoryExample } from "./examples";
+import { num } from "./format";
+import type { PlotRound, PlotVerdict } from "./score-plot";
+import { type SummaryView, summaryView } from "./summary-view";
+
+export interface HarnessResults {
+  role: "seed" | "selected" | "incumbent";
+  commit: string;
+  search: SummaryView | null;
+  heldout: SummaryView | null;
+  independent: SummaryView | null;
+}
+
+export interface AcceptedChange {
+  round: number;
+  id: string;
+  commit: string;
+  parent: string | null;
+  rationale: string;
+  score: number | null;
+  parentScore: number | null;
+  /** The unified diff against the parent, or why it could not be read. */
+  diff: { text: string } | { error: string };
+}
+
+export interface ReportData {
+  run: RunRecord;
+  status: RunStatus;
+  seed: HarnessResults | null;
+  /** The selected harness of a finished run, else the incumbent so far. */
+  final: HarnessResults | null;
+  plot: PlotRound[];
+  accepted: AcceptedChange[];
+  examples: TrajectoryExample[];
+  events: EventRecord[];
+  generatedAt: string;
+}
+
+/** The diff of a commit against its parent; the viewer passes a cached one (commits never change). */
+export type DiffSource = (commit: string, parent: string | null) => Promise<string>;
+
+export interface LoadOptions {
+  now?: Date;
+  diffs?: DiffSource;
+}
+
+export function gitDiffs(repo: string): DiffSource {
+  return (commit, parent) => diff(repo, commit, parent ?? undefined);
+}
+
+/** Remembers diffs by (commit, parent): git objects are immutable, so a live viewer runs git once per diff. */
+export function cachedDiffs(source: DiffSource): DiffSource {
+  const cache = new Map<string, Promise<string>>();
+  return (commit, parent) => {
+    const key = `${commit}:${parent ?? ""}`;
+    let entry = cache.get(key);
+    if (entry === undefined) {
+      entry = source(commit, parent);
+      entry.catch(() => cache.delete(key));
+      cache.set(key, entry);
+    }
+    return entry;
+  };
+}
+
+export async function loadReportData(store: RunStore, options: LoadOptions = {}): Promise<ReportData> {
+  const run = store.getRun();
+  if (!run)
+    throw new HsearchError("not_found", `no run recorded in ${store.paths.db}`, { file: store.paths.db });
+  const status = runStatus(store);
+  const diffs = options.diffs ?? gitDiffs(store.paths.harness);
+  const seedCommit = status.rounds[0]?.proposals[0]?.commit ?? null;
+  const finalCommit = (status.selected ?? status.incumbent)?.commit ?? null;
+  const finalRole = status.selected ? "selected" : "incumbent";
+  return {
+    run,
+    status,
+    seed: seedCommit ? harnessResults(store, seedCommit, "seed") : null,
+    final: finalCommit ? harnessResults(store, finalCommit, finalRole) : null,
+    plot: plotRounds(store, status),
+    accepted: await acceptedChanges(store, status, diffs),
+    examples: finalCommit ? examplesOf(store, finalCommit) : [],
+    events: store.listEvents(),
+    generatedAt: (options.now ?? new Date()).toISOString(),
+  };
+}
+
+function harnessResults(store: RunStore, commit: string, role: HarnessResults["role"]): HarnessResults {
+  const candidate = store.getCandidate(commit);
+  const evaluation = (purpose: "heldout" | "independent") =>
+    summaryView(store.getEvaluation(commit, purpose, purpose)?.summary);
+  return {
+    role,
+    commit,
+    search: summaryView(candidate?.summary, candidate?.score ?? null),
+    heldout: evaluation("heldout"),
+    independent: evaluation("independent"),
+  };
+}
+
+function plotVerdict(proposal: RunStatus["rounds"][number]["proposals"][number], round: number): PlotVerdict {
+  if (round === 0) return "seed";
+  if (proposal.accepted) return "accepted";
+  if (
+    proposal.verdict === "rejected" ||
+    proposal.verdict === "indecisive" ||
+    proposal.verdict === "screened_out" ||
+    proposal.verdict === "accepted"
+  )
+    return proposal.verdict;
+  return proposal.state === "rejected" ? "rejected" : "pending";
+}
+
+function plotRounds(store: RunStore, status: RunStatus): PlotRound[] {
+  const diagnostics = new Map<number, number | null>();
+  for (const evaluation of store.listEvaluations())
+    if (evaluation.purpose === "diagnostic" && evaluation.split === "heldout" && evaluation.round !== null)
+      diagnostics.set(evaluation.round, num(evaluation.summary.objective));
+  return status.rounds.map((round) => ({
+    round: round.round,
+    incumbent:
+      round.finished && round.incumbent_after
+        ? (store.getCandidate(round.incumbent_after)?.score ?? null)
+        : null,
+    proposals: round.proposals.map((proposal) => ({
+      id: proposal.id,
+      score: proposal.score,
+      verdict: plotVerdict(proposal, round.round),
+    })),
+    heldout: diagnostics.get(round.round) ?? null,
+  }));
+}
+
+async function acceptedChanges(
+  store: RunStore,
+  status: RunStatus,
+  diffs: DiffSource,
+): Promise<AcceptedChange[]> {
+  const changes: AcceptedChange[] = [];
+  for (const round of status.rounds) {
+    if (round.round === 0 || round.accepted === null) continue;
+    const candidate = store.getCandidate(round.accepted);
+    if (!candidate) continue;
+    let text: AcceptedChange["diff"];
+    try {
+      text = { text: await diffs(candidate.commit, candidate.parent) };
+    } catch (error) {
+      text = { error: error instanceof Error ? error.message : String(error) };
+    }
+    changes.push({
+      round: round.round,
+      id: `r${candidate.round}p${candidate.proposal}`,
+      commit: candidate.commit,
+      parent: candidate.parent,
+      rationale: candidate.rationale,
+      score: candidate.score,
+      parentScore: candidate.parent ? (store.getCandidate(candidate.parent)?.score ?? null) : null,
+      diff: text,
+    });
+  }
+  return changes;
+}
+
+/** Examples from held-out episodes when the final evaluation exists, else from the search split. */
+function examplesOf(store: RunStore, commit: string): TrajectoryExample[] {
+  for (const purpose of ["heldout", "search"] as const satisfies readonly Purpose[]) {
+    const rollouts = store.listRollouts(commit, purpose);
+    if (rollouts.length === 0) continue;
+    const episodes: Episode[] = rollouts.map((rollout) => ({
+      rollout,
+      trajectory: store.readTrajectory(rollout),
+    }));
+    return pickExamples(episodes, purpose);
+  }
+  return [];
+}

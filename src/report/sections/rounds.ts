@@ -1,0 +1,57 @@
+/** The round table: every proposal with its score, the change against the incumbent it was proposed from, its
+ * verdict and its rationale (and the reason of the verdict). */
+import type { RunStatus } from "../../search/status";
+import { fmtDelta, fmtRate, shortSha } from "../format";
+import { type Html, html } from "../html";
+import type { Links } from "../page";
+
+type Round = RunStatus["rounds"][number];
+type Proposal = Round["proposals"][number];
+
+export function proposalVerdict(proposal: Proposal, round: Round): string {
+  if (round.round === 0) return "seed";
+  if (proposal.accepted) return "accepted";
+  if (proposal.verdict) return proposal.verdict.replace("_", " ");
+  if (proposal.state === "evaluated" || proposal.state === "pending")
+    return round.finished ? "not judged" : "pending";
+  return proposal.state.replace("_", " ");
+}
+
+export function renderRoundTable(status: RunStatus, links?: Links): Html {
+  if (status.rounds.length === 0) return html`<p class="muted">No round has started yet.</p>`;
+  const scoreOf = new Map<string, number | null>();
+  for (const round of status.rounds) for (const p of round.proposals) scoreOf.set(p.commit, p.score);
+  const rows: Html[] = [];
+  for (const round of status.rounds) {
+    const before = scoreOf.get(round.incumbent_before) ?? null;
+    let first = true;
+    const cls = (extra = "") => {
+      const value = [first ? "round-start" : "", extra].filter(Boolean).join(" ");
+      first = false;
+      return value;
+    };
+    for (const p of round.proposals) {
+      const verdict = proposalVerdict(p, round);
+      const commit = links
+        ? html`<a href="${links.candidate(p.commit)}">${shortSha(p.commit)}</a>`
+        : shortSha(p.commit);
+      const reason = p.rejected_reason ? html`<div class="reason">${p.rejected_reason}</div>` : "";
+      rows.push(html`<tr class="${cls(p.accepted && round.round > 0 ? "accepted-row" : "")}">
+<td class="num">${round.round}</td><td>${p.id}</td><td class="mono">${commit}</td>
+<td class="num">${fmtRate(p.score)}</td><td class="num muted">${round.round === 0 ? "" : fmtDelta(p.score, before)}</td>
+<td><span class="badge ${verdict.replace(" ", "-")}">${verdict}</span></td>
+<td class="rationale">${p.rationale}${reason}</td></tr>`);
+    }
+    for (const failure of round.failures)
+      rows.push(html`<tr class="${cls()}"><td class="num">${round.round}</td><td>r${round.round}p${failure.proposal}</td>
+<td class="muted">–</td><td class="num">–</td><td></td><td><span class="badge invalid">refused</span></td>
+<td class="rationale">${failure.rationale}<div class="reason">${failure.reason}</div></td></tr>`);
+    if (round.proposals.length === 0 && round.failures.length === 0)
+      rows.push(html`<tr class="${cls()}"><td class="num">${round.round}</td><td class="muted">–</td><td></td><td></td><td></td>
+<td><span class="badge">${round.finished ? "none" : "running"}</span></td>
+<td class="rationale muted">${round.finished ? "no new proposal from this incumbent" : "proposals are being made"}</td></tr>`);
+  }
+  return html`<table class="rounds">
+<thead><tr><th class="num">round</th><th>proposal</th><th>commit</th><th class="num">score</th><th class="num">Δ incumbent</th><th>verdict</th><th>rationale</th></tr></thead>
+<tbody>${rows}</tbody></table>`;
+}

@@ -1,0 +1,23 @@
+import { renameSync, writeFileSync } from "node:fs";
+import { openRunStore } from "../store";
+import { renderReport } from "./render-report";
+import { loadReportData } from "./report-data";
+
+/**
+ * Writes the report of the run in `runDir` to `file` (default `<runDir>/report.html`) and returns the path. The
+ * run database is opened read-only, so this is safe beside a running search; the file is replaced atomically.
+ */
+export async function writeReport(runDir: string, file?: string, now?: Date): Promise<string> {
+  const store = openRunStore(runDir, { readonly: true });
+  let document: string;
+  try {
+    document = renderReport(await loadReportData(store, { now }));
+  } finally {
+    store.close();
+  }
+  const target = file ?? store.paths.report;
+  const temporary = `${target}.${process.pid}.tmp`;
+  writeFileSync(temporary, document);
+  renameSync(temporary, target);
+  return target;
+}

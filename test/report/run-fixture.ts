@@ -1,0 +1,38 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunStatus } from "../../src/search/status";
+import { runCli } from "../helpers/cli";
+import { retailSubset } from "../helpers/task-subset";
+
+/** A config value that must come out of every page escaped. */
+export const HOSTILE_DESCRIPTION = "check <script>alert('config')</script> & <b>bold</b>";
+
+/**
+ * A small real run made through the CLI: 12 search tasks, rounds 2 × 2 proposals, seed 1 (which accepts a proposal
+ * in both rounds, so there are diffs to show).
+ */
+export async function makeRun(): Promise<{ work: string; runDir: string; status: RunStatus }> {
+  const tasks = retailSubset({ perFamily: 2 }).dir;
+  const work = mkdtempSync(join(tmpdir(), "hsearch-report-"));
+  const config = join(work, "search.yaml");
+  writeFileSync(
+    config,
+    [
+      "name: report-test",
+      `description: ${JSON.stringify(HOSTILE_DESCRIPTION)}`,
+      "suites: [retail]",
+      `tasks: ${tasks}`,
+      "objective: joint",
+      "seed_harness: harnesses/bare",
+      "rounds: 2",
+      "proposals_per_round: 2",
+      "task_model: sim:default",
+      "seed: 1",
+    ].join("\n"),
+  );
+  const runDir = join(work, "runs", "run1");
+  const result = await runCli(["run", config, "--out", runDir, "--json"], { cwd: work });
+  if (result.code !== 0) throw new Error(`hsearch run failed (${result.code}): ${result.stderr}`);
+  return { work, runDir, status: JSON.parse(result.stdout) as RunStatus };
+}

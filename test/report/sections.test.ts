@@ -1,0 +1,139 @@
+import { describe, expect, it } from "vitest";
+import type { Trajectory, TrajectoryEvent } from "../../src/harness/trajectory";
+import { html } from "../../src/report/html";
+import { classifyDiffLine, renderDiff } from "../../src/report/sections/diff";
+import { eventAuthor, renderTimeline } from "../../src/report/sections/timeline";
+
+function trajectory(events: TrajectoryEvent[]): Trajectory {
+  return {
+    task_id: "t1",
+    suite: "retail",
+    kind: "blocked",
+    family: "trap",
+    model: "sim:default",
+    harness: "h",
+    seed: 1,
+    repeat: 0,
+    steps: 3,
+    events,
+    end: { reason: "deferred", step: 3 },
+    reward: 1,
+    usage: { input_tokens: 0, output_tokens: 0, usd: 0, model_calls: 3 },
+  };
+}
+
+const EVENTS: TrajectoryEvent[] = [
+  { type: "message", step: 0, author: "system", text: "You are an agent. <policy>" },
+  { type: "message", step: 0, author: "customer", text: "Cancel order <b>#1</b>" },
+  { type: "tool_call", step: 1, author: "agent", id: "c1", name: "get_order", arguments: { id: "<1>" } },
+  { type: "observation", step: 1, id: "c1", name: "get_order", text: '{"user": "someone <else>"}', ok: true },
+  { type: "tool_call", step: 2, author: "agent", id: "c2", name: "get_user", arguments: { id: "u" } },
+  { type: "observation", step: 2, id: "c2", name: "get_user", text: "{}", ok: true },
+  { type: "effect", step: 2, author: "harness", tool: "cancel", arguments: {}, forbidden: true },
+  { type: "gate_refusal", step: 2, tool: "cancel_order" },
+  { type: "protocol", step: 3, name: "self_check" },
+  { type: "deferral", step: 3, author: "agent", via: "abstain", label: "trap", reason: "not <yours>" },
+];
+
+describe("renderTimeline", () => {
+  const out = renderTimeline(trajectory(EVENTS), { focus: { step: 2, label: "decisive step 2" } }).text;
+
+  it("names the author of every event: agent, harness, customer, env for tool results", () => {
+    expect(EVENTS.map(eventAuthor)).toEqual([
+      "system",
+      "customer",
+      "agent",
+      "env",
+      "agent",
+      "env",
+      "harness",
+      "harness",
+      "harness",
+      "agent",
+    ]);
+    const authors = [...out.matchAll(/<span class="who ([a-z]+)">/g)].map((m) => m[1]);
+    expect(authors).toEqual(EVENTS.map(eventAuthor));
+  });
+
+  it("marks the focus step right before its first event, and the end", () => {
+    const marker = out.indexOf("▸ decisive step 2");
+    expect(marker).toBeGreaterThan(out.indexOf("get_order returned"));
+    expect(marker).toBeLessThan(out.indexOf("<code>get_user</code>"));
+    expect(out).toContain("end: deferred at step 3 · reward 1");
+    expect(out).toContain('<li class="deferral">');
+    expect(out).toContain('<li class="forbidden">');
+    expect(out).toContain("FORBIDDEN state change");
+    expect(out).toContain("effect gate refused");
+  });
+
+  it("escapes every text and argument and folds the system prompt", () => {
+    expect(out).not.toMatch(/<(b|else|yours|policy|1)>/);
+    expect(out).toContain("Cancel order &lt;b&gt;#1&lt;/b&gt;");
+    expect(out).toContain("&quot;&lt;1&gt;&quot;");
+    expect(out).toContain("not &lt;yours&gt;");
+    expect(out).toMatch(/<details><summary>You are an agent\. &lt;policy&gt;… \(26 characters\)<\/summary>/);
+  });
+
+  it("folds events well before the focus into a closed details block when asked", () => {
+    const folded = renderTimeline(trajectory(EVENTS), {
+      focus: { step: 3, label: "here" },
+      foldBeforeFocus: true,
+    }).text;
+    expect(folded).toMatch(/<details class="earlier"><summary>4 earlier events \(steps 0–1\)<\/summary>/);
+    const unfolded = renderTimeline(trajectory(EVENTS), { focus: { step: 3, label: "here" } }).text;
+    expect(unfolded).not.toContain("earlier events");
+  });
+
+  it("says when the focus step was never reached", () => {
+    const out2 = renderTimeline(trajectory(EVENTS.slice(0, 4)), {
+      focus: { step: 5, label: "decisive step 5" },
+    }).text;
+    expect(out2).toContain("▸ decisive step 5 (never reached)");
+  });
+});
+
+describe("renderDiff", () => {
+  const diff = [
+    "diff --git a/system.md b/system.md",
+    "index 1..2 100644",
+    "--- a/system.md",
+    "+++ b/system.md",
+    "@@ -1,2 +1,2 @@",
+    " keep",
+    "-<script>old()</script>",
+    "+<script>new()</script>",
+    "",
+  ].join("\n");
+
+  it("classifies unified diff lines", () => {
+    expect(diff.split("\n").slice(0, 8).map(classifyDiffLine)).toEqual([
+      "file",
+      "meta",
+      "file",
+      "file",
+      "hunk",
+      "context",
+      "del",
+      "add",
+    ]);
+  });
+
+  it("colours each line by its kind and escapes it", () => {
+    const out = renderDiff(diff).text;
+    expect(out).toContain('<span class="d-del">-&lt;script&gt;old()&lt;/script&gt;</span>');
+    expect(out).toContain('<span class="d-add">+&lt;script&gt;new()&lt;/script&gt;</span>');
+    expect(out).toContain('<span class="d-hunk">@@ -1,2 +1,2 @@</span>');
+    expect(out).not.toContain("<script>");
+    expect(out.match(/<span /g)?.length).toBe(8);
+    expect(renderDiff("").text).toContain("(no changes)");
+  });
+});
+
+describe("html templates", () => {
+  it("escape interpolations, keep nested templates and drop empty values", () => {
+    const inner = html`<i>${"a&b"}</i>`;
+    expect(html`<p title="${`"x'`}">${inner}${null}${undefined}${false}${[1, "<2>"]}</p>`.text).toBe(
+      '<p title="&quot;x&#39;"><i>a&amp;b</i>1&lt;2&gt;</p>',
+    );
+  });
+});
