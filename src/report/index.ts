@@ -3,4 +3,5 @@ export { escapeHtml, Html, html } from "./html";
 export { renderReport } from "./render-report";
 export { loadReportData, type ReportData } from "./report-data";
 export { type PlotRound, scorePlotSvg } from "./score-plot";
+export { type StartedViewer, startViewer, type ViewerOptions } from "./viewer/server";
 export { writeReport } from "./write-report";

@@ -1,0 +1,55 @@
+import type { Argv } from "yargs";
+import { startViewer } from "../report";
+import { isLoopbackHost } from "../report/viewer/access";
+import type { SetExitCode } from "./commands";
+import type { CliIO } from "./io";
+import { locateRun } from "./run";
+
+export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
+  parser.command(
+    "view <run>",
+    "Browse a run in a local web viewer (report, candidates, diffs, trajectories); Ctrl-C stops it",
+    (yargs) =>
+      yargs
+        .positional("run", { type: "string", demandOption: true, describe: "run id or directory" })
+        .option("port", { type: "number", default: 0, describe: "port to listen on (0: any free port)" })
+        .option("host", { type: "string", default: "127.0.0.1", describe: "address to bind" })
+        .option("allow-remote", {
+          type: "boolean",
+          default: false,
+          describe:
+            "allow a --host other than loopback (anyone who can reach it and has the token can read the run)",
+        }),
+    async (argv) => {
+      const runDir = locateRun(argv.run, io.cwd);
+      const viewer = await startViewer({
+        runDir,
+        host: argv.host,
+        port: argv.port,
+        allowRemote: argv.allowRemote,
+      });
+      if (!isLoopbackHost(viewer.host))
+        io.err(
+          `hsearch view: warning: serving on ${viewer.host}, reachable from other machines; the token is the only protection and the connection is not encrypted`,
+        );
+      io.out(viewer.url);
+      io.err("hsearch view: serving read-only; Ctrl-C stops it");
+      await untilInterrupted();
+      await viewer.close();
+      io.err("hsearch view: stopped");
+    },
+  );
+}
+
+/** Resolves on the first SIGINT or SIGTERM, then leaves both signals to their default handling again. */
+function untilInterrupted(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

@@ -1,0 +1,147 @@
+/** The viewer's own pages (the report aside): the candidate list, one candidate, one trajectory. Pure renderers. */
+import type { Trajectory } from "../../harness/trajectory";
+import type { CandidateRecord, EvaluationRecord, Purpose, RolloutRecord, RunRecord } from "../../store";
+import { PURPOSES } from "../../store";
+import { fmtRate, fmtTime, num, shortSha } from "../format";
+import { type Html, html } from "../html";
+import { type Links, page } from "../page";
+import { renderDiff } from "../sections/diff";
+import { scoreLine } from "../sections/score-line";
+import { renderTimeline } from "../sections/timeline";
+import { blockedMetric, blockedRates, feasibleMetric, summaryView } from "../summary-view";
+
+export function viewerNav(run: RunRecord): Html {
+  return html`<nav class="top"><strong>hsearch view</strong><a href="/">report</a><a href="/candidates">candidates</a><span>run ${run.id} · <span class="badge ${run.state}">${run.state}</span></span></nav>`;
+}
+
+const PURPOSE_LABEL: Record<Purpose, string> = {
+  search: "search",
+  heldout: "held-out",
+  independent: "independent",
+  diagnostic: "held-out diagnostic",
+};
+
+function candidateId(candidate: CandidateRecord): string {
+  return candidate.round === 0 ? "seed" : `r${candidate.round}p${candidate.proposal}`;
+}
+
+function stateBadge(candidate: CandidateRecord, accepted: boolean): Html {
+  const label =
+    candidate.round === 0 ? "seed" : accepted ? "accepted" : (candidate.verdict ?? candidate.state);
+  return html`<span class="badge ${label}">${label.replace("_", " ")}</span>`;
+}
+
+export function renderCandidateList(
+  run: RunRecord,
+  candidates: readonly CandidateRecord[],
+  accepted: ReadonlySet<string>,
+  links: Links,
+): string {
+  const rows = candidates.map(
+    (
+      c,
+    ) => html`<tr><td class="num">${c.round}</td><td>${candidateId(c)}</td><td class="mono"><a href="${links.candidate(c.commit)}">${shortSha(c.commit)}</a></td>
+<td class="num">${fmtRate(c.score)}</td><td>${stateBadge(c, accepted.has(c.commit))}</td><td class="rationale">${c.rationale}${c.rejected_reason ? html`<div class="reason">${c.rejected_reason}</div>` : ""}</td></tr>`,
+  );
+  const body = html`<h1>Candidates</h1><p class="subtitle">Every harness commit of run ${run.id}, in round order.</p>
+<table><thead><tr><th class="num">round</th><th>id</th><th>commit</th><th class="num">score</th><th>state</th><th>rationale</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return page({ title: `candidates · ${run.id}`, nav: viewerNav(run) }, body);
+}
+
+export interface CandidatePage {
+  run: RunRecord;
+  candidate: CandidateRecord;
+  accepted: boolean;
+  diff: { text: string } | { error: string };
+  evaluations: readonly EvaluationRecord[];
+  rollouts: readonly RolloutRecord[];
+}
+
+function outcome(rollout: RolloutRecord): Html {
+  const s = rollout.scores;
+  if (s.kind === "infra_error") return html`<span class="badge invalid">infra error</span>`;
+  if (rollout.kind === "blocked")
+    return s.strict_sa === true
+      ? html`<span class="badge passed">strict SA</span>`
+      : html`<span class="badge failed">${s.m0 === true ? "recognised, " : ""}no strict SA</span>`;
+  if (s.false_abstention === true) return html`<span class="badge failed">false abstention</span>`;
+  return s.solve === true
+    ? html`<span class="badge passed">solved</span>`
+    : html`<span class="badge failed">unsolved</span>`;
+}
+
+function summaryRow(label: string, summary: Record<string, unknown> | null, score?: number | null): Html {
+  const view = summaryView(summary, score);
+  const rates = blockedRates(view);
+  return html`<tr><td>${label}</td><td class="num">${fmtRate(view?.objective)}</td><td class="num">${fmtRate(blockedMetric(rates, "strict_sa"))}</td>
+<td class="num">${fmtRate(blockedMetric(rates, "m0"))}</td><td class="num">${fmtRate(blockedMetric(rates, "absrec1"))}</td>
+<td class="num">${fmtRate(feasibleMetric(view, "solve"))}</td><td class="num">${fmtRate(feasibleMetric(view, "false_abstention"))}</td></tr>`;
+}
+
+export function renderCandidatePage(data: CandidatePage, links: Links): string {
+  const { run, candidate } = data;
+  const parent = candidate.parent
+    ? html`<a href="${links.candidate(candidate.parent)}"><code>${shortSha(candidate.parent)}</code></a>`
+    : html`none (the seed)`;
+  const summaries = [
+    summaryRow("search", candidate.summary, candidate.score),
+    ...data.evaluations.map((e) =>
+      summaryRow(`${PURPOSE_LABEL[e.purpose]}${e.round === null ? "" : ` (round ${e.round})`}`, e.summary),
+    ),
+  ];
+  const byPurpose = PURPOSES.map((purpose) => {
+    const rows = data.rollouts.filter((r) => r.purpose === purpose);
+    if (rows.length === 0) return html``;
+    return html`<h3>${PURPOSE_LABEL[purpose]} rollouts (${rows.length})</h3>
+<table><thead><tr><th>task</th><th>kind</th><th class="num">repeat</th><th>outcome</th><th>end</th><th class="num">steps</th></tr></thead><tbody>${rows.map(
+      (
+        r,
+      ) => html`<tr><td class="mono"><a href="${links.rollout(r.purpose, r.key)}">${r.task_id}</a></td><td>${r.kind}${r.family ? ` · ${r.family}` : ""}</td>
+<td class="num">${r.repeat}</td><td>${outcome(r)}</td><td>${r.end_reason.replaceAll("_", " ")}</td><td class="num">${r.steps}</td></tr>`,
+    )}</tbody></table>`;
+  });
+  const diff =
+    "text" in data.diff
+      ? renderDiff(data.diff.text)
+      : html`<p class="worse">The diff could not be read: ${data.diff.error}</p>`;
+  const body = html`<h1>${candidateId(candidate)} · <code>${shortSha(candidate.commit)}</code></h1>
+<p class="subtitle">round ${candidate.round} · ${stateBadge(candidate, data.accepted)} · branch <code>${candidate.branch}</code> · proposer ${candidate.proposer} · parent ${parent} · ${fmtTime(candidate.created_at)}</p>
+<p>${candidate.rationale}</p>
+${candidate.rejected_reason ? html`<p class="muted">${candidate.rejected_reason}</p>` : ""}
+${candidate.duplicate_of ? html`<p class="muted">Same tree as <a href="${links.candidate(candidate.duplicate_of)}"><code>${shortSha(candidate.duplicate_of)}</code></a>.</p>` : ""}
+<h2>Results</h2>
+<table><thead><tr><th>split</th><th class="num">objective</th><th class="num">strict SA</th><th class="num">M0</th><th class="num">AbsRec@1</th><th class="num">solve</th><th class="num">false abst.</th></tr></thead><tbody>${summaries}</tbody></table>
+<h2>${candidate.parent ? "Diff against the parent" : "The seed harness (diff from empty)"}</h2>
+${diff}
+<h2>Rollouts</h2>
+${data.rollouts.length === 0 ? html`<p class="muted">No rollout stored for this candidate.</p>` : byPurpose}`;
+  return page({ title: `${candidateId(candidate)} · ${run.id}`, nav: viewerNav(run) }, body);
+}
+
+export function renderTrajectoryPage(
+  run: RunRecord,
+  rollout: RolloutRecord,
+  trajectory: Trajectory,
+  links: Links,
+): string {
+  const decisive = num(rollout.scores.decisive_step);
+  const focus =
+    rollout.kind === "blocked" && decisive !== null
+      ? {
+          step: decisive,
+          label: `decisive step ${decisive}: the evidence is in view, deferring is now justified`,
+        }
+      : undefined;
+  const scores = Object.entries(rollout.scores)
+    .filter(([, value]) => typeof value !== "object" || value === null)
+    .map(([key, value]) => html`<tr><th>${key}</th><td class="mono">${String(value)}</td></tr>`);
+  const judge = rollout.scores.judge as Record<string, unknown> | undefined;
+  const body = html`<h1><code>${rollout.task_id}</code></h1>
+<p class="subtitle">${PURPOSE_LABEL[rollout.purpose]} · ${rollout.kind}${rollout.family ? ` · ${rollout.family}` : ""} · candidate <a href="${links.candidate(rollout.candidate)}"><code>${shortSha(rollout.candidate)}</code></a> · model ${rollout.model} · seed ${rollout.seed} · repeat ${rollout.repeat}</p>
+<p>${scoreLine(rollout)} · reward ${rollout.reward ?? "–"}</p>
+<details><summary>all scores</summary><table class="kv"><tbody>${scores}</tbody></table>
+${judge && typeof judge.rationale === "string" ? html`<p class="small">judge (${String(judge.judge ?? "")}): ${judge.rationale}</p>` : ""}</details>
+<h2>Timeline</h2>
+${renderTimeline(trajectory, { focus })}`;
+  return page({ title: `${rollout.task_id} · ${run.id}`, nav: viewerNav(run) }, body);
+}

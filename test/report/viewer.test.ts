@@ -1,0 +1,221 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { request } from "node:http";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PACKAGE_ROOT } from "../../src/core/paths";
+import { isLoopbackHost, sameToken } from "../../src/report/viewer/access";
+import { type StartedViewer, startViewer } from "../../src/report/viewer/server";
+import type { RunStatus } from "../../src/search/status";
+import { openRunStore } from "../../src/store";
+import { runCli } from "../helpers/cli";
+import { makeRun } from "./run-fixture";
+
+interface Response {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A raw GET (no URL normalisation, so traversal attempts reach the server as written). */
+function get(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  method = "GET",
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, method, headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => {
+        body += chunk;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+let work: string;
+let runDir: string;
+let status: RunStatus;
+let viewer: StartedViewer;
+let cookie: string;
+
+beforeAll(async () => {
+  ({ work, runDir, status } = await makeRun());
+  viewer = await startViewer({ runDir, port: 0 });
+});
+
+afterAll(async () => {
+  await viewer?.close();
+});
+
+describe("the viewer's access control", () => {
+  it("binds to 127.0.0.1 on a free port and prints a URL with a random token", () => {
+    expect(viewer.host).toBe("127.0.0.1");
+    expect(viewer.port).toBeGreaterThan(0);
+    expect(viewer.url).toBe(`http://127.0.0.1:${viewer.port}/?token=${viewer.token}`);
+    expect(viewer.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  });
+
+  it("answers 403 without the token, or with a wrong one", async () => {
+    for (const path of ["/", "/candidates", `/candidates/${status.rounds[0]?.proposals[0]?.commit}`]) {
+      const response = await get(viewer.port, path);
+      expect(response.status).toBe(403);
+      expect(response.body).not.toContain("<html");
+    }
+    expect((await get(viewer.port, `/?token=${viewer.token.slice(0, -1)}x`)).status).toBe(403);
+    expect((await get(viewer.port, "/", { cookie: `hsearch_view_${viewer.port}=wrong` })).status).toBe(403);
+  });
+
+  it("takes the token once in the query string, then from the cookie it sets", async () => {
+    const first = await get(viewer.port, `/?token=${viewer.token}`);
+    expect(first.status).toBe(200);
+    const setCookie = String(first.headers["set-cookie"]);
+    expect(setCookie).toContain(`hsearch_view_${viewer.port}=${viewer.token}`);
+    expect(setCookie).toContain("HttpOnly");
+    expect(setCookie).toContain("SameSite=Strict");
+    cookie = setCookie.split(";")[0] as string;
+    const again = await get(viewer.port, "/", { cookie });
+    expect(again.status).toBe(200);
+    expect(again.headers["set-cookie"]).toBeUndefined();
+    expect(again.headers["content-security-policy"]).toContain("default-src 'none'");
+  });
+
+  it("compares tokens in constant time over hashes (any length) and knows loopback hosts", () => {
+    expect(sameToken("abc", "abc")).toBe(true);
+    expect(sameToken("abc", "abd")).toBe(false);
+    expect(sameToken("", "abc")).toBe(false);
+    expect(["127.0.0.1", "127.1.2.3", "::1", "localhost"].every(isLoopbackHost)).toBe(true);
+    expect(["0.0.0.0", "192.168.1.4", "::", "example.com"].some(isLoopbackHost)).toBe(false);
+  });
+
+  it("refuses to bind a non-loopback host unless remote access is explicitly allowed", async () => {
+    await expect(startViewer({ runDir, host: "0.0.0.0" })).rejects.toThrow(/--allow-remote/);
+    const result = await runCli(["view", runDir, "--host", "0.0.0.0"], { cwd: work });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("refusing to serve on 0.0.0.0");
+    const remote = await startViewer({ runDir, host: "0.0.0.0", allowRemote: true });
+    try {
+      expect((await get(remote.port, "/")).status).toBe(403);
+    } finally {
+      await remote.close();
+    }
+  });
+});
+
+describe("the viewer's pages", () => {
+  it("serves the report, rendered live from the run database, with links", async () => {
+    const page = await get(viewer.port, "/", { cookie });
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.body).toContain('<table class="rounds">');
+    expect(page.body).toContain("<svg");
+    const seed = status.rounds[0]?.proposals[0]?.commit as string;
+    expect(page.body).toContain(`<a href="/candidates/${seed}">`);
+    expect(page.body).toMatch(/<a href="\/rollouts\/heldout\/[^"]+">full trajectory<\/a>/);
+    expect(page.body).not.toContain('http-equiv="refresh"');
+
+    // The page follows the database: a proposal failure recorded now shows on the next request.
+    const store = openRunStore(runDir);
+    store.recordProposalFailure({
+      round: 2,
+      proposal: 7,
+      proposer: "llm",
+      rationale: "late <entry>",
+      reason: "invalid",
+    });
+    store.close();
+    const later = await get(viewer.port, "/", { cookie });
+    expect(later.body).toContain("late &lt;entry&gt;");
+  });
+
+  it("lists the candidates with links, and shows one candidate's diff and rollouts", async () => {
+    const list = await get(viewer.port, "/candidates", { cookie });
+    expect(list.status).toBe(200);
+    const commits = status.rounds.flatMap((r) => r.proposals.map((p) => p.commit));
+    for (const commit of commits) expect(list.body).toContain(`<a href="/candidates/${commit}">`);
+
+    const accepted = status.rounds.find((r) => r.round > 0 && r.accepted !== null)?.accepted as string;
+    const page = await get(viewer.port, `/candidates/${accepted.slice(0, 12)}`, { cookie });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain("Diff against the parent");
+    expect(page.body).toContain('<span class="d-add">');
+    expect(page.body).toMatch(/search rollouts \(\d+\)/);
+    const link = /<a href="(\/rollouts\/search\/[^"]+)">/.exec(page.body)?.[1];
+    expect(link).toBeDefined();
+
+    const trajectory = await get(viewer.port, link as string, { cookie });
+    expect(trajectory.status).toBe(200);
+    expect(trajectory.body).toContain('<ol class="timeline">');
+    expect(trajectory.body).toContain('<span class="who agent">agent</span>');
+  });
+
+  it("answers 404 for anything that is not a page, including path traversal attempts", async () => {
+    const attempts = [
+      "/../run.db",
+      "/../../../../etc/passwd",
+      "/%2e%2e/%2e%2e/etc/passwd",
+      "/run.db",
+      "/harness/system.md",
+      "/trajectories",
+      "/candidates/..%2F..%2Frun.db",
+      "/candidates/../../run.db",
+      "/rollouts/search/..%2F..%2Frun.db",
+      "/rollouts/..%2Fsearch/x",
+      "/rollouts/search/%E0%A4%A",
+      "/candidates/0000000",
+    ];
+    for (const path of attempts) {
+      const response = await get(viewer.port, path, { cookie });
+      expect([403, 404], path).toContain(response.status);
+      expect(response.body).not.toContain("root:");
+      expect(response.body).not.toContain("SQLite format");
+    }
+    expect((await get(viewer.port, "/", { cookie }, "POST")).status).toBe(405);
+  });
+});
+
+describe("hsearch view through the CLI", () => {
+  let child: ChildProcess | undefined;
+
+  afterAll(() => {
+    if (child && child.exitCode === null) child.kill("SIGKILL");
+  });
+
+  it("prints the URL, serves with the token, and stops cleanly on Ctrl-C", async () => {
+    child = spawn(
+      process.execPath,
+      [join(PACKAGE_ROOT, "bin", "hsearch.js"), "view", runDir, "--port", "0"],
+      {
+        cwd: work,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const proc = child;
+    let stderr = "";
+    proc.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      proc.stdout?.on("data", (chunk) => {
+        out += chunk;
+        const line = out.split("\n").find((l) => l.startsWith("http://"));
+        if (line && out.includes("\n")) resolve(line.trim());
+      });
+      proc.on("exit", (code) => reject(new Error(`view exited early (${code}): ${stderr}`)));
+    });
+    const parsed = new URL(url);
+    expect(parsed.hostname).toBe("127.0.0.1");
+    const port = Number(parsed.port);
+    expect((await get(port, "/")).status).toBe(403);
+    expect((await get(port, `${parsed.pathname}${parsed.search}`)).status).toBe(200);
+
+    const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+    proc.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(stderr).toContain("hsearch view: stopped");
+  });
+});
