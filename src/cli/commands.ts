@@ -4,6 +4,7 @@ import { register as evalCommand } from "./eval";
 import { register as exportCommand } from "./export";
 import type { CliIO } from "./io";
 import { register as probeCommand } from "./probe";
+import { register as reportCommand } from "./report";
 import { register as runCommand } from "./run";
 import { register as sandboxCommand } from "./sandbox";
 import { register as statusCommand } from "./status";
@@ -25,6 +26,7 @@ export function registerCommands(parser: Argv, io: CliIO, setExitCode: SetExitCo
     tasksCommand,
     probeCommand,
     sandboxCommand,
+    reportCommand,
   ];
   for (const register of commands) register(parser, io, setExitCode);
 }

@@ -68,17 +68,23 @@ export function openRunStore(dir: string, options: OpenOptions = {}): RunStore {
   const migrations = options.migrations ?? MIGRATIONS;
   if (options.readonly) {
     if (!existsSync(paths.db)) throw new HsearchError("not_found", `no run.db in ${dir}`, { file: paths.db });
-    const db = new Database(paths.db, { readonly: true, fileMustExist: true });
+    let db = new Database(paths.db, { readonly: true, fileMustExist: true });
     const version = schemaVersion(db);
-    if (version !== migrations.length) {
+    if (version > migrations.length) {
       db.close();
-      const why =
-        version > migrations.length
-          ? "newer than this hsearch knows"
-          : "older: open it read-write to migrate";
-      throw new HsearchError("conflict", `${paths.db} has schema version ${version}, ${why}`, {
-        file: paths.db,
-      });
+      throw new HsearchError(
+        "conflict",
+        `${paths.db} has schema version ${version}, newer than this hsearch knows`,
+        {
+          file: paths.db,
+        },
+      );
+    }
+    if (version < migrations.length) {
+      // A run made by an older hsearch: migrate it once (additive steps only), then read as asked.
+      db.close();
+      openRunStore(dir, { ...options, readonly: false }).close();
+      db = new Database(paths.db, { readonly: true, fileMustExist: true });
     }
     return new RunStore(db, paths, clock);
   }
