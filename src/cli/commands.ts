@@ -9,6 +9,7 @@ import { register as runCommand } from "./run";
 import { register as sandboxCommand } from "./sandbox";
 import { register as statusCommand } from "./status";
 import { register as tasksCommand } from "./tasks";
+import { register as viewCommand } from "./view";
 
 /** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */
 export type SetExitCode = (code: number) => void;
@@ -27,6 +28,7 @@ export function registerCommands(parser: Argv, io: CliIO, setExitCode: SetExitCo
     probeCommand,
     sandboxCommand,
     reportCommand,
+    viewCommand,
   ];
   for (const register of commands) register(parser, io, setExitCode);
 }
