@@ -6,7 +6,7 @@ import { type Customer, LlmCustomer, ScriptedCustomer } from "../harness/custome
 import type { Harness } from "../harness/load";
 import type { Trajectory } from "../harness/trajectory";
 import type { ChatModel, ChatRequest } from "../models/types";
-import { type Task, toAgentTask } from "../tasks/types";
+import { type Task, type TerminalEnvSpec, toAgentTask } from "../tasks/types";
 
 /**
  * A rollout whose environment stays open after the episode, so a probe can continue the conversation on the
@@ -26,9 +26,8 @@ export interface OpenRolloutInput {
   customerModel?: ChatModel;
   onRequest?: (request: ChatRequest) => void;
   /**
-   * How the task's environment is made; default `createTaskEnvironment`. The belief probe's read-only episode is
-   * enforced by the agent loop (every write tool refused); an environment that can also make its state read-only
-   * (the terminal's read-only workspace, where `bash` may still read) is wired in here.
+   * How the task's environment is made; default `probeEnvironment`. The belief probe's read-only episode is
+   * enforced by the agent loop (every write tool refused) and, where the suite can, by the environment itself.
    */
   createEnvironment?: (task: Task, options: { readOnly: boolean }) => Promise<Environment>;
 }
@@ -53,7 +52,7 @@ export async function withOpenRollout<T>(
   use: (rollout: OpenRollout) => Promise<T>,
 ): Promise<T> {
   const { harness, task, model, seed, repeat } = input;
-  const create = input.createEnvironment ?? ((t: Task) => createTaskEnvironment(t));
+  const create = input.createEnvironment ?? probeEnvironment;
   const env = await create(task, { readOnly: input.readOnly ?? false });
   try {
     let lastRequest: ChatRequest | undefined;
@@ -101,6 +100,17 @@ export async function withOpenRollout<T>(
   } finally {
     await env.close();
   }
+}
+
+/**
+ * The task's environment; for a read-only terminal episode the terminal's own read-only mode (the workspace mounted
+ * read-only, `bash` still runs, `write_file` not offered), so the agent can still look around with the shell. Retail
+ * has no such mode: there the agent loop's `readOnly` refuses every write tool.
+ */
+export async function probeEnvironment(task: Task, options: { readOnly: boolean }): Promise<Environment> {
+  if (!options.readOnly || task.suite !== "terminal") return createTaskEnvironment(task);
+  const { createTerminalEnv } = await import("../envs/terminal");
+  return createTerminalEnv({ ...(task.env as TerminalEnvSpec), forbidden: task.forbidden, readOnly: true });
 }
 
 function customerFor(task: Task, input: OpenRolloutInput): Customer | undefined {
