@@ -17,12 +17,23 @@ export function suitePolicy(suite: Task["suite"]): string {
   return suite === "retail" ? retailPolicy() : TERMINAL_POLICY;
 }
 
-export async function createTaskEnvironment(task: Task): Promise<Environment> {
+/**
+ * `readOnly` (the belief probe): the terminal workspace is mounted read-only; retail relies on the agent loop, which
+ * refuses every write tool in a read-only episode.
+ */
+export async function createTaskEnvironment(
+  task: Task,
+  options: { readOnly?: boolean } = {},
+): Promise<Environment> {
   if (task.suite === "retail")
     return createRetailEnv(task.env as RetailEnvSpec, { forbidden: task.forbidden });
   const { createTerminalEnv } = await import("./terminal");
   const spec = task.env as TerminalEnvSpec;
-  return createTerminalEnv({ ...spec, forbidden: task.forbidden });
+  return createTerminalEnv({
+    ...spec,
+    forbidden: task.forbidden,
+    ...(options.readOnly ? { readOnly: true } : {}),
+  });
 }
 
 /** Native reward (0 or 1). `completed` is false when the episode was cut off by the step limit or an error. */

@@ -1,8 +1,10 @@
+import { HsearchError } from "../core/errors";
 import { createTaskEnvironment, suitePolicy, verifyTask } from "../envs/suite-env";
+import type { Environment } from "../envs/types";
 import { costOf, type PriceTable } from "../models/prices";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type Task, toAgentTask } from "../tasks/types";
-import { runEpisode } from "./agent-loop";
+import { type EpisodeResult, runEpisode } from "./agent-loop";
 import { type Customer, LlmCustomer, ScriptedCustomer } from "./customer";
 import type { Harness } from "./load";
 import type { Trajectory } from "./trajectory";
@@ -17,6 +19,23 @@ export interface RolloutInput {
   customerModel?: ChatModel;
   prices?: PriceTable;
   onRequest?: (request: ChatRequest) => void;
+  /** The belief probe's read-only episode: write tools refused, and the terminal workspace mounted read-only. */
+  readOnly?: boolean;
+  /** Run the native verifier after the episode (default true). */
+  verify?: boolean;
+  /** How the task's environment is made (tests and probes may substitute one). */
+  createEnvironment?: (task: Task, options: { readOnly: boolean }) => Promise<Environment>;
+}
+
+/** A finished episode whose environment is still open, for a continuation on the same state (the probes). */
+export interface OpenRollout {
+  task: Task;
+  env: Environment;
+  episode: EpisodeResult;
+  /** The episode's last request as sent: a continuation takes the model settings and simulator context from it. */
+  lastRequest: ChatRequest;
+  /** `reward` is null when the verifier was not run, and always for infrastructure errors. */
+  trajectory: Trajectory;
 }
 
 const UNFINISHED = new Set(["max_steps", "model_error", "infra_error"]);
@@ -26,9 +45,19 @@ const UNFINISHED = new Set(["max_steps", "model_error", "infra_error"]);
  * the agent's view of the task, then run the native verifier.
  */
 export async function runRollout(input: RolloutInput): Promise<Trajectory> {
+  return withOpenRollout(input, async ({ trajectory }) => trajectory);
+}
+
+/** The same, handing the episode and its still-open environment to `use`; the environment is closed afterwards. */
+export async function withOpenRollout<T>(
+  input: RolloutInput,
+  use: (rollout: OpenRollout) => Promise<T>,
+): Promise<T> {
   const { harness, task, model, seed, repeat } = input;
-  const env = await createTaskEnvironment(task);
+  const readOnly = input.readOnly ?? false;
+  const env = await (input.createEnvironment ?? createTaskEnvironment)(task, { readOnly });
   try {
+    let lastRequest: ChatRequest | undefined;
     const episode = await runEpisode({
       harness,
       task: toAgentTask(task),
@@ -38,22 +67,24 @@ export async function runRollout(input: RolloutInput): Promise<Trajectory> {
       repeat,
       policy: suitePolicy(task.suite),
       customer: customerFor(task, input),
-      onRequest: input.onRequest,
+      readOnly,
+      onRequest: (request) => {
+        lastRequest = request;
+        input.onRequest?.(request);
+      },
     });
+    if (lastRequest === undefined)
+      throw new HsearchError("internal", `the episode of ${task.id} made no model request`);
     const infra = episode.end.reason === "infra_error";
-    const reward = infra
-      ? null
-      : await verifyTask(task, env, {
-          agentMessages: episode.agentMessages,
-          completed: !UNFINISHED.has(episode.end.reason),
-        });
-    const usd = input.prices
-      ? costOf(input.prices, model.id, {
-          input_tokens: episode.usage.input_tokens,
-          output_tokens: episode.usage.output_tokens,
-        }).usd
-      : 0;
-    return {
+    const reward =
+      (input.verify ?? true) && !infra
+        ? await verifyTask(task, env, {
+            agentMessages: episode.agentMessages,
+            completed: !UNFINISHED.has(episode.end.reason),
+          })
+        : null;
+    const usd = input.prices ? costOf(input.prices, model.id, episode.usage).usd : 0;
+    const trajectory: Trajectory = {
       task_id: task.id,
       suite: task.suite,
       kind: task.kind,
@@ -68,6 +99,7 @@ export async function runRollout(input: RolloutInput): Promise<Trajectory> {
       reward,
       usage: { ...episode.usage, usd },
     };
+    return await use({ task, env, episode, lastRequest, trajectory });
   } finally {
     await env.close();
   }

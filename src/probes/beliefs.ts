@@ -70,6 +70,7 @@ export async function collectBeliefs(options: BeliefProbeOptions): Promise<Belie
         seed: job.seed,
         repeat: job.repeat,
         readOnly: true,
+        verify: false,
         customerModel: options.customerModel,
         createEnvironment: options.createEnvironment,
         onRequest: options.onRequest,
