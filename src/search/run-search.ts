@@ -477,6 +477,10 @@ async function decide(
   const verdicts: ProposalVerdict[] = [];
   let accepted: EvaluatedProposal | null = null;
   const repo = join(deps.runDir, "harness");
+  // α is spent per round: split over the round's proposals (Bonferroni), and halved per look when close calls may get
+  // extra repeats (re-testing at the same α is optional stopping; bench/acceptance.ts measured both effects).
+  const roundAlpha = rule.alpha / Math.max(1, proposals.length);
+  const lookAlpha = rule.max_extra_repeats > 0 ? roundAlpha / 2 : roundAlpha;
   for (const proposal of proposals) {
     let extra = 0;
     let step: PairedStep = "more";
@@ -502,17 +506,17 @@ async function decide(
         deps.config.objective,
         deps.config.seed,
       );
-      step = pairedStep(test, rule.alpha, extra, rule.max_extra_repeats);
+      step = pairedStep(test, lookAlpha, extra, rule.max_extra_repeats);
       if (step === "more") extra++;
     }
     const p = test.p_value.toFixed(4);
     const withExtra = extra > 0 ? ` after ${extra} extra repeat${extra > 1 ? "s" : ""}` : "";
     const reason =
       step === "accepted"
-        ? `p = ${p} ≤ α = ${rule.alpha}${withExtra}`
+        ? `p = ${p} ≤ ${fmtAlpha(lookAlpha)}${withExtra}`
         : step === "indecisive"
-          ? `close call: p = ${p} > α = ${rule.alpha}${withExtra}`
-          : `p = ${p} > α = ${rule.alpha} (difference ${test.difference.toFixed(4)})`;
+          ? `close call: p = ${p} > ${fmtAlpha(lookAlpha)}${withExtra}`
+          : `p = ${p} > ${fmtAlpha(lookAlpha)} (difference ${test.difference.toFixed(4)})`;
     verdicts.push({ commit: proposal.commit, verdict: step as Verdict, reason, p_value: test.p_value });
     if (step === "accepted" && (accepted === null || proposal.score > accepted.score)) accepted = proposal;
   }
@@ -523,6 +527,10 @@ async function decide(
       verdict.reason += `, but ${accepted?.commit.slice(0, 12)} scored higher`;
     }
   return { accepted: accepted?.commit ?? null, verdicts };
+}
+
+function fmtAlpha(alpha: number): string {
+  return `α = ${Number(alpha.toPrecision(3))}`;
 }
 
 function recordVerdict(deps: SearchDeps, round: number, verdict: ProposalVerdict): void {
