@@ -549,11 +549,11 @@ function recordVerdict(deps: SearchDeps, round: number, verdict: ProposalVerdict
 
 /**
  * Optional per-round held-out diagnostic of the incumbent. Stored with purpose `diagnostic`, which the search view
- * (the only store access proposers and acceptance get) cannot read.
+ * (the only store access proposers and acceptance get) cannot read; `hsearch status` shows it per round.
  */
 async function diagnostic(deps: SearchDeps, repo: string, incumbent: string, round: number): Promise<void> {
-  const existing = deps.store.listEvaluations().some((e) => e.purpose === "diagnostic" && e.round === round);
-  if (existing) return;
+  // The same incumbent on the same tasks and seeds gives the same diagnostic: one row per incumbent, read per round.
+  if (deps.store.getEvaluation(incumbent, "diagnostic", "heldout")) return;
   const harness = await loadCandidate(repo, incumbent);
   const scores = await runJobs(
     deps,

@@ -95,11 +95,20 @@ export function runStatus(store: RunStore): RunStatus {
     heldout[role] ??= { commit: evaluation.candidate };
     (heldout[role] as Record<string, unknown>)[evaluation.purpose] = evaluation.summary;
   }
-  const diagnostics = store.listEvaluations().filter((e) => e.purpose === "diagnostic");
-  if (diagnostics.length > 0)
-    heldout.diagnostics = Object.fromEntries(
-      diagnostics.map((d) => [`round_${d.round}`, { commit: d.candidate, ...d.summary }]),
-    );
+  // Per-round diagnostics: the held-out evaluation of each round's incumbent (one row per incumbent commit).
+  const diagnosticOf = new Map(
+    store
+      .listEvaluations()
+      .filter((e) => e.purpose === "diagnostic")
+      .map((e) => [e.candidate, e.summary]),
+  );
+  const perRound = rounds
+    .filter((r) => r.round > 0 && r.incumbent_after && diagnosticOf.has(r.incumbent_after))
+    .map((r) => [
+      `round_${r.round}`,
+      { commit: r.incumbent_after, ...diagnosticOf.get(r.incumbent_after as string) },
+    ]);
+  if (perRound.length > 0) heldout.diagnostics = Object.fromEntries(perRound);
   const usage = store.usageTotals();
   const sum = (key: "input_tokens" | "output_tokens" | "usd" | "calls") =>
     usage.reduce((total, u) => total + u[key], 0);

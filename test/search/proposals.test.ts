@@ -14,7 +14,7 @@ import { createRunDir, openRunStore } from "../../src/store";
 import type { Task } from "../../src/tasks/types";
 import { retailSubset } from "../helpers/task-subset";
 
-function setup(metaModel: ChatModel | null, rounds: number) {
+function setup(metaModel: ChatModel | null, rounds: number, perRoundHeldout = false) {
   const { tasks } = retailSubset({ perFamily: 2 });
   const root = mkdtempSync(join(tmpdir(), "hsearch-proposals-"));
   const runDir = createRunDir(root, "r").dir;
@@ -29,6 +29,7 @@ function setup(metaModel: ChatModel | null, rounds: number) {
     task_model: "sim:default",
     meta_model: metaModel ? "openai:meta" : "operators",
     seed: 2,
+    heldout: { final: true, per_round: perRoundHeldout },
   });
   store.initRun({
     id: "r",
@@ -61,7 +62,7 @@ function setup(metaModel: ChatModel | null, rounds: number) {
 
 describe("proposer inputs", () => {
   it("never contain a held-out task id or a protected task field", async () => {
-    const { run, tasks, inputs, store } = setup(null, 2);
+    const { run, tasks, inputs, store } = setup(null, 2, true);
     await run();
     expect(inputs.length).toBe(2);
     const text = JSON.stringify(inputs);
@@ -73,8 +74,14 @@ describe("proposer inputs", () => {
       expect(text).not.toContain(`"${task.blocker?.id}"`);
     }
     expect(text).not.toMatch(/"(blocker|reference|verify|decisive_step|keywords)":/);
-    // The held-out evaluation did run: the data exists, the proposer just never saw it.
+    // The held-out evaluations did run (final, and per-round diagnostics): the data exists, the proposer never saw it.
     expect(store.listEvaluations().some((e) => e.purpose === "heldout")).toBe(true);
+    expect(Object.keys(runStatus(store).heldout.diagnostics ?? {})).toEqual(["round_1", "round_2"]);
+    expect(store.countRollouts("diagnostic")).toBeGreaterThan(0);
+    // The search view, the proposer's only access to the store, cannot reach them.
+    const view = store.searchView();
+    for (const candidate of view.candidates())
+      for (const rollout of view.rollouts(candidate.commit)) expect(rollout.purpose).toBe("search");
     store.close();
   });
 });
