@@ -18,7 +18,14 @@ import { FAMILIES } from "../tasks/types";
 import type { SetExitCode } from "./commands";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
-import { FAMILY_CHOICES, KIND_CHOICES, SPLIT_CHOICES, SUITE_CHOICES, selectTasks } from "./shared";
+import {
+  type FAMILY_CHOICES,
+  harnessTaskOptions,
+  type KIND_CHOICES,
+  type SPLIT_CHOICES,
+  type SUITE_CHOICES,
+  selectTasks,
+} from "./shared";
 import { fmtRate, formatTable } from "./table";
 import { usageError } from "./usage-error";
 
@@ -38,28 +45,9 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
     "eval",
     "Evaluate one harness on a split or a task directory; prints every metric of DESIGN §6",
     (yargs) =>
-      yargs
-        .option("harness", { type: "string", demandOption: true, describe: "harness directory" })
-        .option("split", { choices: SPLIT_CHOICES, describe: "evaluate the shipped tasks of this split" })
-        .option("suite", { choices: SUITE_CHOICES, describe: "restrict to one suite" })
-        .option("kind", { choices: KIND_CHOICES })
-        .option("family", { choices: FAMILY_CHOICES })
-        .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
-        .option("model", {
-          type: "string",
-          default: "sim:default",
-          describe: "task model (provider:model, or oracle)",
-        })
+      harnessTaskOptions(yargs, "evaluate")
         .option("judge", { type: "string", default: "rules", describe: "rules or llm:<model>" })
-        .option("customer", {
-          type: "string",
-          default: "scripted",
-          describe: "retail customer: scripted or llm:<model>",
-        })
-        .option("seed", { type: "number", default: 1 })
         .option("repeats", { type: "number", default: 1 })
-        .option("concurrency", { type: "number", default: 8 })
-        .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout" })
         .check((argv) => {
           if (argv.split === undefined && argv.tasks === undefined)
             throw usageError("give --split or --tasks");

@@ -27,7 +27,14 @@ import type { SetExitCode } from "./commands";
 import { customerModelFor } from "./eval";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
-import { FAMILY_CHOICES, KIND_CHOICES, SPLIT_CHOICES, SUITE_CHOICES, selectTasks } from "./shared";
+import {
+  type FAMILY_CHOICES,
+  harnessTaskOptions,
+  type KIND_CHOICES,
+  type SPLIT_CHOICES,
+  type SUITE_CHOICES,
+  selectTasks,
+} from "./shared";
 import { fmtRate, formatTable } from "./table";
 import { usageError } from "./usage-error";
 
@@ -46,26 +53,7 @@ interface CommonArgs {
 }
 
 function commonOptions<T>(yargs: Argv<T>) {
-  return yargs
-    .option("harness", { type: "string", demandOption: true, describe: "harness directory" })
-    .option("split", { choices: SPLIT_CHOICES, describe: "probe the shipped tasks of this split" })
-    .option("suite", { choices: SUITE_CHOICES, describe: "restrict to one suite" })
-    .option("kind", { choices: KIND_CHOICES })
-    .option("family", { choices: FAMILY_CHOICES })
-    .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
-    .option("model", {
-      type: "string",
-      default: "sim:default",
-      describe: "task model (provider:model, or oracle)",
-    })
-    .option("customer", {
-      type: "string",
-      default: "scripted",
-      describe: "retail customer: scripted or llm:<model>",
-    })
-    .option("seed", { type: "number", default: 1 })
-    .option("concurrency", { type: "number", default: 8 })
-    .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout" });
+  return harnessTaskOptions(yargs, "probe");
 }
 
 function checkCommon(argv: { split?: unknown; tasks?: unknown; seed: number; concurrency: number }): true {

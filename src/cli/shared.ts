@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
@@ -54,4 +55,28 @@ function describeSelection(selection: TaskSelection): string {
     .filter((key) => selection[key] !== undefined)
     .map((key) => `${key}=${selection[key]}`);
   return parts.length > 0 ? parts.join(", ") : "the selection";
+}
+
+/** The options every command that runs one harness on a task selection takes (eval, probe beliefs/challenge). */
+export function harnessTaskOptions<T>(yargs: Argv<T>, verb: string) {
+  return yargs
+    .option("harness", { type: "string", demandOption: true, describe: "harness directory" })
+    .option("split", { choices: SPLIT_CHOICES, describe: `${verb} the shipped tasks of this split` })
+    .option("suite", { choices: SUITE_CHOICES, describe: "restrict to one suite" })
+    .option("kind", { choices: KIND_CHOICES })
+    .option("family", { choices: FAMILY_CHOICES })
+    .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
+    .option("model", {
+      type: "string",
+      default: "sim:default",
+      describe: "task model (provider:model, or oracle)",
+    })
+    .option("customer", {
+      type: "string",
+      default: "scripted",
+      describe: "retail customer: scripted or llm:<model>",
+    })
+    .option("seed", { type: "number", default: 1 })
+    .option("concurrency", { type: "number", default: 8 })
+    .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout" });
 }
