@@ -184,7 +184,9 @@ async function evaluateCandidate(
 ): Promise<number> {
   const { store, config } = deps;
   const known = store.getCandidate(commit);
-  if (known?.state === "evaluated" && known.score !== null) return known.score;
+  // Evaluated before (a resumed run may find it already judged and rejected): its score stands.
+  if ((known?.state === "evaluated" || known?.state === "rejected") && known.score !== null)
+    return known.score;
   const harness = await loadCandidate(repo, commit);
   const scores = await runJobs(
     deps,
@@ -280,7 +282,8 @@ async function propose(
     score: r.scores as unknown as EpisodeScore,
   }));
   const digest = buildDigest(episodes, view.candidate(incumbent)?.score ?? 0);
-  const rejected = view.rejectedProposals();
+  // Only earlier rounds: a resumed round must see what the interrupted one saw, or it would propose other edits.
+  const rejected = view.rejectedProposals().filter((r) => r.round < round);
   deps.onProposerInput?.({ harness: harness.files, digest, rejected });
   const tried = new Set(
     rejected
@@ -380,8 +383,10 @@ async function admitProposal(
     rationale: proposal.rationale,
     tree_hash: tree,
   });
+  // A resumed round meets its earlier decisions again: not evaluated then, not evaluated now.
   const known = store.getCandidate(commit);
-  if (known && known.state !== "pending" && known.state !== "evaluated") return null;
+  if (known?.state === "invalid" || known?.state === "skipped_duplicate" || known?.verdict === "screened_out")
+    return null;
   if (duplicateOf) {
     const reason = `same harness as ${duplicateOf.commit.slice(0, 12)} (round ${duplicateOf.round})`;
     store.setCandidateOutcome(commit, {

@@ -85,7 +85,7 @@ describe("hsearch run --resume after SIGKILL", () => {
   });
 
   // Kill points spread over the run: during R0, mid-search, and late (rounds or final evaluation).
-  for (const fraction of [0.1, 0.45, 0.85]) {
+  for (const fraction of [0.1, 0.45, 0.7, 0.85]) {
     it(`ends where an uninterrupted run ends when killed at ${Math.round(fraction * 100)}% of its rollouts`, async () => {
       const runDir = join(work, `killed-${fraction}`, "run");
       const child = hsearch(["run", config, "--out", runDir]);
