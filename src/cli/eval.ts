@@ -18,14 +18,7 @@ import { FAMILIES } from "../tasks/types";
 import type { SetExitCode } from "./commands";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
-import {
-  type FAMILY_CHOICES,
-  harnessTaskOptions,
-  type KIND_CHOICES,
-  type SPLIT_CHOICES,
-  type SUITE_CHOICES,
-  selectTasks,
-} from "./shared";
+import { type HarnessTaskArgs, harnessTaskOptions, selectTasks } from "./shared";
 import { fmtRate, formatTable } from "./table";
 import { usageError } from "./usage-error";
 
@@ -82,19 +75,9 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
   );
 }
 
-export interface EvalOptions {
-  harness: string;
-  split?: (typeof SPLIT_CHOICES)[number];
-  suite?: (typeof SUITE_CHOICES)[number];
-  kind?: (typeof KIND_CHOICES)[number];
-  family?: (typeof FAMILY_CHOICES)[number];
-  tasks?: string;
-  model: string;
+export interface EvalOptions extends HarnessTaskArgs {
   judge: string;
-  customer: string;
-  seed: number;
   repeats: number;
-  concurrency: number;
   quiet?: boolean;
 }
 

@@ -27,28 +27,11 @@ import type { SetExitCode } from "./commands";
 import { customerModelFor } from "./eval";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
-import {
-  type FAMILY_CHOICES,
-  harnessTaskOptions,
-  type KIND_CHOICES,
-  type SPLIT_CHOICES,
-  type SUITE_CHOICES,
-  selectTasks,
-} from "./shared";
+import { type HarnessTaskArgs, harnessTaskOptions, selectTasks } from "./shared";
 import { fmtRate, formatTable } from "./table";
 import { usageError } from "./usage-error";
 
-interface CommonArgs {
-  harness: string;
-  split?: (typeof SPLIT_CHOICES)[number];
-  suite?: (typeof SUITE_CHOICES)[number];
-  kind?: (typeof KIND_CHOICES)[number];
-  family?: (typeof FAMILY_CHOICES)[number];
-  tasks?: string;
-  model: string;
-  customer: string;
-  seed: number;
-  concurrency: number;
+interface CommonArgs extends HarnessTaskArgs {
   json: boolean;
 }
 

@@ -32,6 +32,15 @@ export interface TaskSelection {
   tasks?: string;
 }
 
+/** What a command that runs one harness on a task selection is given (eval, the probes). */
+export interface HarnessTaskArgs extends TaskSelection {
+  harness: string;
+  model: string;
+  customer: string;
+  seed: number;
+  concurrency: number;
+}
+
 /** The tasks a command works on: a directory, or the shipped suites filtered by split/suite/kind/family. */
 export function selectTasks(selection: TaskSelection, io: CliIO): Task[] {
   const all = selection.tasks
