@@ -7,12 +7,10 @@ import { register as probeCommand } from "./probe";
 import { register as reportCommand } from "./report";
 import { register as runCommand } from "./run";
 import { register as sandboxCommand } from "./sandbox";
+import type { SetExitCode } from "./shared";
 import { register as statusCommand } from "./status";
 import { register as tasksCommand } from "./tasks";
 import { register as viewCommand } from "./view";
-
-/** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */
-export type SetExitCode = (code: number) => void;
 
 /**
  * Every command of DESIGN §8, one file each. A command module exports `register(parser, io, setExitCode)`.

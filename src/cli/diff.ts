@@ -3,9 +3,9 @@ import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { diff } from "../git";
 import { openRunStore } from "../store";
-import type { SetExitCode } from "./commands";
 import type { CliIO } from "./io";
-import { locateRun } from "./run";
+import type { SetExitCode } from "./shared";
+import { locateRun } from "./shared";
 import { usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {

@@ -1,5 +1,4 @@
 import type { Argv } from "yargs";
-import { HsearchError } from "../core/errors";
 import { resolveUserPath } from "../core/paths";
 import { loadHarness } from "../harness/load";
 import { loadPriceTable } from "../models/prices";
@@ -15,10 +14,10 @@ import {
 } from "../scoring";
 import { evaluateJobs, planRollouts } from "../search/evaluate";
 import { FAMILIES } from "../tasks/types";
-import type { SetExitCode } from "./commands";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
-import { type HarnessTaskArgs, harnessTaskOptions, selectTasks } from "./shared";
+import type { SetExitCode } from "./shared";
+import { customerModelFor, type HarnessTaskArgs, harnessTaskOptions, selectTasks } from "./shared";
 import { fmtRate, formatTable } from "./table";
 import { usageError } from "./usage-error";
 
@@ -123,15 +122,6 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalRepo
     },
     tasks: taskRows(scores),
   };
-}
-
-export function customerModelFor(spec: string, options: { env: NodeJS.ProcessEnv; concurrency: number }) {
-  if (spec === "scripted") return undefined;
-  if (!spec.startsWith("llm:") || spec.length <= 4)
-    throw new HsearchError("bad_input", `unknown customer '${spec}': use scripted or llm:<model>`, {
-      field: "customer",
-    });
-  return createModel(spec.slice(4), options);
 }
 
 /** The human-readable eval report: one row per family and overall, then feasible rates and usage. */

@@ -23,11 +23,10 @@ import {
 } from "../probes";
 import { createJudge, DEFAULT_RESAMPLES, type MeanSd } from "../scoring";
 import type { Task } from "../tasks/types";
-import type { SetExitCode } from "./commands";
-import { customerModelFor } from "./eval";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
-import { type HarnessTaskArgs, harnessTaskOptions, selectTasks } from "./shared";
+import type { SetExitCode } from "./shared";
+import { customerModelFor, type HarnessTaskArgs, harnessTaskOptions, selectTasks } from "./shared";
 import { fmtRate, formatTable } from "./table";
 import { usageError } from "./usage-error";
 

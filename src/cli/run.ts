@@ -16,9 +16,8 @@ import { createRunDir, openRunStore, type RunStore } from "../store";
 import { acquireRunLock } from "../store/run-lock";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import type { Task } from "../tasks/types";
-import type { SetExitCode } from "./commands";
-import { customerModelFor } from "./eval";
 import type { CliIO } from "./io";
+import { customerModelFor, locateRun, type SetExitCode } from "./shared";
 import { renderStatus } from "./status";
 import { usageError } from "./usage-error";
 
@@ -58,15 +57,6 @@ interface RunOptions {
   out?: string;
   resume?: string;
   json: boolean;
-}
-
-/** Where a run lives: `--resume` takes a run id (under runs/) or a directory. */
-export function locateRun(run: string, cwd: string): string {
-  const asDir = resolve(cwd, run);
-  if (existsSync(join(asDir, "run.db"))) return asDir;
-  const underRuns = resolve(cwd, "runs", run);
-  if (existsSync(join(underRuns, "run.db"))) return underRuns;
-  throw new HsearchError("not_found", `no run '${run}' (looked for ${asDir}/run.db and ${underRuns}/run.db)`);
 }
 
 async function runCommand(options: RunOptions, io: CliIO) {

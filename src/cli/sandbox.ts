@@ -17,8 +17,8 @@ import {
 } from "../envs/terminal/sandbox";
 import { isDirectory } from "../envs/terminal/sandbox-host";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "../envs/terminal/terminal-env";
-import type { SetExitCode } from "./commands";
 import type { CliIO } from "./io";
+import type { SetExitCode } from "./shared";
 
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command("sandbox", "Run commands in the terminal sandbox", (sandbox) =>

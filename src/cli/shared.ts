@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
+import { createModel } from "../models/sim";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import {
   FAMILIES,
@@ -16,6 +17,27 @@ import {
   type Task,
 } from "../tasks/types";
 import type { CliIO } from "./io";
+
+/** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */
+export type SetExitCode = (code: number) => void;
+
+/** Where a run lives: `--resume` takes a run id (under runs/) or a directory. */
+export function locateRun(run: string, cwd: string): string {
+  const asDir = resolve(cwd, run);
+  if (existsSync(join(asDir, "run.db"))) return asDir;
+  const underRuns = resolve(cwd, "runs", run);
+  if (existsSync(join(underRuns, "run.db"))) return underRuns;
+  throw new HsearchError("not_found", `no run '${run}' (looked for ${asDir}/run.db and ${underRuns}/run.db)`);
+}
+
+export function customerModelFor(spec: string, options: { env: NodeJS.ProcessEnv; concurrency: number }) {
+  if (spec === "scripted") return undefined;
+  if (!spec.startsWith("llm:") || spec.length <= 4)
+    throw new HsearchError("bad_input", `unknown customer '${spec}': use scripted or llm:<model>`, {
+      field: "customer",
+    });
+  return createModel(spec.slice(4), options);
+}
 
 /** Options and helpers several commands share. */
 export const SPLIT_CHOICES = [...SPLITS];

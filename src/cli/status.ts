@@ -1,9 +1,9 @@
 import type { Argv } from "yargs";
 import { type RunStatus, runStatus } from "../search/status";
 import { openRunStore } from "../store";
-import type { SetExitCode } from "./commands";
 import type { CliIO } from "./io";
-import { locateRun } from "./run";
+import type { SetExitCode } from "./shared";
+import { locateRun } from "./shared";
 import { fmtRate, formatTable } from "./table";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {

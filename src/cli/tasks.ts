@@ -17,9 +17,9 @@ import { buildTerminalSuite, DEFAULT_TERMINAL_SEED } from "../tasks/terminal/sui
 import { FAMILIES, KINDS, SPLITS, type Split, SUITES, type Suite, type Task } from "../tasks/types";
 import { checkTaskSet } from "../tasks/validate";
 import { writeTaskFiles } from "../tasks/write";
-import type { SetExitCode } from "./commands";
 import { EXIT_BAD_INPUT, EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
+import type { SetExitCode } from "./shared";
 
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(

@@ -1,9 +1,9 @@
 import type { Argv } from "yargs";
 import { startViewer } from "../report";
 import { isLoopbackHost } from "../report/viewer/access";
-import type { SetExitCode } from "./commands";
 import type { CliIO } from "./io";
-import { locateRun } from "./run";
+import type { SetExitCode } from "./shared";
+import { locateRun } from "./shared";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
