@@ -11,6 +11,7 @@
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { createRng } from "../src/core/rng";
+import { evaluateJobs, planRollouts } from "../src/eval/evaluate";
 import { type Harness, loadHarness } from "../src/harness/load";
 import { createModel, SimChatModel } from "../src/models/sim";
 import { loadSimProfile, simProfileSchema } from "../src/models/sim/profile";
@@ -24,7 +25,6 @@ import {
   pairedStep,
   pairedTest,
 } from "../src/search/acceptance";
-import { evaluateJobs, planRollouts } from "../src/search/evaluate";
 import { loadTaskDir } from "../src/tasks/load";
 
 const flag = (name: string, fallback: number): number => {

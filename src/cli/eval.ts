@@ -1,5 +1,6 @@
 import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
+import { evaluateJobs, planRollouts } from "../eval/evaluate";
 import { loadHarness } from "../harness/load";
 import { loadPriceTable } from "../models/prices";
 import { createModel } from "../models/sim";
@@ -12,7 +13,6 @@ import {
   type TaskRow,
   taskRows,
 } from "../scoring";
-import { evaluateJobs, planRollouts } from "../search/evaluate";
 import { FAMILIES } from "../tasks/types";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";

@@ -1,6 +1,6 @@
 import type { Argv } from "yargs";
-import { type RunStatus, runStatus } from "../search/status";
 import { openRunStore } from "../store";
+import { type RunStatus, runStatus } from "../store/run-status";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { locateRun } from "./shared";

@@ -1,5 +1,6 @@
 import { badInput, isHsearchError } from "../core/errors";
 import { mapPool } from "../core/pool";
+import { planRollouts } from "../eval/evaluate";
 import type { Harness } from "../harness/load";
 import type { ChatModel, ChatRequest } from "../models/types";
 import {
@@ -12,7 +13,6 @@ import {
   pairedCalibrationDifference,
   pairKey,
 } from "../scoring";
-import { planRollouts } from "../search/evaluate";
 import type { Family, Kind, Task } from "../tasks/types";
 import { parseBeliefReport } from "./belief-report";
 import { type OpenRollout, type OpenRolloutInput, withOpenRollout } from "./open-rollout";

@@ -1,8 +1,8 @@
 import { mapPool } from "../core/pool";
+import { planRollouts } from "../eval/evaluate";
 import type { Harness } from "../harness/load";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type HoldSummary, holdSummary, type Judge, scoreEpisode } from "../scoring";
-import { planRollouts } from "../search/evaluate";
 import { type Family, type Task, toAgentTask } from "../tasks/types";
 import { continueEpisode } from "./continue-episode";
 import {

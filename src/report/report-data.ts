@@ -5,8 +5,8 @@
  */
 import { HsearchError } from "../core/errors";
 import { diff } from "../git";
-import { type RunStatus, runStatus } from "../search/status";
 import type { EventRecord, Purpose, RunRecord, RunStore } from "../store";
+import { type RunStatus, runStatus } from "../store/run-status";
 import { type Episode, pickExamples, type TrajectoryExample } from "./examples";
 import { num } from "./format";
 import type { PlotRound, PlotVerdict } from "./score-plot";

@@ -5,6 +5,7 @@ import { hashJson } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
 import { rolloutKey } from "../core/ids";
 import { createRng } from "../core/rng";
+import { evaluateJobs, planRollouts, type RolloutJob } from "../eval/evaluate";
 import { commitProposal, initHarnessRepo, moveIncumbent, readTree, tagSelected, treeHash } from "../git";
 import { type Harness, parseHarness } from "../harness/load";
 import type { Trajectory } from "../harness/trajectory";
@@ -24,7 +25,6 @@ import {
   type Verdict,
 } from "./acceptance";
 import { buildDigest, type Digest } from "./digest";
-import { evaluateJobs, planRollouts, type RolloutJob } from "./evaluate";
 import { proposeByLlm } from "./llm-proposer";
 import { proposeByOperators } from "./operators";
 import { applyProposal, assertProposalPaths, type Proposal } from "./proposal";

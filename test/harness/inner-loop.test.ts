@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { createRetailEnv } from "../../src/envs/retail";
+import { evaluateJobs, planRollouts } from "../../src/eval/evaluate";
 import { type Harness, loadHarness, parseHarness } from "../../src/harness/load";
 import { runRollout } from "../../src/harness/rollout";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
@@ -14,7 +15,6 @@ import {
   scoreEpisode,
   summarize,
 } from "../../src/scoring";
-import { evaluateJobs, planRollouts } from "../../src/search/evaluate";
 import { loadTaskDir } from "../../src/tasks/load";
 import type { RetailEnvSpec, Task } from "../../src/tasks/types";
 

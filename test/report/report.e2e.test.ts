@@ -3,8 +3,8 @@ import { cpSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { RunStatus } from "../../src/search/status";
 import { createRunDir, openRunStore } from "../../src/store";
+import type { RunStatus } from "../../src/store/run-status";
 import { runCli } from "../helpers/cli";
 import { HOSTILE_DESCRIPTION, makeRun } from "./run-fixture";
 

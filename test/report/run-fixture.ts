@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RunStatus } from "../../src/search/status";
+import type { RunStatus } from "../../src/store/run-status";
 import { runCli } from "../helpers/cli";
 import { retailSubset } from "../helpers/task-subset";
 

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { isLoopbackHost, sameToken } from "../../src/report/viewer/access";
 import { type StartedViewer, startViewer } from "../../src/report/viewer/server";
-import type { RunStatus } from "../../src/search/status";
 import { openRunStore } from "../../src/store";
+import type { RunStatus } from "../../src/store/run-status";
 import { runCli } from "../helpers/cli";
 import { makeRun } from "./run-fixture";
 

@@ -9,8 +9,8 @@ import { createModel } from "../../src/models/sim";
 import type { ChatModel } from "../../src/models/types";
 import { rulesJudge } from "../../src/scoring";
 import { runSearch } from "../../src/search/run-search";
-import { runStatus } from "../../src/search/status";
 import { createRunDir, openRunStore } from "../../src/store";
+import { runStatus } from "../../src/store/run-status";
 import type { Task } from "../../src/tasks/types";
 import { retailSubset } from "../helpers/task-subset";
 

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { RunStatus } from "../../src/search/status";
 import { openRunStore } from "../../src/store";
+import type { RunStatus } from "../../src/store/run-status";
 import { runCli } from "../helpers/cli";
 import { retailSubset } from "../helpers/task-subset";
 

@@ -1,6 +1,6 @@
 /** The round table: every proposal with its score, the change against the incumbent it was proposed from, its
  * verdict and its rationale (and the reason of the verdict). */
-import type { RunStatus } from "../../search/status";
+import type { RunStatus } from "../../store/run-status";
 import { fmtDelta, fmtRate, shortSha } from "../format";
 import { type Html, html } from "../html";
 import type { Links } from "../page";

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
+import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { createModel } from "../../../src/models/sim";
 import { rulesJudge, summarize } from "../../../src/scoring";
-import { evaluateJobs, planRollouts } from "../../../src/search/evaluate";
 import { loadTaskDir } from "../../../src/tasks/load";
 
 /**

@@ -5,10 +5,10 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
+import { evaluateJobs, planRollouts, type RolloutOutcome } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { createModel } from "../../../src/models/sim";
 import { type BlockedEpisodeScore, rulesJudge, summarize } from "../../../src/scoring";
-import { evaluateJobs, planRollouts, type RolloutOutcome } from "../../../src/search/evaluate";
 import { loadTaskDir } from "../../../src/tasks/load";
 import {
   checkBlockedTerminal,

@@ -1,4 +1,4 @@
-import type { RunStore } from "../store";
+import type { RunStore } from "./run-store";
 
 /**
  * The status object of a run (`hsearch status --json`, `hsearch run --json`): rounds with their proposals and
