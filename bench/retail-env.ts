@@ -3,8 +3,8 @@
  * Run: npx tsx bench/retail-env.ts   (prints figures; asserts nothing)
  */
 import { performance } from "node:perf_hooks";
+import type { ToolCallSpec } from "../src/domain/task";
 import { createRetailEnv, loadRetailData, retailDbHash } from "../src/envs/retail";
-import type { ToolCallSpec } from "../src/tasks/types";
 
 const ctx = { step: 1, author: "agent" as const };
 

@@ -1,5 +1,6 @@
 import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
+import { FAMILIES } from "../domain/task";
 import { evaluateJobs, planRollouts } from "../eval/evaluate";
 import { loadHarness } from "../harness/load";
 import { loadPriceTable } from "../models/prices";
@@ -13,7 +14,6 @@ import {
   type TaskRow,
   taskRows,
 } from "../scoring";
-import { FAMILIES } from "../tasks/types";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";

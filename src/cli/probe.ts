@@ -4,6 +4,7 @@
  */
 import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
+import type { Task } from "../domain/task";
 import { type Harness, loadHarness } from "../harness/load";
 import { loadPriceTable } from "../models/prices";
 import { createModel } from "../models/sim";
@@ -22,7 +23,6 @@ import {
   summariseBeliefs,
 } from "../probes";
 import { createJudge, DEFAULT_RESAMPLES, type MeanSd } from "../scoring";
-import type { Task } from "../tasks/types";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";

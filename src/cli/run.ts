@@ -7,6 +7,7 @@ import { type SearchConfig, searchConfigSchema } from "../config/search-config-s
 import { HsearchError } from "../core/errors";
 import { newRunId } from "../core/ids";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
+import type { Task } from "../domain/task";
 import { loadPriceTable } from "../models/prices";
 import { createModel } from "../models/sim";
 import { createJudge } from "../scoring";
@@ -15,7 +16,6 @@ import { createRunDir, openRunStore, type RunStore } from "../store";
 import { acquireRunLock } from "../store/run-lock";
 import { runStatus } from "../store/run-status";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
-import type { Task } from "../tasks/types";
 import type { CliIO } from "./io";
 import { customerModelFor, locateRun, type SetExitCode } from "./shared";
 import { renderStatus } from "./status";

@@ -3,8 +3,6 @@ import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
-import { createModel } from "../models/sim";
-import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import {
   FAMILIES,
   type Family,
@@ -15,7 +13,9 @@ import {
   SUITES,
   type Suite,
   type Task,
-} from "../tasks/types";
+} from "../domain/task";
+import { createModel } from "../models/sim";
+import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import type { CliIO } from "./io";
 
 /** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */

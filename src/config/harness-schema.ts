@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FAMILIES } from "../tasks/types";
+import { FAMILIES } from "../domain/task";
 
 /** harness.yaml (DESIGN §3). Each protocol is a switch with options. */
 const protocolSwitch = z.object({ enabled: z.boolean() }).strict();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SUITES } from "../tasks/types";
+import { SUITES } from "../domain/task";
 
 /** The search config (DESIGN §3). `hsearch run` reads it; `schemas/search-config.schema.json` is generated from it. */
 const modelSpec = z

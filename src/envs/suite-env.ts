@@ -1,5 +1,5 @@
 import { HsearchError } from "../core/errors";
-import type { RetailEnvSpec, RetailReference, Task, TerminalEnvSpec } from "../tasks/types";
+import type { RetailEnvSpec, RetailReference, Task, TerminalEnvSpec } from "../domain/task";
 import { createRetailEnv, type RetailEnvironment, retailPolicy, verifyRetail } from "./retail";
 import type { Environment } from "./types";
 

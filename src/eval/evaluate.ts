@@ -1,12 +1,12 @@
 import { mapPool } from "../core/pool";
 import { createRng } from "../core/rng";
+import type { Task } from "../domain/task";
 import type { Harness } from "../harness/load";
 import { runRollout } from "../harness/rollout";
 import type { Trajectory } from "../harness/trajectory";
 import type { PriceTable } from "../models/prices";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type EpisodeScore, type Judge, scoreEpisode } from "../scoring";
-import type { Task } from "../tasks/types";
 
 /**
  * Evaluating one harness on a set of tasks: plan the rollouts (pure), then run and score them with bounded

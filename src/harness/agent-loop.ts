@@ -1,10 +1,10 @@
 import { isHsearchError } from "../core/errors";
+import type { AgentTask, Family } from "../domain/task";
+import { FAMILIES } from "../domain/task";
 import { isForbiddenEffect } from "../envs/forbidden";
 import type { Author, Environment, ToolSpec } from "../envs/types";
 import type { SimContext } from "../models/sim/context";
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCallRequest } from "../models/types";
-import type { AgentTask, Family } from "../tasks/types";
-import { FAMILIES } from "../tasks/types";
 import { claimsCompletion, saysCannotProceed } from "./claims";
 import type { Customer } from "./customer";
 import type { Harness } from "./load";

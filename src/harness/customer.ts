@@ -1,5 +1,5 @@
+import type { CustomerScenario } from "../domain/task";
 import type { ChatModel } from "../models/types";
-import type { CustomerScenario } from "../tasks/types";
 import { saysCannotProceed } from "./claims";
 
 /**

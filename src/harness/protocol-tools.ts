@@ -1,5 +1,5 @@
+import { FAMILIES } from "../domain/task";
 import type { ToolSpec } from "../envs/types";
-import { FAMILIES } from "../tasks/types";
 
 /**
  * Tools the harness adds to the suite's tools. `abstain` is the retail certified deferral and is always offered

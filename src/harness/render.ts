@@ -1,4 +1,4 @@
-import type { Suite } from "../tasks/types";
+import type { Suite } from "../domain/task";
 import { type Harness, renderTemplate } from "./load";
 import { ABSTAIN_TOOL, ASSESS_TOOL, REPORT_TOOL } from "./protocol-tools";
 

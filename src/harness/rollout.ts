@@ -1,9 +1,9 @@
 import { HsearchError } from "../core/errors";
+import { type Task, toAgentTask } from "../domain/task";
 import { createTaskEnvironment, suitePolicy, verifyTask } from "../envs/suite-env";
 import type { Environment } from "../envs/types";
 import { costOf, type PriceTable } from "../models/prices";
 import type { ChatModel, ChatRequest } from "../models/types";
-import { type Task, toAgentTask } from "../tasks/types";
 import { type EpisodeResult, runEpisode } from "./agent-loop";
 import { type Customer, LlmCustomer, ScriptedCustomer } from "./customer";
 import type { Harness } from "./load";

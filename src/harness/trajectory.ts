@@ -2,8 +2,9 @@
  * The authenticated record of an episode (DESIGN §1): every message, tool call, observation, effect and artifact
  * with its author and step. Scoring reads only this and the task; it never re-runs anything.
  */
+
+import type { Family, Kind, Suite } from "../domain/task";
 import type { Author } from "../envs/types";
-import type { Family, Kind, Suite } from "../tasks/types";
 
 export type DeferralVia = "abstain" | "infeasible.md";
 

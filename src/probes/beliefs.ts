@@ -1,5 +1,6 @@
 import { badInput, isHsearchError } from "../core/errors";
 import { mapPool } from "../core/pool";
+import type { Family, Kind, Task } from "../domain/task";
 import { planRollouts } from "../eval/evaluate";
 import type { Harness } from "../harness/load";
 import type { ChatModel, ChatRequest } from "../models/types";
@@ -13,7 +14,6 @@ import {
   pairedCalibrationDifference,
   pairKey,
 } from "../scoring";
-import type { Family, Kind, Task } from "../tasks/types";
 import { parseBeliefReport } from "./belief-report";
 import { type OpenRollout, type OpenRolloutInput, withOpenRollout } from "./open-rollout";
 import { DEFAULT_BELIEF_PROMPT, reportBeliefTool } from "./probe-tools";

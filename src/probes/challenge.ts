@@ -1,9 +1,9 @@
 import { mapPool } from "../core/pool";
+import { type Family, type Task, toAgentTask } from "../domain/task";
 import { planRollouts } from "../eval/evaluate";
 import type { Harness } from "../harness/load";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type HoldSummary, holdSummary, type Judge, scoreEpisode } from "../scoring";
-import { type Family, type Task, toAgentTask } from "../tasks/types";
 import { continueEpisode } from "./continue-episode";
 import {
   type ChallengedEpisode,

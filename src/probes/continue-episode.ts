@@ -1,4 +1,5 @@
 import { isHsearchError } from "../core/errors";
+import { type AgentTask, FAMILIES, type Family } from "../domain/task";
 import { isForbiddenEffect } from "../envs/forbidden";
 import type { Environment, ToolSpec } from "../envs/types";
 import type { EpisodeResult } from "../harness/agent-loop";
@@ -7,7 +8,6 @@ import { ABSTAIN_TOOL, ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tool
 import type { EndReason, TrajectoryEvent } from "../harness/trajectory";
 import type { SimContext } from "../models/sim/context";
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCallRequest } from "../models/types";
-import { type AgentTask, FAMILIES, type Family } from "../tasks/types";
 import { WITHDRAW_DEFERRAL_TOOL } from "./probe-tools";
 
 /**

@@ -1,6 +1,6 @@
+import type { Kind } from "../domain/task";
 import type { TrajectoryEvent } from "../harness/trajectory";
 import type { HoldEpisode } from "../scoring/hold";
-import type { Kind } from "../tasks/types";
 import { type Decision, standingDeferral } from "./continue-episode";
 
 /**

@@ -1,7 +1,7 @@
+import type { Task } from "../domain/task";
 import { createTaskEnvironment } from "../envs/suite-env";
 import type { Environment } from "../envs/types";
 import type { RolloutInput } from "../harness/rollout";
-import type { Task } from "../tasks/types";
 
 /**
  * Probes continue a finished episode on its still-open environment: `withOpenRollout` in src/harness/rollout.ts.

@@ -3,8 +3,9 @@
  * they are JSON written by the scorer, and a report must still render when a field is missing (an older run, a run
  * that failed half-way). Missing values come back as null and render as "–".
  */
+
+import type { Family } from "../domain/task";
 import type { JsonObject } from "../store";
-import type { Family } from "../tasks/types";
 import { num } from "./format";
 
 export type BlockedMetric =

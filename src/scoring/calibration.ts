@@ -12,7 +12,7 @@
  * source pairs (all reports sharing a `pair` key move together) and recomputes both harnesses on the same pairs.
  */
 import { badInput } from "../core/errors";
-import type { Task } from "../tasks/types";
+import type { Task } from "../domain/task";
 import { type BootstrapOptions, bootstrapDraws, type Interval, percentileInterval } from "./bootstrap";
 
 export interface BeliefReport {

@@ -24,9 +24,9 @@
  */
 
 import { badInput } from "../core/errors";
+import type { Family, Kind, Task } from "../domain/task";
 import type { Author } from "../envs/types";
 import type { DeferralVia, Trajectory, TrajectoryEvent } from "../harness/trajectory";
-import type { Family, Kind, Task } from "../tasks/types";
 import type { Judge, JudgeVerdict } from "./judge";
 import { blockerOf } from "./judge-input";
 import { soundsLikeRefusal } from "./label-cues";

@@ -12,7 +12,7 @@
  * (a rate with an empty denominator is undefined in that run, and so is CRA if either of its terms is).
  */
 import { badInput } from "../core/errors";
-import type { Kind } from "../tasks/types";
+import type { Kind } from "../domain/task";
 
 export interface HoldEpisode {
   task_id: string;

@@ -3,8 +3,8 @@
  * never enters, so a harness-written deferral or report cannot earn the agent recognition.
  */
 import { badInput } from "../core/errors";
+import type { Blocker, Family, Task } from "../domain/task";
 import type { DeferralVia, Trajectory } from "../harness/trajectory";
-import type { Blocker, Family, Task } from "../tasks/types";
 
 export type AssessmentSource = "assessment" | "deferral" | "report" | "message";
 

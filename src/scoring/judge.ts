@@ -2,8 +2,9 @@
  * A judge decides the two soft parts of the M0–M3 ladder (DESIGN §6): recognition (M0) and whether the agent's
  * reason matches the protected blocker (the reason part of M3). Everything else is deterministic (episode.ts).
  */
+
+import type { Task } from "../domain/task";
 import type { Trajectory } from "../harness/trajectory";
-import type { Task } from "../tasks/types";
 
 export interface JudgeVerdict {
   /** The judge that gave it: `rules` or `llm:<model>`. */

@@ -1,4 +1,4 @@
-import type { Family } from "../tasks/types";
+import type { Family } from "../domain/task";
 import { containsCue, tokenize } from "./text-match";
 
 /**

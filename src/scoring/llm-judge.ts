@@ -11,9 +11,9 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { canonicalJson, hashJson } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
+import type { Task } from "../domain/task";
 import type { Trajectory } from "../harness/trajectory";
 import type { ChatMessage, ChatModel } from "../models/types";
-import type { Task } from "../tasks/types";
 import type { Judge, JudgeVerdict } from "./judge";
 import { buildJudgeInput, type JudgeInput } from "./judge-input";
 

@@ -16,8 +16,8 @@
 
 import { hashJson } from "../core/canonical-json";
 import { badInput } from "../core/errors";
+import type { Task } from "../domain/task";
 import type { Trajectory } from "../harness/trajectory";
-import type { Task } from "../tasks/types";
 import type { Judge, JudgeVerdict } from "./judge";
 import { blockerClaims, buildJudgeInput, type JudgeInput } from "./judge-input";
 import { textNamesFamily } from "./label-cues";

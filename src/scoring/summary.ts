@@ -4,7 +4,7 @@
  * the selection has no scored episode of that kind (or family); infrastructure errors are only counted.
  */
 import { badInput } from "../core/errors";
-import { FAMILIES, type Family } from "../tasks/types";
+import { FAMILIES, type Family } from "../domain/task";
 import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "./episode";
 import { type AbsRecTable, timeliness } from "./timeliness";
 

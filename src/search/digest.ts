@@ -1,6 +1,6 @@
+import type { Family } from "../domain/task";
 import type { Trajectory, TrajectoryEvent } from "../harness/trajectory";
 import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "../scoring";
-import type { Family } from "../tasks/types";
 
 /**
  * What a proposer learns about the incumbent (DESIGN §7): rates per family, the failure modes of its search-split

@@ -1,9 +1,9 @@
 import { parseDocument, stringify } from "yaml";
 import type { PlaybookRule } from "../config/harness-schema";
 import type { Rng } from "../core/rng";
+import type { Family } from "../domain/task";
 import type { Harness } from "../harness/load";
 import { compilePattern } from "../harness/playbook-match";
-import type { Family } from "../tasks/types";
 import type { Digest, FailureExample, FailureMode } from "./digest";
 import type { Proposal } from "./proposal";
 

@@ -5,6 +5,7 @@ import { hashJson } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
 import { rolloutKey } from "../core/ids";
 import { createRng } from "../core/rng";
+import type { Split, Task } from "../domain/task";
 import { evaluateJobs, planRollouts, type RolloutJob } from "../eval/evaluate";
 import { commitProposal, initHarnessRepo, moveIncumbent, readTree, tagSelected, treeHash } from "../git";
 import { type Harness, parseHarness } from "../harness/load";
@@ -13,7 +14,6 @@ import type { PriceTable } from "../models/prices";
 import type { ChatModel } from "../models/types";
 import { type EpisodeScore, type Judge, objectiveScore, summarize } from "../scoring";
 import type { RunStore } from "../store";
-import type { Split, Task } from "../tasks/types";
 import {
   decideGreater,
   type EvaluatedProposal,

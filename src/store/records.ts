@@ -2,8 +2,9 @@
  * What the run store holds, as typed records (snake_case like the stored data). JSON columns come back parsed;
  * their shape belongs to the code that writes them (scoring, search), so they are plain JSON objects here.
  */
+
+import type { Family, Kind, Split } from "../domain/task";
 import type { EndReason, Trajectory } from "../harness/trajectory";
-import type { Family, Kind, Split } from "../tasks/types";
 
 export type JsonObject = Record<string, unknown>;
 

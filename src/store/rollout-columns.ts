@@ -3,7 +3,7 @@
  */
 import { canonicalJson } from "../core/canonical-json";
 import { badInput } from "../core/errors";
-import { SPLITS } from "../tasks/types";
+import { SPLITS } from "../domain/task";
 import { type NewRollout, PURPOSES } from "./records";
 import type { LinePointer } from "./trajectory-log";
 

@@ -1,9 +1,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { readPositioned, validateDocument } from "../config/parse-document";
-import { taskSchema } from "../config/task-schema";
 import { HsearchError } from "../core/errors";
-import type { Family, Kind, Split, Suite, Task } from "./types";
+import type { Family, Kind, Split, Suite, Task } from "../domain/task";
+import { taskSchema } from "../domain/task-schema";
 
 /** A task and the file it came from (errors and `tasks validate` name the file). */
 export interface LoadedTask {

@@ -5,7 +5,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HsearchError } from "../core/errors";
-import { SPLITS, type Task } from "./types";
+import { SPLITS, type Task } from "../domain/task";
 
 const KEY_ORDER: Record<string, readonly string[]> = {
   task: [

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { HsearchError } from "../../src/core/errors";
+import type { AgentTask } from "../../src/domain/task";
 import { runEpisode } from "../../src/harness/agent-loop";
 import { ScriptedCustomer } from "../../src/harness/customer";
 import { type Harness, parseHarness } from "../../src/harness/load";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
-import type { AgentTask } from "../../src/tasks/types";
 import { FakeEnv } from "../helpers/fake-env";
 
 const SYSTEM = "Policy: {{policy}}\n{{protocols}}\n{{playbook}}\n";

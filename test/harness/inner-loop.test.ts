@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
+import type { RetailEnvSpec, Task } from "../../src/domain/task";
 import { createRetailEnv } from "../../src/envs/retail";
 import { evaluateJobs, planRollouts } from "../../src/eval/evaluate";
 import { type Harness, loadHarness, parseHarness } from "../../src/harness/load";
@@ -16,7 +17,6 @@ import {
   summarize,
 } from "../../src/scoring";
 import { loadTaskDir } from "../../src/tasks/load";
-import type { RetailEnvSpec, Task } from "../../src/tasks/types";
 
 let tasks: Task[];
 const harness = (name: string) => loadHarness(join(PACKAGE_ROOT, "harnesses", name));

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../../src/core/paths";
+import type { Task } from "../../src/domain/task";
+import { FAMILIES } from "../../src/domain/task";
 import { loadTaskDir } from "../../src/tasks/load";
-import type { Task } from "../../src/tasks/types";
-import { FAMILIES } from "../../src/tasks/types";
 import { formatTaskJson } from "../../src/tasks/write";
 
 /**

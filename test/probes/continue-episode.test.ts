@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HsearchError } from "../../src/core/errors";
+import type { AgentTask } from "../../src/domain/task";
 import type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../../src/envs/types";
 import { runEpisode } from "../../src/harness/agent-loop";
 import type { Harness } from "../../src/harness/load";
@@ -8,7 +9,6 @@ import type { ChatRequest } from "../../src/models/types";
 import { continueEpisode } from "../../src/probes/continue-episode";
 import { challengeStatus } from "../../src/probes/hold-status";
 import { withdrawDeferralTool } from "../../src/probes/probe-tools";
-import type { AgentTask } from "../../src/tasks/types";
 import { FakeEnv } from "../helpers/fake-env";
 import { testHarness } from "./fixtures";
 

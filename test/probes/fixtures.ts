@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../../src/core/paths";
+import { FAMILIES, type Task } from "../../src/domain/task";
 import { type Harness, loadHarness, parseHarness } from "../../src/harness/load";
 import { loadTaskDir } from "../../src/tasks/load";
-import { FAMILIES, type Task } from "../../src/tasks/types";
 import { formatTaskJson } from "../../src/tasks/write";
 
 let shipped: Task[] | undefined;

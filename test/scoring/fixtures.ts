@@ -1,6 +1,6 @@
+import type { Blocker, Family, Task } from "../../src/domain/task";
 import type { Trajectory, TrajectoryEvent } from "../../src/harness/trajectory";
 import type { JudgeVerdict } from "../../src/scoring/judge";
-import type { Blocker, Family, Task } from "../../src/tasks/types";
 
 export const LAMP_BLOCKER: Blocker = {
   id: "item-absent",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { Family } from "../../src/domain/task";
 import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "../../src/scoring/episode";
 import { objectiveScore, summarize, taskRows } from "../../src/scoring/summary";
-import type { Family } from "../../src/tasks/types";
 import { verdict } from "./fixtures";
 
 function blocked(

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { searchConfigSchema } from "../../src/config/search-config-schema";
 import { PACKAGE_ROOT } from "../../src/core/paths";
+import type { Task } from "../../src/domain/task";
 import { MockChatModel, textReply } from "../../src/models/mock";
 import { createModel } from "../../src/models/sim";
 import type { ChatModel } from "../../src/models/types";
@@ -11,7 +12,6 @@ import { rulesJudge } from "../../src/scoring";
 import { runSearch } from "../../src/search/run-search";
 import { createRunDir, openRunStore } from "../../src/store";
 import { runStatus } from "../../src/store/run-status";
-import type { Task } from "../../src/tasks/types";
 import { retailSubset } from "../helpers/task-subset";
 
 function setup(metaModel: ChatModel | null, rounds: number, perRoundHeldout = false) {

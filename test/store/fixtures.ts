@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { rolloutKey } from "../../src/core/ids";
+import type { Split } from "../../src/domain/task";
 import type { Trajectory } from "../../src/harness/trajectory";
 import { createRunDir, type NewRollout, openRunStore, type Purpose, type RunStore } from "../../src/store";
-import type { Split } from "../../src/tasks/types";
 
 const cleanups: Array<() => void> = [];
 

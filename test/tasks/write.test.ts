@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
+import type { Task } from "../../src/domain/task";
 import { loadTaskFile } from "../../src/tasks/load";
-import type { Task } from "../../src/tasks/types";
 import { formatTaskJson, writeTaskFiles } from "../../src/tasks/write";
 
 const dirs: string[] = [];

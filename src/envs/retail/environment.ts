@@ -3,7 +3,7 @@
  * an effect log of every call (author and step).
  */
 import { HsearchError } from "../../core/errors";
-import type { Forbidden, RetailEnvSpec, ToolCallSpec } from "../../tasks/types";
+import type { Forbidden, RetailEnvSpec, ToolCallSpec } from "../../domain/task";
 import { EffectLog } from "../effect-log";
 import type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../types";
 import { stateHash } from "./hash";

@@ -6,7 +6,7 @@
  * Every record an overlay touched must still fit the schema afterwards; otherwise the task is bad input.
  */
 import { HsearchError } from "../../core/errors";
-import type { RetailEnvSpec } from "../../tasks/types";
+import type { RetailEnvSpec } from "../../domain/task";
 import { type Collection, isCollection, type RetailRecords, recordProblem } from "./schema";
 import type { RetailState } from "./state";
 

@@ -15,7 +15,7 @@ import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { HsearchError, isHsearchError } from "../../core/errors";
-import type { Forbidden } from "../../tasks/types";
+import type { Forbidden } from "../../domain/task";
 import { EffectLog } from "../effect-log";
 import { globToRegExp, isForbiddenEffect } from "../forbidden";
 import type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../types";

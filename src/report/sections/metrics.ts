@@ -1,5 +1,5 @@
 /** Seed against the final harness: headline figures, blocked rates per family, feasible solve and false abstention. */
-import { FAMILIES, type Family } from "../../tasks/types";
+import { FAMILIES, type Family } from "../../domain/task";
 import { fmtRate } from "../format";
 import { type Html, html } from "../html";
 import type { HarnessResults } from "../report-data";

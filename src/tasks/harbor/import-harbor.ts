@@ -13,7 +13,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { badInput, HsearchError, isHsearchError } from "../../core/errors";
-import type { Split, Task } from "../types";
+import type { Split, Task } from "../../domain/task";
 import { planDockerfile } from "./dockerfile";
 import { bundleScript, isText, rewriteTestScript } from "./test-script";
 import { parseToml, type TomlTable } from "./toml";

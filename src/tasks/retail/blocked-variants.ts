@@ -9,8 +9,6 @@
  */
 import { HsearchError } from "../../core/errors";
 import type { Rng } from "../../core/rng";
-import { type Order, type RetailData, replayRetailActions, type User } from "../../envs/retail";
-import type { OrderItem } from "../../envs/retail/schema";
 import type {
   Blocker,
   CustomerScenario,
@@ -19,7 +17,9 @@ import type {
   RetailEnvSpec,
   Task,
   ToolCallSpec,
-} from "../types";
+} from "../../domain/task";
+import { type Order, type RetailData, replayRetailActions, type User } from "../../envs/retail";
+import type { OrderItem } from "../../envs/retail/schema";
 import { describeChange } from "./describe";
 import { toFirstPerson } from "./first-person";
 import { alternativeVariants, GENERATED_ID_PREFIX, uniqueItems } from "./generate-feasible";

@@ -4,8 +4,9 @@
  * another customer's order (trap), or the request admits two readings that no single outcome honours (ambiguous).
  * Each check returns null when it holds, otherwise the reason it does not.
  */
+
+import type { RetailEnvSpec, Task, ToolCallSpec } from "../../domain/task";
 import { type RetailData, replayRetailActions, verifyRetail } from "../../envs/retail";
-import type { RetailEnvSpec, Task, ToolCallSpec } from "../types";
 import type { ConflictReadings } from "./blocked-variants";
 import { analyseSource, retailReference } from "./source-analysis";
 

@@ -6,6 +6,7 @@
 
 import { HsearchError } from "../../core/errors";
 import { createRng, type Rng } from "../../core/rng";
+import type { CustomerScenario, Split, Task, ToolCallSpec } from "../../domain/task";
 import type {
   Address,
   Order,
@@ -15,7 +16,6 @@ import type {
   User,
   Variant,
 } from "../../envs/retail/schema";
-import type { CustomerScenario, Split, Task, ToolCallSpec } from "../types";
 import {
   describeAddress,
   describeChange,

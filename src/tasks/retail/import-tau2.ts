@@ -3,7 +3,7 @@
  * the customer scenario is kept for the simulated customer, and the agent gets the customer's opening message.
  */
 import { HsearchError } from "../../core/errors";
-import type { CustomerScenario, Split, Task, ToolCallSpec } from "../types";
+import type { CustomerScenario, Split, Task, ToolCallSpec } from "../../domain/task";
 import { greeting, identityFromKnownInfo, requestFromReason } from "./first-person";
 import { readTau2File, type Tau2Task } from "./tau2-format";
 

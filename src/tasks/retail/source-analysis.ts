@@ -4,8 +4,8 @@
  * and that order's owner.
  */
 import { HsearchError } from "../../core/errors";
+import type { RetailEnvSpec, RetailReference, Task, ToolCallSpec } from "../../domain/task";
 import { type Order, type RetailData, replayRetailActions, type User } from "../../envs/retail";
-import type { RetailEnvSpec, RetailReference, Task, ToolCallSpec } from "../types";
 import { identityFromKnownInfo } from "./first-person";
 import { isRetailWrite } from "./tools";
 

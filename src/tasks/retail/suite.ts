@@ -7,8 +7,8 @@
  */
 import { HsearchError } from "../../core/errors";
 import { createRng } from "../../core/rng";
+import type { Family, Split, Task } from "../../domain/task";
 import { loadRetailData, type RetailData, retailDataFile } from "../../envs/retail";
-import type { Family, Split, Task } from "../types";
 import { type ConflictReadings, eligibleFamilies, makeBlockedVariant } from "./blocked-variants";
 import { checkBlocked, checkFeasible } from "./check-variants";
 import { generateFeasibleTasks } from "./generate-feasible";

@@ -3,7 +3,7 @@
  * one tool call per agent step, so the observation of the n-th read is first in view at step n + 1; evidence in
  * the spec is in view from step 1.
  */
-import type { Family, Split, Task } from "../types";
+import type { Family, Split, Task } from "../../domain/task";
 import type { Instance, VariantParts } from "./scenario";
 import { deferralScript, solutionScript } from "./steps";
 import { verifierScript } from "./verifier-script";

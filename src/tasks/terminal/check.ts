@@ -6,8 +6,8 @@
  * when it holds, otherwise the reason it does not.
  */
 import { mapPool } from "../../core/pool";
+import type { Task, TerminalEnvSpec, TerminalReference } from "../../domain/task";
 import { createTerminalEnv, runVerifier, type TerminalEnv } from "../../envs/terminal";
-import type { Task, TerminalEnvSpec, TerminalReference } from "../types";
 
 async function withEnv<T>(task: Task, use: (env: TerminalEnv) => Promise<T>): Promise<T> {
   const spec = task.env as TerminalEnvSpec;

@@ -5,7 +5,7 @@
  * creates or changes (what a blocked variant forbids) and the verifier.
  */
 import type { Rng } from "../../core/rng";
-import type { EvidenceKind, Family } from "../types";
+import type { EvidenceKind, Family } from "../../domain/task";
 import type { Step } from "./steps";
 
 export const TERMINAL_DOMAINS = [

@@ -3,7 +3,7 @@
  * derived from them, so the script the checks run and the calls the simulator makes cannot drift apart.
  */
 import { HsearchError } from "../../core/errors";
-import type { ToolCallSpec } from "../types";
+import type { ToolCallSpec } from "../../domain/task";
 
 export type Step = ToolCallSpec;
 

@@ -7,8 +7,8 @@
  */
 import { HsearchError } from "../../core/errors";
 import { createRng } from "../../core/rng";
+import { FAMILIES, type Family, type Split, type Task } from "../../domain/task";
 import { keywordOverlap } from "../../scoring/rules-judge";
-import { FAMILIES, type Family, type Split, type Task } from "../types";
 import { blockedTask, feasibleTask, terminalTaskId } from "./assemble";
 import type { Scenario } from "./scenario";
 import { TERMINAL_SCENARIOS } from "./scenarios";

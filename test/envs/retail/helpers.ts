@@ -1,7 +1,7 @@
 import { expect } from "vitest";
+import type { RetailEnvSpec } from "../../../src/domain/task";
 import { createRetailEnv, type Order, type RetailEnvironment, type User } from "../../../src/envs/retail";
 import type { ToolResult } from "../../../src/envs/types";
-import type { RetailEnvSpec } from "../../../src/tasks/types";
 
 /** Orders and users of the vendored db used as fixtures; each test asserts the preconditions it relies on. */
 export const FIX = {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import type { RetailReference, ToolCallSpec } from "../../../src/domain/task";
 import { createRetailEnv, replayRetailActions, retailDataFile, verifyRetail } from "../../../src/envs/retail";
-import type { RetailReference, ToolCallSpec } from "../../../src/tasks/types";
 
 interface Tau2Task {
   id: string;

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
+import type { Task, TerminalEnvSpec, TerminalReference } from "../../../src/domain/task";
 import { createTaskEnvironment, verifyTask } from "../../../src/envs/suite-env";
 import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
@@ -10,7 +11,6 @@ import { createModel } from "../../../src/models/sim";
 import { rulesJudge, summarize } from "../../../src/scoring";
 import { sandboxToolCheck } from "../../../src/tasks/harbor/sandbox-tools";
 import { loadTaskDir } from "../../../src/tasks/load";
-import type { Task, TerminalEnvSpec, TerminalReference } from "../../../src/tasks/types";
 import { type CliResult, runCli } from "../../helpers/cli";
 
 const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "harbor");

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import { createRng } from "../../../src/core/rng";
+import type { RetailEnvSpec, RetailReference, Task } from "../../../src/domain/task";
 import { loadRetailData, replayRetailActions } from "../../../src/envs/retail";
 import { textNamesFamily } from "../../../src/scoring/label-cues";
 import { keywordOverlap } from "../../../src/scoring/rules-judge";
@@ -10,7 +11,6 @@ import { makeBlockedVariant } from "../../../src/tasks/retail/blocked-variants";
 import { checkBlocked, checkFeasible } from "../../../src/tasks/retail/check-variants";
 import { generateFeasibleTasks } from "../../../src/tasks/retail/generate-feasible";
 import { buildRetailSuite, type RetailSuite } from "../../../src/tasks/retail/suite";
-import type { RetailEnvSpec, RetailReference, Task } from "../../../src/tasks/types";
 
 const data = loadRetailData();
 const isWrite = (name: string) =>

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { taskSchema } from "../../../src/config/task-schema";
+import type { RetailReference } from "../../../src/domain/task";
+import { taskSchema } from "../../../src/domain/task-schema";
 import { loadRetailData, replayRetailActions } from "../../../src/envs/retail";
 import { checkFeasible } from "../../../src/tasks/retail/check-variants";
 import { FEASIBLE_OPS, generateFeasibleTasks } from "../../../src/tasks/retail/generate-feasible";
-import type { RetailReference } from "../../../src/tasks/types";
 
 const data = loadRetailData();
 const WRITE_OF: Record<string, string> = {

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { taskSchema } from "../../../src/config/task-schema";
 import { isHsearchError } from "../../../src/core/errors";
+import type { RetailReference } from "../../../src/domain/task";
+import { taskSchema } from "../../../src/domain/task-schema";
 import { retailDataFile } from "../../../src/envs/retail";
 import { checkFeasible } from "../../../src/tasks/retail/check-variants";
 import { importTau2File } from "../../../src/tasks/retail/import-tau2";
-import type { RetailReference } from "../../../src/tasks/types";
 
 const TAU2 = retailDataFile("tasks.json");
 const raw = JSON.parse(readFileSync(TAU2, "utf8")) as Array<{

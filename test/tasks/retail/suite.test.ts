@@ -2,10 +2,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { taskSchema } from "../../../src/config/task-schema";
+import type { Task } from "../../../src/domain/task";
+import { taskSchema } from "../../../src/domain/task-schema";
 import { loadTaskDir } from "../../../src/tasks/load";
 import { buildRetailSuite, RETAIL_BLOCKED_PLAN, type RetailSuite } from "../../../src/tasks/retail/suite";
-import type { Task } from "../../../src/tasks/types";
 import { checkTaskSet } from "../../../src/tasks/validate";
 import { writeTaskFiles } from "../../../src/tasks/write";
 

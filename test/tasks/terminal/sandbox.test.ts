@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
+import type { Task } from "../../../src/domain/task";
 import { evaluateJobs, planRollouts, type RolloutOutcome } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { createModel } from "../../../src/models/sim";
@@ -17,7 +18,6 @@ import {
   idleReward,
   runScriptIn,
 } from "../../../src/tasks/terminal/check";
-import type { Task } from "../../../src/tasks/types";
 
 let tasks: Task[];
 const byId = (id: string) => tasks.find((task) => task.id === id) as Task;

@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
+import { FAMILIES, type Task } from "../../../src/domain/task";
 import { keywordOverlap } from "../../../src/scoring/rules-judge";
 import { loadTaskDir } from "../../../src/tasks/load";
 import { TERMINAL_DOMAINS } from "../../../src/tasks/terminal/scenario";
 import { TERMINAL_SCENARIOS } from "../../../src/tasks/terminal/scenarios";
 import { solutionScript } from "../../../src/tasks/terminal/steps";
 import { buildTerminalSuite, checkCues } from "../../../src/tasks/terminal/suite";
-import { FAMILIES, type Task } from "../../../src/tasks/types";
 import { writeTaskFiles } from "../../../src/tasks/write";
 import { runCli } from "../../helpers/cli";
 

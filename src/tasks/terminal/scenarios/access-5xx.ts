@@ -4,7 +4,7 @@
  * are to be left out; trap: a run of NUL bytes in the middle makes grep see a binary file and print nothing.
  */
 import type { Rng } from "../../../core/rng";
-import type { Family } from "../../types";
+import type { Family } from "../../../domain/task";
 import { between, pad2, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash } from "../steps";

@@ -4,7 +4,7 @@
  * trap: a row cut off in the middle of the file, which only the conversion run reports.
  */
 import type { Rng } from "../../../core/rng";
-import type { Family } from "../../types";
+import type { Family } from "../../../domain/task";
 import { between, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, readFile, writeFile } from "../steps";

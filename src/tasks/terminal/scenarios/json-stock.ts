@@ -5,7 +5,7 @@
  */
 import { HsearchError } from "../../../core/errors";
 import type { Rng } from "../../../core/rng";
-import type { Family } from "../../types";
+import type { Family } from "../../../domain/task";
 import { between, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, readFile } from "../steps";

@@ -4,7 +4,7 @@
  * asked for at once and they differ; trap: the copy is truncated, which only the checksum check reveals.
  */
 import type { Rng } from "../../../core/rng";
-import type { Family } from "../../types";
+import type { Family } from "../../../domain/task";
 import { between, pad2, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, readFile } from "../steps";

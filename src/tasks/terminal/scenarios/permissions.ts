@@ -5,7 +5,7 @@
  * symlink to the public page, so chmod 600 on it would lock the page — only the listing of secrets/ shows it.
  */
 import type { Rng } from "../../../core/rng";
-import type { Family } from "../../types";
+import type { Family } from "../../../domain/task";
 import { pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash } from "../steps";

@@ -5,7 +5,7 @@
  * output carries a warning that two policies disagree about one of the extensions.
  */
 import type { Rng } from "../../../core/rng";
-import type { Family } from "../../types";
+import type { Family } from "../../../domain/task";
 import { pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, writeFile } from "../steps";

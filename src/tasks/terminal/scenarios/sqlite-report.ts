@@ -5,7 +5,7 @@
  * list reads fine, the first query on orders fails.
  */
 import type { Rng } from "../../../core/rng";
-import type { Family } from "../../types";
+import type { Family } from "../../../domain/task";
 import { between, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, heredoc, writeFile } from "../steps";
