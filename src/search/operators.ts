@@ -1,4 +1,3 @@
-import { parseDocument, stringify } from "yaml";
 import type { PlaybookRule } from "../config/harness-schema";
 import type { Rng } from "../core/rng";
 import type { Family } from "../domain/task";
@@ -6,6 +5,7 @@ import type { Harness } from "../harness/load";
 import { compilePattern } from "../harness/playbook-match";
 import type { Digest, FailureExample, FailureMode } from "./digest";
 import type { Proposal } from "./proposal";
+import { editPlaybook, editYaml } from "./yaml-edit";
 
 /**
  * The built-in offline proposer (DESIGN §7): reads the failure modes of the digest and applies edit operators —
@@ -86,7 +86,9 @@ function distilRules(input: OperatorInput): Candidate[] {
         note: `Distilled in round ${input.round} from ${phrase.coverage} failing ${family} episodes; seen in ${seenElsewhere} ordinary observations.`,
       };
       out.push({
-        files: { "playbook.yaml": renderPlaybook(harness, [...harness.playbook, rule]) },
+        files: {
+          "playbook.yaml": editPlaybook(harness.files["playbook.yaml"] ?? "", [...harness.playbook, rule]),
+        },
         rationale: `Add stopping rule '${rule.id}': defer when an observation shows ${JSON.stringify(phrase.text)} (${phrase.coverage} ${family} failures at the decisive step, ${seenElsewhere} ordinary observations).`,
         operator: "distil_rule",
         priority: phrase.coverage * 2 - (seenElsewhere > 0 ? 1 : 0),
@@ -280,7 +282,7 @@ function narrowRules(input: OperatorInput): Candidate[] {
         ? harness.playbook.map((r) => (r.id === rule.id ? { ...r, when: { any: kept } } : r))
         : harness.playbook.filter((r) => r.id !== rule.id);
     out.push({
-      files: { "playbook.yaml": renderPlaybook(harness, next) },
+      files: { "playbook.yaml": editPlaybook(harness.files["playbook.yaml"] ?? "", next) },
       rationale:
         kept.length > 0
           ? `Narrow rule '${rule.id}': drop the patterns that match ordinary feasible observations (${hits} hits, ${falseAbstentions} false abstentions).`
@@ -309,23 +311,4 @@ function stepBudget(input: OperatorInput): Candidate[] {
       priority: limited,
     },
   ];
-}
-
-// ---- file editing ---------------------------------------------------------------------------------------------
-
-/** Set one value in a YAML file, keeping its comments and layout. */
-export function editYaml(text: string, path: Array<string | number>, value: unknown): string {
-  const doc = parseDocument(text);
-  doc.setIn(path, value);
-  return doc.toString();
-}
-
-const PLAYBOOK_HEADER =
-  "# Stopping rules distilled from trajectories: [{id, family?, when: {any: [phrase or /regex/]}, then: abstain|verify|continue, note}]\n";
-
-export function renderPlaybook(harness: Harness, rules: readonly PlaybookRule[]): string {
-  if (rules.length === 0) return `${PLAYBOOK_HEADER}[]\n`;
-  const plain = rules.map(({ note, ...rule }) => (note ? { ...rule, note } : rule));
-  const leading = (harness.files["playbook.yaml"] ?? "").match(/^(#[^\n]*\n)+/)?.[0] ?? PLAYBOOK_HEADER;
-  return `${leading}${stringify(plain, { lineWidth: 0 })}`;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createRng } from "../../src/core/rng";
 import { parseHarness } from "../../src/harness/load";
 import type { Digest } from "../../src/search/digest";
-import { bestPhrase, candidatePhrases, editYaml, proposeByOperators } from "../../src/search/operators";
+import { bestPhrase, candidatePhrases, proposeByOperators } from "../../src/search/operators";
 import { applyProposal, assertProposalPaths } from "../../src/search/proposal";
 
 const SYSTEM = "{{policy}}\n{{protocols}}\n{{playbook}}\n";
@@ -142,9 +142,5 @@ describe("proposal paths", () => {
     for (const path of ["../x", "/etc/passwd", "a/../../x", ".git/config", "C:/x", "a\\b", ""])
       expect(() => assertProposalPaths({ [path]: "x" }), path).toThrow(/inside the harness/);
     expect(() => assertProposalPaths({ "prompts/report.md": "x", "playbook.yaml": null })).not.toThrow();
-  });
-
-  it("edits YAML keeping comments", () => {
-    expect(editYaml("# c\na: {b: 1}\n", ["a", "b"], 2)).toBe("# c\na: { b: 2 }\n");
   });
 });
