@@ -53,14 +53,26 @@ export const PATTERN_REGEX = /^\/(.+)\/([a-z]*)$/s;
 const pattern = z
   .string()
   .min(1)
+  .max(300)
   .superRefine((text, ctx) => {
     const match = PATTERN_REGEX.exec(text);
-    if (!match) return;
+    if (!match) {
+      if (text.trim() === "") ctx.addIssue({ code: "custom", message: "a phrase may not be blank" });
+      return;
+    }
+    let regex: RegExp;
     try {
-      new RegExp(match[1] ?? "", match[2]);
+      regex = new RegExp(match[1] ?? "", match[2]);
     } catch (error) {
       ctx.addIssue({ code: "custom", message: `not a valid regex: ${(error as Error).message}` });
+      return;
     }
+    // A pattern that matches the empty string fires on every observation: a rule that stops everything.
+    if (regex.test(""))
+      ctx.addIssue({
+        code: "custom",
+        message: `the regex ${text} matches every text, so the rule would always fire`,
+      });
   });
 
 export const playbookRuleSchema = z
@@ -69,7 +81,7 @@ export const playbookRuleSchema = z
     family: z.enum(FAMILIES).optional(),
     when: z.object({ any: z.array(pattern).min(1) }).strict(),
     then: z.enum(["abstain", "verify", "continue"]),
-    note: z.string().default(""),
+    note: z.string().max(1000).default(""),
   })
   .strict();
 

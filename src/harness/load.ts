@@ -28,6 +28,7 @@ export const HARNESS_PROMPTS = ["self-check", "report", "challenge"] as const;
 export type HarnessPromptName = (typeof HARNESS_PROMPTS)[number];
 
 export const TEMPLATE_PLACEHOLDERS = ["policy", "protocols", "playbook"] as const;
+type TemplatePlaceholder = (typeof TEMPLATE_PLACEHOLDERS)[number];
 const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
 
 const KNOWN_FILE =
@@ -86,6 +87,7 @@ export function parseHarness(files: Record<string, string>, label: string): Harn
   if (system === undefined)
     throw new HsearchError("bad_input", "missing system.md", { file: at("system.md") });
   checkPlaceholders(system, at("system.md"));
+  checkSize(system, HARNESS_LIMITS.template_chars, at("system.md"));
 
   const playbookText = files["playbook.yaml"];
   const playbook =
@@ -99,6 +101,15 @@ export function parseHarness(files: Record<string, string>, label: string): Harn
       {
         file: at("playbook.yaml"),
       },
+    );
+
+  checkRequiredPlaceholders(system, config, playbook.length, at("system.md"));
+  const total = Object.values(files).reduce((sum, text) => sum + text.length, 0);
+  if (total > HARNESS_LIMITS.total_chars)
+    throw new HsearchError(
+      "bad_input",
+      `the harness files hold ${total} characters, more than ${HARNESS_LIMITS.total_chars}`,
+      { file: label },
     );
 
   const prompts: Harness["prompts"] = {};
@@ -116,9 +127,51 @@ export function parseHarness(files: Record<string, string>, label: string): Harn
     const text = files[name] ?? "";
     if (text.trim() === "")
       throw new HsearchError("bad_input", "a prompt may not be empty", { file: at(name) });
+    checkSize(text, HARNESS_LIMITS.template_chars, at(name));
     prompts[prompt as HarnessPromptName] = text;
   }
   return { config, system, playbook, prompts, files, hash: hashJson(files), label };
+}
+
+/**
+ * Sizes a harness may not exceed (issue 11.2): a proposal that balloons a prompt is refused before any rollout, not
+ * discovered as a slow or truncated run. Playbook patterns and notes are limited in the playbook schema.
+ */
+export const HARNESS_LIMITS = { template_chars: 20_000, total_chars: 100_000 } as const;
+
+function checkSize(text: string, max: number, file: string): void {
+  if (text.length <= max) return;
+  const line = text.slice(0, max).split("\n").length;
+  throw new HsearchError("bad_input", `${text.length} characters, more than ${max}`, { file, line });
+}
+
+/**
+ * The placeholders the harness needs: `{{policy}}` always (without it the agent never reads the domain policy), and
+ * `{{protocols}}` / `{{playbook}}` when something would be rendered into them — an enabled protocol with
+ * instructions, or playbook rules — since otherwise that part of the harness silently never reaches the agent.
+ */
+function checkRequiredPlaceholders(
+  template: string,
+  config: HarnessConfig,
+  rules: number,
+  file: string,
+): void {
+  const present = new Set([...template.matchAll(PLACEHOLDER)].map((match) => match[1] ?? ""));
+  const { protocols } = config;
+  const required: Array<[TemplatePlaceholder, string]> = [["policy", "the agent would never see the policy"]];
+  const instructed = (["abandon", "effect_gate", "report"] as const).filter(
+    (name) => protocols[name].enabled,
+  );
+  if (instructed.length > 0)
+    required.push(["protocols", `the enabled protocol ${instructed.join(", ")} would never reach the agent`]);
+  if (config.playbook.enabled && rules > 0)
+    required.push(["playbook", `the ${rules} playbook rule(s) would never reach the agent`]);
+  for (const [name, why] of required)
+    if (!present.has(name))
+      throw new HsearchError("bad_input", `system.md must contain {{${name}}}: ${why}`, {
+        file,
+        field: `{{${name}}}`,
+      });
 }
 
 function checkPlaceholders(template: string, file: string): void {

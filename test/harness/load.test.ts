@@ -79,6 +79,35 @@ describe("harness loading", () => {
     expect(tooMany.message).toMatch(/exceed/);
   });
 
+  it("refuses a harness that would silently lose part of itself, or is too large", () => {
+    const noPolicy = failure({ ...base, "system.md": "You are an agent. Do the task." });
+    expect(noPolicy.location).toMatchObject({ file: "h/system.md", field: "{{policy}}" });
+    expect(noPolicy.message).toMatch(/must contain \{\{policy\}\}/);
+    // {{protocols}} is needed only when an enabled protocol has instructions; {{playbook}} only when there are rules.
+    expect(() => parseHarness({ ...base, "system.md": "{{policy}}" }, "h")).not.toThrow();
+    const lostProtocol = failure({
+      ...base,
+      "harness.yaml": "name: h\nprotocols:\n  abandon: {enabled: true}\n",
+      "system.md": "{{policy}}\n{{playbook}}",
+    });
+    expect(lostProtocol.message).toMatch(/\{\{protocols\}\}.*abandon/);
+    const lostRules = failure({
+      ...base,
+      "system.md": "{{policy}}\n{{protocols}}",
+      "playbook.yaml": "- {id: a, when: {any: [x]}, then: abstain}\n",
+    });
+    expect(lostRules.message).toMatch(/\{\{playbook\}\}/);
+    const huge = failure({ ...base, "system.md": `{{policy}}\n${"word ".repeat(5000)}` });
+    expect(huge.location).toMatchObject({ file: "h/system.md", line: 2 });
+    expect(huge.message).toMatch(/more than 20000/);
+    const everything = failure({
+      ...base,
+      "playbook.yaml": "- id: a\n  when: {any: ['/x*/']}\n  then: abstain\n",
+    });
+    expect(everything.location).toMatchObject({ file: "h/playbook.yaml", field: "0.when.any.0", line: 2 });
+    expect(everything.message).toMatch(/matches every text/);
+  });
+
   it("matches playbook phrases case-insensitively and regexes as written", () => {
     const harness = parseHarness(
       {

@@ -110,6 +110,10 @@ describe("bad proposals", () => {
             },
           ],
         },
+        {
+          rationale: "a shorter system prompt",
+          edits: [{ path: "system.md", content: "You are an agent. Do the task." }],
+        },
       ],
     };
     const meta = new MockChatModel(
@@ -135,6 +139,11 @@ describe("bad proposals", () => {
     // The run went on: round 2's proposal was evaluated.
     expect(status.rounds[2]?.proposals[0]?.state).toMatch(/evaluated|rejected/);
     expect(typeof status.rounds[2]?.proposals[0]?.score).toBe("number");
+    // A system prompt without {{policy}} is invalid before any rollout, with the file named.
+    expect(status.rounds[2]?.proposals[1]?.state).toBe("invalid");
+    expect(status.rounds[2]?.proposals[1]?.rejected_reason).toMatch(/system\.md.*\{\{policy\}\}/);
+    const invalidCommit = status.rounds[2]?.proposals[1]?.commit ?? "";
+    expect(store.listRollouts(invalidCommit, "search")).toHaveLength(0);
     expect(status.state).toBe("finished");
     // Nothing was written outside the harness repository.
     expect(existsSync(join(runDir, "x"))).toBe(false);
