@@ -13,8 +13,6 @@ import { PACKAGE_ROOT } from "../src/core/paths";
 import { createRng } from "../src/core/rng";
 import { evaluateJobs, planRollouts } from "../src/eval/evaluate";
 import { type Harness, loadHarness } from "../src/harness/load";
-import { createModel, SimChatModel } from "../src/models/sim";
-import { loadSimProfile, simProfileSchema } from "../src/models/sim/profile";
 import type { ChatModel } from "../src/models/types";
 import { type EpisodeScore, objectiveScore, rulesJudge } from "../src/scoring";
 import type { Objective } from "../src/scoring/summary";
@@ -25,6 +23,8 @@ import {
   pairedStep,
   pairedTest,
 } from "../src/search/acceptance";
+import { createModel, SimChatModel } from "../src/sim";
+import { loadSimProfile, simProfileSchema } from "../src/sim/profile";
 import { loadTaskDir } from "../src/tasks/load";
 
 const flag = (name: string, fallback: number): number => {

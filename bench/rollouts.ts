@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { evaluateJobs, planRollouts } from "../src/eval/evaluate";
 import { loadHarness } from "../src/harness/load";
-import { createModel } from "../src/models/sim";
 import { rulesJudge } from "../src/scoring";
+import { createModel } from "../src/sim";
 import { filterTasks, loadTaskDir } from "../src/tasks/load";
 
 const tasks = filterTasks(

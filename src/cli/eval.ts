@@ -4,7 +4,6 @@ import { FAMILIES } from "../domain/task";
 import { evaluateJobs, planRollouts } from "../eval/evaluate";
 import { loadHarness } from "../harness/load";
 import { loadPriceTable } from "../models/prices";
-import { createModel } from "../models/sim";
 import { UsageMeter } from "../models/usage";
 import {
   type BlockedRates,
@@ -14,6 +13,7 @@ import {
   type TaskRow,
   taskRows,
 } from "../scoring";
+import { createModel } from "../sim";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";

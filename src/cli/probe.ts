@@ -7,7 +7,6 @@ import { resolveUserPath } from "../core/paths";
 import type { Task } from "../domain/task";
 import { type Harness, loadHarness } from "../harness/load";
 import { loadPriceTable } from "../models/prices";
-import { createModel } from "../models/sim";
 import type { ChatModel } from "../models/types";
 import { UsageMeter } from "../models/usage";
 import {
@@ -23,6 +22,7 @@ import {
   summariseBeliefs,
 } from "../probes";
 import { createJudge, DEFAULT_RESAMPLES, type MeanSd } from "../scoring";
+import { createModel } from "../sim";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";

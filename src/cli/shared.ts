@@ -14,7 +14,7 @@ import {
   type Suite,
   type Task,
 } from "../domain/task";
-import { createModel } from "../models/sim";
+import { createModel } from "../sim";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import type { CliIO } from "./io";
 

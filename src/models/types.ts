@@ -3,7 +3,7 @@
  * message with tool calls and usage out. Providers are adapters; retry, limits, usage and caching wrap them.
  */
 import type { ToolSpec } from "../envs/types";
-import type { SimContext } from "./sim/context";
+import type { SimContext } from "../sim/context";
 
 export interface ToolCallRequest {
   id: string;

@@ -6,8 +6,8 @@ import type { EpisodeResult } from "../harness/agent-loop";
 import type { Harness } from "../harness/load";
 import { ABSTAIN_TOOL, ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
 import type { EndReason, TrajectoryEvent } from "../harness/trajectory";
-import type { SimContext } from "../models/sim/context";
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCallRequest } from "../models/types";
+import type { SimContext } from "../sim/context";
 import { WITHDRAW_DEFERRAL_TOOL } from "./probe-tools";
 
 /**

@@ -7,7 +7,6 @@ import { evaluateJobs, planRollouts } from "../../src/eval/evaluate";
 import { type Harness, loadHarness, parseHarness } from "../../src/harness/load";
 import { runRollout } from "../../src/harness/rollout";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
-import { createModel } from "../../src/models/sim";
 import type { ChatRequest } from "../../src/models/types";
 import {
   type BlockedEpisodeScore,
@@ -16,6 +15,7 @@ import {
   scoreEpisode,
   summarize,
 } from "../../src/scoring";
+import { createModel } from "../../src/sim";
 import { loadTaskDir } from "../../src/tasks/load";
 
 let tasks: Task[];

@@ -7,7 +7,7 @@ import {
   toAnthropicParams,
 } from "../../src/models/anthropic-wire";
 import type { ChatMessage, ChatRequest } from "../../src/models/types";
-import { simContext } from "./sim-context-fixture";
+import { simContext } from "../sim/context-fixture";
 
 const conversation: ChatMessage[] = [
   { role: "system", content: "policy" },

@@ -20,7 +20,7 @@ import {
   type ReplyScript,
   startFakeAnthropicServer,
 } from "../helpers/fake-anthropic-server";
-import { simContext } from "./sim-context-fixture";
+import { simContext } from "../sim/context-fixture";
 
 const API_KEY = "sk-ant-test-SECRET-9b8c7d6e";
 

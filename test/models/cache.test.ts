@@ -13,7 +13,7 @@ import {
 } from "../../src/models/cache";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
 import type { ChatRequest } from "../../src/models/types";
-import { simContext } from "./sim-context-fixture";
+import { simContext } from "../sim/context-fixture";
 
 const base: ChatRequest = {
   messages: [

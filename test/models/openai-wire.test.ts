@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { HsearchError } from "../../src/core/errors";
 import { fromOpenAIBody, toOpenAIParams, wireSeed } from "../../src/models/openai-wire";
 import type { ChatRequest } from "../../src/models/types";
-import { simContext } from "./sim-context-fixture";
+import { simContext } from "../sim/context-fixture";
 
 const request: ChatRequest = {
   messages: [

@@ -21,7 +21,7 @@ import {
   type ReplyScript,
   startFakeOpenAIServer,
 } from "../helpers/fake-openai-server";
-import { simContext } from "./sim-context-fixture";
+import { simContext } from "../sim/context-fixture";
 
 const API_KEY = "sk-test-SECRET-4f1d9a7c2b";
 

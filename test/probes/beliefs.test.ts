@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createTaskEnvironment } from "../../src/envs/suite-env";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
-import { createModel } from "../../src/models/sim";
 import type { ChatRequest } from "../../src/models/types";
 import { collectBeliefs, compareBeliefs, summariseBeliefs } from "../../src/probes/beliefs";
+import { createModel } from "../../src/sim";
 import { retailPairs, shippedHarness } from "./fixtures";
 
 const tasks = retailPairs(2);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { createModel, SimChatModel } from "../../src/models/sim";
-import { loadSimProfile, simProfileSchema } from "../../src/models/sim/profile";
 import type { ChatRequest } from "../../src/models/types";
 import { runChallengeProbe } from "../../src/probes/challenge";
 import { rulesJudge } from "../../src/scoring";
+import { createModel, SimChatModel } from "../../src/sim";
+import { loadSimProfile, simProfileSchema } from "../../src/sim/profile";
 import { retailPairs, shippedHarness, testHarness } from "./fixtures";
 
 const tasks = retailPairs(2);

@@ -7,8 +7,8 @@ import type { Task, TerminalEnvSpec, TerminalReference } from "../../../src/doma
 import { createTaskEnvironment, verifyTask } from "../../../src/envs/suite-env";
 import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
-import { createModel } from "../../../src/models/sim";
 import { rulesJudge, summarize } from "../../../src/scoring";
+import { createModel } from "../../../src/sim";
 import { sandboxToolCheck } from "../../../src/tasks/harbor/sandbox-tools";
 import { loadTaskDir } from "../../../src/tasks/load";
 import { type CliResult, runCli } from "../../helpers/cli";

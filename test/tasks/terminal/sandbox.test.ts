@@ -8,8 +8,8 @@ import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { Task } from "../../../src/domain/task";
 import { evaluateJobs, planRollouts, type RolloutOutcome } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
-import { createModel } from "../../../src/models/sim";
 import { type BlockedEpisodeScore, rulesJudge, summarize } from "../../../src/scoring";
+import { createModel } from "../../../src/sim";
 import { loadTaskDir } from "../../../src/tasks/load";
 import {
   checkBlockedTerminal,

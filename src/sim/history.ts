@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../types";
+import type { ChatMessage } from "../models/types";
 
 /**
  * The simulator is stateless like any model: everything it knows about the episode so far it reads back from the

@@ -1,6 +1,6 @@
-import { HsearchError } from "../../core/errors";
-import { type CreateChatModelOptions, createChatModel } from "../registry";
-import type { ChatModel } from "../types";
+import { HsearchError } from "../core/errors";
+import { type CreateChatModelOptions, createChatModel } from "../models/registry";
+import type { ChatModel } from "../models/types";
 import { createOracleModel, createSimModel } from "./sim-model";
 
 export { createOracleModel, createSimModel, SimChatModel } from "./sim-model";

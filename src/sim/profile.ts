@@ -1,13 +1,13 @@
 import { readdirSync } from "node:fs";
 import { z } from "zod";
-import { loadDocument } from "../../config/parse-document";
-import { HsearchError } from "../../core/errors";
+import { loadDocument } from "../config/parse-document";
+import { HsearchError } from "../core/errors";
 
 const probability = z.number().min(0).max(1);
 
 /**
  * A simulator profile: the probabilities of DESIGN §5. Documented field by field in the README ("The simulated
- * model"); the shipped profiles live in src/models/sim/profiles/<name>.yaml.
+ * model"); the shipped profiles live in src/sim/profiles/<name>.yaml.
  */
 export const simProfileSchema = z
   .object({

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { SimContext } from "../../../src/models/sim/context";
-import { readHistory } from "../../../src/models/sim/history";
-import { decide, type SimAction } from "../../../src/models/sim/policy";
-import { loadSimProfile, type SimProfile, simProfileSchema } from "../../../src/models/sim/profile";
-import type { ChatMessage } from "../../../src/models/types";
+import type { ChatMessage } from "../../src/models/types";
+import type { SimContext } from "../../src/sim/context";
+import { readHistory } from "../../src/sim/history";
+import { decide, type SimAction } from "../../src/sim/policy";
+import { loadSimProfile, type SimProfile, simProfileSchema } from "../../src/sim/profile";
 
 const base = loadSimProfile("default");
 

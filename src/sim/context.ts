@@ -1,4 +1,4 @@
-import type { Family, Kind, SimCues } from "../../domain/task";
+import type { Family, Kind, SimCues } from "../domain/task";
 
 /**
  * What the simulator reads besides the messages (DESIGN §5): the structured harness (protocols and playbook rules,

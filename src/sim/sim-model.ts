@@ -1,5 +1,5 @@
-import { HsearchError } from "../../core/errors";
-import type { ChatModel, ChatRequest, ChatResponse } from "../types";
+import { HsearchError } from "../core/errors";
+import type { ChatModel, ChatRequest, ChatResponse } from "../models/types";
 import { readHistory } from "./history";
 import { decide } from "./policy";
 import { loadSimProfile, type SimProfile } from "./profile";

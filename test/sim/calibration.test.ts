@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../../src/core/paths";
-import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
-import { loadHarness } from "../../../src/harness/load";
-import { createModel } from "../../../src/models/sim";
-import { rulesJudge, summarize } from "../../../src/scoring";
-import { loadTaskDir } from "../../../src/tasks/load";
+import { PACKAGE_ROOT } from "../../src/core/paths";
+import { evaluateJobs, planRollouts } from "../../src/eval/evaluate";
+import { loadHarness } from "../../src/harness/load";
+import { rulesJudge, summarize } from "../../src/scoring";
+import { createModel } from "../../src/sim";
+import { loadTaskDir } from "../../src/tasks/load";
 
 /**
  * The default profile's main-episode calibration (DESIGN §5): the bare harness on the retail blocked search tasks
