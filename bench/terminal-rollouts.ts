@@ -4,11 +4,11 @@
 // few cores).
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { createModel } from "../src/cli/create-model";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { evaluateJobs, planRollouts } from "../src/eval/evaluate";
 import { loadHarness } from "../src/harness/load";
 import { rulesJudge } from "../src/scoring";
-import { createModel } from "../src/sim";
 import { filterTasks, loadTaskDir } from "../src/tasks/load";
 
 const tasks = filterTasks(

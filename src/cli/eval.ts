@@ -13,7 +13,7 @@ import {
   type TaskRow,
   taskRows,
 } from "../scoring";
-import { createModel } from "../sim";
+import { createModel } from "./create-model";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";

@@ -22,7 +22,7 @@ import {
   summariseBeliefs,
 } from "../probes";
 import { createJudge, DEFAULT_RESAMPLES, type MeanSd } from "../scoring";
-import { createModel } from "../sim";
+import { createModel } from "./create-model";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";

@@ -14,8 +14,8 @@ import {
   type Suite,
   type Task,
 } from "../domain/task";
-import { createModel } from "../sim";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
+import { createModel } from "./create-model";
 import type { CliIO } from "./io";
 
 /** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */

@@ -4,7 +4,6 @@ import { FAMILIES } from "../domain/task";
 import { isForbiddenEffect } from "../envs/forbidden";
 import type { Author, Environment, ToolSpec } from "../envs/types";
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCallRequest } from "../models/types";
-import type { SimContext } from "../sim/context";
 import { claimsCompletion, saysCannotProceed } from "./claims";
 import type { Customer } from "./customer";
 import type { Harness } from "./load";
@@ -17,6 +16,7 @@ import {
   reportTool,
 } from "./protocol-tools";
 import { renderSystemPrompt } from "./render";
+import { type SimContext, simOptions } from "./sim-context";
 import type { EndReason, TrajectoryEvent, TrajectoryUsage } from "./trajectory";
 
 /**
@@ -166,7 +166,7 @@ class Episode {
       temperature: harness.config.agent.temperature,
       seed,
       repeat,
-      sim: simContext(harness, task, phase, this.writeTools),
+      providerOptions: simOptions(simContext(harness, task, phase, this.writeTools)),
     };
     this.input.onRequest?.(request);
     try {

@@ -1,8 +1,8 @@
 /**
  * `createChatModel(spec)`: `openai:<model>` and `anthropic:<model>` with the full provider stack (usage → cache →
- * retry → limiter → provider); any other prefix is delegated to `extraProviders` (the lead registers `sim` and
- * `oracle` there). API keys come from the environment and go only into request headers: never into the cache,
- * usage records or error messages.
+ * retry → limiter → provider); any other prefix is delegated to `extraProviders` (`src/cli/create-model.ts`
+ * registers `sim` and `oracle` there). API keys come from the environment and go only into request headers: never
+ * into the cache, usage records or error messages.
  */
 import { HsearchError } from "../core/errors";
 import { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicModel } from "./anthropic";

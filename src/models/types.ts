@@ -3,7 +3,6 @@
  * message with tool calls and usage out. Providers are adapters; retry, limits, usage and caching wrap them.
  */
 import type { ToolSpec } from "../envs/types";
-import type { SimContext } from "../sim/context";
 
 export interface ToolCallRequest {
   id: string;
@@ -18,6 +17,8 @@ export type ChatMessage =
   | { role: "assistant"; content: string | null; tool_calls?: ToolCallRequest[] }
   | { role: "tool"; tool_call_id: string; name: string; content: string };
 
+export type ProviderOptions = Readonly<Record<string, unknown>>;
+
 export interface ChatRequest {
   messages: ChatMessage[];
   tools: ToolSpec[];
@@ -27,10 +28,10 @@ export interface ChatRequest {
   seed: number;
   repeat?: number;
   /**
-   * Structured context for the simulator only (harness protocols and playbook, the task's sim cues). Real providers
-   * never send it; it is not part of the prompt.
+   * Options for particular providers, by provider key (after the AI SDK's `providerOptions`): a provider reads its
+   * own entry and every other provider ignores it. Never sent over the wire, not part of the cache key, never stored.
    */
-  sim?: SimContext;
+  providerOptions?: ProviderOptions;
 }
 
 export interface Usage {

@@ -3,6 +3,7 @@ import { mapPool } from "../core/pool";
 import type { Family, Kind, Task } from "../domain/task";
 import { planRollouts } from "../eval/evaluate";
 import type { Harness } from "../harness/load";
+import { withSimPhase } from "../harness/sim-context";
 import type { ChatModel, ChatRequest } from "../models/types";
 import {
   type BeliefReport,
@@ -103,7 +104,7 @@ async function beliefRow(rollout: OpenRollout, options: BeliefProbeOptions): Pro
     ...(lastRequest.temperature !== undefined ? { temperature: lastRequest.temperature } : {}),
     seed: lastRequest.seed,
     ...(lastRequest.repeat !== undefined ? { repeat: lastRequest.repeat } : {}),
-    ...(lastRequest.sim ? { sim: { ...lastRequest.sim, phase: "belief" as const } } : {}),
+    ...withSimPhase(lastRequest, "belief"),
   };
   options.onRequest?.(request);
   try {

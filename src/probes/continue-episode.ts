@@ -5,9 +5,9 @@ import type { Environment, ToolSpec } from "../envs/types";
 import type { EpisodeResult } from "../harness/agent-loop";
 import type { Harness } from "../harness/load";
 import { ABSTAIN_TOOL, ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
+import { type SimContext, withSimPhase } from "../harness/sim-context";
 import type { EndReason, TrajectoryEvent } from "../harness/trajectory";
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCallRequest } from "../models/types";
-import type { SimContext } from "../sim/context";
 import { WITHDRAW_DEFERRAL_TOOL } from "./probe-tools";
 
 /**
@@ -207,7 +207,7 @@ async function generate(
     ...(lastRequest.temperature !== undefined ? { temperature: lastRequest.temperature } : {}),
     seed: lastRequest.seed,
     ...(lastRequest.repeat !== undefined ? { repeat: lastRequest.repeat } : {}),
-    ...(lastRequest.sim ? { sim: { ...lastRequest.sim, phase: input.phase } } : {}),
+    ...withSimPhase(lastRequest, input.phase),
   };
   input.onRequest?.(request);
   try {

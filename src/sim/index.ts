@@ -1,5 +1,4 @@
 import { HsearchError } from "../core/errors";
-import { type CreateChatModelOptions, createChatModel } from "../models/registry";
 import type { ChatModel } from "../models/types";
 import { createOracleModel, createSimModel } from "./sim-model";
 
@@ -13,11 +12,3 @@ export const offlineProviders: Record<string, (name: string) => ChatModel> = {
     return createOracleModel();
   },
 };
-
-/** Any model spec: `openai:…`, `anthropic:…`, `sim:<profile>`, `oracle`. */
-export function createModel(spec: string, options: CreateChatModelOptions = {}): ChatModel {
-  return createChatModel(spec, {
-    ...options,
-    extraProviders: { ...offlineProviders, ...options.extraProviders },
-  });
-}

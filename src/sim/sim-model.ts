@@ -1,4 +1,5 @@
 import { HsearchError } from "../core/errors";
+import { simContextOf } from "../harness/sim-context";
 import type { ChatModel, ChatRequest, ChatResponse } from "../models/types";
 import { readHistory } from "./history";
 import { decide } from "./policy";
@@ -20,7 +21,7 @@ export class SimChatModel implements ChatModel {
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {
-    const context = request.sim;
+    const context = simContextOf(request);
     if (!context)
       throw new HsearchError(
         "bad_input",

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createModel } from "../../src/cli/create-model";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { RetailEnvSpec, Task } from "../../src/domain/task";
 import { createRetailEnv } from "../../src/envs/retail";
@@ -15,7 +16,6 @@ import {
   scoreEpisode,
   summarize,
 } from "../../src/scoring";
-import { createModel } from "../../src/sim";
 import { loadTaskDir } from "../../src/tasks/load";
 
 let tasks: Task[];

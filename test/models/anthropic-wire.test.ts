@@ -80,7 +80,7 @@ describe("toAnthropicParams", () => {
     ],
     temperature: 0,
     seed: 4,
-    sim: simContext("t"),
+    providerOptions: { sim: simContext("t") },
   };
 
   it("sends tools as input_schema, a default max_tokens, and never the simulator context", () => {

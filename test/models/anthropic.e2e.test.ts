@@ -82,7 +82,7 @@ const request: ChatRequest = {
   temperature: 0.5,
   max_tokens: 300,
   seed: 5,
-  sim: simContext("retail-7"),
+  providerOptions: { sim: simContext("retail-7") },
 };
 
 describe("anthropic provider over HTTP", () => {

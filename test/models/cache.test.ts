@@ -36,7 +36,7 @@ describe("requestCacheKey", () => {
     requestCacheKey(model, endpoint, request);
 
   it("ignores the simulator context and treats a missing repeat as 0", () => {
-    expect(key({ ...base, sim: simContext("t1") })).toBe(key(base));
+    expect(key({ ...base, providerOptions: { sim: simContext("t1") } })).toBe(key(base));
     expect(key({ ...base, repeat: undefined })).toBe(key(base));
   });
 
@@ -87,7 +87,7 @@ describe("withCache", () => {
     const model = withCache(openRequestCache(tempCachePath()), "http://h/v1")(mock);
 
     const first = await model.generate(base);
-    const again = await model.generate({ ...base, sim: simContext("t") });
+    const again = await model.generate({ ...base, providerOptions: { sim: simContext("t") } });
     const otherRepeat = await model.generate({ ...base, repeat: 1 });
 
     expect(first.cached).toBeUndefined();

@@ -16,7 +16,7 @@ const request: ChatRequest = {
   max_tokens: 64,
   seed: 3,
   repeat: 1,
-  sim: simContext("t"),
+  providerOptions: { sim: simContext("t") },
 };
 
 describe("toOpenAIParams", () => {

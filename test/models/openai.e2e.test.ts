@@ -80,7 +80,7 @@ const request: ChatRequest = {
   max_tokens: 200,
   seed: 11,
   repeat: 2,
-  sim: simContext("retail-7"),
+  providerOptions: { sim: simContext("retail-7") },
 };
 
 describe("openai provider over HTTP", () => {
@@ -275,7 +275,7 @@ describe("openai provider over HTTP", () => {
     );
 
     const first = await model.generate(request);
-    const hit = await model.generate({ ...request, sim: simContext("another-task") });
+    const hit = await model.generate({ ...request, providerOptions: { sim: simContext("another-task") } });
     const otherRepeat = await model.generate({ ...request, repeat: 3 });
 
     expect(first.content).toBe("answer 1");

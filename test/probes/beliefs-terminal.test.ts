@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createModel } from "../../src/cli/create-model";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
 import { collectBeliefs, summariseBeliefs } from "../../src/probes/beliefs";
-import { createModel } from "../../src/sim";
 import { loadTaskDir } from "../../src/tasks/load";
 import { shippedHarness } from "./fixtures";
 

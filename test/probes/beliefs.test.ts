@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { createModel } from "../../src/cli/create-model";
 import { createTaskEnvironment } from "../../src/envs/suite-env";
+import { simContextOf } from "../../src/harness/sim-context";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
 import type { ChatRequest } from "../../src/models/types";
 import { collectBeliefs, compareBeliefs, summariseBeliefs } from "../../src/probes/beliefs";
-import { createModel } from "../../src/sim";
 import { retailPairs, shippedHarness } from "./fixtures";
 
 const tasks = retailPairs(2);
@@ -48,7 +49,7 @@ describe("belief probe", () => {
     expect(low).toBeLessThanOrEqual(summary.auroc.value as number);
     expect(high).toBeGreaterThanOrEqual(summary.auroc.value as number);
     // The belief turn offers only report_belief and tells the simulator which phase it is.
-    const beliefTurns = requests.filter((request) => request.sim?.phase === "belief");
+    const beliefTurns = requests.filter((request) => simContextOf(request)?.phase === "belief");
     expect(beliefTurns).toHaveLength(tasks.length);
     expect(beliefTurns.every((r) => r.tools.length === 1 && r.tools[0]?.name === "report_belief")).toBe(true);
     // Same seed, same reports; another seed moves the noise.

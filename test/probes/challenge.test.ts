@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { createModel } from "../../src/cli/create-model";
+import { simContextOf } from "../../src/harness/sim-context";
 import type { ChatRequest } from "../../src/models/types";
 import { runChallengeProbe } from "../../src/probes/challenge";
 import { rulesJudge } from "../../src/scoring";
-import { createModel, SimChatModel } from "../../src/sim";
+import { SimChatModel } from "../../src/sim";
 import { loadSimProfile, simProfileSchema } from "../../src/sim/profile";
 import { retailPairs, shippedHarness, testHarness } from "./fixtures";
 
@@ -74,7 +76,7 @@ describe("challenge probe", () => {
     expect(total(counts.blocked)).toBe(6 * 3);
     expect(total(counts.feasible)).toBe(6 * 3);
     expect(new Set(first.episodes.map((e) => e.seed)).size).toBe(tasks.length * 3);
-    expect(requests.filter((r) => r.sim?.phase === "challenge").length).toBeGreaterThanOrEqual(
+    expect(requests.filter((r) => simContextOf(r)?.phase === "challenge").length).toBeGreaterThanOrEqual(
       tasks.length * 3,
     );
     const again = await probe(createModel("sim:default"), 3);
@@ -95,7 +97,7 @@ describe("challenge probe", () => {
       onRequest: (request) => requests.push(request),
     });
     expect(result.prompt).toBe("Are you certain? Think again.");
-    const challenged = requests.find((r) => r.sim?.phase === "challenge");
+    const challenged = requests.find((r) => simContextOf(r)?.phase === "challenge");
     expect(challenged?.messages.at(-1)).toEqual({ role: "user", content: "Are you certain? Think again." });
   });
 });

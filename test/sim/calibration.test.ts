@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createModel } from "../../src/cli/create-model";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { evaluateJobs, planRollouts } from "../../src/eval/evaluate";
 import { loadHarness } from "../../src/harness/load";
 import { rulesJudge, summarize } from "../../src/scoring";
-import { createModel } from "../../src/sim";
 import { loadTaskDir } from "../../src/tasks/load";
 
 /**

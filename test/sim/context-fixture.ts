@@ -1,4 +1,4 @@
-import type { SimContext } from "../../src/sim/context";
+import type { SimContext } from "../../src/harness/sim-context";
 
 /** A simulator context, to show it never changes a cache key and never reaches a real provider. */
 export function simContext(taskId: string): SimContext {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { SimContext } from "../../src/harness/sim-context";
 import type { ChatMessage } from "../../src/models/types";
-import type { SimContext } from "../../src/sim/context";
 import { readHistory } from "../../src/sim/history";
 import { decide, type SimAction } from "../../src/sim/policy";
 import { loadSimProfile, type SimProfile, simProfileSchema } from "../../src/sim/profile";

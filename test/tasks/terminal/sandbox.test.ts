@@ -4,12 +4,12 @@
  */
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createModel } from "../../../src/cli/create-model";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { Task } from "../../../src/domain/task";
 import { evaluateJobs, planRollouts, type RolloutOutcome } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { type BlockedEpisodeScore, rulesJudge, summarize } from "../../../src/scoring";
-import { createModel } from "../../../src/sim";
 import { loadTaskDir } from "../../../src/tasks/load";
 import {
   checkBlockedTerminal,

@@ -1,0 +1,53 @@
+import type { Family, Kind, SimCues } from "../domain/task";
+import type { ChatRequest, ProviderOptions } from "../models/types";
+
+/**
+ * What the simulator reads besides the messages (DESIGN §5): the structured harness (protocols and playbook rules,
+ * not prose) and the task's sim cues. Built by the agent loop and passed as the `sim` provider option, so real
+ * providers ignore it.
+ */
+export interface SimContext {
+  suite: "retail" | "terminal";
+  task_id: string;
+  kind: Kind;
+  /** A blocked task's family (not protected: it is part of the task as the agent's loop holds it). */
+  family?: Family;
+  cues: SimCues;
+  protocols: {
+    abandon: boolean;
+    report: boolean;
+    self_check: boolean;
+    harness_control: boolean;
+    effect_gate: boolean;
+  };
+  playbook: Array<{
+    id: string;
+    family?: string;
+    patterns: string[];
+    then: "abstain" | "verify" | "continue";
+  }>;
+  max_steps: number;
+  /** The suite's tools that change state. */
+  write_tools: string[];
+  /** "main" for the episode; "self_check", "report", "challenge", "belief" for the protocol turns. */
+  phase: "main" | "self_check" | "report" | "challenge" | "belief";
+}
+
+export type SimPhase = SimContext["phase"];
+
+/** The provider options that carry `context` to the simulator. */
+export function simOptions(context: SimContext): ProviderOptions {
+  return { sim: context };
+}
+
+/** The simulator context of a request, if the agent loop set one (the loop is its only writer). */
+export function simContextOf(request: ChatRequest): SimContext | undefined {
+  return request.providerOptions?.sim as SimContext | undefined;
+}
+
+/** A continuation's provider options: the episode's, with the simulator told which protocol turn this is. */
+export function withSimPhase(request: ChatRequest, phase: SimPhase): { providerOptions?: ProviderOptions } {
+  const context = simContextOf(request);
+  if (!context) return request.providerOptions ? { providerOptions: request.providerOptions } : {};
+  return { providerOptions: { ...request.providerOptions, ...simOptions({ ...context, phase }) } };
+}
