@@ -54,8 +54,10 @@ export function decideGreater(
         };
       const why =
         p.score <= incumbentScore
-          ? `${fmt(p.score)} ≤ incumbent ${fmt(incumbentScore)}`
-          : `${fmt(p.score)} beats the incumbent but proposal ${best?.proposal} scored higher`;
+          ? `${fmt(p.score)} ${p.score === incumbentScore ? "ties" : "<"} incumbent ${fmt(incumbentScore)}`
+          : best !== null && p.score === best.score
+            ? `${fmt(p.score)} ties proposal ${best.proposal}, which wins ties (lower index)`
+            : `${fmt(p.score)} beats the incumbent but proposal ${best?.proposal} scored higher (${fmt(best?.score ?? 0)})`;
       return { commit: p.commit, verdict: "rejected", reason: why };
     }),
   };

@@ -30,6 +30,9 @@ describe("greater", () => {
     const decision = decideGreater(0.5, [p("a", 1, 0.6), p("b", 2, 0.6), p("c", 3, 0.55)]);
     expect(decision.accepted).toBe("a");
     expect(decision.verdicts.map((v) => v.verdict)).toEqual(["accepted", "rejected", "rejected"]);
+    // A tie with the accepted proposal is named as a tie, not as "scored higher".
+    expect(decision.verdicts[1]?.reason).toBe("0.6000 ties proposal 1, which wins ties (lower index)");
+    expect(decision.verdicts[2]?.reason).toBe("0.5500 beats the incumbent but proposal 1 scored higher (0.6000)");
   });
 });
 
