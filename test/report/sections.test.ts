@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { Trajectory, TrajectoryEvent } from "../../src/harness/trajectory";
 import { html } from "../../src/report/html";
 import { classifyDiffLine, renderDiff } from "../../src/report/sections/diff";
+import { scoreLine } from "../../src/report/sections/score-line";
 import { eventAuthor, renderTimeline } from "../../src/report/sections/timeline";
+import type { RolloutRecord } from "../../src/store";
 
 function trajectory(events: TrajectoryEvent[]): Trajectory {
   return {
@@ -39,7 +41,7 @@ describe("renderTimeline", () => {
   const out = renderTimeline(trajectory(EVENTS), { focus: { step: 2, label: "decisive step 2" } }).text;
 
   it("names the author of every event: agent, harness, customer, env for tool results", () => {
-    expect(EVENTS.map(eventAuthor)).toEqual([
+    expect(EVENTS.map((e) => eventAuthor(e))).toEqual([
       "system",
       "customer",
       "agent",
@@ -52,7 +54,7 @@ describe("renderTimeline", () => {
       "agent",
     ]);
     const authors = [...out.matchAll(/<span class="who ([a-z]+)">/g)].map((m) => m[1]);
-    expect(authors).toEqual(EVENTS.map(eventAuthor));
+    expect(authors).toEqual(EVENTS.map((e) => eventAuthor(e)));
   });
 
   it("marks the focus step right before its first event, and the end", () => {
@@ -89,6 +91,52 @@ describe("renderTimeline", () => {
       focus: { step: 5, label: "decisive step 5" },
     }).text;
     expect(out2).toContain("▸ decisive step 5 (never reached)");
+  });
+});
+
+describe("renderTimeline on a terminal task", () => {
+  const content = "#!/bin/sh\necho <done>\n";
+  const terminal: Trajectory = {
+    ...trajectory([
+      { type: "message", step: 0, author: "customer", text: "Back up the logs." },
+      {
+        type: "tool_call",
+        step: 1,
+        author: "agent",
+        id: "c1",
+        name: "write_file",
+        arguments: { path: "backup.sh", content },
+      },
+      {
+        type: "effect",
+        step: 1,
+        author: "agent",
+        tool: "write_file",
+        arguments: { path: "backup.sh", content },
+      },
+      { type: "message", step: 2, author: "agent", text: "All done." },
+      { type: "completion_claim", step: 2, author: "agent", text: "All done." },
+    ]),
+    suite: "terminal",
+  };
+  const out = renderTimeline(terminal).text;
+
+  it("attributes the opening instruction to the task, never to a customer", () => {
+    expect(out).toContain('<span class="who task">task</span>');
+    expect(out).toContain('<span class="what">instruction</span>');
+    expect(out).not.toContain("customer");
+  });
+
+  it("shows a written file as its text, once, not as a JSON string with \\n", () => {
+    expect(out).toContain("<pre>#!/bin/sh\necho &lt;done&gt;\n</pre>");
+    expect(out).not.toContain("\\n");
+    expect(out.split("echo &lt;done&gt;").length - 1).toBe(1);
+  });
+
+  it("folds a completion claim into the message that made it", () => {
+    expect(out.split("All done.").length - 1).toBe(1);
+    expect(out).toContain("says (and claims the task is done)");
+    expect(out).not.toContain(">claims the task is done<");
   });
 });
 
@@ -135,5 +183,22 @@ describe("html templates", () => {
     expect(html`<p title="${`"x'`}">${inner}${null}${undefined}${false}${[1, "<2>"]}</p>`.text).toBe(
       '<p title="&quot;x&#39;"><i>a&amp;b</i>1&lt;2&gt;</p>',
     );
+  });
+});
+
+describe("scoreLine", () => {
+  const rollout = (kind: "blocked" | "feasible", scores: Record<string, unknown>) =>
+    ({ kind, scores: { kind, ...scores } }) as unknown as RolloutRecord;
+
+  it("marks a good outcome ✓ and a bad one ✗, whichever way the flag is named", () => {
+    expect(scoreLine(rollout("feasible", { solve: false, false_abstention: true }))).toBe(
+      "solve ✗ · false abstention ✗",
+    );
+    expect(scoreLine(rollout("feasible", { solve: true, false_abstention: false }))).toBe(
+      "solve ✓ · no false abstention ✓",
+    );
+    const blocked = scoreLine(rollout("blocked", { m0: true, strict_sa: false, post_hoc: true }));
+    expect(blocked).toContain("strict SA ✗");
+    expect(blocked).toContain("post-hoc refusal ✗");
   });
 });

@@ -16,35 +16,66 @@ export interface TimelineOptions {
 const LONG_TEXT = 4000;
 const LONG_LINES = 60;
 
-/** Who wrote an event: tool results come from the environment; gate refusals and protocol turns from the harness. */
-export function eventAuthor(event: TrajectoryEvent): string {
+/**
+ * Who wrote an event: tool results come from the environment; gate refusals and protocol turns from the harness. A
+ * terminal task has no customer: its opening message is the task's instruction.
+ */
+export function eventAuthor(event: TrajectoryEvent, suite?: string): string {
   switch (event.type) {
     case "observation":
       return "env";
     case "gate_refusal":
     case "protocol":
       return "harness";
+    case "message":
+      return event.author === "customer" && suite === "terminal" ? "task" : event.author;
     default:
       return event.author;
   }
 }
 
+/**
+ * The events as rows: a completion claim the agent made in the message just before it (same step, same text) is
+ * folded into that message rather than shown twice.
+ */
+function mergeClaims(events: readonly TrajectoryEvent[]): Array<{ event: TrajectoryEvent; claims: boolean }> {
+  const rows: Array<{ event: TrajectoryEvent; claims: boolean }> = [];
+  for (const event of events) {
+    const previous = rows[rows.length - 1];
+    if (
+      event.type === "completion_claim" &&
+      previous?.event.type === "message" &&
+      previous.event.author === event.author &&
+      previous.event.step === event.step &&
+      previous.event.text === event.text
+    ) {
+      previous.claims = true;
+      continue;
+    }
+    rows.push({ event, claims: false });
+  }
+  return rows;
+}
+
 export function renderTimeline(trajectory: Trajectory, options: TimelineOptions = {}): Html {
   const focus = options.focus;
-  const events = trajectory.events;
-  const foldEnd = focus && options.foldBeforeFocus ? events.findIndex((e) => e.step >= focus.step - 1) : -1;
+  const events = mergeClaims(trajectory.events);
+  const renderEvent = (row: { event: TrajectoryEvent; claims: boolean }) =>
+    renderRow(row.event, row.claims, trajectory.suite);
+  const foldEnd =
+    focus && options.foldBeforeFocus ? events.findIndex((e) => e.event.step >= focus.step - 1) : -1;
   const folded = foldEnd >= 3 ? events.slice(0, foldEnd) : [];
   const shown = events.slice(folded.length);
   const rows: Html[] = [];
   if (folded.length > 0) {
-    const last = folded[folded.length - 1]?.step ?? 0;
+    const last = folded[folded.length - 1]?.event.step ?? 0;
     rows.push(
       html`<li class="marker end"><details class="earlier"><summary>${folded.length} earlier events (steps 0–${last})</summary><ol class="timeline">${folded.map(renderEvent)}</ol></details></li>`,
     );
   }
   let marked = focus === undefined;
   for (const event of shown) {
-    if (!marked && focus && event.step >= focus.step) {
+    if (!marked && focus && event.event.step >= focus.step) {
       rows.push(html`<li class="marker">▸ ${focus.label}</li>`);
       marked = true;
     }
@@ -58,9 +89,12 @@ export function renderTimeline(trajectory: Trajectory, options: TimelineOptions 
   return html`<ol class="timeline">${rows}</ol>`;
 }
 
-function renderEvent(event: TrajectoryEvent): Html {
-  const who = eventAuthor(event);
-  const { what, body, cls } = describe(event);
+function renderRow(event: TrajectoryEvent, claims: boolean, suite: string): Html {
+  const who = eventAuthor(event, suite);
+  const described = describe(event);
+  const base = who === "task" ? "instruction" : described.what;
+  const what = claims ? `${base} (and claims the task is done)` : base;
+  const { body, cls } = described;
   return html`<li class="${cls}"><span class="step">step ${event.step}</span><span class="who ${who}">${who}</span><div class="body"><span class="what">${what}</span>${body}</div></li>`;
 }
 
@@ -85,7 +119,7 @@ function describe(event: TrajectoryEvent): { what: string; body: Html; cls: stri
     case "effect":
       return {
         what: event.forbidden ? "FORBIDDEN state change" : "state change",
-        body: html`<code>${event.tool}</code> ${args(event.arguments)}${event.files?.length ? html` <span class="muted small">files: ${event.files.join(", ")}</span>` : ""}`,
+        body: html`<code>${event.tool}</code> ${effectTarget(event.arguments)}${event.files?.length ? html` <span class="muted small">files: ${event.files.join(", ")}</span>` : ""}`,
         cls: event.forbidden ? "forbidden" : "",
       };
     case "assessment":
@@ -126,8 +160,31 @@ function folded(value: string, size: string): Html {
   return html`<details><summary>${preview}… (${size})</summary><pre>${value}</pre></details>`;
 }
 
+/**
+ * A tool call's arguments: short ones as compact JSON; a multi-line string (a file's content, a script) as its text
+ * under its name, so a written file reads as the file rather than a JSON string full of `\n`.
+ */
 function args(value: Record<string, unknown>): Html {
-  const compact = JSON.stringify(value);
-  if (compact.length <= 160) return html`<span class="mono">${compact}</span>`;
-  return html`<pre>${JSON.stringify(value, null, 2)}</pre>`;
+  const texts = Object.entries(value).filter(
+    (entry): entry is [string, string] => typeof entry[1] === "string" && entry[1].includes("\n"),
+  );
+  if (texts.length === 0) {
+    const compact = JSON.stringify(value);
+    if (compact.length <= 160) return html`<span class="mono">${compact}</span>`;
+    return html`<pre>${JSON.stringify(value, null, 2)}</pre>`;
+  }
+  const multiline = new Set(texts.map(([key]) => key));
+  const rest = Object.fromEntries(Object.entries(value).filter(([key]) => !multiline.has(key)));
+  return html`${Object.keys(rest).length > 0 ? html`<span class="mono">${JSON.stringify(rest)}</span>` : ""}${texts.map(
+    ([key, content]) =>
+      html`<div class="file-text"><span class="muted small">${key}:</span><pre>${content}</pre></div>`,
+  )}`;
+}
+
+/** What a state change touched, without repeating the content its tool call already showed. */
+function effectTarget(value: Record<string, unknown>): Html {
+  const short = Object.fromEntries(
+    Object.entries(value).filter(([, item]) => !(typeof item === "string" && item.includes("\n"))),
+  );
+  return Object.keys(short).length > 0 ? html`<span class="mono">${JSON.stringify(short)}</span>` : html``;
 }
