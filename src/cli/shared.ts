@@ -21,13 +21,36 @@ import type { CliIO } from "./io";
 /** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */
 export type SetExitCode = (code: number) => void;
 
-/** Where a run lives: `--resume` takes a run id (under runs/) or a directory. */
+/**
+ * Where a run lives: a directory, or a bare run id under runs/. A path (anything with a slash) is only ever that
+ * directory, never looked up again under runs/ (which would print a doubled runs/runs/… path).
+ */
 export function locateRun(run: string, cwd: string): string {
+  const candidates = runDirCandidates(run, cwd);
+  const found = candidates.find((dir) => existsSync(join(dir, "run.db")));
+  if (found) return found;
+  throw new HsearchError(
+    "not_found",
+    `no run '${run}' (looked for ${candidates.map((dir) => `${dir}/run.db`).join(" and ")})`,
+  );
+}
+
+function runDirCandidates(run: string, cwd: string): string[] {
   const asDir = resolve(cwd, run);
-  if (existsSync(join(asDir, "run.db"))) return asDir;
-  const underRuns = resolve(cwd, "runs", run);
-  if (existsSync(join(underRuns, "run.db"))) return underRuns;
-  throw new HsearchError("not_found", `no run '${run}' (looked for ${asDir}/run.db and ${underRuns}/run.db)`);
+  return /[\\/]/.test(run) || run === "." || run === ".." ? [asDir] : [asDir, resolve(cwd, "runs", run)];
+}
+
+/**
+ * The directory of a run that may not have started yet (`hsearch view` right after `hsearch run`): the run found
+ * as `locateRun` finds it, else an existing directory, else the path as given (a bare id under runs/).
+ */
+export function locateRunToCome(run: string, cwd: string): string {
+  const candidates = runDirCandidates(run, cwd);
+  return (
+    candidates.find((dir) => existsSync(join(dir, "run.db"))) ??
+    candidates.find((dir) => existsSync(dir)) ??
+    (candidates[candidates.length - 1] as string)
+  );
 }
 
 export function customerModelFor(spec: string, options: { env: NodeJS.ProcessEnv; concurrency: number }) {

@@ -3,7 +3,7 @@ import { startViewer } from "../report";
 import { isLoopbackHost } from "../report/viewer/access";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
-import { locateRun } from "./shared";
+import { locateRunToCome } from "./shared";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
@@ -21,7 +21,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
             "allow a --host other than loopback (anyone who can reach it and has the token can read the run)",
         }),
     async (argv) => {
-      const runDir = locateRun(argv.run, io.cwd);
+      const runDir = locateRunToCome(argv.run, io.cwd);
       const viewer = await startViewer({
         runDir,
         host: argv.host,

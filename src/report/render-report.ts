@@ -18,8 +18,8 @@ import { renderTimeline } from "./sections/timeline";
 export interface ReportOptions {
   /** Set by the viewer: links to candidates and trajectories. */
   links?: Links;
-  /** Set by the viewer for a running run: reload the page every N seconds. */
-  refreshSeconds?: number;
+  /** Set by the viewer for a running run: the page updates itself in place. */
+  live?: boolean;
   nav?: Html;
 }
 
@@ -37,7 +37,7 @@ const SECTIONS = [
 
 export function renderReport(data: ReportData, options: ReportOptions = {}): string {
   return page(
-    { title: `hsearch · ${data.run.id}`, refreshSeconds: options.refreshSeconds, nav: options.nav },
+    { title: `hsearch · ${data.run.id}`, live: options.live, nav: options.nav },
     renderReportBody(data, options.links),
   );
 }

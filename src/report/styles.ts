@@ -52,6 +52,13 @@ table.metrics td.sel { font-weight: 600; }
 table.metrics th.group { text-align: center; border-left: 1px solid var(--line); }
 table.metrics td.first, table.metrics th.first { border-left: 1px solid var(--line); }
 .better { color: var(--good); }
+.kn { color: var(--muted); font-size: 12px; }
+.ci { color: var(--faint); font-size: 11.5px; }
+.unclear { color: var(--ink); }
+.who.task { color: var(--accent); }
+.side-by-side { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+.side-by-side > div { min-width: 0; }
+.file-text pre { max-height: 260px; }
 .worse { color: var(--bad); }
 .plot { border: 1px solid var(--line); border-radius: 6px; background: #fff; padding: 8px; overflow-x: auto; }
 .plot svg { display: block; width: 100%; height: auto; }

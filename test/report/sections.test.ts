@@ -113,6 +113,7 @@ describe("renderTimeline on a terminal task", () => {
         author: "agent",
         tool: "write_file",
         arguments: { path: "backup.sh", content },
+        forbidden: false,
       },
       { type: "message", step: 2, author: "agent", text: "All done." },
       { type: "completion_claim", step: 2, author: "agent", text: "All done." },

@@ -152,6 +152,61 @@ describe("the viewer's pages", () => {
     expect(trajectory.body).toContain('<span class="who agent">agent</span>');
   });
 
+  it("browses a candidate's files (404 before), shows the export command, the system prompt and the parent comparison", async () => {
+    const accepted = status.rounds.find((r) => r.round > 0 && r.accepted !== null)?.accepted as string;
+    const files = await get(viewer.port, `/candidates/${accepted}/files`, { cookie });
+    expect(files.status).toBe(200);
+    const link = /<a class="mono" href="(\/candidates\/[0-9a-f]+\/files\/[^"]+)">([^<]+)<\/a>/.exec(
+      files.body,
+    );
+    expect(link).not.toBeNull();
+    const file = await get(viewer.port, link?.[1] as string, { cookie });
+    expect(file.status).toBe(200);
+    expect(file.body).toContain('<pre class="file">');
+    expect((await get(viewer.port, `/candidates/${accepted}/files/..%2Frun.db`, { cookie })).status).toBe(
+      404,
+    );
+
+    const page = await get(viewer.port, `/candidates/${accepted}`, { cookie });
+    expect(page.body).toContain(
+      `hsearch export ${status.run} --candidate ${accepted.slice(0, 10)} --out DIR`,
+    );
+    expect(page.body).toContain("Against the parent");
+    expect(page.body).toMatch(/<span class="kn">\d+\/\d+<\/span>/);
+    expect(page.body).toContain("retail system prompt");
+    expect(page.body).toMatch(/badge (selected|incumbent)|badge accepted/);
+  });
+
+  it("compares any two candidates and shows a flipped episode side by side", async () => {
+    const seed = status.rounds[0]?.proposals[0]?.commit as string;
+    const final = (status.selected ?? status.incumbent)?.commit as string;
+    const compare = await get(viewer.port, `/compare/${seed.slice(0, 8)}/${final.slice(0, 8)}`, { cookie });
+    expect(compare.status).toBe(200);
+    expect(compare.body).toContain("Compare seed →");
+    expect(compare.body).toContain(
+      `hsearch diff ${status.run} --from ${seed.slice(0, 10)} --to ${final.slice(0, 10)}`,
+    );
+    expect(compare.body).toContain("McNemar");
+    const side = /<a href="(\/side-by-side\/[^"]+)">side by side<\/a>/.exec(compare.body)?.[1];
+    expect(side).toBeDefined();
+    const both = await get(viewer.port, side as string, { cookie });
+    expect(both.status).toBe(200);
+    expect(both.body.match(/<ol class="timeline">/g)?.length).toBeGreaterThanOrEqual(2);
+    expect((await get(viewer.port, `/compare/${seed}/0000000`, { cookie })).status).toBe(404);
+  });
+
+  it("serves its one script to viewer pages; the report file itself carries none", async () => {
+    const script = await get(viewer.port, "/assets/viewer.js", { cookie });
+    expect(script.status).toBe(200);
+    expect(script.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+    const front = await get(viewer.port, "/", { cookie });
+    expect(front.body).toContain('<script src="/assets/viewer.js" defer></script>');
+    const report = await runCli(["report", runDir, "--out", join(work, "r.html")], { cwd: work });
+    expect(report.code).toBe(0);
+    const { readFileSync } = await import("node:fs");
+    expect(readFileSync(join(work, "r.html"), "utf8")).not.toMatch(/<script/i);
+  });
+
   it("answers 404 for anything that is not a page, including path traversal attempts", async () => {
     const attempts = [
       "/../run.db",
@@ -159,6 +214,8 @@ describe("the viewer's pages", () => {
       "/%2e%2e/%2e%2e/etc/passwd",
       "/run.db",
       "/harness/system.md",
+      "/candidates/0000000/files",
+      "/side-by-side/search/..%2Frun.db/x",
       "/trajectories",
       "/candidates/..%2F..%2Frun.db",
       "/candidates/../../run.db",
@@ -174,6 +231,30 @@ describe("the viewer's pages", () => {
       expect(response.body).not.toContain("SQLite format");
     }
     expect((await get(viewer.port, "/", { cookie }, "POST")).status).toBe(405);
+  });
+});
+
+describe("a viewer opened before the run starts", () => {
+  it("waits for run.db instead of failing, then serves the run (no doubled runs/runs path)", async () => {
+    const { mkdtempSync, mkdirSync, cpSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const dir = mkdtempSync(join(tmpdir(), "hsearch-view-early-"));
+    mkdirSync(join(dir, "runs"));
+    const early = await startViewer({ runDir: join(dir, "runs", "live"), port: 0 });
+    try {
+      const waitingPage = await get(early.port, `/?token=${early.token}`);
+      expect(waitingPage.status).toBe(200);
+      expect(waitingPage.body).toContain("Waiting for the run to start");
+      expect(waitingPage.body).toContain('data-live="true"');
+      cpSync(runDir, join(dir, "runs", "live"), { recursive: true });
+      const report = await get(early.port, `/?token=${early.token}`);
+      expect(report.body).toContain('<table class="rounds">');
+    } finally {
+      await early.close();
+    }
+    const status2 = await runCli(["status", "runs/nope"], { cwd: dir });
+    expect(status2.code).toBe(2);
+    expect(status2.stderr).not.toContain("runs/runs");
   });
 });
 

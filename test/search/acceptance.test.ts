@@ -32,7 +32,9 @@ describe("greater", () => {
     expect(decision.verdicts.map((v) => v.verdict)).toEqual(["accepted", "rejected", "rejected"]);
     // A tie with the accepted proposal is named as a tie, not as "scored higher".
     expect(decision.verdicts[1]?.reason).toBe("0.6000 ties proposal 1, which wins ties (lower index)");
-    expect(decision.verdicts[2]?.reason).toBe("0.5500 beats the incumbent but proposal 1 scored higher (0.6000)");
+    expect(decision.verdicts[2]?.reason).toBe(
+      "0.5500 beats the incumbent but proposal 1 scored higher (0.6000)",
+    );
   });
 });
 

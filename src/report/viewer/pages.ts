@@ -2,26 +2,28 @@
 import type { Trajectory } from "../../harness/trajectory";
 import type { CandidateRecord, EvaluationRecord, Purpose, RolloutRecord, RunRecord } from "../../store";
 import { PURPOSES } from "../../store";
+import { type Comparison, suiteOfTask } from "../compare";
 import { fmtRate, fmtTime, num, shortSha } from "../format";
 import { type Html, html } from "../html";
 import { type Links, page } from "../page";
 import { renderDiff } from "../sections/diff";
-import { scoreLine } from "../sections/score-line";
+import { scoreExplanation, scoreLine } from "../sections/score-line";
 import { renderTimeline } from "../sections/timeline";
 import { blockedMetric, blockedRates, feasibleMetric, summaryView } from "../summary-view";
+import { renderComparisons, type ViewerLinks } from "./compare-pages";
 
 export function viewerNav(run: RunRecord): Html {
   return html`<nav class="top"><strong>hsearch view</strong><a href="/">report</a><a href="/candidates">candidates</a><span>run ${run.id} · <span class="badge ${run.state}">${run.state}</span></span></nav>`;
 }
 
-const PURPOSE_LABEL: Record<Purpose, string> = {
+export const PURPOSE_LABEL: Record<Purpose, string> = {
   search: "search",
   heldout: "held-out",
   independent: "independent",
   diagnostic: "held-out diagnostic",
 };
 
-function candidateId(candidate: CandidateRecord): string {
+export function candidateId(candidate: CandidateRecord): string {
   return candidate.round === 0 ? "seed" : `r${candidate.round}p${candidate.proposal}`;
 }
 
@@ -31,27 +33,44 @@ function stateBadge(candidate: CandidateRecord, accepted: boolean): Html {
   return html`<span class="badge ${label}">${label.replace("_", " ")}</span>`;
 }
 
+export interface Roles {
+  accepted: ReadonlySet<string>;
+  incumbent: string | null;
+  selected: string | null;
+}
+
+/** "selected" and "incumbent" badges for the harness that holds either role. */
+export function roleBadges(commit: string, roles: Roles): Html {
+  return html`${roles.selected === commit ? html` <span class="badge selected">selected</span>` : ""}${roles.incumbent === commit && roles.selected !== commit ? html` <span class="badge incumbent">incumbent</span>` : ""}`;
+}
+
 export function renderCandidateList(
   run: RunRecord,
   candidates: readonly CandidateRecord[],
-  accepted: ReadonlySet<string>,
+  roles: Roles,
   links: Links,
 ): string {
+  const accepted = roles.accepted;
   const rows = candidates.map(
     (
       c,
     ) => html`<tr><td class="num">${c.round}</td><td>${candidateId(c)}</td><td class="mono"><a href="${links.candidate(c.commit)}">${shortSha(c.commit)}</a></td>
-<td class="num">${fmtRate(c.score)}</td><td>${stateBadge(c, accepted.has(c.commit))}</td><td class="rationale">${c.rationale}${c.rejected_reason ? html`<div class="reason">${c.rejected_reason}</div>` : ""}</td></tr>`,
+<td class="num">${fmtRate(c.score)}</td><td>${stateBadge(c, accepted.has(c.commit))}${roleBadges(c.commit, roles)}</td><td class="rationale">${c.rationale}${c.rejected_reason ? html`<div class="reason">${c.rejected_reason}</div>` : ""}</td></tr>`,
   );
   const body = html`<h1>Candidates</h1><p class="subtitle">Every harness commit of run ${run.id}, in round order.</p>
-<table><thead><tr><th class="num">round</th><th>id</th><th>commit</th><th class="num">score</th><th>state</th><th>rationale</th></tr></thead><tbody>${rows}</tbody></table>`;
-  return page({ title: `candidates · ${run.id}`, nav: viewerNav(run) }, body);
+<table class="sortable filterable" id="candidates"><thead><tr><th class="num">round</th><th>id</th><th>commit</th><th class="num">score</th><th>verdict</th><th>rationale</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return page({ title: `candidates · ${run.id}`, nav: viewerNav(run), live: run.state === "running" }, body);
 }
 
 export interface CandidatePage {
   run: RunRecord;
   candidate: CandidateRecord;
   accepted: boolean;
+  roles: Roles;
+  /** Against the parent, on every split both ran. */
+  comparisons: readonly Comparison[];
+  /** The rendered system prompt as the agent saw it, one per suite (the first message of a trajectory). */
+  systemPrompts: ReadonlyArray<{ suite: string; text: string }>;
   diff: { text: string } | { error: string };
   evaluations: readonly EvaluationRecord[];
   rollouts: readonly RolloutRecord[];
@@ -78,7 +97,7 @@ function summaryRow(label: string, summary: Record<string, unknown> | null, scor
 <td class="num">${fmtRate(feasibleMetric(view, "solve"))}</td><td class="num">${fmtRate(feasibleMetric(view, "false_abstention"))}</td></tr>`;
 }
 
-export function renderCandidatePage(data: CandidatePage, links: Links): string {
+export function renderCandidatePage(data: CandidatePage, links: ViewerLinks): string {
   const { run, candidate } = data;
   const parent = candidate.parent
     ? html`<a href="${links.candidate(candidate.parent)}"><code>${shortSha(candidate.parent)}</code></a>`
@@ -89,33 +108,57 @@ export function renderCandidatePage(data: CandidatePage, links: Links): string {
       summaryRow(`${PURPOSE_LABEL[e.purpose]}${e.round === null ? "" : ` (round ${e.round})`}`, e.summary),
     ),
   ];
+  const flipped = new Map<string, string>();
+  for (const c of data.comparisons)
+    for (const f of c.flips)
+      flipped.set(`${c.purpose}:${f.afterKey}`, f.direction === "gain" ? "fail → pass" : "pass → fail");
   const byPurpose = PURPOSES.map((purpose) => {
     const rows = data.rollouts.filter((r) => r.purpose === purpose);
     if (rows.length === 0) return html``;
     return html`<h3>${PURPOSE_LABEL[purpose]} rollouts (${rows.length})</h3>
-<table><thead><tr><th>task</th><th>kind</th><th class="num">repeat</th><th>outcome</th><th>end</th><th class="num">steps</th></tr></thead><tbody>${rows.map(
-      (
-        r,
-      ) => html`<tr><td class="mono"><a href="${links.rollout(r.purpose, r.key)}">${r.task_id}</a></td><td>${r.kind}${r.family ? ` · ${r.family}` : ""}</td>
-<td class="num">${r.repeat}</td><td>${outcome(r)}</td><td>${r.end_reason.replaceAll("_", " ")}</td><td class="num">${r.steps}</td></tr>`,
+<table class="sortable filterable rollouts" id="rollouts-${purpose}"><thead><tr><th>task</th><th>suite</th><th>kind</th><th>family</th><th class="num">repeat</th><th>outcome</th><th>vs parent</th><th>end</th><th class="num">steps</th></tr></thead><tbody>${rows.map(
+      (r) => {
+        const flip = flipped.get(`${purpose}:${r.key}`);
+        return html`<tr><td class="mono"><a href="${links.rollout(r.purpose, r.key)}">${r.task_id}</a></td><td>${suiteOfTask(r.task_id)}</td><td>${r.kind}</td><td>${r.family ?? ""}</td>
+<td class="num">${r.repeat}</td><td>${outcome(r)}</td><td>${flip ? html`<span class="badge ${flip.startsWith("fail") ? "passed" : "failed"}">flipped ${flip}</span>` : ""}</td><td>${r.end_reason.replaceAll("_", " ")}</td><td class="num">${r.steps}</td></tr>`;
+      },
     )}</tbody></table>`;
   });
+  const vsParent = candidate.parent
+    ? html`<h2>Against the parent</h2>
+<p class="muted small"><a href="${links.compare(candidate.parent, candidate.commit)}">open the full comparison</a>${candidate.rejected_reason ? html` · verdict: ${candidate.verdict ?? candidate.state}, ${candidate.rejected_reason}` : ""}</p>
+${renderComparisons(data.comparisons, { before: "parent", after: candidateId(candidate) }, links)}`
+    : "";
+  const prompts =
+    data.systemPrompts.length === 0
+      ? html`<p class="muted">No trajectory stored yet: the prompt shows once an episode ran.</p>`
+      : data.systemPrompts.map(
+          (p) =>
+            html`<details class="prompt" id="prompt-${p.suite}"><summary>${p.suite} system prompt (${p.text.length} characters)</summary><pre class="file">${p.text}</pre></details>`,
+        );
   const diff =
     "text" in data.diff
       ? renderDiff(data.diff.text)
       : html`<p class="worse">The diff could not be read: ${data.diff.error}</p>`;
   const body = html`<h1>${candidateId(candidate)} · <code>${shortSha(candidate.commit)}</code></h1>
-<p class="subtitle">round ${candidate.round} · ${stateBadge(candidate, data.accepted)} · branch <code>${candidate.branch}</code> · proposer ${candidate.proposer} · parent ${parent} · ${fmtTime(candidate.created_at)}</p>
+<p class="subtitle">round ${candidate.round} · ${stateBadge(candidate, data.accepted)}${roleBadges(candidate.commit, data.roles)} · branch <code>${candidate.branch}</code> · proposer ${candidate.proposer} · parent ${parent} · ${fmtTime(candidate.created_at)}</p>
 <p>${candidate.rationale}</p>
 ${candidate.rejected_reason ? html`<p class="muted">${candidate.rejected_reason}</p>` : ""}
+<p class="export">Export: <code>hsearch export ${run.id} --candidate ${shortSha(candidate.commit)} --out DIR</code> · <a href="${links.files(candidate.commit)}">browse the files</a></p>
 ${candidate.duplicate_of ? html`<p class="muted">Same tree as <a href="${links.candidate(candidate.duplicate_of)}"><code>${shortSha(candidate.duplicate_of)}</code></a>.</p>` : ""}
 <h2>Results</h2>
 <table><thead><tr><th>split</th><th class="num">objective</th><th class="num">strict SA</th><th class="num">M0</th><th class="num">AbsRec@1</th><th class="num">solve</th><th class="num">false abst.</th></tr></thead><tbody>${summaries}</tbody></table>
+${vsParent}
 <h2>${candidate.parent ? "Diff against the parent" : "The seed harness (diff from empty)"}</h2>
 ${diff}
+<h2>System prompt</h2>
+${prompts}
 <h2>Rollouts</h2>
 ${data.rollouts.length === 0 ? html`<p class="muted">No rollout stored for this candidate.</p>` : byPurpose}`;
-  return page({ title: `${candidateId(candidate)} · ${run.id}`, nav: viewerNav(run) }, body);
+  return page(
+    { title: `${candidateId(candidate)} · ${run.id}`, nav: viewerNav(run), live: run.state === "running" },
+    body,
+  );
 }
 
 export function renderTrajectoryPage(
@@ -141,7 +184,19 @@ export function renderTrajectoryPage(
 <p>${scoreLine(rollout)} · reward ${rollout.reward ?? "–"}</p>
 <details><summary>all scores</summary><table class="kv"><tbody>${scores}</tbody></table>
 ${judge && typeof judge.rationale === "string" ? html`<p class="small">judge (${String(judge.judge ?? "")}): ${judge.rationale}</p>` : ""}</details>
+<h2>Verifier</h2>
+${renderExplanation(rollout, trajectory)}
 <h2>Timeline</h2>
 ${renderTimeline(trajectory, { focus })}`;
   return page({ title: `${rollout.task_id} · ${run.id}`, nav: viewerNav(run) }, body);
+}
+
+/** The scorer's explanation, as Inspect shows one: the verdict, each gate with what it checks, the judge's words. */
+function renderExplanation(rollout: RolloutRecord, trajectory: Trajectory): Html {
+  const gates = scoreExplanation(rollout);
+  const judge = rollout.scores.judge as Record<string, unknown> | undefined;
+  const end = trajectory.end;
+  return html`<div class="explanation"><p><strong>${rollout.kind === "blocked" ? (rollout.scores.strict_sa === true ? "passed strict SA" : "failed strict SA") : rollout.scores.solve === true ? "solved" : "not solved"}</strong> · native verifier reward ${rollout.reward ?? "–"} · ended: ${end.reason.replaceAll("_", " ")} at step ${end.step}${end.error ? ` (${end.error})` : ""}</p>
+<table class="kv"><tbody>${gates.map((g) => html`<tr><th>${g.name}</th><td class="${g.mark === "✓" ? "better" : g.mark === "✗" ? "worse" : "muted"}">${g.mark}</td><td class="small">${g.meaning}</td></tr>`)}</tbody></table>
+${judge && typeof judge.rationale === "string" ? html`<p class="small">Judge (${String(judge.judge ?? "")}): ${judge.rationale}</p>` : ""}</div>`;
 }

@@ -3,15 +3,43 @@
  * database on every request, so they follow a running search. It never maps a URL to a file: every page is a store
  * lookup (candidates by commit, rollouts by key), so no request can reach anything outside the run.
  */
+import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { badInput, HsearchError, isHsearchError } from "../../core/errors";
-import { openRunStore, PURPOSES, type Purpose, type RunStore } from "../../store";
-import type { Links } from "../page";
+import { readTree } from "../../git";
+import {
+  openRunStore,
+  PURPOSES,
+  type Purpose,
+  type RolloutRecord,
+  type RunStore,
+  runPaths,
+} from "../../store";
+import { runStatus } from "../../store/run-status";
+import { type Comparison, compareRollouts, suiteOfTask } from "../compare";
+import { shortSha } from "../format";
+import { html } from "../html";
+import { page, VIEWER_SCRIPT_PATH } from "../page";
 import { renderReport } from "../render-report";
 import { cachedDiffs, type DiffSource, gitDiffs, loadReportData } from "../report-data";
 import { authorize, cookieHeader, isLoopbackHost, newToken } from "./access";
-import { renderCandidateList, renderCandidatePage, renderTrajectoryPage, viewerNav } from "./pages";
+import {
+  renderComparePage,
+  renderFilesPage,
+  renderSideBySidePage,
+  sideBySideLink,
+  type ViewerLinks,
+} from "./compare-pages";
+import {
+  candidateId,
+  type Roles,
+  renderCandidateList,
+  renderCandidatePage,
+  renderTrajectoryPage,
+  viewerNav,
+} from "./pages";
+import { viewerScript } from "./viewer-script";
 
 export interface ViewerOptions {
   runDir: string;
@@ -20,7 +48,7 @@ export interface ViewerOptions {
   /** Default 0: a free port chosen by the system. */
   port?: number;
   allowRemote?: boolean;
-  /** How often the report page of a running run reloads itself. */
+  /** How often the pages of a running run update themselves (default 5 s). */
   refreshSeconds?: number;
 }
 
@@ -34,17 +62,24 @@ export interface StartedViewer {
 }
 
 const SECURITY_HEADERS = {
+  // The viewer's own script file may run and fetch pages from this server; nothing inline, nothing elsewhere.
   "Content-Security-Policy":
-    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; form-action 'none'",
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; form-action 'none'",
   "X-Content-Type-Options": "nosniff",
   "X-Frame-Options": "DENY",
   "Referrer-Policy": "no-referrer",
   "Cache-Control": "no-store",
 };
 
-export const LINKS: Links = {
+export const LINKS: ViewerLinks = {
   candidate: (commit) => `/candidates/${commit}`,
   rollout: (purpose, key) => `/rollouts/${purpose}/${encodeURIComponent(key)}`,
+  compare: (before, after) => `/compare/${before}/${after}`,
+  sideBySide: (flip, comparison) => sideBySideLink(comparison.purpose, flip.beforeKey, flip.afterKey),
+  files: (commit, path) =>
+    path === undefined
+      ? `/candidates/${commit}/files`
+      : `/candidates/${commit}/files/${encodeURIComponent(path)}`,
 };
 
 interface Reply {
@@ -55,6 +90,22 @@ interface Reply {
 
 const notFound = (what = "no such page"): Reply => ({ status: 404, body: `${what}\n`, type: "text/plain" });
 
+/** Before the run has written its database: a page that keeps checking and becomes the report when it can. */
+function waiting(runDir: string): Reply {
+  const body = html`<h1>Waiting for the run to start</h1><p class="muted">No run has been recorded in <code>${runDir}</code> yet. This page updates itself once <code>hsearch run</code> has created it.</p>`;
+  return {
+    status: 200,
+    body: page(
+      {
+        title: "hsearch view · waiting",
+        nav: html`<nav class="top"><strong>hsearch view</strong></nav>`,
+        live: true,
+      },
+      body,
+    ),
+  };
+}
+
 export async function startViewer(options: ViewerOptions): Promise<StartedViewer> {
   const host = options.host ?? "127.0.0.1";
   if (!isLoopbackHost(host) && !options.allowRemote) {
@@ -63,10 +114,18 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
       { field: "host" },
     );
   }
-  const store = openRunStore(options.runDir, { readonly: true });
+  // The run may not have started yet (`hsearch view` right after `hsearch run`): open its database once it exists.
+  let store: RunStore | null = null;
+  const openStore = (): RunStore | null => {
+    if (store === null && existsSync(runPaths(options.runDir).db))
+      store = openRunStore(options.runDir, { readonly: true });
+    return store;
+  };
+  openStore();
+  const repo = runPaths(options.runDir).harness;
   const token = newToken();
-  const diffs = cachedDiffs(gitDiffs(store.paths.harness));
-  const refreshSeconds = options.refreshSeconds ?? 10;
+  const diffs = cachedDiffs(gitDiffs(repo));
+  const script = viewerScript((options.refreshSeconds ?? 5) * 1000);
   let port = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
@@ -90,8 +149,11 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
         type: "text/plain",
       };
     if (access === "query") response.setHeader("Set-Cookie", cookieHeader(port, token));
+    if (url.pathname === VIEWER_SCRIPT_PATH) return { status: 200, body: script, type: "text/javascript" };
     try {
-      return await route(store, url.pathname, diffs, refreshSeconds);
+      const opened = openStore();
+      if (opened === null || opened.getRun() === undefined) return waiting(options.runDir);
+      return await route(opened, url.pathname, diffs, repo);
     } catch (error) {
       if (isHsearchError(error, "not_found")) return notFound(error.message);
       const message = error instanceof Error ? error.message : String(error);
@@ -108,7 +170,7 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
   try {
     port = await listen(server, host, options.port ?? 0);
   } catch (error) {
-    store.close();
+    (store as RunStore | null)?.close();
     throw error;
   }
   const urlHost = host.includes(":") ? `[${host}]` : host;
@@ -120,7 +182,7 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {
-          store.close();
+          (store as RunStore | null)?.close();
           resolve();
         });
         server.closeAllConnections();
@@ -151,12 +213,57 @@ function segments(pathname: string): string[] | null {
   }
 }
 
-async function route(
-  store: RunStore,
-  pathname: string,
+function readDiff(
   diffs: DiffSource,
-  refreshSeconds: number,
-): Promise<Reply> {
+  commit: string,
+  parent: string | null,
+): Promise<{ text: string } | { error: string }> {
+  return diffs(commit, parent).then(
+    (text) => ({ text }),
+    (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+  );
+}
+
+function roles(store: RunStore): Roles {
+  const status = runStatus(store);
+  return {
+    accepted: new Set(store.listRounds().flatMap((r) => (r.accepted_commit ? [r.accepted_commit] : []))),
+    incumbent: status.incumbent?.commit ?? null,
+    selected: status.selected?.commit ?? null,
+  };
+}
+
+/** The two candidates compared on every split both have rollouts on (search first). */
+function comparisons(store: RunStore, before: string, after: string): Comparison[] {
+  return PURPOSES.flatMap((purpose) => {
+    const a = store.listRollouts(before, purpose);
+    const b = store.listRollouts(after, purpose);
+    if (a.length === 0 || b.length === 0) return [];
+    const c = compareRollouts(purpose, before, after, a, b);
+    return c.paired > 0 ? [c] : [];
+  });
+}
+
+/** The system prompt each suite's agent saw: the first system message of one trajectory per suite. */
+function systemPrompts(
+  store: RunStore,
+  rollouts: readonly RolloutRecord[],
+): Array<{ suite: string; text: string }> {
+  const prompts: Array<{ suite: string; text: string }> = [];
+  const seen = new Set<string>();
+  for (const rollout of rollouts) {
+    const suite = suiteOfTask(rollout.task_id);
+    if (seen.has(suite) || rollout.scores.kind === "infra_error") continue;
+    seen.add(suite);
+    const first = store
+      .readTrajectory(rollout)
+      .events.find((e) => e.type === "message" && e.author === "system");
+    if (first?.type === "message") prompts.push({ suite, text: first.text });
+  }
+  return prompts;
+}
+
+async function route(store: RunStore, pathname: string, diffs: DiffSource, repo: string): Promise<Reply> {
   const parts = segments(pathname);
   if (parts === null) return notFound();
   const run = store.getRun();
@@ -167,36 +274,74 @@ async function route(
     const data = await loadReportData(store, { diffs });
     return {
       status: 200,
-      body: renderReport(data, {
-        links: LINKS,
-        nav: viewerNav(run),
-        refreshSeconds: run.state === "running" ? refreshSeconds : undefined,
-      }),
+      body: renderReport(data, { links: LINKS, nav: viewerNav(run), live: run.state === "running" }),
     };
   }
-  if (first === "candidates" && parts.length === 1) {
-    const candidates = store.listCandidates();
-    const accepted = new Set(
-      store.listRounds().flatMap((r) => (r.accepted_commit ? [r.accepted_commit] : [])),
-    );
-    return { status: 200, body: renderCandidateList(run, candidates, accepted, LINKS) };
-  }
-  if (first === "candidates" && second !== undefined && third === undefined) {
+  if (first === "candidates" && parts.length === 1)
+    return { status: 200, body: renderCandidateList(run, store.listCandidates(), roles(store), LINKS) };
+  if (first === "candidates" && second !== undefined) {
     const candidate = findCandidate(store, second);
     if (!candidate) return notFound(`no candidate ${second}`);
-    let diff: { text: string } | { error: string };
-    try {
-      diff = { text: await diffs(candidate.commit, candidate.parent) };
-    } catch (error) {
-      diff = { error: error instanceof Error ? error.message : String(error) };
+    if (third === "files") {
+      if (rest.length > 1) return notFound();
+      const files = await readTree(repo, candidate.commit);
+      const path = rest[0] ?? null;
+      // A file is a key of the commit's tree, never a filesystem path.
+      if (path !== null && !Object.hasOwn(files, path))
+        return notFound(`no file ${path} in ${candidate.commit}`);
+      return { status: 200, body: renderFilesPage(run, candidate, files, path, LINKS) };
     }
-    const accepted = store.listRounds().some((r) => r.accepted_commit === candidate.commit);
-    const evaluations = store.listEvaluations().filter((e) => e.candidate === candidate.commit);
+    if (third !== undefined) return notFound();
     const rollouts = store.listRollouts(candidate.commit);
     return {
       status: 200,
-      body: renderCandidatePage({ run, candidate, accepted, diff, evaluations, rollouts }, LINKS),
+      body: renderCandidatePage(
+        {
+          run,
+          candidate,
+          accepted: store.listRounds().some((r) => r.accepted_commit === candidate.commit),
+          roles: roles(store),
+          diff: await readDiff(diffs, candidate.commit, candidate.parent),
+          comparisons: candidate.parent ? comparisons(store, candidate.parent, candidate.commit) : [],
+          systemPrompts: systemPrompts(store, rollouts),
+          evaluations: store.listEvaluations().filter((e) => e.candidate === candidate.commit),
+          rollouts,
+        },
+        LINKS,
+      ),
     };
+  }
+  if (first === "compare" && second !== undefined && third !== undefined && rest.length === 0) {
+    const before = findCandidate(store, second);
+    const after = findCandidate(store, third);
+    if (!before || !after) return notFound(`no candidate ${before ? third : second}`);
+    return {
+      status: 200,
+      body: renderComparePage(
+        run,
+        before,
+        after,
+        comparisons(store, before.commit, after.commit),
+        await readDiff(diffs, after.commit, before.commit),
+        LINKS,
+      ),
+    };
+  }
+  if (first === "side-by-side" && second !== undefined && third !== undefined && rest.length === 1) {
+    if (!(PURPOSES as readonly string[]).includes(second)) return notFound();
+    const purpose = second as Purpose;
+    const pair = [third, rest[0] as string].map((key) => store.getRollout(purpose, key));
+    if (pair.some((r) => r === undefined)) return notFound("no such rollout");
+    const labelOf = (commit: string) => {
+      const c = store.getCandidate(commit);
+      return c ? candidateId(c) : shortSha(commit);
+    };
+    const episodes = (pair as RolloutRecord[]).map((rollout) => ({
+      rollout,
+      trajectory: store.readTrajectory(rollout),
+      label: labelOf(rollout.candidate),
+    }));
+    return { status: 200, body: renderSideBySidePage(run, episodes, LINKS) };
   }
   if (first === "rollouts" && second !== undefined && third !== undefined && rest.length === 0) {
     if (!(PURPOSES as readonly string[]).includes(second)) return notFound();

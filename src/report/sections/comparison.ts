@@ -1,0 +1,67 @@
+/**
+ * A comparison of two harnesses as HTML: per suite and per family, each side's rate with k/n and a 95% interval,
+ * the difference with its interval (coloured only when the interval excludes 0), the flipped episodes (linked to
+ * both trajectories side by side in the viewer) and the exact McNemar test on the flips.
+ */
+import type { Comparison, Difference, Flip, GroupDifference, Rate } from "../compare";
+import { fmtRate } from "../format";
+import { type Html, html } from "../html";
+import type { Links } from "../page";
+
+const METRIC_LABEL: Record<GroupDifference["metric"], string> = {
+  strict_sa: "strict SA",
+  solve: "solve",
+  false_abstention: "false abstention",
+};
+
+const two = (value: number | null) => (value === null ? "–" : value.toFixed(2));
+
+/** "0.656 21/32 [0.48, 0.80]" as three spans. */
+export function rateCell(rate: Rate): Html {
+  if (rate.n === 0) return html`<span class="muted">–</span>`;
+  return html`${fmtRate(rate.rate)} <span class="kn">${rate.k}/${rate.n}</span> <span class="ci">[${two(rate.low)}, ${two(rate.high)}]</span>`;
+}
+
+/** "+0.125 [−0.10, 0.35]": green or orange only when the interval excludes 0 (and says which way is better). */
+export function deltaCell(d: Difference, lowerIsBetter = false): Html {
+  if (d.delta === null) return html`<span class="muted">–</span>`;
+  const sign = (v: number) => `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(3)}`;
+  const text = html`${sign(d.delta)} <span class="ci">[${sign(d.low ?? 0).replace(/(\.\d\d)\d$/, "$1")}, ${sign(d.high ?? 0).replace(/(\.\d\d)\d$/, "$1")}]</span>`;
+  if (!d.clear) return html`<span class="unclear" title="the 95% interval contains 0">${text}</span>`;
+  const better = lowerIsBetter ? d.delta < 0 : d.delta > 0;
+  return html`<span class="${better ? "better" : "worse"}">${text}</span>`;
+}
+
+function groupRows(groups: readonly GroupDifference[]): Html[] {
+  return groups.map(
+    (g) =>
+      html`<tr data-group="${g.group}"><td>${g.group}</td><td>${METRIC_LABEL[g.metric]}${g.lowerIsBetter ? html` <span class="muted small">(lower is better)</span>` : ""}</td><td class="num">${rateCell(g.before)}</td><td class="num">${rateCell(g.after)}</td><td class="num" data-sort="${g.delta ?? ""}">${deltaCell(g, g.lowerIsBetter)}</td></tr>`,
+  );
+}
+
+export interface ComparisonLabels {
+  before: string;
+  after: string;
+}
+
+export function renderComparisonTable(c: Comparison, labels: ComparisonLabels): Html {
+  if (c.paired === 0) return html`<p class="muted">No episode was run by both harnesses on this split.</p>`;
+  return html`<table class="compare sortable"><thead><tr><th>group</th><th>metric</th><th class="num">${labels.before}</th><th class="num">${labels.after}</th><th class="num">Δ (95% interval)</th></tr></thead>
+<tbody>${groupRows(c.bySuite)}${c.byFamily.length > 0 ? groupRows(c.byFamily) : ""}</tbody></table>
+<p class="muted small">${c.paired} episodes run by both. Rates show k/n and a 95% Wilson interval; Δ a 95% Newcombe interval, coloured only when it excludes 0. Exact McNemar on the flipped episodes: ${c.mcnemar.gains} fail→pass, ${c.mcnemar.losses} pass→fail, two-sided p = ${c.mcnemar.p_value.toPrecision(3)}.</p>`;
+}
+
+export function renderFlips(
+  c: Comparison,
+  links?: Links & { sideBySide?(f: Flip, c: Comparison): string },
+): Html {
+  if (c.flips.length === 0) return html`<p class="muted">No episode changed outcome.</p>`;
+  const rows = c.flips.map((f) => {
+    const both = links?.sideBySide
+      ? html`<a href="${links.sideBySide(f, c)}">side by side</a> · <a href="${links.rollout(c.purpose, f.beforeKey)}">before</a> · <a href="${links.rollout(c.purpose, f.afterKey)}">after</a>`
+      : "";
+    return html`<tr class="flip ${f.direction}" data-suite="${f.suite}" data-direction="${f.direction}"><td><span class="badge ${f.direction === "gain" ? "passed" : "failed"}">${f.direction === "gain" ? "fail → pass" : "pass → fail"}</span></td>
+<td class="mono">${f.task_id}</td><td class="num">${f.repeat}</td><td>${f.suite}</td><td>${f.kind}${f.family ? ` · ${f.family}` : ""}</td><td>${both}</td></tr>`;
+  });
+  return html`<table class="flips sortable filterable"><thead><tr><th>flip</th><th>task</th><th class="num">repeat</th><th>suite</th><th>kind</th><th>trajectories</th></tr></thead><tbody>${rows}</tbody></table>`;
+}

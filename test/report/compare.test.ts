@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { compareRollouts, difference, wilson } from "../../src/report/compare";
+import type { RolloutRecord } from "../../src/store";
+
+function rollout(
+  candidate: string,
+  task_id: string,
+  kind: "blocked" | "feasible",
+  pass: boolean,
+  family: string | null = kind === "blocked" ? "trap" : null,
+): RolloutRecord {
+  const scores =
+    kind === "blocked" ? { kind, strict_sa: pass } : { kind, solve: pass, false_abstention: !pass };
+  return { key: `${candidate}-${task_id}`, candidate, task_id, kind, family, repeat: 0, scores } as never;
+}
+
+describe("wilson and newcombe intervals", () => {
+  it("match Newcombe (1998): 56/70 − 48/80 has the 95% hybrid score interval 0.0524 to 0.3339", () => {
+    const d = difference(wilson(48, 80), wilson(56, 70));
+    expect(d.delta).toBeCloseTo(0.2, 10);
+    expect(d.low).toBeCloseTo(0.0524, 4);
+    expect(d.high).toBeCloseTo(0.3339, 4);
+    expect(d.clear).toBe(true);
+    const w = wilson(0, 10);
+    expect(w.low).toBe(0);
+    expect(w.high).toBeCloseTo(0.2775, 4);
+  });
+
+  it("call a small difference unclear when its interval spans 0, and handle empty groups", () => {
+    expect(difference(wilson(5, 10), wilson(6, 10)).clear).toBe(false);
+    expect(difference(wilson(0, 0), wilson(1, 2))).toMatchObject({ delta: null, clear: false });
+  });
+});
+
+describe("compareRollouts", () => {
+  const before = [
+    rollout("a", "retail-1", "blocked", false),
+    rollout("a", "retail-2", "blocked", true),
+    rollout("a", "retail-3", "feasible", true),
+    rollout("a", "terminal-1", "blocked", false, "ambiguous"),
+    rollout("a", "terminal-2", "feasible", false),
+  ];
+  const after = [
+    rollout("b", "retail-1", "blocked", true),
+    rollout("b", "retail-2", "blocked", true),
+    rollout("b", "retail-3", "feasible", false),
+    rollout("b", "terminal-1", "blocked", true, "ambiguous"),
+    rollout("b", "terminal-2", "feasible", false),
+    rollout("b", "terminal-9", "feasible", true),
+  ];
+  const c = compareRollouts("search", "a", "b", before, after);
+
+  it("pairs episodes both harnesses ran and lists the flips with both rollouts", () => {
+    expect(c.paired).toBe(5);
+    expect(c.flips.map((f) => [f.task_id, f.direction, f.beforeKey, f.afterKey])).toEqual([
+      ["retail-1", "gain", "a-retail-1", "b-retail-1"],
+      ["retail-3", "loss", "a-retail-3", "b-retail-3"],
+      ["terminal-1", "gain", "a-terminal-1", "b-terminal-1"],
+    ]);
+    expect(c.mcnemar).toEqual({ gains: 2, losses: 1, p_value: 1 });
+  });
+
+  it("splits by suite (and all) and by family, with k/n on both sides", () => {
+    const row = (group: string, metric: string) =>
+      c.bySuite.find((g) => g.group === group && g.metric === metric);
+    expect(row("retail", "strict_sa")).toMatchObject({
+      before: { k: 1, n: 2 },
+      after: { k: 2, n: 2 },
+      delta: 0.5,
+    });
+    expect(row("terminal", "strict_sa")).toMatchObject({ before: { k: 0, n: 1 }, after: { k: 1, n: 1 } });
+    expect(row("all", "solve")).toMatchObject({ before: { k: 1, n: 2 }, after: { k: 0, n: 2 } });
+    expect(row("retail", "false_abstention")?.lowerIsBetter).toBe(true);
+    expect(c.byFamily.map((g) => g.group)).toEqual(["ambiguous", "trap"]);
+  });
+});
