@@ -135,8 +135,9 @@ async function runProbe(mechanism: SandboxMechanism): Promise<SandboxInfo | stri
 function requiredTools(mechanism: SandboxMechanism): SandboxTools | string {
   const setpriv = findTool("setpriv");
   const prlimit = findTool("prlimit");
-  const missing = [setpriv ? "" : "setpriv", prlimit ? "" : "prlimit"];
-  const tools: SandboxTools = { setpriv: setpriv ?? "", prlimit: prlimit ?? "" };
+  const timeout = findTool("timeout");
+  const missing = [setpriv ? "" : "setpriv", prlimit ? "" : "prlimit", timeout ? "" : "timeout"];
+  const tools: SandboxTools = { setpriv: setpriv ?? "", prlimit: prlimit ?? "", timeout };
   if (mechanism === "bwrap") {
     tools.bwrap = findTool("bwrap");
     missing.push(tools.bwrap ? "" : "bwrap");

@@ -62,6 +62,7 @@ export interface ResolvedLimits {
   timeoutMs: number;
   cpuSeconds: number;
   memoryMb: number;
+  addressSpaceMb?: number;
   maxProcs: number;
   maxFileMb: number;
 }
@@ -99,6 +100,7 @@ export function resolveLimits(request: {
   timeoutMs: number;
   cpuSeconds?: number;
   memoryMb?: number;
+  addressSpaceMb?: number;
   maxProcs?: number;
   maxFileMb?: number;
 }): ResolvedLimits {
@@ -106,6 +108,7 @@ export function resolveLimits(request: {
     timeoutMs: request.timeoutMs,
     cpuSeconds: request.cpuSeconds ?? Math.ceil(request.timeoutMs / 1000) + 1,
     memoryMb: request.memoryMb ?? DEFAULT_LIMITS.memoryMb,
+    ...(request.addressSpaceMb === undefined ? {} : { addressSpaceMb: request.addressSpaceMb }),
     maxProcs: request.maxProcs ?? DEFAULT_LIMITS.maxProcs,
     maxFileMb: request.maxFileMb ?? DEFAULT_LIMITS.maxFileMb,
   };
@@ -117,7 +120,8 @@ export function limitAndDropArgv(input: PlanInput): string[] {
   const prlimit = [
     info.tools.prlimit,
     `--cpu=${limits.cpuSeconds}`,
-    `--as=${limits.memoryMb * MIB}`,
+    `--data=${limits.memoryMb * MIB}`,
+    ...(limits.addressSpaceMb === undefined ? [] : [`--as=${limits.addressSpaceMb * MIB}`]),
     `--nproc=${limits.maxProcs}`,
     `--fsize=${limits.maxFileMb * MIB}`,
     "--core=0",

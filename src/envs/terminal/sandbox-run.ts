@@ -19,19 +19,32 @@ import {
   unshareFstab,
   unshareInvocation,
 } from "./sandbox-plan";
-import type { SandboxInfo, SandboxRequest, SandboxResult } from "./sandbox-types";
+import type { SandboxInfo, SandboxLimits, SandboxRequest, SandboxResult } from "./sandbox-types";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const LIMIT_FIELDS = [
+  "cpuSeconds",
+  "memoryMb",
+  "addressSpaceMb",
+  "maxProcs",
+  "maxFileMb",
+  "maxOutputBytes",
+] as const;
+
+/** Limits must be positive integers; a bad one is the caller's bug, reported as bad input. */
+export function checkLimits(limits: Omit<SandboxLimits, "timeoutMs">): void {
+  for (const field of LIMIT_FIELDS) {
+    const value = limits[field];
+    if (value !== undefined && (!Number.isInteger(value) || value <= 0))
+      throw badInput(`${field} must be a positive integer, got ${value}`, { field });
+  }
+}
 
 /** Check a request and resolve its paths; bad requests are the caller's bug, reported as bad input. */
 export function planInput(info: SandboxInfo, request: SandboxRequest): PlanInput {
   if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0)
     throw badInput(`timeoutMs must be a positive number, got ${request.timeoutMs}`, { field: "timeoutMs" });
-  for (const field of ["cpuSeconds", "memoryMb", "maxProcs", "maxFileMb", "maxOutputBytes"] as const) {
-    const value = request[field];
-    if (value !== undefined && (!Number.isInteger(value) || value <= 0))
-      throw badInput(`${field} must be a positive integer, got ${value}`, { field });
-  }
+  checkLimits(request);
   const argv = commandArgv(request.command);
   if (argv.length === 0 || argv[0] === "") throw badInput("the command is empty", { field: "command" });
   for (const name of Object.keys(request.env ?? {}))

@@ -27,6 +27,8 @@ export interface SandboxTools {
   unshare?: string;
   setpriv: string;
   prlimit: string;
+  /** coreutils `timeout`: bounds each command of a persistent episode sandbox. */
+  timeout?: string;
   mount?: string;
   /** `ip` brings the sandbox's own loopback up; without it the loopback stays down (still no network). */
   ip?: string;
@@ -51,8 +53,13 @@ export interface SandboxLimits {
   timeoutMs: number;
   /** CPU seconds per process (RLIMIT_CPU). Default: the wall time in seconds, rounded up, plus 1. */
   cpuSeconds?: number;
-  /** Address space per process in MiB (RLIMIT_AS). Default 4096. */
+  /**
+   * Memory per process in MiB (RLIMIT_DATA: heap and private writable mappings). Default 4096. Address space that
+   * is only reserved (Chromium's and V8's cages, JIT heaps) does not count, so such programs run under it.
+   */
   memoryMb?: number;
+  /** Address space per process in MiB (RLIMIT_AS); default none, since browsers reserve terabytes of it. */
+  addressSpaceMb?: number;
   /** Processes of the sandbox user (RLIMIT_NPROC). Default 256. */
   maxProcs?: number;
   /** Largest file a process may write, in MiB (RLIMIT_FSIZE). Default 1024. */

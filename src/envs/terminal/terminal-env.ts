@@ -5,10 +5,14 @@
  * convention: the call after which the workspace holds a new or changed `infeasible.md` made the deferral, and the
  * file's content is its reason.
  *
+ * Every call runs in one persistent sandbox per environment (sandbox-session.ts): background processes, /tmp and
+ * the writable root live from the setup through the agent's calls to the verifier, and die with `close`.
+ *
  * Host layout of one environment (a temp dir, removed by `close`):
  *   <dir>/workspace   the task workspace (sandbox: /workspace and /app)
  *   <dir>/tmp         the sandbox's /tmp, kept across the calls of the episode (HOME is /tmp)
- *   <dir>/verifier    made by `runVerifier`: tests (sandbox /tests) and logs (sandbox /logs)
+ *   <dir>/root        the sandbox's writable / (see session-plan.ts)
+ *   <dir>/verifier    tests (sandbox /tests) and logs (sandbox /logs), filled by `runVerifier`
  */
 import { constants } from "node:fs";
 import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
@@ -23,6 +27,7 @@ import { cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
 import { detectSandbox } from "./sandbox-detect";
 import { handWorkspaceTo, sandboxUserFor } from "./sandbox-host";
 import { runWithMechanism } from "./sandbox-run";
+import { SandboxSession } from "./sandbox-session";
 import type {
   SandboxInfo,
   SandboxLimits,
@@ -88,8 +93,8 @@ export const TERMINAL_TOOLS: readonly ToolSpec[] = [
     name: "bash",
     description:
       "Run a bash command in the task workspace (/workspace, also at /app). Every call starts a fresh shell in " +
-      "/workspace: cd and variables do not carry over; files in /workspace and /tmp do. There is no network. " +
-      "Output longer than 10 KB is cut in the middle.",
+      "/workspace: cd and variables do not carry over; files and background processes (`server &`) do. There " +
+      "is no network but the loopback. Output longer than 10 KB is cut in the middle.",
     parameters: {
       type: "object",
       properties: { command: { ...STRING, description: "The command, run as `bash -c COMMAND`." } },
@@ -148,6 +153,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
   }
   const info = await detectSandbox(options.mechanism ? { mechanism: options.mechanism } : {});
   const dir = await mkdtemp(join(options.workspaceRoot ?? tmpdir(), "hsearch-terminal-"));
+  let session: SandboxSession | undefined;
   try {
     const workspace = join(dir, "workspace");
     const tmp = join(dir, "tmp");
@@ -163,11 +169,30 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
       await handWorkspaceTo(workspace, user);
       await handWorkspaceTo(tmp, user);
     }
-    const env = new TerminalEnv(info, dir, workspace, tmp, user, options);
-    if (options.setup !== undefined && options.setup.trim() !== "") await env.runSetup(options.setup);
+    const setup = options.setup !== undefined && options.setup.trim() !== "" ? options.setup : undefined;
+    // A read-only episode cannot run a setup that writes: that one runs in a sandbox of its own first.
+    if (setup && options.readOnly)
+      await runSetupScript(setup, options, (command, timeoutMs) =>
+        runWithMechanism(info, { ...options.limits, workspace, tmpDir: tmp, command, timeoutMs, user }),
+      );
+    session = await SandboxSession.start({
+      info,
+      dir,
+      workspace,
+      tmp,
+      user,
+      readOnlyWorkspace: options.readOnly ?? false,
+      limits: options.limits,
+    });
+    const env = new TerminalEnv(info, dir, workspace, tmp, user, options, session);
+    if (setup && !options.readOnly)
+      await runSetupScript(setup, options, (command, timeoutMs) =>
+        env.runCommand(command, { timeoutMs, mergeOutput: true }),
+      );
     await env.takeInitialSnapshot();
     return env;
   } catch (error) {
+    await session?.close();
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
@@ -194,6 +219,8 @@ export class TerminalEnv implements Environment {
     /** The identity commands run as, when hsearch is root. */
     readonly user: SandboxUser | undefined,
     private readonly options: TerminalEnvOptions,
+    /** The episode's persistent sandbox. */
+    readonly session: SandboxSession,
   ) {}
 
   tools(): ToolSpec[] {
@@ -237,38 +264,12 @@ export class TerminalEnv implements Environment {
   }
 
   /** Run a command in this environment's sandbox, outside the effect log (setup, verifiers, probes). */
-  runCommand(
+  async runCommand(
     command: string | readonly string[],
-    extra: {
-      timeoutMs: number;
-      testsDir?: string;
-      logsDir?: string;
-      readOnlyWorkspace?: boolean;
-      stdin?: string;
-    },
+    extra: { timeoutMs: number; stdin?: string; env?: Record<string, string>; mergeOutput?: boolean },
   ): Promise<SandboxResult> {
     if (this.closed) throw new HsearchError("conflict", "the terminal environment is closed");
-    return runWithMechanism(this.sandbox, {
-      ...this.options.limits,
-      ...extra,
-      workspace: this.workspace,
-      tmpDir: this.tmp,
-      command,
-      user: this.user,
-    });
-  }
-
-  /** @internal createTerminalEnv: the task's setup, as the harness, before the episode. */
-  async runSetup(script: string): Promise<void> {
-    const result = await this.runCommand(script, {
-      timeoutMs: this.options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS,
-    });
-    if (result.exitCode !== 0)
-      throw new HsearchError(
-        "bad_input",
-        `the task's setup script failed (${describeStatus(result)}): ${cutMiddle(result.output, 2000)}`,
-        { field: "env.setup" },
-      );
+    return this.session.run({ command, ...extra });
   }
 
   /** @internal createTerminalEnv: the state the episode starts from. */
@@ -280,6 +281,7 @@ export class TerminalEnv implements Environment {
     if (this.closed) return;
     this.closed = true;
     await this.queue;
+    await this.session.close();
     await rm(this.dir, { recursive: true, force: true });
   }
 
@@ -344,7 +346,7 @@ export class TerminalEnv implements Environment {
 
   private async bash(command: string): Promise<ToolResult> {
     const timeoutMs = this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    const result = await this.runCommand(command, { timeoutMs, readOnlyWorkspace: this.options.readOnly });
+    const result = await this.runCommand(command, { timeoutMs, mergeOutput: true });
     const ok = result.exitCode === 0;
     const body = result.output === "" ? "(no output)" : result.output;
     return { output: ok ? body : `Error: ${describeStatus(result)}\n${body}`, ok, wrote: false };
@@ -353,8 +355,6 @@ export class TerminalEnv implements Environment {
   private async readFile(path: string): Promise<ToolResult> {
     const result = await this.runCommand(["/bin/cat", "--", path], {
       timeoutMs: this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
-      // Reading can never change the workspace.
-      readOnlyWorkspace: true,
     });
     if (result.exitCode !== 0)
       return { output: `Error: ${result.stderr.trim() || describeStatus(result)}`, ok: false, wrote: false };
@@ -417,6 +417,21 @@ export class TerminalEnv implements Environment {
       await handle.close();
     }
   }
+}
+
+/** The task's setup, as the harness, before the episode; a failure is the task's bad input. */
+async function runSetupScript(
+  script: string,
+  options: TerminalEnvOptions,
+  run: (command: string, timeoutMs: number) => Promise<SandboxResult>,
+): Promise<void> {
+  const result = await run(script, options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS);
+  if (result.exitCode !== 0)
+    throw new HsearchError(
+      "bad_input",
+      `the task's setup script failed (${describeStatus(result)}): ${cutMiddle(result.output, 2000)}`,
+      { field: "env.setup" },
+    );
 }
 
 type ParsedCall =

@@ -1,12 +1,13 @@
 /**
- * The native verifier of a terminal task, Harbor style: the test script runs in the environment's sandbox (as the
- * agent's commands do: same identity, no network) with the workspace at /workspace and /app, its files at /tests
+ * The native verifier of a terminal task, Harbor style: the test script runs in the environment's sandbox after
+ * the agent (the same persistent environment: the agent's background services are still running; same identity,
+ * no network) with the workspace at /workspace and /app, its files at /tests
  * (read-only), and /logs writable; it writes its reward to /logs/verifier/reward.txt. /logs lives outside the
  * workspace, so nothing the agent did can pre-write the reward, and the verifier's run is not an effect of the
  * episode.
  */
 import { constants } from "node:fs";
-import { mkdir, open, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { badInput } from "../../core/errors";
 import { cutMiddle } from "./output-cut";
@@ -36,12 +37,11 @@ export async function runVerifier(
   script: string,
   options: { timeoutMs?: number; files?: Record<string, string> } = {},
 ): Promise<VerifierResult> {
-  const root = join(env.dir, "verifier");
-  await rm(root, { recursive: true, force: true });
-  const tests = join(root, "tests");
-  const logs = join(root, "logs");
-  await mkdir(tests, { recursive: true, mode: 0o755 });
-  await mkdir(join(logs, "verifier"), { recursive: true });
+  // The session mounted these at /tests and /logs when the episode began; they are filled in place.
+  const { tests, logs } = env.session.paths;
+  await emptyDir(tests);
+  await emptyDir(logs);
+  await mkdir(join(logs, "verifier"), { mode: 0o755 });
   for (const [path, content] of Object.entries(options.files ?? {})) {
     const relative = workspaceRelativePath(path, `files.${path}`);
     if (relative === "test.sh") throw badInput("verifier files must not replace test.sh", { field: "files" });
@@ -49,12 +49,12 @@ export async function runVerifier(
     await writeFile(join(tests, relative), content, { mode: 0o644 });
   }
   await writeFile(join(tests, "test.sh"), script, { mode: 0o755 });
-  if (env.user) await handWorkspaceTo(logs, env.user);
+  if (env.user) await handWorkspaceTo(join(logs, "verifier"), env.user);
+  await env.session.openLogs();
 
   const run = await env.runCommand(["/bin/bash", "/tests/test.sh"], {
     timeoutMs: options.timeoutMs ?? DEFAULT_VERIFIER_TIMEOUT_MS,
-    testsDir: tests,
-    logsDir: logs,
+    mergeOutput: true,
   });
   const rewardText = await readRewardFile(join(logs, "verifier", "reward.txt"));
   const rawReward = rewardText === null || rewardText.trim() === "" ? null : Number(rewardText.trim());
@@ -73,6 +73,11 @@ export async function runVerifier(
     output: run.output,
     durationMs: run.durationMs,
   };
+}
+
+/** Remove what a directory holds, keeping the directory (it is a mount point of the episode's sandbox). */
+async function emptyDir(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
 }
 
 /** The reward file's text, or null if absent; never followed through a symlink, at most 4 KB. */

@@ -63,6 +63,7 @@ describe("the sandbox started by an unprivileged user", () => {
       expect(report.hostUid).toBe(hostUid);
       // uid unchanged, all five capability sets empty, no shadow, no /etc write, private /tmp, own loopback only.
       expect(report.lines).toEqual([String(hostUid), "5", "TMP-PRIVATE", "lo"]);
+      expect(report.sessionLines).toEqual([String(hostUid), "5", "TMP-PRIVATE", "lo", "BACKGROUND-ALIVE"]);
       expect(report.workspaceFile).toBe("ok\n");
     },
   );

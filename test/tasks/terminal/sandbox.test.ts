@@ -31,7 +31,8 @@ describe("the terminal suite in the sandbox", () => {
     // Feasible: solution → 1, nothing → 0. Blocked: idle → 1, the counterpart's solution fails or makes a
     // forbidden change (then the verifier says 0), the reads change nothing and show the evidence.
     expect(await checkTerminalTasks(tasks, 2)).toEqual([]);
-  });
+    // About 400 episodes: a minute on a quiet machine, more when the other core is busy.
+  }, 300_000);
 
   it("has checks that can fail: a wrong verifier, an unblocked variant", async () => {
     const feasible = byId("terminal-log-errors-05");

@@ -1,0 +1,384 @@
+/**
+ * The persistent sandbox of one episode: started once (session-plan.ts says how), then each command is sent to its
+ * supervisor and framed back: output up to the command's marker on stdout and stderr, exit status on fd 4. The
+ * namespaces, background processes, /tmp and the writable root live until `close`, which kills every process of
+ * the episode (the PID namespace dies with its launcher).
+ *
+ * Host layout under the episode's directory `dir`:
+ *   root/      the episode's / (mount points, symlinks, writable directories)
+ *   control/   stdin files of commands (0700), shown read-only at /.hsearch
+ *   verifier/tests, verifier/logs   /tests and /logs (runVerifier fills and hands them over)
+ *   passwd, group, fstab            identity files (root only) and the unshare mounts
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chown, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { badInput, HsearchError } from "../../core/errors";
+import { BoundedCapture, cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
+import { hostEntries, identityTexts, isDirectory } from "./sandbox-host";
+import { commandArgv, DEFAULT_LIMITS, resolveLimits } from "./sandbox-plan";
+import { checkLimits } from "./sandbox-run";
+import type { SandboxInfo, SandboxLimits, SandboxResult, SandboxUser } from "./sandbox-types";
+import {
+  bwrapSessionInvocation,
+  CONTROL_PATH,
+  encodeRequest,
+  episodeRootLayout,
+  HOST_VAR_LIB,
+  type SessionPaths,
+  type SessionPlanInput,
+  sessionFstab,
+  supervisorEnv,
+  unshareSessionInvocation,
+  WRITABLE_ROOT_DIRS,
+} from "./session-plan";
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** How long past a command's own timeout the host waits for the supervisor before giving the episode up. */
+const SUPERVISOR_GRACE_MS = 10_000;
+const START_TIMEOUT_MS = 30_000;
+
+export interface SessionOptions {
+  info: SandboxInfo;
+  /** The episode's private directory on the host; the session lays out its files there. */
+  dir: string;
+  /** Host directory shown at /workspace and /app. */
+  workspace: string;
+  /** Host directory shown at /tmp (HOME). */
+  tmp: string;
+  /** Privileged only: who commands run as. */
+  user?: SandboxUser;
+  readOnlyWorkspace?: boolean;
+  /** Limits applied to each command (the wall time is per command). */
+  limits?: Omit<SandboxLimits, "timeoutMs">;
+}
+
+export interface SessionCommand {
+  /** A string runs as `bash -c COMMAND`; an array is an argv run as is. */
+  command: string | readonly string[];
+  timeoutMs: number;
+  env?: Record<string, string>;
+  stdin?: string | Buffer;
+  displayBytes?: number;
+  /** stderr into stdout, in the order written, as a terminal shows them (`stderr` is then empty). */
+  mergeOutput?: boolean;
+}
+
+interface Pending {
+  stdout: MarkedStream;
+  stderr: MarkedStream;
+  status: number | null;
+  settle: () => void;
+  fail: (error: Error) => void;
+}
+
+export class SandboxSession {
+  private nextId = 0;
+  private pending: { id: number; state: Pending } | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private replies = "";
+  private exited = false;
+  private stderrTail = "";
+
+  private constructor(
+    readonly info: SandboxInfo,
+    readonly paths: SessionPaths,
+    private readonly child: ChildProcess,
+    private readonly options: SessionOptions,
+  ) {}
+
+  /** Lay out the episode's root and start its namespaces and supervisor. */
+  static async start(options: SessionOptions): Promise<SandboxSession> {
+    const { info, dir, user } = options;
+    checkLimits(options.limits ?? {});
+    const paths: SessionPaths = {
+      root: join(dir, "root"),
+      workspace: options.workspace,
+      tmp: options.tmp,
+      tests: join(dir, "verifier", "tests"),
+      logs: join(dir, "verifier", "logs"),
+      control: join(dir, "control"),
+    };
+    const entries = hostEntries();
+    const hasVarLib = isDirectory(HOST_VAR_LIB);
+    await buildEpisodeRoot(paths.root, episodeRootLayout(entries, hasVarLib), user);
+    await mkdir(paths.tests, { recursive: true, mode: 0o755 });
+    await mkdir(paths.logs, { recursive: true, mode: 0o755 });
+    await mkdir(paths.control, { mode: 0o700 });
+    const input: SessionPlanInput = {
+      info,
+      hostEntries: entries,
+      paths,
+      readOnlyWorkspace: options.readOnlyWorkspace ?? false,
+      user: info.privileged ? user : undefined,
+    };
+    const texts = info.privileged && user ? identityTexts(user) : undefined;
+    if (texts) {
+      input.identity = { passwd: join(dir, "passwd"), group: join(dir, "group") };
+      await writeFile(input.identity.passwd, texts.passwd, { mode: 0o644 });
+      await writeFile(input.identity.group, texts.group, { mode: 0o644 });
+    }
+    if (info.mechanism === "unshare") {
+      input.fstabPath = join(dir, "fstab");
+      await writeFile(input.fstabPath, sessionFstab({ ...input, hasVarLib }), { mode: 0o644 });
+    }
+    const invocation =
+      info.mechanism === "bwrap" ? bwrapSessionInvocation(input) : unshareSessionInvocation(input);
+    const child = spawn(invocation.file, invocation.args, {
+      env: supervisorEnv(),
+      stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
+      // A new session: nothing in the sandbox has our terminal, and the whole group can be killed at once.
+      detached: true,
+    });
+    const session = new SandboxSession(info, paths, child, options);
+    await session.waitReady();
+    return session;
+  }
+
+  /** Run one command in the episode; commands run one at a time, in call order. */
+  run(command: SessionCommand): Promise<SandboxResult> {
+    const next = this.queue.then(() => this.runNow(command));
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  /** Kill every process of the episode. Safe to call twice. */
+  async close(): Promise<void> {
+    if (!this.exited) {
+      const gone = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
+      killGroup(this.child.pid);
+      await gone;
+    }
+  }
+
+  /**
+   * Hand /logs to the episode's identity for the verifier. Until then it belongs to root, so nothing the agent ran
+   * could write a reward there (as root; without root the agent is the same user as hsearch).
+   */
+  async openLogs(): Promise<void> {
+    if (this.options.user && this.info.privileged)
+      await chown(this.paths.logs, this.options.user.uid, this.options.user.gid);
+  }
+
+  private waitReady(): Promise<void> {
+    const { child } = this;
+    let status = "";
+    let ready = "";
+    child.stdio[3]?.on("data", (chunk: Buffer) => {
+      status += chunk.toString("utf8");
+    });
+    child.stderr?.on("data", (chunk: Buffer) => this.onOutput("stderr", chunk));
+    child.stdout?.on("data", (chunk: Buffer) => this.onOutput("stdout", chunk));
+    child.stdin?.on("error", () => {});
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        killGroup(child.pid);
+        reject(new HsearchError("sandbox", `the ${this.info.mechanism} sandbox did not start in time`));
+      }, START_TIMEOUT_MS);
+      const onReady = (chunk: Buffer) => {
+        ready += chunk.toString("utf8");
+        if (!ready.startsWith("ready\n")) return;
+        clearTimeout(timer);
+        this.replies = ready.slice("ready\n".length);
+        child.stdio[4]?.off("data", onReady);
+        child.stdio[4]?.on("data", (more: Buffer) => this.onReply(more));
+        resolve();
+      };
+      child.stdio[4]?.on("data", onReady);
+      child.once("error", (error) => {
+        clearTimeout(timer);
+        reject(new HsearchError("sandbox", `cannot start ${this.info.mechanism}: ${error.message}`));
+      });
+      child.once("exit", (code, signal) => {
+        this.exited = true;
+        clearTimeout(timer);
+        const why = this.stderrTail.trim() || status.trim() || `exit status ${code ?? signal}`;
+        const error = new HsearchError(
+          "sandbox",
+          `the ${this.info.mechanism} sandbox of the episode could not be set up or ended: ${cutMiddle(why, 2000)}`,
+        );
+        reject(error);
+        this.pending?.state.fail(error);
+      });
+    });
+  }
+
+  private onOutput(stream: "stdout" | "stderr", chunk: Buffer): void {
+    const pending = this.pending?.state;
+    if (pending) pending[stream].push(chunk);
+    else if (stream === "stderr") this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-4000);
+  }
+
+  private onReply(chunk: Buffer): void {
+    this.replies += chunk.toString("utf8");
+    let newline = this.replies.indexOf("\n");
+    while (newline >= 0) {
+      const [id, status] = this.replies.slice(0, newline).split(" ");
+      this.replies = this.replies.slice(newline + 1);
+      if (this.pending && Number(id) === this.pending.id) {
+        this.pending.state.status = Number(status);
+        this.pending.state.settle();
+      }
+      newline = this.replies.indexOf("\n");
+    }
+  }
+
+  private async runNow(request: SessionCommand): Promise<SandboxResult> {
+    if (this.exited) throw new HsearchError("sandbox", "the episode's sandbox has ended");
+    if (!Number.isFinite(request.timeoutMs) || request.timeoutMs <= 0)
+      throw badInput(`timeoutMs must be a positive number, got ${request.timeoutMs}`, { field: "timeoutMs" });
+    for (const name of Object.keys(request.env ?? {}))
+      if (!ENV_NAME.test(name))
+        throw badInput(`invalid environment variable name '${name}'`, { field: "env" });
+    const argv = commandArgv(request.command);
+    if (argv.length === 0 || argv[0] === "") throw badInput("the command is empty", { field: "command" });
+    const limits = resolveLimits({ ...this.options.limits, timeoutMs: request.timeoutMs });
+    this.nextId += 1;
+    const id = this.nextId;
+    const marker = `\x01\x02hsearch-end-${randomBytes(16).toString("hex")}\x02\x01`;
+    const stdinFile = request.stdin === undefined ? undefined : join(this.paths.control, `${id}.in`);
+    if (stdinFile) await writeFile(stdinFile, request.stdin ?? "", { mode: 0o600 });
+    const bytes = encodeRequest({
+      id,
+      marker,
+      ...limits,
+      addressSpaceMb: this.options.limits?.addressSpaceMb,
+      stdinPath: stdinFile ? `${CONTROL_PATH}/${id}.in` : "",
+      mergeOutput: request.mergeOutput ?? false,
+      env: request.env ?? {},
+      argv,
+    });
+
+    const maxOutputBytes = this.options.limits?.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes;
+    const stdout = new BoundedCapture(maxOutputBytes);
+    const stderr = new BoundedCapture(maxOutputBytes);
+    const combined = new BoundedCapture(maxOutputBytes);
+    const started = performance.now();
+    let status: number;
+    try {
+      status = await new Promise<number>((resolve, reject) => {
+        const state: Pending = {
+          stdout: new MarkedStream(marker, (data) => {
+            stdout.push(data);
+            combined.push(data);
+          }),
+          stderr: new MarkedStream(marker, (data) => {
+            stderr.push(data);
+            combined.push(data);
+          }),
+          status: null,
+          settle: () => {
+            if (state.status === null || !state.stdout.done || !state.stderr.done) return;
+            clearTimeout(watchdog);
+            resolve(state.status);
+          },
+          fail: (error) => {
+            clearTimeout(watchdog);
+            reject(error);
+          },
+        };
+        state.stdout.onDone = state.settle;
+        state.stderr.onDone = state.settle;
+        const watchdog = setTimeout(() => {
+          killGroup(this.child.pid);
+          state.fail(
+            new HsearchError(
+              "sandbox",
+              `the episode's sandbox stopped answering (command ${id}); it was killed`,
+            ),
+          );
+        }, request.timeoutMs + SUPERVISOR_GRACE_MS);
+        this.pending = { id, state };
+        this.child.stdin?.write(bytes);
+      });
+    } finally {
+      this.pending = null;
+      if (stdinFile) await rm(stdinFile, { force: true });
+    }
+    const durationMs = performance.now() - started;
+    // `timeout -s KILL` kills itself with the command's group, so a timeout shows as 128 + 9 at the deadline.
+    const timedOut = status === 137 && durationMs >= request.timeoutMs - 5;
+    return {
+      exitCode: timedOut ? null : status,
+      signal: timedOut ? "SIGKILL" : null,
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      output: cutMiddle(combined.text(), request.displayBytes ?? DISPLAY_LIMIT_BYTES),
+      timedOut,
+      durationMs,
+      outputBytes: stdout.totalBytes + stderr.totalBytes,
+      mechanism: this.info.mechanism,
+    };
+  }
+}
+
+/**
+ * A stream up to a marker: bytes are passed on as they arrive, except a tail that could be the start of the marker
+ * (held until the next chunk tells), so that stdout and stderr keep their interleaving in the combined output.
+ */
+export class MarkedStream {
+  private held: Buffer = Buffer.alloc(0);
+  private readonly marker: Buffer;
+  done = false;
+  onDone: () => void = () => {};
+
+  constructor(
+    marker: string,
+    private readonly sink: (data: Buffer) => void,
+  ) {
+    this.marker = Buffer.from(marker, "utf8");
+  }
+
+  push(chunk: Buffer): void {
+    if (this.done) return;
+    const data = this.held.length > 0 ? Buffer.concat([this.held, chunk]) : chunk;
+    const at = data.indexOf(this.marker);
+    if (at >= 0) {
+      if (at > 0) this.sink(data.subarray(0, at));
+      this.held = Buffer.alloc(0);
+      this.done = true;
+      this.onDone();
+      return;
+    }
+    const keep = markerPrefixAtEnd(data, this.marker);
+    if (data.length > keep) this.sink(data.subarray(0, data.length - keep));
+    this.held = Buffer.from(data.subarray(data.length - keep));
+  }
+}
+
+/** The length of the longest end of `data` that is a beginning of `marker` (shorter than the marker). */
+function markerPrefixAtEnd(data: Buffer, marker: Buffer): number {
+  const longest = Math.min(data.length, marker.length - 1);
+  for (let length = longest; length > 0; length--)
+    if (data.subarray(data.length - length).equals(marker.subarray(0, length))) return length;
+  return 0;
+}
+
+/** Lay out the episode's root; the sandbox user owns its writable directories. */
+async function buildEpisodeRoot(
+  root: string,
+  entries: ReturnType<typeof episodeRootLayout>,
+  user: SandboxUser | undefined,
+): Promise<void> {
+  await mkdir(root, { mode: 0o755 });
+  for (const entry of entries) {
+    const path = join(root, entry.name);
+    if (entry.kind === "symlink") await symlink(entry.target, path);
+    else if (entry.kind === "dir") await mkdir(path, { recursive: true, mode: 0o755 });
+    else await writeFile(path, "", { mode: 0o644 });
+  }
+  if (!user || process.geteuid?.() !== 0) return;
+  for (const name of WRITABLE_ROOT_DIRS) await chown(join(root, name), user.uid, user.gid);
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -1,0 +1,340 @@
+/**
+ * Pure: the persistent sandbox of one episode (DESIGN §9). One long-lived set of namespaces per episode, entered
+ * once, with a supervisor shell inside that runs each command sent to it; background processes live until the
+ * episode ends. No I/O here, so the argument lists and the wire format can be read and tested as data.
+ *
+ * The view differs from the one-command sandbox (sandbox-plan.ts) as a container's would:
+ *   /                     the episode's own root directory (host: <env>/root), writable by the sandbox user, so
+ *                         /root, /srv, /home, /opt-like paths and new top-level directories can be made
+ *   /usr /etc /bin /lib*  read-only from the host, as before
+ *   /var                  the episode's own (log, cache, spool, mail), with the host's /var/lib read-only
+ *   /dev                  as before plus /dev/pts (a new devpts instance) and /dev/ptmx
+ *   /tests, /logs         always mounted: the verifier runs in the same environment after the agent; /logs is only
+ *                         writable by the sandbox user while the verifier runs (the host hands it over then)
+ *   /.hsearch             the control directory (read-only): stdin files of commands
+ *
+ * Who runs what (as root): the supervisor is uid 0 of the namespaces with only CAP_SETUID, CAP_SETGID, CAP_SETPCAP
+ * and CAP_KILL, so the agent's uid can neither signal it nor read its memory (and so cannot forge the framing).
+ * Each command runs under coreutils `timeout -s KILL` (its own process group, killed on expiry without touching the
+ * episode), then `setpriv` drops to the episode's uid with no capabilities. Limits are set with bash's `ulimit` in
+ * the forked subshell (no extra process). Without root, the supervisor and its commands are the caller's uid in a
+ * user namespace, as the one-command sandbox's are.
+ */
+import { HsearchError } from "../../core/errors";
+import {
+  BASE_ENV,
+  DEFAULT_LIMITS,
+  DEV_LINKS,
+  DEVICES,
+  fstabEscape,
+  type HostEntry,
+  type Invocation,
+  MIB,
+  UNSHARE_SETUP_SCRIPT,
+  VAR_TMP_LINK,
+} from "./sandbox-plan";
+import { SANDBOX_PATHS, type SandboxInfo, type SandboxUser } from "./sandbox-types";
+
+/** Where the control directory appears inside the sandbox. */
+export const CONTROL_PATH = "/.hsearch";
+
+/** Directories of the episode root the sandbox user owns (writable, as in a container run as that user). */
+export const WRITABLE_ROOT_DIRS = [
+  "",
+  "root",
+  "home",
+  "srv",
+  "mnt",
+  "media",
+  "run",
+  "var",
+  "var/log",
+  "var/cache",
+  "var/spool",
+  "var/mail",
+  "var/opt",
+  "var/www",
+];
+
+/** The host's /var/lib, shown read-only (package databases: dpkg, python's, ca-certificates). */
+export const HOST_VAR_LIB = "/var/lib";
+
+/** Capabilities the privileged supervisor keeps: enough to drop each command to the episode's uid and kill it. */
+export const SUPERVISOR_CAPS = ["setuid", "setgid", "setpcap", "kill"] as const;
+
+export interface SessionPaths {
+  /** The episode's root directory on the host (see `episodeRootLayout`). */
+  root: string;
+  workspace: string;
+  tmp: string;
+  tests: string;
+  logs: string;
+  control: string;
+}
+
+export interface SessionPlanInput {
+  info: SandboxInfo;
+  hostEntries: HostEntry[];
+  paths: SessionPaths;
+  readOnlyWorkspace: boolean;
+  /** Privileged only: who commands run as. */
+  user?: SandboxUser;
+  /** Privileged only: host files shown as /etc/passwd and /etc/group, naming `user`. */
+  identity?: { passwd: string; group: string };
+  /** unshare only: where the fstab text of `sessionFstab` was written. */
+  fstabPath?: string;
+}
+
+/** An entry of the episode root: a directory, an empty file (a device's mount point) or a symlink. */
+export type RootEntry =
+  | { name: string; kind: "dir" | "file" }
+  | { name: string; kind: "symlink"; target: string };
+
+/** What the episode root holds before any mount: mount points, symlinks and the writable directories. */
+export function episodeRootLayout(hostEntries: readonly HostEntry[], hasVarLib: boolean): RootEntry[] {
+  const dirs = new Set<string>();
+  const entries: RootEntry[] = [];
+  const dir = (name: string) => {
+    if (name === "" || dirs.has(name)) return;
+    dirs.add(name);
+    entries.push({ name, kind: "dir" });
+  };
+  for (const entry of hostEntries) {
+    if (entry.kind === "dir") dir(entry.name);
+    else entries.push(entry);
+  }
+  for (const path of Object.values(SANDBOX_PATHS)) dir(path.slice(1));
+  for (const name of WRITABLE_ROOT_DIRS) dir(name);
+  for (const name of ["proc", "dev", "dev/shm", "dev/pts", CONTROL_PATH.slice(1)]) dir(name);
+  if (hasVarLib) dir(HOST_VAR_LIB.slice(1));
+  for (const device of DEVICES) entries.push({ name: `dev/${device}`, kind: "file" });
+  for (const [name, target] of Object.entries(DEV_LINKS))
+    entries.push({ name: `dev/${name}`, kind: "symlink", target });
+  entries.push({ name: "dev/ptmx", kind: "symlink", target: "pts/ptmx" });
+  entries.push({ name: VAR_TMP_LINK.path.slice(1), kind: "symlink", target: VAR_TMP_LINK.target });
+  return entries;
+}
+
+/**
+ * The supervisor: reads requests from stdin (NUL-separated fields, see `encodeRequest`), runs each command in a
+ * forked subshell under `timeout`, then writes the request's marker to stdout and stderr (so the host knows where
+ * the command's output ends, even while background processes still hold those pipes) and `ID STATUS` to fd 4.
+ * Its own stderr is /dev/null (bash would report a killed command there); commands get the real one, kept on fd 9,
+ * or stdout itself when merged (one stream, in the order written, as a terminal shows it).
+ * Arguments: the timeout program, then the argv that drops to the episode's identity (empty without root).
+ */
+export const SUPERVISOR_SCRIPT = `
+exec 3>&- 9>&2 2>/dev/null
+timeout_bin=$1; shift
+drop=("$@")
+field() { IFS= read -r -d '' "$1"; }
+printf 'ready\\n' >&4
+while field id && field marker && field secs && field cpu && field data && field as && field nproc &&
+  field fsize && field input && field merge && field nenv; do
+  envs=()
+  for ((i = 0; i < nenv; i++)); do field kv || exit 0; envs+=("$kv"); done
+  field nargv || exit 0
+  argv=()
+  for ((i = 0; i < nargv; i++)); do field a || exit 0; argv+=("$a"); done
+  (
+    if [ "$merge" = 1 ]; then exec 2>&1 9>&-; else exec 2>&9 9>&-; fi
+    cd ${SANDBOX_PATHS.workspace} || exit 125
+    for kv in "\${envs[@]}"; do export "$kv"; done
+    ulimit -c 0 -t "$cpu" -d "$data" -v "$as" -u "$nproc" -f "$fsize" || exit 125
+    exec "$timeout_bin" -s KILL "$secs" "\${drop[@]}" "\${argv[@]}" <"\${input:-/dev/null}" 4>&-
+  )
+  status=$?
+  printf '%s' "$marker"
+  printf '%s' "$marker" >&9
+  printf '%s %s\\n' "$id" "$status" >&4
+done
+`;
+
+/** One command for the supervisor. */
+export interface SessionRequest {
+  id: number;
+  /** Written after the command's output on stdout and stderr; unguessable, so output cannot fake the end. */
+  marker: string;
+  timeoutMs: number;
+  cpuSeconds: number;
+  memoryMb: number;
+  addressSpaceMb?: number;
+  maxProcs: number;
+  maxFileMb: number;
+  /** Path inside the sandbox of the command's stdin; empty: /dev/null. */
+  stdinPath: string;
+  /** stderr into stdout, in the order written. */
+  mergeOutput: boolean;
+  env: Record<string, string>;
+  argv: readonly string[];
+}
+
+/** The bytes of one request on the supervisor's stdin. */
+export function encodeRequest(request: SessionRequest): Buffer {
+  const fields = [
+    String(request.id),
+    request.marker,
+    `${(request.timeoutMs / 1000).toFixed(3)}s`,
+    String(request.cpuSeconds),
+    String(request.memoryMb * 1024),
+    request.addressSpaceMb === undefined ? "unlimited" : String(request.addressSpaceMb * 1024),
+    String(request.maxProcs),
+    // bash counts -f in 1024-byte blocks.
+    String(request.maxFileMb * 1024),
+    request.stdinPath,
+    request.mergeOutput ? "1" : "0",
+    String(Object.keys(request.env).length),
+    ...Object.entries(request.env).map(([name, value]) => `${name}=${value}`),
+    String(request.argv.length),
+    ...request.argv,
+  ];
+  for (const field of fields)
+    if (field.includes("\0"))
+      throw new HsearchError(
+        "bad_input",
+        "a command, its arguments and environment cannot contain NUL bytes",
+        {
+          field: "command",
+        },
+      );
+  return Buffer.from(fields.map((field) => `${field}\0`).join(""), "utf8");
+}
+
+/** The argv that drops a command to the episode's identity (privileged), run by the supervisor before it. */
+export function commandDropArgv(info: SandboxInfo, user: SandboxUser | undefined): string[] {
+  if (!info.privileged) return [];
+  if (!user) throw new HsearchError("internal", "session plan: a privileged sandbox needs a user");
+  return [
+    info.tools.setpriv,
+    `--reuid=${user.uid}`,
+    `--regid=${user.gid}`,
+    "--clear-groups",
+    "--no-new-privs",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--",
+  ];
+}
+
+/** The supervisor's own argv; without root it first sheds every capability, as a one-shot command would. */
+function supervisorArgv(input: SessionPlanInput): string[] {
+  const { info } = input;
+  if (!info.tools.timeout) throw new HsearchError("internal", "session plan: the timeout path is unknown");
+  const supervisor = [
+    "/bin/bash",
+    "-c",
+    SUPERVISOR_SCRIPT,
+    "hsearch-supervisor",
+    info.tools.timeout,
+    ...commandDropArgv(info, input.user),
+  ];
+  if (info.privileged) {
+    if (info.mechanism === "bwrap") return supervisor;
+    const keep = SUPERVISOR_CAPS.map((cap) => `+${cap}`).join(",");
+    return [info.tools.setpriv, `--bounding-set=-all,${keep}`, "--inh-caps=-all", "--", ...supervisor];
+  }
+  return [
+    info.tools.setpriv,
+    "--no-new-privs",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--",
+    ...supervisor,
+  ];
+}
+
+export function bwrapSessionInvocation(input: SessionPlanInput): Invocation {
+  const { info, paths } = input;
+  if (!info.tools.bwrap) throw new HsearchError("internal", "session plan: the bwrap path is unknown");
+  const namespaces = info.privileged
+    ? ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    : ["--unshare-all", "--unshare-user", "--disable-userns"];
+  const args = [...namespaces, "--die-with-parent", "--new-session", "--bind", paths.root, "/"];
+  for (const entry of input.hostEntries)
+    if (entry.kind === "dir") args.push("--ro-bind", `/${entry.name}`, `/${entry.name}`);
+  args.push("--ro-bind-try", HOST_VAR_LIB, HOST_VAR_LIB);
+  if (input.identity)
+    args.push(
+      "--ro-bind",
+      input.identity.passwd,
+      "/etc/passwd",
+      "--ro-bind",
+      input.identity.group,
+      "/etc/group",
+    );
+  const bind = input.readOnlyWorkspace ? "--ro-bind" : "--bind";
+  args.push(bind, paths.workspace, SANDBOX_PATHS.workspace, bind, paths.workspace, SANDBOX_PATHS.app);
+  args.push("--proc", "/proc", "--dev", "/dev", "--bind", paths.tmp, SANDBOX_PATHS.tmp);
+  args.push("--perms", "1777", "--size", String(DEFAULT_LIMITS.shmMb * MIB), "--tmpfs", "/dev/shm");
+  args.push("--ro-bind", paths.tests, SANDBOX_PATHS.tests, "--bind", paths.logs, SANDBOX_PATHS.logs);
+  args.push("--ro-bind", paths.control, CONTROL_PATH);
+  if (info.privileged) for (const cap of SUPERVISOR_CAPS) args.push("--cap-add", `CAP_${cap.toUpperCase()}`);
+  args.push("--chdir", SANDBOX_PATHS.workspace, "--json-status-fd", "3", "--", ...supervisorArgv(input));
+  return { file: info.tools.bwrap, args };
+}
+
+/** The mounts of an episode under the unshare mechanism, as an fstab for one `mount -a`. */
+export function sessionFstab(input: SessionPlanInput & { hasVarLib: boolean }): string {
+  const { paths } = input;
+  const root = paths.root;
+  const at = (path: string) => `${root}${path}`;
+  const lines: string[] = [];
+  const add = (source: string, target: string, type: string, options: string[]) =>
+    lines.push([fstabEscape(source), fstabEscape(target), type, options.join(","), "0", "0"].join(" "));
+  const ro = ["bind", "ro", "nosuid", "nodev"];
+  const rw = ["bind", "nosuid", "nodev"];
+  add(root, root, "none", rw);
+  for (const entry of input.hostEntries)
+    if (entry.kind === "dir") add(`/${entry.name}`, at(`/${entry.name}`), "none", ro);
+  if (input.hasVarLib) add(HOST_VAR_LIB, at(HOST_VAR_LIB), "none", ro);
+  if (input.identity) {
+    add(input.identity.passwd, at("/etc/passwd"), "none", ro);
+    add(input.identity.group, at("/etc/group"), "none", ro);
+  }
+  const workspace = input.readOnlyWorkspace ? ro : rw;
+  add(paths.workspace, at(SANDBOX_PATHS.workspace), "none", workspace);
+  add(paths.workspace, at(SANDBOX_PATHS.app), "none", workspace);
+  add(paths.tmp, at(SANDBOX_PATHS.tmp), "none", rw);
+  add("tmpfs", at("/dev/shm"), "tmpfs", ["nosuid", "nodev", `size=${DEFAULT_LIMITS.shmMb}m`, "mode=1777"]);
+  for (const device of DEVICES) add(`/dev/${device}`, at(`/dev/${device}`), "none", ["bind", "nosuid"]);
+  add("devpts", at("/dev/pts"), "devpts", ["nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"]);
+  add(paths.tests, at(SANDBOX_PATHS.tests), "none", ro);
+  add(paths.logs, at(SANDBOX_PATHS.logs), "none", rw);
+  add(paths.control, at(CONTROL_PATH), "none", ro);
+  add("proc", at("/proc"), "proc", ["nosuid", "nodev", "noexec"]);
+  return `${lines.join("\n")}\n`;
+}
+
+export function unshareSessionInvocation(input: SessionPlanInput): Invocation {
+  const { info } = input;
+  if (!info.tools.unshare || !info.tools.mount || !input.fstabPath)
+    throw new HsearchError("internal", "session plan: the unshare or mount path, or the fstab, is unknown");
+  const namespaces = [
+    ...(info.privileged ? [] : ["--user", "--map-current-user", "--keep-caps"]),
+    ...["--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child"],
+  ];
+  const args = [
+    "--pdeathsig=KILL",
+    "--",
+    info.tools.unshare,
+    ...namespaces,
+    "--",
+    "/bin/sh",
+    "-c",
+    UNSHARE_SETUP_SCRIPT,
+    "hsearch-sandbox",
+    info.tools.mount,
+    input.fstabPath,
+    info.loopback === "up" ? (info.tools.ip ?? "") : "",
+    info.tools.unshare,
+    `--root=${input.paths.root}`,
+    `--wd=${SANDBOX_PATHS.workspace}`,
+    ...supervisorArgv(input),
+  ];
+  return { file: info.tools.setpriv, args };
+}
+
+/** The supervisor's environment: the clean base; each command adds its own variables. */
+export function supervisorEnv(): Record<string, string> {
+  return { ...BASE_ENV };
+}
