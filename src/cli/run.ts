@@ -74,7 +74,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
     config = loadSearchConfig(file);
     // Fail on bad paths and model specs before anything is created.
     resolveSeedHarness(config, io.cwd);
-    loadSearchTasks(config, io.cwd);
+    loadSearchTasks(config, io.cwd, file);
     checkModels(config, io.env);
     const runId = options.out
       ? basename(resolve(io.cwd, options.out))
@@ -148,16 +148,37 @@ function resolveSeedHarness(config: SearchConfig, cwd: string): string {
   return dir;
 }
 
-function loadSearchTasks(config: SearchConfig, cwd: string) {
-  const all: Task[] = config.tasks
-    ? loadTaskDir(resolveUserPath(config.tasks, cwd)).map((loaded) => loaded.task)
+/**
+ * The run's tasks by split. Errors name the config field that is actually wrong: an empty or mismatched `tasks:`
+ * directory is a problem with `tasks`, not with `suites`.
+ */
+function loadSearchTasks(config: SearchConfig, cwd: string, configFile?: string) {
+  const at = (field: string) => ({ ...(configFile ? { file: configFile } : {}), field });
+  const dir = config.tasks ? resolveUserPath(config.tasks, cwd) : null;
+  const all: Task[] = dir
+    ? loadTaskDir(dir).map((loaded) => loaded.task)
     : loadSuites(PACKAGE_ROOT, config.suites);
+  if (dir && all.length === 0)
+    throw new HsearchError("bad_input", `no task file (*.json, *.yaml, *.yml) in ${dir}`, at("tasks"));
   const inSuites = all.filter((task) => config.suites.includes(task.suite));
+  const suites = config.suites.join(", ");
+  if (dir && inSuites.length === 0) {
+    const found = [...new Set(all.map((task) => task.suite))].join(", ");
+    throw new HsearchError(
+      "bad_input",
+      `the tasks in ${dir} are of suite ${found}, none of the configured suites (${suites})`,
+      at("suites"),
+    );
+  }
   const search = filterTasks(inSuites, { split: "search" });
   if (search.length === 0)
-    throw new HsearchError("bad_input", `no search-split task for suites ${config.suites.join(", ")}`, {
-      field: "suites",
-    });
+    throw new HsearchError(
+      "bad_input",
+      dir
+        ? `no search-split task among the ${inSuites.length} tasks of ${dir}`
+        : `no search-split task for suites ${suites}`,
+      at(dir ? "tasks" : "suites"),
+    );
   // Held-out tasks are only read when the final evaluation asks for them.
   return {
     search,

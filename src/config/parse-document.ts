@@ -1,5 +1,14 @@
 import { readFileSync } from "node:fs";
-import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
+import {
+  type Document,
+  isCollection,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  LineCounter,
+  parseDocument,
+} from "yaml";
 import type { z } from "zod";
 import { HsearchError } from "../core/errors";
 
@@ -14,21 +23,50 @@ export interface PositionedDocument {
   lineOf(path: ReadonlyArray<PropertyKey>): number | undefined;
 }
 
+/**
+ * Resource limits on every parsed document, so a hostile file (an alias bomb, a megabyte of brackets) is a bad-input
+ * error naming the file rather than a hang, an out-of-memory or a stack overflow. Real configs, harnesses and tasks
+ * are far inside them.
+ */
+export const DOCUMENT_LIMITS = {
+  /** Bytes of text. */
+  maxBytes: 8 * 1024 * 1024,
+  /** Nesting of maps and sequences. */
+  maxDepth: 64,
+  /** Alias expansions while building the value (the yaml library's own guard, reported as bad input). */
+  maxAliasCount: 100,
+} as const;
+
 export function parsePositioned(text: string, file: string): PositionedDocument {
+  const format = describeFormat(file);
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > DOCUMENT_LIMITS.maxBytes)
+    throw new HsearchError(
+      "bad_input",
+      `${format} document of ${bytes} bytes is over the limit of ${DOCUMENT_LIMITS.maxBytes} bytes`,
+      { file },
+    );
   const lineCounter = new LineCounter();
   const doc: Document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const first = doc.errors[0];
   if (first) {
     const line = first.linePos?.[0]?.line;
+    // The parser recurses per nesting level; a stack overflow is the depth limit, reached before our own check.
+    const message = /call stack/i.test(first.message)
+      ? `nested deeper than the limit of ${DOCUMENT_LIMITS.maxDepth} levels`
+      : first.message.split("\n")[0];
+    throw new HsearchError("bad_input", `malformed ${format}: ${message}`, {
+      file,
+      ...(line ? { line } : {}),
+    });
+  }
+  const deep = deepestNode(doc);
+  if (deep)
     throw new HsearchError(
       "bad_input",
-      `malformed ${describeFormat(file)}: ${first.message.split("\n")[0]}`,
-      {
-        file,
-        ...(line ? { line } : {}),
-      },
+      `malformed ${format}: nested deeper than the limit of ${DOCUMENT_LIMITS.maxDepth} levels`,
+      { file, ...(deep.range?.[0] !== undefined ? { line: lineCounter.linePos(deep.range[0]).line } : {}) },
     );
-  }
   const lineOf = (path: ReadonlyArray<PropertyKey>): number | undefined => {
     for (let depth = path.length; depth >= 0; depth--) {
       const prefix = path.slice(0, depth) as unknown[];
@@ -43,7 +81,36 @@ export function parsePositioned(text: string, file: string): PositionedDocument 
     }
     return undefined;
   };
-  return { file, value: doc.toJS({ maxAliasCount: 100 }), lineOf };
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: DOCUMENT_LIMITS.maxAliasCount });
+  } catch (error) {
+    // The yaml library throws a ReferenceError when aliases expand past maxAliasCount (a "billion laughs" document).
+    if (!(error instanceof ReferenceError)) throw error;
+    throw new HsearchError(
+      "bad_input",
+      `malformed ${format}: aliases expand past the limit of ${DOCUMENT_LIMITS.maxAliasCount} (${error.message})`,
+      { file, cause: error },
+    );
+  }
+  return { file, value, lineOf };
+}
+
+/** The first node nested deeper than the limit, walked without recursion; null when the document is within it. */
+function deepestNode(doc: Document): { range?: readonly number[] | null } | null {
+  const stack: Array<{ node: unknown; depth: number }> = [{ node: doc.contents, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop() as { node: unknown; depth: number };
+    if (!isCollection(node)) continue;
+    if (depth >= DOCUMENT_LIMITS.maxDepth) return node;
+    for (const item of node.items as unknown[]) {
+      if (isPair(item)) {
+        stack.push({ node: item.key, depth: depth + 1 });
+        stack.push({ node: item.value, depth: depth + 1 });
+      } else stack.push({ node: item, depth: depth + 1 });
+    }
+  }
+  return null;
 }
 
 function describeFormat(file: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { parsePositioned, validateDocument } from "../../src/config/parse-document";
+import { DOCUMENT_LIMITS, parsePositioned, validateDocument } from "../../src/config/parse-document";
 import { HsearchError } from "../../src/core/errors";
 
 const schema = z.object({ a: z.object({ b: z.array(z.number()) }), c: z.enum(["x", "y"]) }).strict();
@@ -47,5 +47,44 @@ describe("positioned validation", () => {
 
   it("rejects duplicate keys", () => {
     expect(errorOf("a: {b: [1]}\nc: x\nc: y\n").message).toMatch(/malformed YAML/);
+  });
+
+  describe("resource limits: a hostile document is bad input naming its file, never a crash", () => {
+    it("an alias bomb (billion laughs)", () => {
+      const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+      for (const [i, name] of ["b", "c", "d", "e", "f", "g"].entries()) {
+        const prev = String.fromCharCode("a".charCodeAt(0) + i);
+        levels.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(", ")}]`);
+      }
+      const error = errorOf(`${levels.join("\n")}\n`, "bomb.yaml");
+      expect(error.code).toBe("bad_input");
+      expect(error.location.file).toBe("bomb.yaml");
+      expect(error.message).toMatch(/aliases expand past the limit/);
+    });
+
+    it("a few aliases stay fine", () => {
+      const doc = parsePositioned("x: &x {b: [1]}\na: *x\nc: x\n", "ok.yaml");
+      expect(validateDocument(schema.extend({ x: z.unknown() }), doc).a).toEqual({ b: [1] });
+    });
+
+    it("nesting deeper than the limit, as flow collections (a parser stack overflow) and as block maps", () => {
+      const flow = errorOf(`a: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n`, "deep.yaml");
+      expect(flow.message).toMatch(/nested deeper than the limit of 64 levels/);
+      expect(flow.location.file).toBe("deep.yaml");
+      const depth = DOCUMENT_LIMITS.maxDepth + 1;
+      const block = Array.from({ length: depth }, (_, i) => `${" ".repeat(i)}k:`).join("\n");
+      const error = errorOf(`${block} 1\n`, "deep-map.yaml");
+      expect(error.message).toMatch(/nested deeper than the limit/);
+      expect(error.location.line).toBe(depth);
+      // One level shallower parses.
+      const within = Array.from({ length: depth - 1 }, (_, i) => `${" ".repeat(i)}k:`).join("\n");
+      expect(() => parsePositioned(`${within} 1\n`, "ok.yaml")).not.toThrow();
+    });
+
+    it("a document over the size limit", () => {
+      const error = errorOf(`c: "${"x".repeat(DOCUMENT_LIMITS.maxBytes)}"\n`, "big.json");
+      expect(error.message).toMatch(/JSON document of \d+ bytes is over the limit/);
+      expect(error.location.file).toBe("big.json");
+    });
   });
 });

@@ -203,6 +203,36 @@ describe("hsearch run, bad input", () => {
     expect(existsSync(join(work, "x3"))).toBe(false);
   });
 
+  it("an alias bomb in a config is bad input naming the file, not an internal error", async () => {
+    const file = join(work, "bomb.yaml");
+    const levels = ["x0: &x0 [a, a, a, a, a, a, a, a, a]"];
+    for (let i = 1; i <= 6; i++)
+      levels.push(
+        `x${i}: &x${i} [${Array(9)
+          .fill(`*x${i - 1}`)
+          .join(", ")}]`,
+      );
+    writeFileSync(file, `${readFileSync(writeConfig(work), "utf8")}\n${levels.join("\n")}\n`);
+    const result = await runCli(["run", file, "--out", join(work, "x4")], { cwd: work });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(file);
+    expect(result.stderr).toMatch(/aliases expand past the limit/);
+    expect(existsSync(join(work, "x4"))).toBe(false);
+  });
+
+  it("an empty tasks directory is reported against the field tasks, not suites", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "hsearch-empty-tasks-"));
+    const file = join(work, "empty-tasks.yaml");
+    writeFileSync(
+      file,
+      readFileSync(writeConfig(work), "utf8").replace(`tasks: ${tasksDir}`, `tasks: ${empty}`),
+    );
+    const result = await runCli(["run", file, "--out", join(work, "x5")], { cwd: work });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}: field 'tasks': no task file`);
+    expect(existsSync(join(work, "x5"))).toBe(false);
+  });
+
   it("resume of an unknown run is bad input", async () => {
     const result = await runCli(["run", "--resume", join(work, "nope")], { cwd: work });
     expect(result.code).toBe(2);
