@@ -37,14 +37,30 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           default: false,
           describe: "print the final status object as JSON",
         })
+        .option("max-rollouts", { type: "number", describe: "with --resume: a new budget.max_rollouts" })
+        .option("max-usd", { type: "number", describe: "with --resume: a new budget.max_usd" })
+        .option("max-minutes", { type: "number", describe: "with --resume: a new budget.max_minutes" })
         .check((argv) => {
           if (argv.resume && (argv.config || argv.out))
             throw usageError("--resume takes the config from the run; give no config or --out");
+          const budgetFlags = ["max-rollouts", "max-usd", "max-minutes"].filter(
+            (flag) => argv[flag] !== undefined,
+          );
+          if (budgetFlags.length > 0 && !argv.resume)
+            throw usageError(
+              `--${budgetFlags[0]} raises the budget of a resumed run; a new run sets it in the config`,
+            );
           return true;
         }),
     async (argv) => {
       const status = await runCommand(
-        { config: argv.config, out: argv.out, resume: argv.resume, json: argv.json },
+        {
+          config: argv.config,
+          out: argv.out,
+          resume: argv.resume,
+          json: argv.json,
+          budget: { max_rollouts: argv.maxRollouts, max_usd: argv.maxUsd, max_minutes: argv.maxMinutes },
+        },
         io,
       );
       io.out(argv.json ? JSON.stringify(status, null, 2) : renderStatus(status));
@@ -57,18 +73,22 @@ interface RunOptions {
   out?: string;
   resume?: string;
   json: boolean;
+  /** New budget limits for a resumed run (undefined: keep the stored one). */
+  budget?: { max_rollouts?: number; max_usd?: number; max_minutes?: number };
 }
 
 async function runCommand(options: RunOptions, io: CliIO) {
   let runDir: string;
   let config: SearchConfig;
   let store: RunStore;
+  let raised: SearchConfig["budget"] | null = null;
   if (options.resume) {
     runDir = locateRun(options.resume, io.cwd);
     store = openRunStore(runDir);
     const record = store.getRun();
     if (!record) throw new HsearchError("not_found", `no run recorded in ${runDir}`, { file: runDir });
     config = searchConfigSchema.parse(record.config);
+    raised = resumedBudget(config, options.budget);
   } else {
     const file = resolveUserPath(options.config ?? DEFAULT_CONFIG, io.cwd);
     config = loadSearchConfig(file);
@@ -93,6 +113,12 @@ async function runCommand(options: RunOptions, io: CliIO) {
   }
   const release = acquireRunLock(runDir);
   const runId = store.getRun()?.id as string;
+  if (raised) {
+    // Only under the lock: a run still working must not see its budget change underneath it.
+    store.setBudget(raised as unknown as Record<string, unknown>);
+    store.logEvent("budget_changed", { from: config.budget, to: raised });
+    config = { ...config, budget: raised };
+  }
   try {
     const tasks = loadSearchTasks(config, io.cwd);
     const modelOptions = {
@@ -119,9 +145,12 @@ async function runCommand(options: RunOptions, io: CliIO) {
       prices: loadPriceTable(),
       events: progressEvents(io, config),
     });
-    io.err(
-      `selected ${outcome.selected.slice(0, 12)} (score ${outcome.score.toFixed(4)}; stopped by ${outcome.stoppedBy})`,
-    );
+    const score = outcome.score === null ? "not scored yet" : `score ${outcome.score.toFixed(4)}`;
+    if (outcome.budget)
+      io.err(
+        `stopped: ${outcome.budget.message}; incumbent ${outcome.selected.slice(0, 12)} (${score}). Continue with: hsearch run --resume ${runDir} --${outcome.budget.limit.replace("_", "-")} <more>`,
+      );
+    else io.err(`selected ${outcome.selected.slice(0, 12)} (${score}; stopped by ${outcome.stoppedBy})`);
     return runStatus(store);
   } catch (error) {
     store.setRunState("failed", error instanceof Error ? error.message : String(error));
@@ -130,6 +159,23 @@ async function runCommand(options: RunOptions, io: CliIO) {
     release();
     store.close();
   }
+}
+
+/** The stored budget with the limits given on the command line (validated like the config), or null if none given. */
+function resumedBudget(config: SearchConfig, given: RunOptions["budget"]): SearchConfig["budget"] | null {
+  const entries = Object.entries(given ?? {}).filter(([, value]) => value !== undefined);
+  if (entries.length === 0) return null;
+  const parsed = searchConfigSchema.shape.budget.safeParse({
+    ...config.budget,
+    ...Object.fromEntries(entries),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw usageError(
+      `--${String(issue?.path[0] ?? "budget").replace("_", "-")}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  return parsed.data;
 }
 
 /** Construct every model of the config once without side effects (no cache file), so a bad spec fails early. */

@@ -76,11 +76,23 @@ export const searchConfigSchema = z
     seed: z.number().int().min(0).default(1),
     budget: z
       .object({
-        max_rollouts: z.number().int().min(1).nullable().default(null),
-        max_usd: z.number().gt(0).nullable().default(null),
+        max_rollouts: z.number().int().min(1).nullable().default(null).describe("Rollouts of every purpose."),
+        max_usd: z
+          .number()
+          .gt(0)
+          .nullable()
+          .default(null)
+          .describe("Spend of every role: agent, customer, judge, proposer."),
+        max_minutes: z
+          .number()
+          .gt(0)
+          .nullable()
+          .default(null)
+          .describe("Active minutes over every session of the run."),
       })
       .strict()
-      .default({ max_rollouts: null, max_usd: null }),
+      .default({ max_rollouts: null, max_usd: null, max_minutes: null })
+      .describe("Limits: no rollout starts once one is reached; the run stops as budget_exhausted."),
   })
   .strict();
 

@@ -42,6 +42,8 @@ export interface EvaluateOptions {
   customerModel?: ChatModel;
   prices?: PriceTable;
   onRequest?: (request: ChatRequest) => void;
+  /** Called before a rollout starts; throwing stops new rollouts (a budget), the running ones finish first. */
+  beforeRollout?: (job: RolloutJob) => void;
   /** Called after each rollout is scored (progress, storage). */
   onRollout?: (job: RolloutJob, trajectory: Trajectory, score: EpisodeScore) => void | Promise<void>;
 }
@@ -54,6 +56,7 @@ export interface RolloutOutcome {
 
 export async function evaluateJobs(options: EvaluateOptions): Promise<RolloutOutcome[]> {
   return mapPool(options.jobs, options.concurrency, async (job) => {
+    options.beforeRollout?.(job);
     const trajectory = await runRollout({
       harness: options.harness,
       task: job.task,

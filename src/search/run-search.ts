@@ -24,6 +24,7 @@ import {
   screenStep,
   type Verdict,
 } from "./acceptance";
+import { BudgetExhausted, BudgetGate, type BudgetLimit, type BudgetUsage } from "./budget";
 import { buildDigest, type Digest } from "./digest";
 import { proposeByLlm } from "./llm-proposer";
 import { proposeByOperators } from "./operators";
@@ -48,6 +49,8 @@ export interface SearchDeps {
   customerModel?: ChatModel;
   prices?: PriceTable;
   events?: SearchEvents;
+  /** Set by runSearch: every rollout of the run passes it before starting. */
+  gate?: BudgetGate;
   /** Tests capture what the proposer receives. */
   onProposerInput?: (input: { harness: Record<string, string>; digest: Digest; rejected: unknown }) => void;
 }
@@ -69,19 +72,59 @@ export interface SearchEvents {
 const STORE_BATCH = 25;
 
 export interface SearchOutcome {
+  /** The selected harness; when a budget stopped the run, the incumbent so far. */
   selected: string;
-  score: number;
+  /** Null when a budget stopped the run before the seed was scored. */
+  score: number | null;
   stoppedBy: "rounds" | "early_stop" | "budget";
+  /** Which limit stopped the run, and the usage then. */
+  budget?: { limit: BudgetLimit; usage: BudgetUsage; message: string };
 }
 
+/**
+ * A budget limit stops the run where it is: in-flight rollouts finish and are stored, nothing new starts, and the
+ * run is left `budget_exhausted` for `--resume` with a larger budget (which then ends where an uninterrupted run would).
+ */
 export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
+  const { store } = deps;
+  store.setRunState("running");
+  const gate = new BudgetGate(deps.config.budget, {
+    countRollouts: () => store.countRollouts(),
+    totalUsd: () => store.totalUsd(),
+    activeMs: () => store.activeMs(),
+    setActiveMs: (ms) => store.setActiveMs(ms),
+  });
+  const progress = { incumbent: "" };
+  try {
+    return await search({ ...deps, gate }, progress);
+  } catch (error) {
+    if (!(error instanceof BudgetExhausted)) throw error;
+    store.setRunState("budget_exhausted", error.message);
+    store.logEvent("budget_exhausted", {
+      limit: error.limit,
+      ...error.usage,
+      incumbent: progress.incumbent,
+    });
+    const score = store.getCandidate(progress.incumbent)?.score ?? null;
+    return {
+      selected: progress.incumbent,
+      score,
+      stoppedBy: "budget",
+      budget: { limit: error.limit, usage: error.usage, message: error.message },
+    };
+  } finally {
+    gate.persistActiveTime(true);
+  }
+}
+
+async function search(deps: SearchDeps, progress: { incumbent: string }): Promise<SearchOutcome> {
   const { config, store } = deps;
   const repo = join(deps.runDir, "harness");
   const events = deps.events ?? {};
-  store.setRunState("running");
 
   // R0: the seed harness on the search split.
   const seed = await initSeed(deps, repo);
+  progress.incumbent = seed;
   store.startRound(0, seed);
   const seedScore = await evaluateCandidate(deps, repo, seed, 0, 0);
   if (!store.getRound(0)?.ended_at)
@@ -95,11 +138,12 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
   let incumbent = seed;
   let incumbentScore = seedScore;
   let idleRounds = 0;
-  let stoppedBy: SearchOutcome["stoppedBy"] = "rounds";
+  let stoppedBy: "rounds" | "early_stop" = "rounds";
   for (let round = 1; round <= config.rounds; round++) {
     const stored = store.getRound(round);
     if (stored?.ended_at && stored.incumbent_after) {
       incumbent = stored.incumbent_after;
+      progress.incumbent = incumbent;
       incumbentScore = store.getCandidate(incumbent)?.score ?? incumbentScore;
       idleRounds = stored.accepted_commit ? 0 : idleRounds + 1;
       continue;
@@ -109,11 +153,8 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
       store.logEvent("early_stop", { round, patience: config.early_stop.patience });
       break;
     }
-    if (budgetExhausted(deps)) {
-      stoppedBy = "budget";
-      store.logEvent("budget_exhausted", { round, rollouts: store.countRollouts(), usd: store.totalUsd() });
-      break;
-    }
+    // A spent budget stops before the proposer is asked (an LLM proposer costs too).
+    deps.gate?.check();
     store.startRound(round, incumbent);
     events.phase?.(`round ${round}: proposing`);
     const proposals = await propose(deps, repo, incumbent, round);
@@ -126,6 +167,7 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
     for (const verdict of decision.verdicts) recordVerdict(deps, round, verdict);
     if (decision.accepted) {
       incumbent = decision.accepted;
+      progress.incumbent = incumbent;
       incumbentScore = store.getCandidate(incumbent)?.score ?? incumbentScore;
       await moveIncumbent(repo, incumbent);
       idleRounds = 0;
@@ -229,9 +271,10 @@ async function runJobs(
   const pending: Array<{ key: string; split: Split; trajectory: Trajectory; score: EpisodeScore }> = [];
   const flush = () => {
     if (pending.length === 0) return;
+    const batch = pending.splice(0);
     store.recordRollouts(
       commit,
-      pending.splice(0).map((p) => ({
+      batch.map((p) => ({
         key: p.key,
         purpose,
         split: p.split,
@@ -239,32 +282,33 @@ async function runJobs(
         trajectory: p.trajectory,
       })),
     );
+    deps.gate?.stored(batch.reduce((sum, p) => sum + p.trajectory.usage.usd, 0));
   };
-  const outcomes = await evaluateJobs({
-    harness,
-    jobs: todo,
-    model: deps.model,
-    judge: deps.judge,
-    concurrency: config.concurrency,
-    customerModel: deps.customerModel,
-    prices: deps.prices,
-    onRollout: (job, trajectory, score) => {
-      pending.push({ key: keyOf(job), split: job.task.split, trajectory, score });
-      if (pending.length >= STORE_BATCH) flush();
-      done++;
-      deps.events?.rollouts?.(done, jobs.length, label);
-    },
-  });
-  flush();
+  let outcomes: Awaited<ReturnType<typeof evaluateJobs>>;
+  try {
+    outcomes = await evaluateJobs({
+      harness,
+      jobs: todo,
+      model: deps.model,
+      judge: deps.judge,
+      concurrency: config.concurrency,
+      customerModel: deps.customerModel,
+      prices: deps.prices,
+      beforeRollout: () => deps.gate?.admit(),
+      onRollout: (job, trajectory, score) => {
+        pending.push({ key: keyOf(job), split: job.task.split, trajectory, score });
+        deps.gate?.finished(trajectory.usage.usd);
+        if (pending.length >= STORE_BATCH) flush();
+        done++;
+        deps.events?.rollouts?.(done, jobs.length, label);
+      },
+    });
+  } finally {
+    // Rollouts that finished before a failure or a budget stop are kept: a resume does not run them again.
+    flush();
+  }
   const fresh = new Map(outcomes.map((o) => [keyOf(o.job), o.score]));
   return jobs.map((job) => (stored.get(keyOf(job)) ?? fresh.get(keyOf(job))) as EpisodeScore);
-}
-
-function budgetExhausted(deps: SearchDeps): boolean {
-  const { max_rollouts, max_usd } = deps.config.budget;
-  const perCandidate = deps.tasks.search.length * deps.config.repeats;
-  if (max_rollouts !== null && deps.store.countRollouts() + perCandidate > max_rollouts) return true;
-  return max_usd !== null && deps.store.totalUsd() >= max_usd;
 }
 
 /** The proposer's inputs: the incumbent's files, its search-split digest, and the memory of rejected proposals. */
@@ -492,7 +536,7 @@ async function decide(
     let test = pairedTest([], [], deps.config.objective, deps.config.seed);
     while (step === "more") {
       const repeats = deps.config.repeats + extra;
-      const [incumbentScores, proposalScores] = await Promise.all(
+      const [incumbentScores, proposalScores] = await settleAll(
         [incumbent, proposal.commit].map(async (commit) =>
           runJobs(
             deps,
@@ -621,6 +665,14 @@ function safeObjective(
 ): number | null {
   const hasBlocked = scores.some((score) => score.kind === "blocked");
   return objective === "sa-only" && !hasBlocked ? null : objectiveScore(scores, objective);
+}
+
+/** Promise.all that waits for every promise before rethrowing, so no rollout still writes after the run stopped. */
+async function settleAll<T>(promises: readonly Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<T>).value);
 }
 
 export function configHash(config: SearchConfig): string {

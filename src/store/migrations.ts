@@ -129,4 +129,27 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE candidates ADD COLUMN verdict TEXT
     CHECK (verdict IS NULL OR verdict IN ('accepted', 'rejected', 'indecisive', 'screened_out'));
   `,
+  `
+  -- A run that hit a budget limit stops in its own state (resumable with a larger budget), and the run counts its
+  -- active time over sessions for budget.max_minutes. SQLite cannot widen a CHECK in place: rebuild the table.
+  CREATE TABLE run_v4 (
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    objective TEXT NOT NULL CHECK (objective IN ('sa-only', 'joint')),
+    state TEXT NOT NULL CHECK (state IN ('running', 'finished', 'failed', 'budget_exhausted')),
+    ended_at TEXT,
+    error TEXT,
+    active_ms INTEGER NOT NULL DEFAULT 0
+  );
+  INSERT INTO run_v4 (singleton, id, name, created_at, config_json, config_hash, seed, objective, state, ended_at,
+                      error)
+    SELECT singleton, id, name, created_at, config_json, config_hash, seed, objective, state, ended_at, error FROM run;
+  DROP TABLE run;
+  ALTER TABLE run_v4 RENAME TO run;
+  `,
 ];

@@ -8,7 +8,8 @@ import type { EndReason, Trajectory } from "../harness/trajectory";
 
 export type JsonObject = Record<string, unknown>;
 
-export type RunState = "running" | "finished" | "failed";
+/** `budget_exhausted`: stopped at a budget limit; `--resume` with a larger budget continues it. */
+export type RunState = "running" | "finished" | "failed" | "budget_exhausted";
 export type Objective = "sa-only" | "joint";
 
 export interface NewRun {
@@ -30,6 +31,8 @@ export interface RunRecord {
   state: RunState;
   ended_at: string | null;
   error: string | null;
+  /** Milliseconds the run has been worked on, over all sessions (budget.max_minutes). */
+  active_ms: number;
 }
 
 export const CANDIDATE_STATES = ["pending", "evaluated", "rejected", "skipped_duplicate", "invalid"] as const;

@@ -176,6 +176,24 @@ export class RunStore {
     if (result.changes === 0) throw new HsearchError("not_found", "no run recorded yet (call initRun first)");
   }
 
+  /** Replace the stored config's budget (a resume with a larger budget); the config hash follows. */
+  setBudget(budget: JsonObject): void {
+    const run = this.getRun();
+    if (!run) throw new HsearchError("not_found", "no run recorded yet (call initRun first)");
+    const config = { ...run.config, budget };
+    this.#db
+      .prepare("UPDATE run SET config_json = ?, config_hash = ?")
+      .run(canonicalJson(config), hashJson(config));
+  }
+
+  activeMs(): number {
+    return this.getRun()?.active_ms ?? 0;
+  }
+
+  setActiveMs(ms: number): void {
+    this.#db.prepare("UPDATE run SET active_ms = ?").run(Math.round(ms));
+  }
+
   // ── candidates ───────────────────────────────────────────────────────────────────────────────────────────────
 
   /** Adds a committed candidate (state pending); the identical candidate again returns the stored one. */

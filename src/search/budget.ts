@@ -1,0 +1,124 @@
+import type { SearchConfig } from "../config/search-config-schema";
+import { HsearchError } from "../core/errors";
+
+/**
+ * Run budgets that hold (DESIGN §3 `budget`). Every rollout asks the gate before it starts; once a limit is reached
+ * no rollout starts, so a run overshoots by at most the rollouts already in flight (zero for `max_rollouts`, which
+ * counts rollouts as they start). The gate is in-process state over the store's totals at session start, so a resumed
+ * run continues the same count.
+ */
+export type Budget = SearchConfig["budget"];
+export type BudgetLimit = keyof Budget;
+
+export interface BudgetUsage {
+  /** Rollouts stored or started. */
+  rollouts: number;
+  /** Every role's spend: stored rollouts and model calls, plus finished rollouts not stored yet. */
+  usd: number;
+  /** Active minutes over every session of the run. */
+  minutes: number;
+}
+
+/** The first limit the usage has reached, in a fixed order; null while within every limit. Pure. */
+export function reachedLimit(budget: Budget, usage: BudgetUsage): BudgetLimit | null {
+  if (budget.max_rollouts !== null && usage.rollouts >= budget.max_rollouts) return "max_rollouts";
+  if (budget.max_usd !== null && usage.usd >= budget.max_usd) return "max_usd";
+  if (budget.max_minutes !== null && usage.minutes >= budget.max_minutes) return "max_minutes";
+  return null;
+}
+
+export class BudgetExhausted extends HsearchError {
+  readonly limit: BudgetLimit;
+  readonly usage: BudgetUsage;
+
+  constructor(limit: BudgetLimit, budget: Budget, usage: BudgetUsage) {
+    super("budget", `budget exhausted: ${describeLimit(limit, budget, usage)}`);
+    this.limit = limit;
+    this.usage = usage;
+  }
+}
+
+export function describeLimit(limit: BudgetLimit, budget: Budget, usage: BudgetUsage): string {
+  const spent =
+    limit === "max_rollouts"
+      ? `${usage.rollouts} rollouts`
+      : limit === "max_usd"
+        ? `$${usage.usd.toFixed(4)}`
+        : `${usage.minutes.toFixed(2)} minutes`;
+  return `${limit} = ${budget[limit]} reached (${spent})`;
+}
+
+/** What the gate reads from and writes to the run store. */
+export interface BudgetLedger {
+  countRollouts(): number;
+  totalUsd(): number;
+  activeMs(): number;
+  setActiveMs(ms: number): void;
+}
+
+const PERSIST_EVERY_MS = 1000;
+
+export class BudgetGate {
+  readonly #budget: Budget;
+  readonly #ledger: BudgetLedger;
+  readonly #now: () => number;
+  readonly #rolloutsAtStart: number;
+  readonly #activeMsAtStart: number;
+  readonly #sessionStart: number;
+  #started = 0;
+  /** Cost of rollouts that finished but are not in the store yet (stored in batches). */
+  #unstoredUsd = 0;
+  #persistedAt: number;
+
+  constructor(budget: Budget, ledger: BudgetLedger, now: () => number = Date.now) {
+    this.#budget = budget;
+    this.#ledger = ledger;
+    this.#now = now;
+    this.#rolloutsAtStart = ledger.countRollouts();
+    this.#activeMsAtStart = ledger.activeMs();
+    this.#sessionStart = now();
+    this.#persistedAt = this.#sessionStart;
+  }
+
+  usage(): BudgetUsage {
+    const activeMs = this.#activeMsAtStart + (this.#now() - this.#sessionStart);
+    return {
+      rollouts: this.#rolloutsAtStart + this.#started,
+      // The store is only asked when a usd limit exists: the sum runs over every stored rollout.
+      usd: this.#budget.max_usd === null ? 0 : this.#ledger.totalUsd() + this.#unstoredUsd,
+      minutes: activeMs / 60_000,
+    };
+  }
+
+  /** Throws BudgetExhausted when a limit is reached; otherwise nothing. */
+  check(): void {
+    this.persistActiveTime(false);
+    const usage = this.usage();
+    const limit = reachedLimit(this.#budget, usage);
+    if (limit !== null) throw new BudgetExhausted(limit, this.#budget, usage);
+  }
+
+  /** Before a rollout starts: admits it (counting it) or throws BudgetExhausted. */
+  admit(): void {
+    this.check();
+    this.#started++;
+  }
+
+  /** A rollout finished with this cost and waits in a batch for the store. */
+  finished(usd: number): void {
+    this.#unstoredUsd += usd;
+  }
+
+  /** A batch with this total cost reached the store. */
+  stored(usd: number): void {
+    this.#unstoredUsd = Math.max(0, this.#unstoredUsd - usd);
+  }
+
+  /** Active time is stored about once a second (and at the end), so a killed session loses at most that much. */
+  persistActiveTime(force: boolean): void {
+    const now = this.#now();
+    if (!force && now - this.#persistedAt < PERSIST_EVERY_MS) return;
+    this.#persistedAt = now;
+    this.#ledger.setActiveMs(this.#activeMsAtStart + (now - this.#sessionStart));
+  }
+}
