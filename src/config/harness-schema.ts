@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { linearRegex } from "../core/linear-regex";
 import { FAMILIES } from "../domain/task";
 
 /** harness.yaml (DESIGN §3). Each protocol is a switch with options. */
@@ -46,7 +47,9 @@ export type ProtocolName = keyof HarnessConfig["protocols"];
 
 /**
  * A playbook pattern is a phrase (matched case-insensitively as a substring) or a regex written `/…/flags`.
- * Regexes are compiled at validation time so a bad one is a validation error, not a crash mid-run.
+ * Regexes are compiled at validation time so a bad one is a validation error, not a crash mid-run: first as a
+ * JavaScript regex (syntax and flags), then on RE2, the linear-time engine they run on (src/harness/playbook-match),
+ * which has no backreferences or lookaround.
  */
 export const PATTERN_REGEX = /^\/(.+)\/([a-z]*)$/s;
 
@@ -60,11 +63,21 @@ const pattern = z
       if (text.trim() === "") ctx.addIssue({ code: "custom", message: "a phrase may not be blank" });
       return;
     }
+    const [source, flags] = [match[1] ?? "", match[2] ?? ""];
     let regex: RegExp;
     try {
-      regex = new RegExp(match[1] ?? "", match[2]);
+      regex = new RegExp(source, flags);
     } catch (error) {
       ctx.addIssue({ code: "custom", message: `not a valid regex: ${(error as Error).message}` });
+      return;
+    }
+    try {
+      linearRegex(source, flags);
+    } catch (error) {
+      ctx.addIssue({
+        code: "custom",
+        message: `regex needs what the linear-time engine (RE2) cannot do, e.g. a backreference or lookaround: ${(error as Error).message}`,
+      });
       return;
     }
     // A pattern that matches the empty string fires on every observation: a rule that stops everything.

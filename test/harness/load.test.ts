@@ -122,4 +122,26 @@ describe("harness loading", () => {
     expect(matchingRules(harness.playbook, '{"status": "pending"}')).toEqual([]);
     expect(renderSystemPrompt(harness, "retail", "")).toContain("(owner)");
   });
+
+  it("refuses, with file, field and line, a regex the linear-time engine cannot run", () => {
+    for (const regex of ["(a)\\1", "(?=a)b", "(?<!x)y"]) {
+      const error = failure({
+        ...base,
+        "playbook.yaml": `- id: ok\n  when: {any: [fine]}\n  then: verify\n- id: r2\n  when:\n    any: [plain, '/${regex}/']\n  then: abstain\n`,
+      });
+      expect(error.location).toMatchObject({ file: "h/playbook.yaml", field: "1.when.any.1", line: 6 });
+      expect(error.message).toMatch(/linear-time engine \(RE2\)/);
+    }
+  });
+
+  it("runs a catastrophic-backtracking rule in linear time instead of hanging", () => {
+    const harness = parseHarness(
+      { ...base, "playbook.yaml": "- {id: evil, when: {any: ['/(a+)+$/']}, then: abstain}\n" },
+      "h",
+    );
+    // V8's backtracking engine needs ~2^n steps here: 64 characters would not finish in a lifetime.
+    const observation = `${"a".repeat(100_000)}!`;
+    expect(matchingRules(harness.playbook, observation)).toEqual([]);
+    expect(matchingRules(harness.playbook, "aaaa").map((r) => r.id)).toEqual(["evil"]);
+  });
 });
