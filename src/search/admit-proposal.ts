@@ -1,0 +1,158 @@
+import { HsearchError } from "../core/errors";
+import { createRng } from "../core/rng";
+import { commitProposal, readTree, treeHash } from "../git";
+import { parseHarness } from "../harness/load";
+import type { EpisodeScore } from "../scoring";
+import { type EvaluatedProposal, screenStep } from "./acceptance";
+import { evaluateCandidate, loadCandidate, runJobs, safeObjective } from "./candidate-rollouts";
+import { applyProposal, assertProposalPaths, type Proposal } from "./proposal";
+import type { SearchDeps } from "./search-deps";
+
+/** Commit, validate and evaluate one proposal; null when it is not evaluated (invalid, duplicate, refused). */
+export async function admitProposal(
+  deps: SearchDeps,
+  repo: string,
+  incumbent: string,
+  round: number,
+  index: number,
+  proposal: Proposal,
+): Promise<EvaluatedProposal | null> {
+  const { store } = deps;
+  const proposer = deps.metaModel ? deps.metaModel.id : "operators";
+  try {
+    assertProposalPaths(proposal.files);
+  } catch (error) {
+    const reason = (error as Error).message;
+    store.recordProposalFailure({ round, proposal: index, proposer, rationale: proposal.rationale, reason });
+    deps.events?.candidate?.({ round, proposal: index, commit: "", score: null, state: "refused", reason });
+    return null;
+  }
+  let committed: { commit: string };
+  try {
+    committed = await commitProposal(repo, {
+      parent: incumbent,
+      round,
+      proposal: index,
+      files: proposal.files,
+      rationale: proposal.rationale,
+      trailers: { run: deps.runId, proposer, extra: { "Hsearch-Operator": proposal.operator } },
+    });
+  } catch (error) {
+    if (!(error instanceof HsearchError) || error.code !== "bad_input") throw error;
+    store.recordProposalFailure({
+      round,
+      proposal: index,
+      proposer,
+      rationale: proposal.rationale,
+      reason: error.describe(),
+    });
+    deps.events?.candidate?.({
+      round,
+      proposal: index,
+      commit: "",
+      score: null,
+      state: "refused",
+      reason: error.describe(),
+    });
+    return null;
+  }
+  const commit = committed.commit;
+  const tree = await treeHash(repo, commit);
+  const duplicateOf = store.listCandidates().find((c) => c.tree_hash === tree && c.commit !== commit);
+  store.addCandidate({
+    commit,
+    round,
+    proposal: index,
+    parent: incumbent,
+    branch: `round-${round}/p${index}`,
+    proposer,
+    rationale: proposal.rationale,
+    tree_hash: tree,
+  });
+  // A resumed round meets its earlier decisions again: not evaluated then, not evaluated now.
+  const known = store.getCandidate(commit);
+  if (known?.state === "invalid" || known?.state === "skipped_duplicate" || known?.verdict === "screened_out")
+    return null;
+  if (duplicateOf) {
+    const reason = `same harness as ${duplicateOf.commit.slice(0, 12)} (round ${duplicateOf.round})`;
+    store.setCandidateOutcome(commit, {
+      state: "skipped_duplicate",
+      duplicate_of: duplicateOf.commit,
+      rejected_reason: reason,
+    });
+    deps.events?.candidate?.({
+      round,
+      proposal: index,
+      commit,
+      score: null,
+      state: "skipped_duplicate",
+      reason,
+    });
+    return null;
+  }
+  try {
+    const files = applyProposal(await readTree(repo, incumbent), proposal);
+    parseHarness(files, `round-${round}/p${index}`);
+  } catch (error) {
+    if (!(error instanceof HsearchError)) throw error;
+    store.setCandidateOutcome(commit, { state: "invalid", rejected_reason: error.describe() });
+    deps.events?.candidate?.({
+      round,
+      proposal: index,
+      commit,
+      score: null,
+      state: "invalid",
+      reason: error.describe(),
+    });
+    return null;
+  }
+  if (await screenedOut(deps, repo, incumbent, commit, round, index)) return null;
+  const score = await evaluateCandidate(deps, repo, commit, round, index);
+  deps.events?.candidate?.({ round, proposal: index, commit, score, state: "evaluated" });
+  const scores = store.listRollouts(commit, "search").map((r) => r.scores as unknown as EpisodeScore);
+  return { commit, proposal: index, score, scores };
+}
+
+/** The paired rule's optional screen: evaluate on a seeded subset first, and reject early if far behind. */
+async function screenedOut(
+  deps: SearchDeps,
+  repo: string,
+  incumbent: string,
+  commit: string,
+  round: number,
+  index: number,
+): Promise<boolean> {
+  const rule = deps.config.acceptance;
+  if (rule.rule !== "paired" || !rule.screen) return false;
+  const known = deps.store.getCandidate(commit);
+  if (known?.state === "evaluated") return false;
+  const count = Math.max(1, Math.round(deps.tasks.search.length * rule.screen.fraction));
+  const subset = createRng(deps.config.seed, "screen", round).shuffle(deps.tasks.search).slice(0, count);
+  const ids = new Set(subset.map((task) => task.id));
+  const proposalScores = await runJobs(
+    deps,
+    await loadCandidate(repo, commit),
+    commit,
+    "search",
+    subset,
+    `round ${round} p${index} screen`,
+  );
+  const incumbentScores = deps.store
+    .listRollouts(incumbent, "search")
+    .map((r) => r.scores as unknown as EpisodeScore)
+    .filter((score) => ids.has(score.task_id) && score.repeat < deps.config.repeats);
+  const objective = deps.config.objective;
+  const mine = safeObjective(proposalScores, objective);
+  const theirs = safeObjective(incumbentScores, objective);
+  if (mine === null || theirs === null || screenStep(mine, theirs, rule.screen.reject_below) === "continue")
+    return false;
+  const reason = `screened out: ${mine.toFixed(4)} on ${count} tasks, incumbent ${theirs.toFixed(4)} (margin ${rule.screen.reject_below})`;
+  deps.store.setCandidateOutcome(commit, {
+    state: "rejected",
+    verdict: "screened_out",
+    score: null,
+    rejected_reason: reason,
+  });
+  deps.events?.candidate?.({ round, proposal: index, commit, score: null, state: "rejected", reason });
+  return true;
+}

@@ -1,0 +1,103 @@
+import { join } from "node:path";
+import type { EpisodeScore } from "../scoring";
+import {
+  decideGreater,
+  type EvaluatedProposal,
+  type PairedStep,
+  type ProposalVerdict,
+  pairedStep,
+  pairedTest,
+  type Verdict,
+} from "./acceptance";
+import { loadCandidate, runJobs } from "./candidate-rollouts";
+import type { SearchDeps } from "./search-deps";
+
+/** The end of a round: the acceptance rule's verdict on every evaluated proposal, and which one (if any) is accepted. */
+export async function decide(
+  deps: SearchDeps,
+  incumbent: string,
+  incumbentScore: number,
+  proposals: readonly EvaluatedProposal[],
+) {
+  const rule = deps.config.acceptance;
+  if (rule.rule === "greater") return decideGreater(incumbentScore, proposals);
+  const verdicts: ProposalVerdict[] = [];
+  let accepted: EvaluatedProposal | null = null;
+  const repo = join(deps.runDir, "harness");
+  // α is spent per round: split over the round's proposals (Bonferroni), and halved per look when close calls may get
+  // extra repeats (re-testing at the same α is optional stopping; bench/acceptance.ts measured both effects).
+  const roundAlpha = rule.alpha / Math.max(1, proposals.length);
+  const lookAlpha = rule.max_extra_repeats > 0 ? roundAlpha / 2 : roundAlpha;
+  for (const proposal of proposals) {
+    let extra = 0;
+    let step: PairedStep = "more";
+    let test = pairedTest([], [], deps.config.objective, deps.config.seed);
+    while (step === "more") {
+      const repeats = deps.config.repeats + extra;
+      const [incumbentScores, proposalScores] = await settleAll(
+        [incumbent, proposal.commit].map(async (commit) =>
+          runJobs(
+            deps,
+            await loadCandidate(repo, commit),
+            commit,
+            "search",
+            deps.tasks.search,
+            `paired test, repeat ${repeats}`,
+            repeats,
+          ),
+        ),
+      );
+      test = pairedTest(
+        incumbentScores as EpisodeScore[],
+        proposalScores as EpisodeScore[],
+        deps.config.objective,
+        deps.config.seed,
+      );
+      step = pairedStep(test, lookAlpha, extra, rule.max_extra_repeats);
+      if (step === "more") extra++;
+    }
+    const p = test.p_value.toFixed(4);
+    const withExtra = extra > 0 ? ` after ${extra} extra repeat${extra > 1 ? "s" : ""}` : "";
+    const reason =
+      step === "accepted"
+        ? `p = ${p} ≤ ${fmtAlpha(lookAlpha)}${withExtra}`
+        : step === "indecisive"
+          ? `close call: p = ${p} > ${fmtAlpha(lookAlpha)}${withExtra}`
+          : `p = ${p} > ${fmtAlpha(lookAlpha)} (difference ${test.difference.toFixed(4)})`;
+    verdicts.push({ commit: proposal.commit, verdict: step as Verdict, reason, p_value: test.p_value });
+    if (step === "accepted" && (accepted === null || proposal.score > accepted.score)) accepted = proposal;
+  }
+  // Only one proposal becomes the incumbent: the others that cleared are recorded as rejected in its favour.
+  for (const verdict of verdicts)
+    if (verdict.verdict === "accepted" && verdict.commit !== accepted?.commit) {
+      verdict.verdict = "rejected";
+      verdict.reason += `, but ${accepted?.commit.slice(0, 12)} scored higher`;
+    }
+  return { accepted: accepted?.commit ?? null, verdicts };
+}
+
+function fmtAlpha(alpha: number): string {
+  return `α = ${Number(alpha.toPrecision(3))}`;
+}
+
+export function recordVerdict(deps: SearchDeps, round: number, verdict: ProposalVerdict): void {
+  const candidate = deps.store.getCandidate(verdict.commit);
+  if (!candidate) return;
+  // An evaluated proposal keeps its score; "rejected" as a state means "not the incumbent", the verdict says why.
+  deps.store.setCandidateOutcome(verdict.commit, {
+    state: verdict.verdict === "accepted" ? "evaluated" : "rejected",
+    verdict: verdict.verdict,
+    score: candidate.score,
+    summary: candidate.summary,
+    rejected_reason: verdict.verdict === "accepted" ? null : verdict.reason,
+  });
+  deps.store.logEvent("verdict", { round, ...verdict });
+}
+
+/** Promise.all that waits for every promise before rethrowing, so no rollout still writes after the run stopped. */
+async function settleAll<T>(promises: readonly Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<T>).value);
+}

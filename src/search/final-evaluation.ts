@@ -1,0 +1,71 @@
+import type { Task } from "../domain/task";
+import { summarize } from "../scoring";
+import { loadCandidate, runJobs, safeObjective } from "./candidate-rollouts";
+import type { SearchDeps } from "./search-deps";
+
+/**
+ * Optional per-round held-out diagnostic of the incumbent. Stored with purpose `diagnostic`, which the search view
+ * (the only store access proposers and acceptance get) cannot read; `hsearch status` shows it per round.
+ */
+export async function diagnostic(
+  deps: SearchDeps,
+  repo: string,
+  incumbent: string,
+  round: number,
+): Promise<void> {
+  // The same incumbent on the same tasks and seeds gives the same diagnostic: one row per incumbent, read per round.
+  if (deps.store.getEvaluation(incumbent, "diagnostic", "heldout")) return;
+  const harness = await loadCandidate(repo, incumbent);
+  const scores = await runJobs(
+    deps,
+    harness,
+    incumbent,
+    "diagnostic",
+    deps.tasks.heldout(),
+    `round ${round} diagnostic`,
+  );
+  deps.store.putEvaluation({
+    candidate: incumbent,
+    purpose: "diagnostic",
+    split: "heldout",
+    round,
+    summary: {
+      ...summarize(scores),
+      objective: safeObjective(scores, deps.config.objective),
+    } as unknown as Record<string, unknown>,
+  });
+}
+
+/** After the search: the selected and the seed harness on held-out and independent tasks. */
+export async function finalEvaluations(
+  deps: SearchDeps,
+  repo: string,
+  selected: string,
+  seed: string,
+): Promise<void> {
+  const plans: Array<{ purpose: "heldout" | "independent"; tasks: Task[] }> = [
+    { purpose: "heldout", tasks: deps.tasks.heldout() },
+    { purpose: "independent", tasks: deps.tasks.independent() },
+  ];
+  for (const commit of selected === seed ? [selected] : [selected, seed]) {
+    const harness = await loadCandidate(repo, commit);
+    for (const { purpose, tasks } of plans) {
+      if (tasks.length === 0) continue;
+      if (deps.store.getEvaluation(commit, purpose, purpose)) continue;
+      const role = commit === selected ? "selected" : "seed";
+      deps.events?.phase?.(`final: ${role} harness on ${purpose}`);
+      const scores = await runJobs(deps, harness, commit, purpose, tasks, `${role} on ${purpose}`);
+      deps.store.putEvaluation({
+        candidate: commit,
+        purpose,
+        split: purpose,
+        round: null,
+        summary: {
+          ...summarize(scores),
+          objective: safeObjective(scores, deps.config.objective),
+          role,
+        } as unknown as Record<string, unknown>,
+      });
+    }
+  }
+}

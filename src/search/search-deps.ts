@@ -1,0 +1,43 @@
+import type { SearchConfig } from "../config/search-config-schema";
+import type { Task } from "../domain/task";
+import type { PriceTable } from "../models/prices";
+import type { ChatModel } from "../models/types";
+import type { Judge } from "../scoring";
+import type { RunStore } from "../store";
+import type { BudgetGate } from "./budget";
+import type { Digest } from "./digest";
+
+/** What every step of the search works with: the run's config, store, tasks, models and budget gate. */
+export interface SearchDeps {
+  config: SearchConfig;
+  runId: string;
+  runDir: string;
+  store: RunStore;
+  /** The seed harness directory (new runs); resumed runs read the seed from the run's git repository. */
+  seedHarnessDir: string;
+  tasks: { search: Task[]; heldout: () => Task[]; independent: () => Task[] };
+  model: ChatModel;
+  metaModel: ChatModel | null;
+  judge: Judge;
+  customerModel?: ChatModel;
+  prices?: PriceTable;
+  events?: SearchEvents;
+  /** Set by runSearch: every rollout of the run passes it before starting. */
+  gate?: BudgetGate;
+  /** Tests capture what the proposer receives. */
+  onProposerInput?: (input: { harness: Record<string, string>; digest: Digest; rejected: unknown }) => void;
+}
+
+export interface SearchEvents {
+  phase?(message: string): void;
+  rollouts?(done: number, total: number, label: string): void;
+  candidate?(info: {
+    round: number;
+    proposal: number;
+    commit: string;
+    score: number | null;
+    state: string;
+    reason?: string;
+  }): void;
+  round?(info: { round: number; incumbent: string; score: number; accepted: string | null }): void;
+}
