@@ -24,10 +24,10 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       // yargs calls this for its own validation (message) and for errors thrown by handlers (error).
       throw error ?? new HsearchError("bad_input", message);
     });
-  registerCommands(parser, io, (code) => {
-    exitCode = code;
-  });
   try {
+    await registerCommands(parser, argv, io, (code) => {
+      exitCode = code;
+    });
     await parser.parseAsync();
     return exitCode;
   } catch (error) {

@@ -1,21 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
-import type { Argv } from "yargs";
+import { afterAll, describe, expect, it } from "vitest";
 import { type CliIO, processIO } from "../../src/cli/io";
 import { main } from "../../src/cli/main";
 import { PACKAGE_ROOT } from "../../src/core/paths";
-
-// The real entry point (error reporting, exit codes) with only this command registered, so these tests do not
-// depend on the rest of the command table.
-vi.mock("../../src/cli/commands", async () => {
-  const { register } = await import("../../src/cli/tasks");
-  return {
-    registerCommands: (parser: Argv, io: CliIO, setExitCode: (code: number) => void) =>
-      register(parser, io, setExitCode),
-  };
-});
 
 const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "tasks");
 const temps: string[] = [];

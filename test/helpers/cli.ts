@@ -1,5 +1,20 @@
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { CliIO } from "../../src/cli/io";
 import { main } from "../../src/cli/main";
+import { PACKAGE_ROOT } from "../../src/core/paths";
+
+/**
+ * Node arguments that run the CLI as a child process from its TypeScript sources (through tsx), so such a test
+ * always runs the code under test, never a stale dist/ (test/cli/bin.test.ts builds and runs the compiled bin).
+ */
+export const SOURCE_CLI: readonly string[] = [
+  "--import",
+  // Resolved from the package, so the child may run in any directory.
+  pathToFileURL(createRequire(join(PACKAGE_ROOT, "package.json")).resolve("tsx")).href,
+  join(PACKAGE_ROOT, "src", "cli", "bin.ts"),
+];
 
 export interface CliResult {
   code: number;

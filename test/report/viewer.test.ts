@@ -2,12 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../src/core/paths";
 import { isLoopbackHost, sameToken } from "../../src/report/viewer/access";
 import { type StartedViewer, startViewer } from "../../src/report/viewer/server";
 import { openRunStore } from "../../src/store";
 import type { RunStatus } from "../../src/store/run-status";
-import { runCli } from "../helpers/cli";
+import { runCli, SOURCE_CLI } from "../helpers/cli";
 import { makeRun } from "./run-fixture";
 
 interface Response {
@@ -266,14 +265,10 @@ describe("hsearch view through the CLI", () => {
   });
 
   it("prints the URL, serves with the token, and stops cleanly on Ctrl-C", async () => {
-    child = spawn(
-      process.execPath,
-      [join(PACKAGE_ROOT, "bin", "hsearch.js"), "view", runDir, "--port", "0"],
-      {
-        cwd: work,
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    child = spawn(process.execPath, [...SOURCE_CLI, "view", runDir, "--port", "0"], {
+      cwd: work,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const proc = child;
     let stderr = "";
     proc.stderr?.on("data", (chunk) => {

@@ -4,17 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../src/core/paths";
 import { openRunStore } from "../../src/store";
+import { SOURCE_CLI } from "../helpers/cli";
 import { retailSubset } from "../helpers/task-subset";
-
-const BIN = join(PACKAGE_ROOT, "bin", "hsearch.js");
 
 let work: string;
 let config: string;
 
 function hsearch(args: string[]): ChildProcess {
-  return spawn(process.execPath, [BIN, ...args], { cwd: work, stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(process.execPath, [...SOURCE_CLI, ...args], { cwd: work, stdio: ["ignore", "pipe", "pipe"] });
 }
 
 function finished(

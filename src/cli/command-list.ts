@@ -1,0 +1,78 @@
+import type { Argv } from "yargs";
+import type { CliIO } from "./io";
+import type { SetExitCode } from "./shared";
+
+/** What a command module exports: it adds its command (builder and handler) to the parser. */
+export type RegisterCommand = (parser: Argv, io: CliIO, setExitCode: SetExitCode) => void;
+
+export interface CommandEntry {
+  /** The yargs command string, as the module registers it. */
+  usage: string;
+  describe: string;
+  load: () => Promise<{ register: RegisterCommand }>;
+}
+
+/**
+ * Every command, one module each, loaded only when named: `hsearch --help` lists these lines without importing
+ * any command (the SDKs, SQLite and git behind them cost most of the start-up). A test checks each module
+ * registers the same usage and description.
+ */
+export const COMMANDS: Record<string, CommandEntry> = {
+  run: {
+    usage: "run [config]",
+    describe: "Search for a better harness (default config: search-configs/demo.yaml)",
+    load: () => import("./run"),
+  },
+  status: {
+    usage: "status <run>",
+    describe: "Rounds, proposals, scores, incumbent, held-out results and usage of a run",
+    load: () => import("./status"),
+  },
+  diff: {
+    usage: "diff <run>",
+    describe: "The git diff of each proposal against its parent (the incumbent it was proposed from)",
+    load: () => import("./diff"),
+  },
+  export: {
+    usage: "export <run>",
+    describe:
+      "Write a candidate (default: the selected harness) as a self-contained harness directory with provenance.json",
+    load: () => import("./export"),
+  },
+  eval: {
+    usage: "eval",
+    describe: "Evaluate one harness on a split or a task directory; prints every metric of DESIGN §6",
+    load: () => import("./eval"),
+  },
+  tasks: {
+    usage: "tasks",
+    describe: "Manage task suites: list, validate, generate, import-tau2, import-harbor",
+    load: () => import("./tasks"),
+  },
+  probe: {
+    usage: "probe",
+    describe: "The know and hold probes: beliefs, challenge (DESIGN §6)",
+    load: () => import("./probe"),
+  },
+  sandbox: {
+    usage: "sandbox",
+    describe: "Run commands in the terminal sandbox",
+    load: () => import("./sandbox"),
+  },
+  report: {
+    usage: "report <run>",
+    describe: "Write a self-contained HTML report of a run (default: runs/<id>/report.html)",
+    load: () => import("./report"),
+  },
+  view: {
+    usage: "view <run>",
+    describe: "Browse a run in a local web viewer (report, candidates, diffs, trajectories); Ctrl-C stops it",
+    load: () => import("./view"),
+  },
+};
+
+/** The command a command line names: its first word that is not an option (undefined for `hsearch --help`). */
+export function commandNamed(argv: readonly string[]): CommandEntry | undefined {
+  const first = argv.find((arg) => !arg.startsWith("-"));
+  return first === undefined ? undefined : COMMANDS[first];
+}
