@@ -3,7 +3,16 @@
 // (the sources import without extensions, as the bundler-style resolution of tsx, vitest and tsc allows); files
 // the code reads next to itself at run time (prompts, simulator profiles) are copied beside the JS.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
