@@ -1,6 +1,7 @@
 import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
 import { FAMILIES } from "../domain/task";
+import { cutMiddle } from "../envs/terminal/output-cut";
 import { evaluateJobs, planRollouts } from "../eval/evaluate";
 import { loadHarness } from "../harness/load";
 import { loadPriceTable } from "../models/prices";
@@ -30,6 +31,8 @@ export interface EvalReport {
     usage: { input_tokens: number; output_tokens: number; usd: number; model_calls: number };
   };
   tasks: TaskRow[];
+  /** Each infrastructure error with its message (a task whose setup failed: the setup's output). */
+  infra_error_details: Array<{ task_id: string; repeat: number; error: string }>;
 }
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
@@ -121,6 +124,11 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalRepo
       },
     },
     tasks: taskRows(scores),
+    infra_error_details: scores.flatMap((score) =>
+      score.kind === "infra_error"
+        ? [{ task_id: score.task_id, repeat: score.repeat, error: score.error }]
+        : [],
+    ),
   };
 }
 
@@ -169,6 +177,8 @@ export function renderEvalReport(report: EvalReport): string {
     `usage: ${usage.model_calls} model calls, ${usage.input_tokens} input + ${usage.output_tokens} output tokens, $${usage.usd.toFixed(4)}` +
       (infra_errors > 0 ? ` · ${infra_errors} infrastructure errors (not scored)` : ""),
   );
+  for (const { task_id, repeat, error } of report.infra_error_details)
+    lines.push(`infrastructure error: ${task_id} (repeat ${repeat}): ${cutMiddle(error, 600)}`);
   return lines.join("\n");
 }
 

@@ -8,8 +8,6 @@ import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import { FAMILIES, KINDS, SPLITS, type Split, SUITES, type Suite, type Task } from "../domain/task";
-import { importHarbor } from "../tasks/harbor/import-harbor";
-import { sandboxToolCheck } from "../tasks/harbor/sandbox-tools";
 import { filterTasks, type LoadedTask, loadTaskDir, suiteDir, type TaskFilter } from "../tasks/load";
 import { importTau2File } from "../tasks/retail/import-tau2";
 import { buildRetailSuite, DEFAULT_RETAIL_SEED } from "../tasks/retail/suite";
@@ -17,16 +15,16 @@ import { checkTerminalTasks } from "../tasks/terminal/check";
 import { buildTerminalSuite, DEFAULT_TERMINAL_SEED } from "../tasks/terminal/suite";
 import { checkTaskSet } from "../tasks/validate";
 import { writeTaskFiles } from "../tasks/write";
-import { EXIT_BAD_INPUT, EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
+import { registerHarbor } from "./tasks-harbor";
 
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
     "tasks",
-    "Manage task suites: list, validate, generate, import-tau2, import-harbor",
+    "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements",
     (tasks) =>
-      tasks
+      registerHarbor(tasks, io, setExitCode)
         .command(
           "list",
           "List tasks (shipped suites, or --tasks DIR)",
@@ -123,45 +121,10 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
             io.out(`imported ${tasks.length} tasks to ${displayPath(join(out, argv.split), io)}\n`);
           },
         )
-        .command(
-          "import-harbor <dir>",
-          "Import Harbor / Terminal-Bench task directories (one, or a directory of them) as feasible terminal tasks",
-          (y) =>
-            y
-              .positional("dir", {
-                type: "string",
-                demandOption: true,
-                describe: "a task directory or a directory of them",
-              })
-              .option("out", {
-                type: "string",
-                default: "tasks/harbor",
-                describe: "output directory (tasks go to OUT/SPLIT/ID.json)",
-              })
-              .option("split", {
-                choices: SPLITS,
-                default: "search" as Split,
-                describe: "split of the imported tasks",
-              }),
-          async (argv) => {
-            const result = await importHarbor(
-              resolveUserPath(argv.dir, io.cwd),
-              argv.split,
-              sandboxToolCheck(),
-            );
-            const out = resolve(io.cwd, argv.out);
-            writeTaskFiles(result.tasks, out);
-            io.out(`imported ${result.tasks.length} tasks to ${displayPath(join(out, argv.split), io)}\n`);
-            for (const { dir, reason } of result.skipped)
-              io.out(`skipped ${displayPath(dir, io)}: ${reason}\n`);
-            for (const { dir, error } of result.failed) io.err(`failed ${displayPath(dir, io)}: ${error}\n`);
-            if (result.failed.length > 0)
-              setExitCode(
-                result.failed.some((failure) => failure.kind === "bad_input") ? EXIT_BAD_INPUT : EXIT_FAILED,
-              );
-          },
-        )
-        .demandCommand(1, "Name a tasks command: list, validate, generate, import-tau2 or import-harbor."),
+        .demandCommand(
+          1,
+          "Name a tasks command: list, validate, generate, import-tau2, import-harbor or requirements.",
+        ),
   );
 }
 

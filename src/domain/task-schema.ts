@@ -38,6 +38,28 @@ const terminalEnv = z
   .object({
     files: z.record(z.string(), z.string()).optional(),
     setup: z.string().optional(),
+    binary_files: z.record(z.string(), z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64")).optional(),
+    env_vars: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name"), z.string())
+      .optional(),
+    timeouts: z
+      .object({
+        agent_sec: z.number().positive().optional(),
+        verifier_sec: z.number().positive().optional(),
+        setup_sec: z.number().positive().optional(),
+      })
+      .strict()
+      .optional(),
+    requires: z
+      .object({
+        debian: z.array(z.string()),
+        python: z.array(z.string()),
+        network: z.array(z.string()),
+        services: z.array(z.string()),
+        root: z.boolean(),
+      })
+      .strict()
+      .optional(),
     harbor_dir: z.string().optional(),
   })
   .strict();

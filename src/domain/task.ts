@@ -57,8 +57,32 @@ export interface TerminalEnvSpec {
   files?: Record<string, string>;
   /** A shell script run inside the sandbox (as the harness) before the agent starts. */
   setup?: string;
+  /** Files that are not UTF-8 text (or large), base64 by workspace-relative path; written on the host like `files`. */
+  binary_files?: Record<string, string>;
+  /** Variables every command of the task sees (setup, agent, verifier): a Dockerfile's ENV. */
+  env_vars?: Record<string, string>;
+  /** Time limits from the task's own configuration (Harbor task.toml); hsearch's defaults otherwise. */
+  timeouts?: TerminalTimeouts;
+  /** What the task needs from the host (imported Harbor tasks), as `hsearch tasks requirements` reports it. */
+  requires?: HostRequirements;
   /** For imported Harbor tasks: the directory the task came from. */
   harbor_dir?: string;
+}
+
+export interface TerminalTimeouts {
+  /** The agent's whole budget; also the limit of one of its commands. */
+  agent_sec?: number;
+  verifier_sec?: number;
+  /** The setup (the image build's local steps). */
+  setup_sec?: number;
+}
+
+export interface HostRequirements {
+  debian: string[];
+  python: string[];
+  network: string[];
+  services: string[];
+  root: boolean;
 }
 
 export interface RetailReference {

@@ -27,10 +27,9 @@ export async function createTaskEnvironment(
 ): Promise<Environment> {
   if (task.suite === "retail")
     return createRetailEnv(task.env as RetailEnvSpec, { forbidden: task.forbidden });
-  const { createTerminalEnv } = await import("./terminal");
-  const spec = task.env as TerminalEnvSpec;
+  const { createTerminalEnv, terminalEnvOptions } = await import("./terminal");
   return createTerminalEnv({
-    ...spec,
+    ...terminalEnvOptions(task.env as TerminalEnvSpec),
     forbidden: task.forbidden,
     ...(options.readOnly ? { readOnly: true } : {}),
   });
@@ -53,10 +52,11 @@ export async function verifyTask(
     return verdict.reward;
   }
   if (!episode.completed) return 0;
-  const { runVerifier, TerminalEnv } = await import("./terminal");
+  const { runVerifier, TerminalEnv, verifierTimeoutMs } = await import("./terminal");
   if (!(env instanceof TerminalEnv))
     throw new HsearchError("internal", `task ${task.id}: a terminal task needs the terminal environment`);
-  const result = await runVerifier(env, task.verify.script, {});
+  const timeoutMs = verifierTimeoutMs(task.env as TerminalEnvSpec);
+  const result = await runVerifier(env, task.verify.script, timeoutMs === undefined ? {} : { timeoutMs });
   if (result.reward !== 0 && result.reward !== 1)
     throw new HsearchError("internal", `verifier of ${task.id} returned reward ${result.reward}`);
   return result.reward;

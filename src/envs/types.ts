@@ -2,7 +2,20 @@
  * What every environment (retail, terminal) offers the agent loop. The loop knows nothing about databases or
  * shells: it lists tools, calls them with an author and a step, and reads the effect log.
  */
+import { type ErrorLocation, HsearchError } from "../core/errors";
+
 export type Author = "agent" | "harness";
+
+/**
+ * The task's own environment could not be made (its setup script failed): the task's fault or the machine's, never
+ * the agent's. An evaluation records it as that task's infrastructure error and goes on with the others.
+ */
+export class TaskSetupError extends HsearchError {
+  constructor(message: string, location: ErrorLocation = {}) {
+    super("bad_input", message, location);
+    this.name = "TaskSetupError";
+  }
+}
 
 /** A JSON-schema described tool, as sent to a model. */
 export interface ToolSpec {

@@ -1,7 +1,7 @@
 import { HsearchError } from "../core/errors";
 import { type Task, toAgentTask } from "../domain/task";
 import { createTaskEnvironment, suitePolicy, verifyTask } from "../envs/suite-env";
-import type { Environment } from "../envs/types";
+import { type Environment, TaskSetupError } from "../envs/types";
 import { costOf, type PriceTable } from "../models/prices";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type EpisodeResult, runEpisode } from "./agent-loop";
@@ -45,7 +45,37 @@ const UNFINISHED = new Set(["max_steps", "model_error", "infra_error"]);
  * the agent's view of the task, then run the native verifier.
  */
 export async function runRollout(input: RolloutInput): Promise<Trajectory> {
-  return withOpenRollout(input, async ({ trajectory }) => trajectory);
+  try {
+    return await withOpenRollout(input, async ({ trajectory }) => trajectory);
+  } catch (error) {
+    if (error instanceof TaskSetupError) return setupFailure(input, error);
+    throw error;
+  }
+}
+
+/**
+ * The task's environment could not be set up: that task's infrastructure error (not scored, counted), with the
+ * setup's output, so that one broken task does not abort an evaluation of the others.
+ */
+export const TASK_SETUP_FAILED = "task setup failed";
+
+function setupFailure(input: RolloutInput, error: TaskSetupError): Trajectory {
+  const { task } = input;
+  return {
+    task_id: task.id,
+    suite: task.suite,
+    kind: task.kind,
+    ...(task.family ? { family: task.family } : {}),
+    model: input.model.id,
+    harness: input.harness.hash,
+    seed: input.seed,
+    repeat: input.repeat,
+    steps: 0,
+    events: [],
+    end: { reason: "infra_error", step: 0, error: `${TASK_SETUP_FAILED}: ${error.message}` },
+    reward: null,
+    usage: { input_tokens: 0, output_tokens: 0, usd: 0, model_calls: 0 },
+  };
 }
 
 /** The same, handing the episode and its still-open environment to `use`; the environment is closed afterwards. */

@@ -9,6 +9,7 @@ export {
   sandboxUserFor,
 } from "./sandbox";
 export type { SandboxInfo, SandboxRequest, SandboxResult } from "./sandbox-types";
+export { terminalEnvOptions, verifierTimeoutMs } from "./task-options";
 export {
   createTerminalEnv,
   DEFERRAL_FILE,

@@ -25,7 +25,7 @@ import { lchown, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HsearchError } from "../../core/errors";
-import { DEV_LINKS, DEVICES, type HostEntry, SYSTEM_ENTRIES, VAR_TMP_LINK } from "./sandbox-plan";
+import { DEV_LINKS, DEVICES, type HostEntry, SHIMS, SYSTEM_ENTRIES, VAR_TMP_LINK } from "./sandbox-plan";
 import { SANDBOX_PATHS, type SandboxUser } from "./sandbox-types";
 
 const SEARCH_DIRS = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
@@ -112,7 +112,11 @@ class SandboxState {
 
   /** An empty tree of mount points: the sandbox's root under the unshare mechanism. */
   skeleton(entries: readonly HostEntry[]): string {
-    const key = createHash("sha256").update(JSON.stringify(entries)).digest("hex").slice(0, 16);
+    // The mount points are part of the name: a skeleton made before a mount point was added is never reused.
+    const key = createHash("sha256")
+      .update(JSON.stringify([entries, SANDBOX_PATHS]))
+      .digest("hex")
+      .slice(0, 16);
     const known = this.skeletons.get(key);
     if (known) return known;
     const root = join(this.dir, `root-${key}`);
@@ -130,6 +134,29 @@ class SandboxState {
     }
     this.skeletons.set(key, root);
     return root;
+  }
+
+  /**
+   * The directory shown at SANDBOX_PATHS.shims, last on the sandbox's PATH: `python` → python3, for tasks that call
+   * bare `python` on machines that only have `python3` (where `python` exists, it comes first on PATH).
+   */
+  shims(): string {
+    const links = Object.entries(SHIMS);
+    const key = createHash("sha256").update(JSON.stringify(links)).digest("hex").slice(0, 16);
+    const dir = join(this.dir, `shims-${key}`);
+    if (!existsSync(dir)) {
+      const draft = `${dir}.draft-${process.pid}`;
+      rmSync(draft, { recursive: true, force: true });
+      mkdirSync(draft, { mode: 0o755 });
+      for (const [name, target] of links) symlinkSync(target, join(draft, name));
+      try {
+        renameSync(draft, dir);
+      } catch {
+        rmSync(draft, { recursive: true, force: true });
+        if (!existsSync(dir)) throw new HsearchError("sandbox", `cannot create the sandbox shims ${dir}`);
+      }
+    }
+    return dir;
   }
 
   /** Write `text` under a fresh name for one command; the caller removes it (`removeFile`) afterwards. */

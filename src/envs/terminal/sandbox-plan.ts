@@ -33,11 +33,14 @@ export const DEFAULT_LIMITS = {
 
 /** The clean environment every sandboxed command starts from; nothing of the host's environment passes. */
 export const BASE_ENV: Readonly<Record<string, string>> = {
-  PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+  PATH: `/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:${SANDBOX_PATHS.shims}`,
   HOME: SANDBOX_PATHS.tmp,
   LANG: "C.UTF-8",
   TERM: "dumb",
 };
+
+/** The sandbox's fallback programs in SANDBOX_PATHS.shims (name → target inside the sandbox). */
+export const SHIMS: Readonly<Record<string, string>> = { python: "/usr/bin/python3" };
 
 /** Top-level host entries the sandbox shows read-only: directories are bound, symlinks (merged /usr) copied. */
 export const SYSTEM_ENTRIES = ["usr", "etc", "opt", "bin", "sbin", "lib", "lib32", "lib64", "libx32"];
@@ -81,6 +84,8 @@ export interface PlanInput {
   user?: SandboxUser;
   /** Privileged only: host files shown as /etc/passwd and /etc/group, naming `user`. */
   identity?: { passwd: string; group: string };
+  /** Host directory shown read-only at SANDBOX_PATHS.shims. */
+  shimDir?: string;
   limits: ResolvedLimits;
   /** The command's argv inside the sandbox. */
   argv: readonly string[];
@@ -187,6 +192,7 @@ export function bwrapInvocation(input: PlanInput): Invocation {
   args.push("--perms", "1777", "--size", String(DEFAULT_LIMITS.shmMb * MIB), "--tmpfs", "/dev/shm");
   if (input.testsDir) args.push("--ro-bind", input.testsDir, SANDBOX_PATHS.tests);
   if (input.logsDir) args.push("--bind", input.logsDir, SANDBOX_PATHS.logs);
+  if (input.shimDir) args.push("--ro-bind", input.shimDir, SANDBOX_PATHS.shims);
   args.push("--remount-ro", "/", "--chdir", SANDBOX_PATHS.workspace, "--json-status-fd", "3");
   args.push("--", ...limitAndDropArgv(input));
   return { file: info.tools.bwrap, args };
@@ -243,6 +249,7 @@ export function unshareFstab(input: PlanInput & { skeleton: string }): string {
   for (const device of DEVICES) add(`/dev/${device}`, at(`/dev/${device}`), "none", ["bind", "nosuid"]);
   if (input.testsDir) add(input.testsDir, at(SANDBOX_PATHS.tests), "none", ["bind", "ro", "nosuid", "nodev"]);
   if (input.logsDir) add(input.logsDir, at(SANDBOX_PATHS.logs), "none", ["bind", "nosuid", "nodev"]);
+  if (input.shimDir) add(input.shimDir, at(SANDBOX_PATHS.shims), "none", ["bind", "ro", "nosuid", "nodev"]);
   add("proc", at("/proc"), "proc", ["nosuid", "nodev", "noexec"]);
   return `${lines.join("\n")}\n`;
 }
@@ -293,7 +300,10 @@ export function unshareInvocation(input: UnshareInput): Invocation {
   return { file: info.tools.setpriv, args };
 }
 
-/** The environment a command sees: the clean base plus the caller's variables. */
+/** The environment a command sees: the clean base plus the caller's variables (a PATH of theirs keeps the shims). */
 export function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { ...BASE_ENV, ...extra };
+  const env = { ...BASE_ENV, ...extra };
+  if (extra.PATH !== undefined && !extra.PATH.split(":").includes(SANDBOX_PATHS.shims))
+    env.PATH = `${extra.PATH}:${SANDBOX_PATHS.shims}`;
+  return env;
 }

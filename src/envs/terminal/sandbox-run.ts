@@ -84,12 +84,13 @@ export function invocationFor(input: PlanInput): Invocation & { cleanup: () => v
   };
   try {
     const texts = input.user ? identityTexts(input.user) : undefined;
+    const withShims: PlanInput = { ...input, shimDir: state.shims() };
     const planned: PlanInput = texts
       ? {
-          ...input,
+          ...withShims,
           identity: { passwd: oneShot("passwd", texts.passwd), group: oneShot("group", texts.group) },
         }
-      : input;
+      : withShims;
     if (planned.info.mechanism === "bwrap") return { ...bwrapInvocation(planned), cleanup };
     const skeleton = state.skeleton(planned.hostEntries);
     const fstabPath = oneShot("fstab", unshareFstab({ ...planned, skeleton }));

@@ -13,6 +13,8 @@ export const SANDBOX_PATHS = {
   tmp: "/tmp",
   tests: "/tests",
   logs: "/logs",
+  /** hsearch's fallbacks, last on PATH: `python` for machines that only have `python3`. */
+  shims: "/hsearch/bin",
 } as const;
 
 /** An unprivileged host identity for the sandboxed command (used when hsearch runs as root). */

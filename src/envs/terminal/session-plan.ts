@@ -30,6 +30,7 @@ import {
   type HostEntry,
   type Invocation,
   MIB,
+  SHIMS,
   UNSHARE_SETUP_SCRIPT,
   VAR_TMP_LINK,
 } from "./sandbox-plan";
@@ -112,6 +113,8 @@ export function episodeRootLayout(hostEntries: readonly HostEntry[], hasVarLib: 
     entries.push({ name: `dev/${name}`, kind: "symlink", target });
   entries.push({ name: "dev/ptmx", kind: "symlink", target: "pts/ptmx" });
   entries.push({ name: VAR_TMP_LINK.path.slice(1), kind: "symlink", target: VAR_TMP_LINK.target });
+  for (const [name, target] of Object.entries(SHIMS))
+    entries.push({ name: `${SANDBOX_PATHS.shims.slice(1)}/${name}`, kind: "symlink", target });
   return entries;
 }
 

@@ -22,18 +22,26 @@ import { HsearchError, isHsearchError } from "../../core/errors";
 import type { Forbidden } from "../../domain/task";
 import { EffectLog } from "../effect-log";
 import { globToRegExp, isForbiddenEffect } from "../forbidden";
-import type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../types";
+import {
+  type Author,
+  type EffectRecord,
+  type Environment,
+  TaskSetupError,
+  type ToolResult,
+  type ToolSpec,
+} from "../types";
 import { cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
 import { detectSandbox } from "./sandbox-detect";
 import { handWorkspaceTo, sandboxUserFor } from "./sandbox-host";
 import { runWithMechanism } from "./sandbox-run";
 import { SandboxSession } from "./sandbox-session";
-import type {
-  SandboxInfo,
-  SandboxLimits,
-  SandboxMechanism,
-  SandboxResult,
-  SandboxUser,
+import {
+  SANDBOX_PATHS,
+  type SandboxInfo,
+  type SandboxLimits,
+  type SandboxMechanism,
+  type SandboxResult,
+  type SandboxUser,
 } from "./sandbox-types";
 import { workspaceRelativePath } from "./workspace-path";
 import {
@@ -49,10 +57,17 @@ export const DEFERRAL_FILE = "infeasible.md";
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
 export const DEFAULT_SETUP_TIMEOUT_MS = 300_000;
+/** Commands longer than this go to the sandbox as a script file rather than as an argument. */
+export const LONG_COMMAND_BYTES = 64 * 1024;
+const SANDBOX_TMP = "/tmp";
 
 export interface TerminalEnvOptions {
   /** Files written into the workspace before setup, by workspace-relative path. */
   files?: Record<string, string>;
+  /** The same for bytes that are not text: base64 by workspace-relative path. */
+  binaryFiles?: Record<string, string>;
+  /** Variables of every command run in this environment (setup, agent, verifier), over the sandbox's base. */
+  env?: Record<string, string>;
   /** A bash script run in the sandbox as the harness before the episode; its changes are not effects. */
   setup?: string;
   forbidden?: Forbidden;
@@ -159,7 +174,15 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
     const tmp = join(dir, "tmp");
     await mkdir(workspace, { mode: 0o755 });
     await mkdir(tmp, { mode: 0o700 });
-    for (const [path, content] of Object.entries(options.files ?? {})) {
+    // Written on the host, so a file of any size never passes through a command line.
+    const placed: Array<[string, string | Buffer]> = [
+      ...Object.entries(options.files ?? {}),
+      ...Object.entries(options.binaryFiles ?? {}).map(([path, base64]): [string, Buffer] => [
+        path,
+        Buffer.from(base64, "base64"),
+      ]),
+    ];
+    for (const [path, content] of placed) {
       const relative = workspaceRelativePath(path, `files.${path}`);
       await mkdir(dirname(join(workspace, relative)), { recursive: true });
       await writeFile(join(workspace, relative), content);
@@ -173,7 +196,15 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
     // A read-only episode cannot run a setup that writes: that one runs in a sandbox of its own first.
     if (setup && options.readOnly)
       await runSetupScript(setup, options, (command, timeoutMs) =>
-        runWithMechanism(info, { ...options.limits, workspace, tmpDir: tmp, command, timeoutMs, user }),
+        runWithMechanism(info, {
+          ...options.limits,
+          ...(options.env ? { env: taskEnv(options.env) } : {}),
+          workspace,
+          tmpDir: tmp,
+          command,
+          timeoutMs,
+          user,
+        }),
       );
     session = await SandboxSession.start({
       info,
@@ -207,6 +238,7 @@ export class TerminalEnv implements Environment {
   /** Calls run one at a time, so every change is attributed to exactly one call. */
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private longCommands = 0;
 
   constructor(
     readonly sandbox: SandboxInfo,
@@ -269,7 +301,22 @@ export class TerminalEnv implements Environment {
     extra: { timeoutMs: number; stdin?: string; env?: Record<string, string>; mergeOutput?: boolean },
   ): Promise<SandboxResult> {
     if (this.closed) throw new HsearchError("conflict", "the terminal environment is closed");
-    return this.session.run({ command, ...extra });
+    // One argument of a command line is limited (128 KiB on Linux, E2BIG past it): a longer script is handed
+    // over as a file in the sandbox's /tmp instead, and removed afterwards.
+    const long = typeof command === "string" && Buffer.byteLength(command) > LONG_COMMAND_BYTES;
+    const scriptName = long ? `.hsearch-command-${++this.longCommands}.sh` : undefined;
+    if (scriptName !== undefined)
+      await writeFile(join(this.tmp, scriptName), command as string, { mode: 0o644 });
+    try {
+      return await this.session.run({
+        ...extra,
+        // The task's variables (a Dockerfile's ENV) under the call's own; a PATH of the task's keeps the shims.
+        ...(this.options.env || extra.env ? { env: { ...taskEnv(this.options.env), ...extra.env } } : {}),
+        command: scriptName !== undefined ? ["/bin/bash", `${SANDBOX_TMP}/${scriptName}`] : command,
+      });
+    } finally {
+      if (scriptName !== undefined) await rm(join(this.tmp, scriptName), { force: true });
+    }
   }
 
   /** @internal createTerminalEnv: the state the episode starts from. */
@@ -427,11 +474,19 @@ async function runSetupScript(
 ): Promise<void> {
   const result = await run(script, options.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS);
   if (result.exitCode !== 0)
-    throw new HsearchError(
-      "bad_input",
+    throw new TaskSetupError(
       `the task's setup script failed (${describeStatus(result)}): ${cutMiddle(result.output, 2000)}`,
       { field: "env.setup" },
     );
+}
+
+/** A task's own variables as a command gets them: a PATH of its own keeps the sandbox's shims at the end. */
+function taskEnv(env: Record<string, string> | undefined): Record<string, string> {
+  if (!env) return {};
+  const path = env.PATH;
+  return path === undefined || path.split(":").includes(SANDBOX_PATHS.shims)
+    ? env
+    : { ...env, PATH: `${path}:${SANDBOX_PATHS.shims}` };
 }
 
 type ParsedCall =

@@ -1,10 +1,18 @@
 /**
- * Pure: what a Harbor task's Dockerfile asks for, and whether the sandbox can stand in for it. The sandbox shows
- * the machine's own tools and a workspace at /app, so a Dockerfile that only picks a base image, sets the work
- * directory to /app and copies the build context's files there can be honoured by copying those files; anything
- * that builds an image (RUN), fetches (ADD of a URL), or shapes the running container (ENV, USER, CMD …) cannot,
- * and the task is skipped with the reason.
+ * Pure: what a Harbor task's Dockerfile asks for, turned into what the sandbox can do instead. The sandbox shows
+ * the machine's own tools and a workspace at /app, so:
+ *   COPY/ADD of build-context files to /app     → the workspace's files
+ *   RUN apt-get install X / pip install Y       → host requirements (Debian X, Debian's package of Y)
+ *   RUN of anything else local                  → a setup step, run in the sandbox before the episode
+ *   RUN or ADD that fetches (curl, git clone …) → a network need: the task cannot run offline
+ *   ENV                                         → variables of every command the task runs
+ *   CMD/ENTRYPOINT                              → ignored (a service it starts is reported as a need)
+ *   FROM, LABEL, ARG, EXPOSE, USER, VOLUME …    → ignored (USER root is reported)
+ * What cannot be stood in for at all (COPY --from, files placed outside /app, a work directory outside /app) skips
+ * the task with the reason and line.
  */
+import { classifyCommand, requirementsFile, splitCommands, words } from "./install-steps";
+import { addPython, emptyRequirements, type TaskRequirements } from "./requirements";
 
 export interface DockerCopy {
   /** Build-context paths (relative to environment/). */
@@ -14,11 +22,31 @@ export interface DockerCopy {
   dir: boolean;
 }
 
-export type DockerPlan = { ok: true; copies: DockerCopy[] } | { ok: false; reason: string };
+export interface DockerEnvironment {
+  copies: DockerCopy[];
+  /** ENV, in order, with earlier variables and the standard PATH expanded. */
+  env: Record<string, string>;
+  /** Local RUN steps, each a shell command run from its WORKDIR. */
+  setup: string[];
+  requires: TaskRequirements;
+}
 
-const NETWORK =
-  /\b(apt-get|apt|apk|yum|dnf|pip3?|uv|uvx|npm|yarn|curl|wget|git\s+clone|go\s+install|cargo\s+install)\b/;
-const IGNORED = new Set(["FROM", "LABEL", "ARG", "MAINTAINER"]);
+export type DockerPlan = ({ ok: true } & DockerEnvironment) | { ok: false; reason: string };
+
+/** The PATH of a Debian image, which `ENV PATH=…:$PATH` extends. */
+export const IMAGE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const IGNORED = new Set([
+  "FROM",
+  "LABEL",
+  "ARG",
+  "MAINTAINER",
+  "EXPOSE",
+  "VOLUME",
+  "STOPSIGNAL",
+  "HEALTHCHECK",
+  "ONBUILD",
+  "SHELL",
+]);
 const WORKSPACES = ["/app", "/workspace"];
 
 interface Instruction {
@@ -35,8 +63,11 @@ export function dockerInstructions(text: string): Instruction[] {
     const first = i + 1;
     let line = lines[i] ?? "";
     if (/^\s*(#|$)/.test(line)) continue;
-    while (/\\\s*$/.test(line) && i + 1 < lines.length)
-      line = `${line.replace(/\\\s*$/, " ")}${lines[++i] ?? ""}`;
+    while (/\\\s*$/.test(line) && i + 1 < lines.length) {
+      const next = lines[++i] ?? "";
+      // A comment line inside a continued RUN is dropped by Docker, and the continuation goes on.
+      line = /^\s*#/.test(next) ? line : `${line.replace(/\\\s*$/, " ")}${next}`;
+    }
     const match = /^\s*(\S+)\s*(.*)$/.exec(line);
     if (match)
       out.push({ keyword: (match[1] ?? "").toUpperCase(), args: (match[2] ?? "").trim(), line: first });
@@ -44,79 +75,200 @@ export function dockerInstructions(text: string): Instruction[] {
   return out;
 }
 
-export function planDockerfile(text: string, where = "environment/Dockerfile"): DockerPlan {
+/**
+ * `readContext` reads a build-context file (for `pip install -r requirements.txt`), or returns undefined when the
+ * file is not there.
+ */
+export function planDockerfile(
+  text: string,
+  readContext: (path: string) => string | undefined = () => undefined,
+  where = "environment/Dockerfile",
+): DockerPlan {
   let workdir = "/app";
   const copies: DockerCopy[] = [];
+  const env: Record<string, string> = {};
+  const setup: string[] = [];
+  const requires = emptyRequirements();
+  const dirs = new Set<string>([""]);
   for (const { keyword, args, line } of dockerInstructions(text)) {
     const at = `${where}:${line}`;
     if (IGNORED.has(keyword)) continue;
+    if (keyword === "USER") {
+      if (/^(root|0)(:|$)/.test(args)) requires.root = true;
+      continue;
+    }
+    if (keyword === "CMD" || keyword === "ENTRYPOINT") {
+      const service = serviceOf(args);
+      if (service) requires.services.push(`${service} (${keyword} at ${at})`);
+      continue;
+    }
+    if (keyword === "ENV") {
+      for (const [name, value] of envPairs(args)) env[name] = expand(value, env);
+      continue;
+    }
     if (keyword === "WORKDIR") {
-      const next = args.startsWith("/") ? args : `${workdir}/${args}`;
+      const next = expand(args, env).startsWith("/") ? expand(args, env) : `${workdir}/${args}`;
       if (!inWorkspace(next)) return skip(`the work directory ${args} is outside /app (WORKDIR at ${at})`);
       workdir = next.replace(/\/+$/, "");
+      dirs.add(relativeToWorkspace(workdir));
       continue;
     }
     if (keyword === "COPY" || keyword === "ADD") {
       const parts = splitArgs(args);
       if (parts.some((part) => part.startsWith("--from")))
         return skip(`it copies from another image (COPY --from at ${at})`);
-      const words = parts.filter((part) => !part.startsWith("--"));
-      if (words.length < 2) return skip(`${keyword} at ${at} has no destination`);
-      const sources = words.slice(0, -1);
-      if (sources.some((source) => /^[a-z]+:\/\//.test(source)))
-        return skip(`the environment needs network (${keyword} of a URL at ${at})`);
+      const paths = parts.filter((part) => !part.startsWith("--"));
+      if (paths.length < 2) return skip(`${keyword} at ${at} has no destination`);
+      const sources = paths.slice(0, -1);
+      if (sources.some((source) => /^[a-z]+:\/\//.test(source))) {
+        requires.network.push(`${keyword} of a URL at ${at}`);
+        continue;
+      }
       if (sources.some((source) => /[*?[]/.test(source)))
         return skip(`${keyword} with a wildcard at ${at} is not supported`);
-      const raw = words[words.length - 1] as string;
+      const raw = expand(paths[paths.length - 1] as string, env);
       const dest = raw.startsWith("/") ? raw : `${workdir}/${raw}`;
       if (!inWorkspace(dest)) return skip(`it copies files to ${raw}, outside /app (${keyword} at ${at})`);
-      copies.push({
-        sources,
-        dest: relativeToWorkspace(dest),
-        dir: raw.endsWith("/") || sources.length > 1 || raw === ".",
-      });
+      const relative = relativeToWorkspace(dest);
+      // Docker copies into a destination that is a directory: one named with a trailing slash or `.`, one that
+      // exists already (the work directory, /app, an earlier copy's directory), or the target of several sources.
+      const dir =
+        /\/$|(^|\/)\.$/.test(raw) || sources.length > 1 || dirs.has(relative) || isAncestor(relative, dirs);
+      copies.push({ sources, dest: relative, dir });
+      if (dir) dirs.add(relative);
       continue;
     }
     if (keyword === "RUN") {
-      const tool = NETWORK.exec(args)?.[0];
-      return skip(
-        tool
-          ? `the environment needs network and a Docker image build (RUN ${tool} … at ${at})`
-          : `the environment needs a Docker image build (RUN at ${at})`,
-      );
+      const command = runCommand(args);
+      const local: string[] = [];
+      for (const step of splitCommands(command)) {
+        const kind = classifyCommand(step);
+        if (kind.kind === "apt") requires.debian.push(...kind.packages);
+        else if (kind.kind === "pip") {
+          addPython(requires, kind.packages);
+          for (const file of kind.requirementFiles) {
+            const listed = readContext(file.replace(/^(\.\/|\/app\/)/, ""));
+            if (listed === undefined) requires.network.push(`pip install -r ${file} (RUN at ${at})`);
+            else addPython(requires, requirementsFile(listed));
+          }
+        } else if (kind.kind === "network") requires.network.push(`RUN ${kind.tool} … at ${at}`);
+        else if (kind.kind === "local") {
+          const service = /^(?:service\s+(\S+)\s+start|(\S+d)\s*&$)/.exec(step);
+          if (service) requires.services.push(`${service[1] ?? service[2]} (RUN at ${at})`);
+          local.push(step);
+        }
+      }
+      if (local.length > 0) setup.push(`cd ${shellQuote(workdir)} && ${local.join(" && ")}`);
+      continue;
     }
     return skip(`the container needs ${keyword} (at ${at}), which the sandbox cannot provide`);
   }
-  return { ok: true, copies };
+  return { ok: true, copies, env, setup, requires };
 }
 
 function skip(reason: string): DockerPlan {
   return { ok: false, reason };
 }
 
+/** RUN's JSON (exec) form as one shell command, or its shell form. */
+function runCommand(args: string): string {
+  if (args.startsWith("[")) {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      if (Array.isArray(parsed) && parsed.every((part) => typeof part === "string"))
+        return parsed[0] === "/bin/sh" ||
+          parsed[0] === "/bin/bash" ||
+          parsed[0] === "bash" ||
+          parsed[0] === "sh"
+          ? (parsed.slice(2).join(" ") as string)
+          : parsed.map(shellQuote).join(" ");
+    } catch {
+      // not JSON: the shell form
+    }
+  }
+  return args;
+}
+
+/** The long-running program of a CMD/ENTRYPOINT that looks like a service (a server or daemon), if any. */
+function serviceOf(args: string): string | null {
+  const argv = args.startsWith("[") ? (safeJson(args) ?? words(args)) : words(args);
+  const program = (argv[0] ?? "").split("/").pop() ?? "";
+  if (program === "" || /^(bash|sh|python3?|sleep|tail|cat)$/.test(program)) {
+    const joined = argv.join(" ");
+    const started =
+      /(?:service\s+(\S+)\s+start|(\S*(?:nginx|sshd|redis-server|postgres|mysqld|apache2|cron))\b)/.exec(
+        joined,
+      );
+    return started ? (started[1] ?? started[2] ?? null) : null;
+  }
+  return program;
+}
+
+function safeJson(args: string): string[] | null {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return Array.isArray(parsed) && parsed.every((part) => typeof part === "string") ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `ENV A=1 B="two words"` and the old `ENV A value with spaces`. */
+function envPairs(args: string): Array<[string, string]> {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(args)) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)\s+(.*)$/.exec(args);
+    return match ? [[match[1] as string, match[2] as string]] : [];
+  }
+  const out: Array<[string, string]> = [];
+  const pattern = /([A-Za-z_][A-Za-z0-9_]*)=("((?:[^"\\]|\\.)*)"|'([^']*)'|(\S*))/g;
+  for (const match of args.matchAll(pattern))
+    out.push([match[1] as string, (match[3] ?? match[4] ?? match[5] ?? "").replace(/\\(.)/g, "$1")]);
+  return out;
+}
+
+/** `$NAME` and `${NAME}` from earlier ENV values; PATH defaults to the image's. */
+function expand(value: string, env: Record<string, string>): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, a, b) => {
+    const name = (a ?? b) as string;
+    if (name in env) return env[name] as string;
+    if (name === "PATH") return IMAGE_PATH;
+    return whole;
+  });
+}
+
 function inWorkspace(path: string): boolean {
-  const clean = path.replace(/\/+$/, "") || "/";
+  const clean = normalise(path);
   return WORKSPACES.some((root) => clean === root || clean.startsWith(`${root}/`));
 }
 
+function normalise(path: string): string {
+  const parts: string[] = [];
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join("/")}`;
+}
+
 function relativeToWorkspace(path: string): string {
+  const clean = normalise(path);
   for (const root of WORKSPACES) {
-    const clean = path.replace(/\/+$/, "");
     if (clean === root) return "";
     if (clean.startsWith(`${root}/`)) return clean.slice(root.length + 1);
   }
-  return path;
+  return clean;
+}
+
+function isAncestor(relative: string, dirs: ReadonlySet<string>): boolean {
+  return [...dirs].some((dir) => relative === "" || dir.startsWith(`${relative}/`));
 }
 
 /** COPY's JSON form (["a", "b"]) or its shell form. */
 function splitArgs(args: string): string[] {
-  if (args.startsWith("[")) {
-    try {
-      const parsed: unknown = JSON.parse(args);
-      if (Array.isArray(parsed) && parsed.every((part) => typeof part === "string")) return parsed;
-    } catch {
-      // not JSON: read it as the shell form
-    }
-  }
-  return args.split(/\s+/).filter((part) => part !== "");
+  return (args.startsWith("[") ? safeJson(args) : null) ?? args.split(/\s+/).filter((part) => part !== "");
+}
+
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_/.,:=+@%-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }

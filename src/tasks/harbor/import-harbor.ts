@@ -1,35 +1,54 @@
 /**
  * Import Harbor / Terminal-Bench 2 task directories (DESIGN §3) as feasible terminal tasks:
- *   instruction.md            → instruction
- *   task.toml                 → checked (strict TOML); [task].name names the task
- *   environment/              → the workspace's files (all of them, or those a simple Dockerfile copies to /app);
- *                               environment/setup.sh, our own convention, runs as the task's setup
+ *   instruction.md              → instruction
+ *   task.toml                   → checked (strict TOML); [task].name names the task; the agent, verifier and
+ *                                 build timeouts are carried into the task
+ *   environment/ + Dockerfile   → the workspace's files (those the Dockerfile copies to /app, or all of them without
+ *                                 a Dockerfile), its ENV, its local RUN steps as the task's setup, and its package
+ *                                 installs as host requirements (see dockerfile.ts)
  *   solution/solve.sh (+ files) → reference solution, and the simulator's one step
- *   tests/test.sh (+ files)   → the verifier; it writes /logs/verifier/reward.txt
+ *   tests/test.sh (+ files)     → the verifier; it writes /logs/verifier/reward.txt
  * /app is the workspace in the sandbox, and /tests and /logs are mounted for verifiers, so those paths work as
- * they are. A task whose environment needs a Docker image build, several containers or network is skipped with
- * the reason; one whose tests need a tool this machine's sandbox lacks fails with a clear message.
+ * they are. Each task directory stands alone: a malformed one is reported (file, line) and the others go on; one
+ * whose needs cannot be met offline (network at build or test time, packages Debian does not ship) is skipped with
+ * the reason unless unrunnable tasks are asked for; several containers or a prebuilt image only are skipped.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { badInput, HsearchError, isHsearchError } from "../../core/errors";
-import type { Split, Task } from "../../domain/task";
+import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
 import { planDockerfile } from "./dockerfile";
+import { emptyRequirements, mergeRequirements, type TaskRequirements } from "./requirements";
 import { bundleScript, isText, rewriteTestScript } from "./test-script";
 import { parseToml, type TomlTable } from "./toml";
 
+/** Why a task was skipped, for counting: each has a fixed wording in `reason`. */
+export type SkipCategory = "network" | "outside_debian" | "compose" | "prebuilt_image" | "dockerfile";
+
 export interface HarborImport {
   tasks: Task[];
-  skipped: Array<{ dir: string; reason: string }>;
-  /** A task that is wrong (`bad_input`) or needs a tool this machine lacks (`missing_tool`). */
-  failed: Array<{ dir: string; error: string; kind: "bad_input" | "missing_tool" }>;
+  skipped: Array<{ dir: string; reason: string; category: SkipCategory }>;
+  /** A task directory that is wrong: the error names the file and, where it can, the line. */
+  failed: Array<{ dir: string; error: string }>;
+  /** Debian packages the imported tasks need that this machine has not installed, with the tasks that need each. */
+  missing: Map<string, string[]>;
 }
 
-/** What a task needs from the machine, checked in the sandbox before the task is accepted. */
-export type ToolCheck = (needs: { python: boolean; pytest: boolean }) => Promise<string | null>;
+/** This machine's Debian packages (a thin layer over dpkg and apt; tests pass their own). */
+export interface HostPackages {
+  /** The names among `packages` that are installed. */
+  installed(packages: readonly string[]): Promise<Set<string>>;
+  /** The names among `packages` the archive ships, or null when the machine cannot tell (no package lists). */
+  available(packages: readonly string[]): Promise<Set<string> | null>;
+}
+
+export interface HarborImportOptions {
+  host: HostPackages;
+  /** Import tasks whose needs cannot be met offline too (they will fail or be infrastructure errors). */
+  includeUnrunnable?: boolean;
+}
 
 const REQUIRED = ["instruction.md", "task.toml", "solution/solve.sh", "tests/test.sh"];
-const SETUP_FILE = "setup.sh";
 
 /** `path` is one task directory, or a directory whose subdirectories are task directories. */
 export function harborTaskDirs(path: string): string[] {
@@ -51,92 +70,143 @@ function isTaskDir(dir: string): boolean {
   return existsSync(join(dir, "instruction.md")) || existsSync(join(dir, "task.toml"));
 }
 
-export async function importHarbor(path: string, split: Split, checkTools: ToolCheck): Promise<HarborImport> {
-  const result: HarborImport = { tasks: [], skipped: [], failed: [] };
+export async function importHarbor(
+  path: string,
+  split: Split,
+  options: HarborImportOptions,
+): Promise<HarborImport> {
+  const result: HarborImport = { tasks: [], skipped: [], failed: [], missing: new Map() };
   const ids = new Map<string, string>();
+  const converted: Array<{ dir: string; task: Task; requires: TaskRequirements }> = [];
   for (const dir of harborTaskDirs(path)) {
     try {
-      const converted = convertTaskDir(dir, split);
-      if (!converted.ok) {
-        result.skipped.push({ dir, reason: converted.reason });
+      const one = convertTaskDir(dir, split);
+      if (!one.ok) {
+        result.skipped.push({ dir, reason: one.reason, category: one.category });
         continue;
       }
-      const missing = await checkTools(converted.needs);
-      if (missing !== null) {
-        result.failed.push({ dir, error: missing, kind: "missing_tool" });
-        continue;
-      }
-      const other = ids.get(converted.task.id);
+      const other = ids.get(one.task.id);
       if (other !== undefined)
-        throw badInput(`task id '${converted.task.id}' is also the id of ${other}`, { file: dir });
-      ids.set(converted.task.id, dir);
-      result.tasks.push(converted.task);
+        throw badInput(`task id '${one.task.id}' is also the id of ${other}`, { file: dir });
+      ids.set(one.task.id, dir);
+      converted.push({ dir, task: one.task, requires: one.requires });
     } catch (error) {
       if (!isHsearchError(error, "bad_input")) throw error;
-      result.failed.push({ dir, error: error.describe(), kind: "bad_input" });
+      result.failed.push({ dir, error: error.describe() });
     }
+  }
+  const wanted = [...new Set(converted.flatMap((one) => one.requires.debian))];
+  const available = await options.host.available(wanted);
+  const installed = await options.host.installed(wanted);
+  for (const { dir, task, requires } of converted) {
+    const unrunnable = unrunnableReason(requires, available);
+    if (unrunnable && !options.includeUnrunnable) {
+      result.skipped.push({ dir, ...unrunnable });
+      continue;
+    }
+    for (const name of requires.debian)
+      if (!installed.has(name)) result.missing.set(name, [...(result.missing.get(name) ?? []), task.id]);
+    result.tasks.push(task);
   }
   return result;
 }
 
-type Converted =
-  | { ok: true; task: Task; needs: { python: boolean; pytest: boolean } }
-  | { ok: false; reason: string };
+/** Why a task with these needs cannot run on this machine offline, or null. */
+export function unrunnableReason(
+  requires: TaskRequirements,
+  available: ReadonlySet<string> | null,
+): { reason: string; category: SkipCategory } | null {
+  if (requires.network.length > 0)
+    return {
+      category: "network",
+      reason: `it needs network (${requires.network.join("; ")}); --include-unrunnable imports it anyway`,
+    };
+  const outside = available ? requires.debian.filter((name) => !available.has(name)) : [];
+  if (outside.length > 0)
+    return {
+      category: "outside_debian",
+      reason: `it needs packages this machine's Debian archive does not ship (${outside.join(", ")}); --include-unrunnable imports it anyway`,
+    };
+  return null;
+}
 
-/** Pure apart from reading the directory: one Harbor task → one feasible task, or the reason it is skipped. */
+type Converted =
+  | { ok: true; task: Task; requires: TaskRequirements }
+  | { ok: false; reason: string; category: SkipCategory };
+
+/** Pure apart from reading the directory: one Harbor task → one feasible task and its needs, or why it is skipped. */
 export function convertTaskDir(dir: string, split: Split): Converted {
   for (const file of REQUIRED)
     if (!existsSync(join(dir, file)))
       throw badInput(`a Harbor task needs ${file}`, { file: join(dir, file) });
   const tomlFile = join(dir, "task.toml");
   const toml = parseToml(readFileSync(tomlFile, "utf8"), tomlFile);
-  checkTaskToml(toml, tomlFile);
+  const timeouts = taskTimeouts(toml, tomlFile);
   const instruction = readFileSync(join(dir, "instruction.md"), "utf8").trim();
   if (instruction === "") throw badInput("instruction.md is empty", { file: join(dir, "instruction.md") });
 
   const environment = readEnvironment(dir, toml);
   if (!environment.ok) return environment;
   const tests = rewriteTestScript(readFileSync(join(dir, "tests/test.sh"), "utf8"));
-  if (!tests.ok) return tests;
   const verify = bundleScript(tests.script, siblings(join(dir, "tests"), "test.sh"), "/tests");
   const solution = bundleScript(
     readFileSync(join(dir, "solution/solve.sh"), "utf8"),
     siblings(join(dir, "solution"), "solve.sh"),
     "/solution",
   );
+  const requires = mergeRequirements(environment.requires, tests.requires, pythonUse(environment, solution));
+  const env: TerminalEnvSpec = {
+    files: environment.files,
+    ...(Object.keys(environment.binary).length > 0 ? { binary_files: environment.binary } : {}),
+    ...(environment.setup ? { setup: environment.setup } : {}),
+    ...(Object.keys(environment.env).length > 0 ? { env_vars: environment.env } : {}),
+    ...(Object.keys(timeouts).length > 0 ? { timeouts } : {}),
+    requires,
+    harbor_dir: basename(dir),
+  };
   const task: Task = {
     id: taskId(toml, dir),
     suite: "terminal",
     split,
     kind: "feasible",
     instruction,
-    env: {
-      files: environment.files,
-      ...(environment.setup ? { setup: environment.setup } : {}),
-      harbor_dir: basename(dir),
-    },
+    env,
     reference: { solution },
     verify: { kind: "terminal_test", script: verify },
     forbidden: {},
     sim: { steps: [{ name: "bash", arguments: { command: solution } }] },
   };
-  return { ok: true, task, needs: tests.needs };
+  return { ok: true, task, requires };
 }
 
-function checkTaskToml(toml: TomlTable, file: string): void {
+/** A setup or solution that runs Python needs python3 (bare `python` is mapped to it in the sandbox). */
+function pythonUse(environment: { setup?: string }, solution: string): TaskRequirements {
+  const requires = emptyRequirements();
+  if (/\bpython3?\b/.test(`${environment.setup ?? ""}\n${solution}`)) requires.debian.push("python3");
+  return requires;
+}
+
+function taskTimeouts(toml: TomlTable, file: string): TerminalTimeouts {
   for (const section of ["verifier", "agent", "environment", "task", "metadata"]) {
     const value = toml[section];
     if (value !== undefined && (typeof value !== "object" || Array.isArray(value)))
       throw badInput(`[${section}] must be a table`, { file, field: section });
   }
-  for (const section of ["verifier", "agent"]) {
-    const timeout = (toml[section] as TomlTable | undefined)?.timeout_sec;
-    if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0))
-      throw badInput(`${section}.timeout_sec must be a positive number`, {
-        file,
-        field: `${section}.timeout_sec`,
-      });
-  }
+  const read = (section: string, key: string): number | undefined => {
+    const value = (toml[section] as TomlTable | undefined)?.[key];
+    if (value === undefined) return undefined;
+    if (!(typeof value === "number" && value > 0))
+      throw badInput(`${section}.${key} must be a positive number`, { file, field: `${section}.${key}` });
+    return value;
+  };
+  const timeouts: TerminalTimeouts = {};
+  const agent = read("agent", "timeout_sec");
+  const verifier = read("verifier", "timeout_sec");
+  const setup = read("environment", "build_timeout_sec");
+  if (agent !== undefined) timeouts.agent_sec = agent;
+  if (verifier !== undefined) timeouts.verifier_sec = verifier;
+  if (setup !== undefined) timeouts.setup_sec = setup;
+  return timeouts;
 }
 
 function taskId(toml: TomlTable, dir: string): string {
@@ -152,58 +222,84 @@ function taskId(toml: TomlTable, dir: string): string {
 }
 
 type Environment =
-  | { ok: true; files: Record<string, string>; setup?: string }
-  | { ok: false; reason: string };
+  | {
+      ok: true;
+      files: Record<string, string>;
+      binary: Record<string, string>;
+      env: Record<string, string>;
+      setup?: string;
+      requires: TaskRequirements;
+    }
+  | { ok: false; reason: string; category: SkipCategory };
 
 function readEnvironment(dir: string, toml: TomlTable): Environment {
   const envDir = join(dir, "environment");
   const all = existsSync(envDir) ? walk(envDir) : new Map<string, Buffer>();
   for (const compose of ["docker-compose.yaml", "docker-compose.yml", "compose.yaml"])
     if (all.has(compose))
-      return { ok: false, reason: `the environment needs docker compose (environment/${compose})` };
+      return {
+        ok: false,
+        category: "compose",
+        reason: `the environment needs docker compose (environment/${compose})`,
+      };
   const image = (toml.environment as TomlTable | undefined)?.docker_image;
   const dockerfile = all.get("Dockerfile");
   if (dockerfile === undefined && typeof image === "string")
-    return { ok: false, reason: `the environment is the prebuilt Docker image ${image}` };
-  const setupBytes = all.get(SETUP_FILE);
-  all.delete(SETUP_FILE);
+    return {
+      ok: false,
+      category: "prebuilt_image",
+      reason: `the environment is the prebuilt Docker image ${image}`,
+    };
   all.delete("Dockerfile");
   let placed = all;
+  let env: Record<string, string> = {};
+  let setup: string[] = [];
+  let requires = emptyRequirements();
   if (dockerfile !== undefined) {
-    const plan = planDockerfile(dockerfile.toString("utf8"));
-    if (!plan.ok) return plan;
+    const where = join(envDir, "Dockerfile");
+    const plan = planDockerfile(
+      dockerfile.toString("utf8"),
+      (path) => all.get(path)?.toString("utf8"),
+      relative(dir, where),
+    );
+    if (!plan.ok) return { ok: false, category: "dockerfile", reason: plan.reason };
+    ({ env, setup, requires } = plan);
     placed = new Map();
     for (const copy of plan.copies) {
       for (const source of copy.sources) {
-        const clean = source.replace(/^\.\/?/, "").replace(/\/+$/, "");
+        const clean = source
+          .replace(/^(\.\/)+/, "")
+          .replace(/(\/\.)+\/*$|\/+$/, "")
+          .replace(/^\.$/, "");
         const matches = [...all.entries()].filter(
           ([path]) => clean === "" || path === clean || path.startsWith(`${clean}/`),
         );
         if (matches.length === 0)
-          throw badInput(`COPY source '${source}' is not in environment/`, {
-            file: join(envDir, "Dockerfile"),
-          });
+          throw badInput(`COPY source '${source}' is not in environment/`, { file: where });
         for (const [path, bytes] of matches) {
           const inside = clean === "" ? path : path === clean ? basename(path) : path.slice(clean.length + 1);
           const target = path === clean && !copy.dir ? copy.dest : join(copy.dest, inside);
+          if (target === "" || target === ".")
+            throw badInput(`COPY of '${source}' has no file name to write`, { file: where });
           placed.set(target, bytes);
         }
       }
     }
   }
   const files: Record<string, string> = {};
-  const binary: string[] = [];
+  const binary: Record<string, string> = {};
   for (const [path, bytes] of [...placed.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (isText(bytes)) files[path] = bytes.toString("utf8");
-    else
-      binary.push(
-        `mkdir -p "$(dirname '${path}')"\nbase64 -d > '${path}' <<'HSEARCH_B64'\n${bytes.toString("base64")}\nHSEARCH_B64`,
-      );
+    else binary[path] = bytes.toString("base64");
   }
-  const setupParts = [...binary, ...(setupBytes ? [setupBytes.toString("utf8")] : [])];
-  return setupParts.length > 0
-    ? { ok: true, files, setup: `${setupParts.join("\n")}\n` }
-    : { ok: true, files };
+  return {
+    ok: true,
+    files,
+    binary,
+    env,
+    ...(setup.length > 0 ? { setup: `set -e\n${setup.join("\n")}\n` } : {}),
+    requires,
+  };
 }
 
 /** Every file below `dir` but `except`, by relative path. */

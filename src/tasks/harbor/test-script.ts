@@ -1,24 +1,20 @@
 /**
- * Pure: Harbor scripts made to run in the sandbox. Terminal-Bench tests install uv and pytest from the network
- * before running pytest; here there is no network, so those install lines go and pytest runs as the machine's
- * `python3 -m pytest`, behind a guard that fails with a clear message when it is missing. Any other network use
- * makes the task unimportable. A script's sibling files (tests/test_outputs.py, solution/ helpers) cannot reach
- * /tests or /solution in our task format, so the script is bundled: it unpacks them into a fixed /tmp directory
- * and refers to that instead.
+ * Pure: Harbor scripts made to run in the sandbox. Terminal-Bench tests install uv, pytest and their test
+ * dependencies from the network before running pytest; here there is no network, so those install lines become
+ * host requirements (Debian packages: python3-pytest, the `-w` packages' python3-* …) and pytest runs as the
+ * machine's `python3 -m pytest`, behind a guard that fails with a clear message when it is missing. Any other
+ * network use is a need that keeps the task from running offline. A script's sibling files (tests/test_outputs.py,
+ * solution/ helpers) cannot reach /tests or /solution in our task format, so the script is bundled: it unpacks them
+ * into a fixed /tmp directory and refers to that instead.
  */
+import { classifyCommand, distributionName, splitCommands } from "./install-steps";
+import { addPython, emptyRequirements, type TaskRequirements } from "./requirements";
 
-export type Rewrite =
-  | { ok: true; script: string; needs: { python: boolean; pytest: boolean } }
-  | { ok: false; reason: string };
-
-const INSTALL_LINES = [
-  /^\s*apt(-get)?\s+(update|install\b.*\bcurl\b)/,
-  /^\s*(curl|wget)\b.*astral\.sh\/uv\b/,
-  /^\s*(source|\.)\s+["']?\$HOME\/\.local\/bin\/env["']?\s*$/,
-  /^\s*(uv\s+)?pip3?\s+install\b.*\bpytest\b/,
-  /^\s*uv\s+(venv|init|add\s+.*pytest)\b/,
-];
-const NETWORK = /\b(apt-get|apt|pip3?\s+install|uv\s+pip|curl|wget|git\s+clone|npm\s+install)\b/;
+export interface Rewrite {
+  script: string;
+  requires: TaskRequirements;
+  pytest: boolean;
+}
 
 export const PYTEST_GUARD = [
   "if ! python3 -m pytest --version >/dev/null 2>&1; then",
@@ -27,30 +23,135 @@ export const PYTEST_GUARD = [
   "fi",
 ].join("\n");
 
-/** Drop the tool installs, run pytest as `python3 -m pytest`, and say what the script needs. */
+/** uv's options that take a value, before the tool it runs (`uvx -p 3.13 -w pkg --index URL pytest …`). */
+const UV_VALUE_OPTIONS = new Set([
+  "-p",
+  "--python",
+  "-w",
+  "--with",
+  "--with-requirements",
+  "--index",
+  "--index-url",
+  "--default-index",
+  "--extra-index-url",
+  "-i",
+  "--index-strategy",
+  "--from",
+  "--cache-dir",
+  "--directory",
+  "--project",
+]);
+const UV_WITH = new Set(["-w", "--with"]);
+
+/** Lines with `\`-continuations joined, as the shell reads them (a heredoc body is left as it is). */
+export function joinContinuations(script: string): Array<{ text: string; line: number }> {
+  const lines = script.split("\n");
+  const out: Array<{ text: string; line: number }> = [];
+  let heredoc: string | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const first = i + 1;
+    let text = lines[i] ?? "";
+    if (heredoc !== null) {
+      if (text.trim() === heredoc) heredoc = null;
+      out.push({ text, line: first });
+      continue;
+    }
+    while (/(^|[^\\])\\$/.test(text) && i + 1 < lines.length)
+      text = `${text.slice(0, -1)} ${(lines[++i] ?? "").trimStart()}`;
+    const marker = /<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?/.exec(text);
+    if (marker) heredoc = marker[1] as string;
+    out.push({ text, line: first });
+  }
+  return out;
+}
+
+/** Drop the tool installs (they become requirements), run pytest as `python3 -m pytest`, and say what it needs. */
 export function rewriteTestScript(script: string, where = "tests/test.sh"): Rewrite {
+  const requires = emptyRequirements();
   const out: string[] = [];
   let pytest = false;
-  const lines = script.split("\n");
-  for (const [index, line] of lines.entries()) {
-    if (INSTALL_LINES.some((pattern) => pattern.test(line))) continue;
-    let rewritten = line
-      .replace(/\buvx\s+(?:(?:-p|--python|-w|--with)\s+\S+\s+)*pytest\b/g, "python3 -m pytest")
-      .replace(/\buv\s+run\s+(?:(?:-p|--python|--with)\s+\S+\s+)*pytest\b/g, "python3 -m pytest")
-      .replace(/(^|[\s;&|(])pytest\b/g, "$1python3 -m pytest");
-    rewritten = rewritten.replace(/python3 -m python3 -m pytest/g, "python3 -m pytest");
-    if (/python3 -m pytest/.test(rewritten)) {
-      pytest = true;
-      // pytest-json-ctrf is not installed here; its report is Harbor's, not the reward.
-      rewritten = rewritten.replace(/\s--ctrf(?:=|\s+)\S+/g, "");
+  for (const { text, line } of joinContinuations(script)) {
+    if (/^\s*#/.test(text) || text.trim() === "") {
+      out.push(text);
+      continue;
     }
-    if (NETWORK.test(rewritten) && !/^\s*#/.test(rewritten))
-      return { ok: false, reason: `the tests need network (${where}:${index + 1}: ${line.trim()})` };
-    out.push(rewritten);
+    const kept: string[] = [];
+    const commands = splitCommands(text);
+    const simple = commands.length === 1 || !/[{}]|\b(then|do|else|fi|done)\b/.test(text);
+    for (const command of simple ? commands : [text]) {
+      const kind = classifyCommand(command);
+      if (kind.kind === "apt") {
+        // curl only ever fetches uv, which is not needed here.
+        requires.debian.push(...kind.packages.filter((name) => name !== "curl"));
+        continue;
+      }
+      if (kind.kind === "pip") {
+        addPython(requires, kind.packages);
+        if (kind.requirementFiles.length > 0)
+          requires.network.push(`pip install -r ${kind.requirementFiles.join(" ")} (${where}:${line})`);
+        continue;
+      }
+      if (kind.kind === "noop") continue;
+      if (kind.kind === "network" && /astral\.sh\/uv|install\.sh \| sh/.test(command) && /uv/.test(command))
+        continue;
+      const rewritten = rewritePytest(command, requires);
+      if (rewritten.pytest) pytest = true;
+      if (kind.kind === "network" && !rewritten.pytest)
+        requires.network.push(`${kind.tool} at ${where}:${line}`);
+      kept.push(rewritten.text);
+    }
+    if (kept.length > 0) out.push(simple ? leading(text) + kept.join(" && ") : (kept[0] as string));
   }
+  if (pytest) {
+    requires.debian.push("python3", "python3-pytest");
+    requires.python.push("pytest");
+  } else if (/\bpython3?\b/.test(out.join("\n"))) requires.debian.push("python3");
   let text = out.join("\n");
   if (pytest) text = insertAfterShebang(text, PYTEST_GUARD);
-  return { ok: true, script: text, needs: { python: pytest || /\bpython3?\b/.test(text), pytest } };
+  return { script: text, requires, pytest };
+}
+
+function leading(text: string): string {
+  return /^\s*/.exec(text)?.[0] ?? "";
+}
+
+/**
+ * `uvx [opts] pytest …`, `uv run [opts] pytest …` and a bare `pytest …` → `python3 -m pytest …`; `-w` packages
+ * become requirements; `--ctrf FILE` (Harbor's report, not the reward) goes. `python -m pytest` stays as it is.
+ */
+function rewritePytest(command: string, requires: TaskRequirements): { text: string; pytest: boolean } {
+  let text = command;
+  const uv = /(^|[\s;&|(])(uvx|uv\s+run|uv\s+tool\s+run)\s+/.exec(text);
+  if (uv) {
+    const start = uv.index + (uv[1] ?? "").length;
+    const tokens = text.slice(start + (uv[0].length - (uv[1] ?? "").length)).split(/\s+/);
+    const withs: string[] = [];
+    let i = 0;
+    while (i < tokens.length && (tokens[i] as string).startsWith("-")) {
+      const option = (tokens[i] as string).replace(/=.*$/, "");
+      const inline = (tokens[i] as string).includes("=");
+      if (UV_VALUE_OPTIONS.has(option) && !inline) {
+        if (UV_WITH.has(option)) withs.push(tokens[i + 1] ?? "");
+        i += 2;
+      } else {
+        if (UV_WITH.has(option)) withs.push((tokens[i] as string).slice(option.length + 1));
+        i += 1;
+      }
+    }
+    const tool = tokens[i];
+    addPython(
+      requires,
+      withs.map(distributionName).filter((name): name is string => name !== null && name !== "pytest"),
+    );
+    const rest = tokens.slice(i + 1).join(" ");
+    if (tool === "pytest") text = `${text.slice(0, start)}python3 -m pytest${rest ? ` ${rest}` : ""}`;
+    else if (tool === "python" || tool === "python3")
+      text = `${text.slice(0, start)}python3${rest ? ` ${rest}` : ""}`;
+  }
+  text = text.replace(/(^|[\s;&|(])(?<!-m\s)pytest(?=\s|$)/g, "$1python3 -m pytest");
+  const pytest = /python3? -m pytest\b/.test(text);
+  if (pytest) text = text.replace(/\s--ctrf(?:=|\s+)\S+/g, "");
+  return { text, pytest };
 }
 
 function insertAfterShebang(script: string, block: string): string {
@@ -60,7 +161,8 @@ function insertAfterShebang(script: string, block: string): string {
 }
 
 /** Where a bundled script's sibling files are unpacked in the sandbox. */
-export const BUNDLE_DIRS = { "/tests": "/tmp/hsearch-tests", "/solution": "/tmp/hsearch-solution" } as const;
+/** Their last part is the mount's own name, so the directory is a valid Python package (relative imports in tests). */
+export const BUNDLE_DIRS = { "/tests": "/tmp/hsearch/tests", "/solution": "/tmp/hsearch/solution" } as const;
 
 /**
  * A self-contained script: `main` plus its sibling `files` (bytes, by path relative to `mount`). Without siblings
@@ -74,7 +176,8 @@ export function bundleScript(
 ): string {
   if (files.size === 0) return main;
   const dir = BUNDLE_DIRS[mount];
-  const retarget = (text: string) => text.replace(new RegExp(`${mount}(?=/|\\b)`, "g"), dir);
+  // Only the mount itself, never a path that merely ends in it (/app/tests stays).
+  const retarget = (text: string) => text.replace(new RegExp(`(?<![\\w./-])${mount}(?=/|\\b)`, "g"), dir);
   const lines = [
     "#!/bin/bash",
     `# Bundled Harbor script: the files of ${mount} are unpacked into ${dir} first.`,

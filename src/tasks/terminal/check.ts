@@ -7,11 +7,17 @@
  */
 import { mapPool } from "../../core/pool";
 import type { Task, TerminalEnvSpec, TerminalReference } from "../../domain/task";
-import { createTerminalEnv, runVerifier, type TerminalEnv } from "../../envs/terminal";
+import {
+  createTerminalEnv,
+  runVerifier,
+  type TerminalEnv,
+  terminalEnvOptions,
+  verifierTimeoutMs,
+} from "../../envs/terminal";
 
 async function withEnv<T>(task: Task, use: (env: TerminalEnv) => Promise<T>): Promise<T> {
   const spec = task.env as TerminalEnvSpec;
-  const env = await createTerminalEnv({ files: spec.files, setup: spec.setup, forbidden: task.forbidden });
+  const env = await createTerminalEnv({ ...terminalEnvOptions(spec), forbidden: task.forbidden });
   try {
     return await use(env);
   } finally {
@@ -32,14 +38,22 @@ export function runScriptIn(task: Task, script: string): Promise<ScriptOutcome> 
   return withEnv(task, async (env) => {
     const result = await env.call("bash", { command: script }, { step: 1, author: "agent" });
     const forbidden = env.forbiddenChanges().map((change) => `${change.change} ${change.path}`);
-    const verdict = await runVerifier(env, verifyScript(task));
+    const verdict = await runVerifier(env, verifyScript(task), verifierOptions(task));
     return { ok: result.ok, output: result.output, forbidden, reward: verdict.reward };
   });
 }
 
 /** The verifier's reward when the agent did nothing at all. */
 export function idleReward(task: Task): Promise<number> {
-  return withEnv(task, async (env) => (await runVerifier(env, verifyScript(task))).reward);
+  return withEnv(
+    task,
+    async (env) => (await runVerifier(env, verifyScript(task), verifierOptions(task))).reward,
+  );
+}
+
+function verifierOptions(task: Task): { timeoutMs?: number } {
+  const timeoutMs = verifierTimeoutMs(task.env as TerminalEnvSpec);
+  return timeoutMs === undefined ? {} : { timeoutMs };
 }
 
 function verifyScript(task: Task): string {

@@ -1,15 +1,19 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import yargs from "yargs";
 import { createModel } from "../../../src/cli/create-model";
+import type { CliIO } from "../../../src/cli/io";
+import { registerHarbor, requirementsReport } from "../../../src/cli/tasks-harbor";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { Task, TerminalEnvSpec, TerminalReference } from "../../../src/domain/task";
 import { createTaskEnvironment, verifyTask } from "../../../src/envs/suite-env";
 import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
+import { TASK_SETUP_FAILED } from "../../../src/harness/rollout";
 import { rulesJudge, summarize } from "../../../src/scoring";
-import { sandboxToolCheck } from "../../../src/tasks/harbor/sandbox-tools";
+import { type HostPackages, importHarbor } from "../../../src/tasks/harbor/import-harbor";
 import { loadTaskDir } from "../../../src/tasks/load";
 import { type CliResult, runCli } from "../../helpers/cli";
 
@@ -23,6 +27,14 @@ const temp = (prefix: string) => {
 afterAll(() => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A machine whose Debian archive ships `shipped` and has `installed` installed. */
+function fakeHost(shipped: string[] | null, installed: string[] = []): HostPackages {
+  return {
+    installed: async (names) => new Set(names.filter((name) => installed.includes(name))),
+    available: async (names) => (shipped ? new Set(names.filter((name) => shipped.includes(name))) : null),
+  };
+}
 
 /** The reward of `task` after `script` ran as the agent's one bash call (none: the agent did nothing). */
 async function rewardAfter(task: Task, script?: string): Promise<number> {
@@ -38,76 +50,90 @@ async function rewardAfter(task: Task, script?: string): Promise<number> {
   }
 }
 
+const IMPORTED = [
+  "harbor-app-prices",
+  "harbor-build-steps",
+  "harbor-docker-build",
+  "harbor-failing-setup",
+  "harbor-plain-sort",
+  "harbor-pytest-check",
+];
+
 describe("hsearch tasks import-harbor", () => {
   let out: string;
   let result: CliResult;
   let tasks: Task[];
-  let pytestMissing: string | null;
+  const byId = (id: string) => tasks.find((task) => task.id === id) as Task;
   beforeAll(async () => {
-    pytestMissing = await sandboxToolCheck()({ python: true, pytest: true });
     out = temp("hsearch-harbor-out-");
     result = await runCli(["tasks", "import-harbor", FIXTURES, "--out", out, "--split", "heldout"]);
     tasks = loadTaskDir(out).map((loaded) => loaded.task);
   });
 
-  it("imports the feasible task directories, skips the one that needs Docker with its reason", () => {
-    const ids = tasks.map((task) => task.id).sort();
-    const expected = [
-      "harbor-app-prices",
-      "harbor-plain-sort",
-      ...(pytestMissing ? [] : ["harbor-pytest-check"]),
-    ];
-    expect(ids).toEqual(expected.sort());
-    expect(result.stdout).toContain(`imported ${expected.length} tasks to ${join(out, "heldout")}`);
+  it("imports the others when one task is malformed and one needs network: exit 0 with counts by reason", () => {
+    expect(result.code).toBe(0);
+    expect(tasks.map((task) => task.id).sort()).toEqual(IMPORTED);
+    expect(result.stdout).toContain(`imported 6, skipped 1 (network 1), failed 1 → ${join(out, "heldout")}`);
     expect(result.stdout).toMatch(
-      /skipped \S*docker-build: the environment needs network and a Docker image build \(RUN apt-get … at environment\/Dockerfile:2\)/,
+      /skipped \S*net-fetch: it needs network \(RUN curl … at environment\/Dockerfile:3\); --include-unrunnable imports it anyway/,
     );
-    expect(
-      tasks.every(
-        (task) => task.split === "heldout" && task.kind === "feasible" && task.suite === "terminal",
-      ),
-    ).toBe(true);
+    expect(result.stderr).toMatch(
+      /failed \S*malformed-toml: \S*malformed-toml\/task\.toml:5: TOML: expected a value/,
+    );
+    expect(tasks.every((task) => task.split === "heldout" && task.kind === "feasible")).toBe(true);
   });
 
-  it("uses the machine's pytest for Terminal-Bench tests, and says clearly when it is missing", () => {
-    if (pytestMissing) {
-      expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(
-        /failed \S*pytest-check: the tests need pytest, and 'python3 -m pytest' does not run/,
-      );
-    } else {
-      expect(result.code).toBe(0);
-      const task = tasks.find((t) => t.id === "harbor-pytest-check") as Task;
-      expect(task.verify.kind === "terminal_test" && task.verify.script).toContain(
-        "python3 -m pytest /tmp/hsearch-tests/test_outputs.py",
-      );
-    }
-  });
-
-  it("places the files a Dockerfile copies to /app, and only those", () => {
-    const prices = tasks.find((task) => task.id === "harbor-app-prices") as Task;
-    expect(Object.keys((prices.env as TerminalEnvSpec).files ?? {}).sort()).toEqual([
-      "config.json",
-      "data/prices.csv",
+  it("exits 2 on a malformed task with --strict, and imports unrunnable tasks when asked", async () => {
+    const strict = await runCli([
+      "tasks",
+      "import-harbor",
+      FIXTURES,
+      "--out",
+      temp("hsearch-harbor-s-"),
+      "--strict",
     ]);
-    expect((prices.env as TerminalEnvSpec).harbor_dir).toBe("app-prices");
-    const plain = tasks.find((task) => task.id === "harbor-plain-sort") as Task;
-    expect((plain.env as TerminalEnvSpec).files).toEqual({
-      "names.txt": "mallory\nalice\ntrent\nbob\ncarol\n",
-    });
-    expect(plain.instruction).toBe(
-      "Sort the names in `names.txt` alphabetically, one per line, and write them to `sorted.txt`.",
-    );
+    expect(strict.code).toBe(2);
+    const all = temp("hsearch-harbor-all-");
+    const included = await runCli(["tasks", "import-harbor", FIXTURES, "--out", all, "--include-unrunnable"]);
+    expect(included.stdout).toContain("imported 7, skipped 0, failed 1");
+    expect(loadTaskDir(all).map((loaded) => loaded.task.id)).toContain("harbor-net-fetch");
+    const missing = await runCli(["tasks", "import-harbor", join(FIXTURES, "nowhere")]);
+    expect(missing.code).toBe(2);
   });
 
-  it("scores an imported task's solution 1 and an agent that does nothing 0, through the task's own verifier", async () => {
-    for (const task of tasks) {
+  it("carries a Dockerfile's files, ENV, local RUN steps and requirements, and task.toml's timeouts", () => {
+    const env = byId("harbor-build-steps").env as TerminalEnvSpec;
+    expect(Object.keys(env.files ?? {}).sort()).toEqual([
+      "numbers.txt",
+      "resources/greet.sh",
+      "setup.sh",
+      "tool.sh",
+    ]);
+    expect(env.env_vars).toEqual({
+      GREETING: "hello from the image",
+      PATH: "/app/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    });
+    expect(env.setup).toBe("set -e\ncd /app && bash /app/setup.sh && rm -rf /app/resources /app/setup.sh\n");
+    expect(env.timeouts).toEqual({ agent_sec: 120, verifier_sec: 90, setup_sec: 60 });
+    expect(env.requires).toEqual({
+      debian: ["jq", "python3", "python3-pytest"],
+      python: ["pytest"],
+      network: [],
+      services: [],
+      root: false,
+    });
+    const prices = byId("harbor-app-prices").env as TerminalEnvSpec;
+    expect(Object.keys(prices.files ?? {}).sort()).toEqual(["config.json", "data/prices.csv"]);
+  });
+
+  it("scores each imported task's solution 1 and an agent that does nothing 0, through the task's own verifier", async () => {
+    for (const task of tasks.filter((one) => one.id !== "harbor-failing-setup")) {
       expect(await rewardAfter(task, (task.reference as TerminalReference).solution), task.id).toBe(1);
       expect(await rewardAfter(task), task.id).toBe(0);
     }
   });
 
-  it("gives the oracle the solution as its one step, so it solves them through the agent loop", async () => {
+  it("evaluates the others when one task's setup fails: that task is an infrastructure error with its output", async () => {
     const outcomes = await evaluateJobs({
       harness: loadHarness(join(PACKAGE_ROOT, "harnesses", "abandon")),
       jobs: planRollouts(tasks, 1, 1),
@@ -115,37 +141,116 @@ describe("hsearch tasks import-harbor", () => {
       judge: rulesJudge,
       concurrency: 2,
     });
-    expect(summarize(outcomes.map((outcome) => outcome.score)).feasible?.solve).toBe(1);
+    const summary = summarize(outcomes.map((outcome) => outcome.score));
+    expect(summary.feasible?.n).toBe(5);
+    expect(summary.feasible?.solve).toBe(1);
+    expect(summary.infra_errors).toBe(1);
+    const failed = outcomes.find((outcome) => outcome.job.task.id === "harbor-failing-setup");
+    expect(failed?.trajectory.reward).toBeNull();
+    expect(failed?.trajectory.end.error).toMatch(
+      new RegExp(`^${TASK_SETUP_FAILED}: the task's setup script failed \\(exit status 1\\): .*useradd`, "s"),
+    );
   });
 
-  it("writes tasks that validate", async () => {
-    const validated = await runCli(["tasks", "validate", out]);
-    expect(validated.code).toBe(0);
-    expect(validated.stdout).toBe(`${tasks.length} tasks ok\n`);
+  it("places large files without passing them on a command line", async () => {
+    const dir = temp("hsearch-harbor-large-");
+    const task = join(dir, "large");
+    cpSync(join(FIXTURES, "plain-sort"), task, { recursive: true });
+    const blob = Buffer.alloc(400_000);
+    for (let i = 0; i < blob.length; i++) blob[i] = (i * 7919) % 251;
+    mkdirSync(join(task, "environment"), { recursive: true });
+    writeFileSync(join(task, "environment", "blob.bin"), blob);
+    writeFileSync(
+      join(task, "solution", "names.txt"),
+      `${"x".repeat(300_000)}\nalice\nbob\ncarol\nmallory\ntrent\n`,
+    );
+    writeFileSync(
+      join(task, "solution", "solve.sh"),
+      '#!/bin/bash\ntest "$(md5sum < /app/blob.bin)" = "$(md5sum < /app/blob.bin)" && [ $(stat -c %s /app/blob.bin) = 400000 ]\ntail -n 5 /solution/names.txt > /app/sorted.txt\n',
+    );
+    const imported = await importHarbor(task, "search", { host: fakeHost([], []) });
+    const large = imported.tasks[0] as Task;
+    expect(Object.keys((large.env as TerminalEnvSpec).binary_files ?? {})).toEqual(["blob.bin"]);
+    expect(await rewardAfter(large, (large.reference as TerminalReference).solution)).toBe(1);
+  });
+});
+
+describe("what Harbor tasks need from the machine", () => {
+  it("skips tasks needing packages the archive does not ship, and lists those not installed", async () => {
+    const result = await importHarbor(FIXTURES, "search", {
+      host: fakeHost(["python3", "python3-pytest"], ["python3"]),
+    });
+    const outside = result.skipped
+      .filter((skip) => skip.category === "outside_debian")
+      .map((skip) => skip.reason);
+    expect(outside).toHaveLength(2);
+    expect(outside[0]).toMatch(/does not ship \(jq\)/);
+    expect(result.missing.get("python3-pytest")).toEqual(["harbor-pytest-check"]);
+    // Without package lists the machine cannot tell: nothing is skipped for it.
+    const unknown = await importHarbor(FIXTURES, "search", { host: fakeHost(null) });
+    expect(unknown.skipped.map((skip) => skip.category)).toEqual(["network"]);
   });
 
-  it("imports a single task directory", async () => {
-    const single = temp("hsearch-harbor-one-");
-    const one = await runCli(["tasks", "import-harbor", join(FIXTURES, "plain-sort"), "--out", single]);
-    expect(one.code).toBe(0);
-    expect(one.stdout).toBe(`imported 1 tasks to ${join(single, "search")}\n`);
-    expect(loadTaskDir(single).map((loaded) => loaded.task.id)).toEqual(["harbor-plain-sort"]);
+  it("reports each task's needs and what this machine lacks", async () => {
+    const report = await requirementsReport(
+      FIXTURES,
+      fakeHost(["jq", "python3", "python3-pytest"], ["python3"]),
+    );
+    const steps = report.tasks.find((task) => task.id === "harbor-build-steps");
+    expect(steps?.requires?.debian).toEqual(["jq", "python3", "python3-pytest"]);
+    expect(report.tasks.find((task) => task.id === "harbor-net-fetch")?.unrunnable).toMatch(/needs network/);
+    expect(report.failed.map((failure) => failure.dir)).toEqual([join(FIXTURES, "malformed-toml")]);
+    expect(report.missing).toEqual(["curl", "jq", "python3-pytest"]);
+    expect(report.outsideDebian).toEqual(["curl"]);
+    expect(report.installable).toEqual(["jq", "python3-pytest"]);
   });
 
-  it("fails a malformed task with exit 2, naming the file and line", async () => {
-    const dir = temp("hsearch-harbor-bad-");
-    cpSync(join(FIXTURES, "plain-sort"), join(dir, "plain-sort"), { recursive: true });
-    writeFileSync(join(dir, "plain-sort", "task.toml"), 'version = "1.0"\n\n[verifier]\ntimeout_sec = = 3\n');
-    const bad = await runCli([
-      "tasks",
-      "import-harbor",
-      join(dir, "plain-sort"),
-      "--out",
-      temp("hsearch-harbor-x-"),
-    ]);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/failed \S*plain-sort: \S*task\.toml:4: TOML: expected a value/);
-    const missing = await runCli(["tasks", "import-harbor", join(dir, "nowhere")]);
-    expect(missing.code).toBe(2);
+  it("--install installs the missing packages as root, and says the command otherwise", async () => {
+    const run = async (isRoot: boolean) => {
+      let stdout = "";
+      let stderr = "";
+      let code = 0;
+      const installed: string[][] = [];
+      const io: CliIO = {
+        out: (text) => {
+          stdout += text;
+        },
+        err: (text) => {
+          stderr += text;
+        },
+        errInline: () => {},
+        isTTY: false,
+        cwd: process.cwd(),
+        env: process.env,
+      };
+      const host = fakeHost(["jq", "python3", "python3-pytest", "curl"], ["python3", "curl"]);
+      await registerHarbor(
+        yargs().exitProcess(false),
+        io,
+        (value) => {
+          code = value;
+        },
+        {
+          host,
+          isRoot: () => isRoot,
+          install: async (packages) => {
+            installed.push([...packages]);
+            return 0;
+          },
+        },
+      ).parseAsync(["requirements", join(FIXTURES, "build-steps"), "--install"]);
+      return { stdout, stderr, code, installed };
+    };
+    const root = await run(true);
+    expect(root.installed).toEqual([["jq", "python3-pytest"]]);
+    expect(root.stdout).toContain(
+      "harbor-build-steps\n  debian: jq python3 python3-pytest\n  python: pytest",
+    );
+    const user = await run(false);
+    expect(user.installed).toEqual([]);
+    expect(user.code).toBe(1);
+    expect(user.stderr).toContain(
+      "apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends jq python3-pytest",
+    );
   });
 });

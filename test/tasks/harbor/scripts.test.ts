@@ -1,88 +1,138 @@
 import { describe, expect, it } from "vitest";
 import { planDockerfile } from "../../../src/tasks/harbor/dockerfile";
-import { bundleScript, PYTEST_GUARD, rewriteTestScript } from "../../../src/tasks/harbor/test-script";
+import {
+  bundleScript,
+  joinContinuations,
+  PYTEST_GUARD,
+  rewriteTestScript,
+} from "../../../src/tasks/harbor/test-script";
 
-describe("Dockerfiles the sandbox can stand in for", () => {
-  it("copies the build context's files to /app", () => {
+describe("Dockerfiles turned into what the sandbox can do", () => {
+  it("copies the build context's files to /app, into directories as Docker does", () => {
     const plan = planDockerfile(
-      'FROM python:3.13-slim\n# comment\nWORKDIR /app\nCOPY data/ /app/data/\nCOPY ["config.json", "settings.json"]\nADD extra.txt sub/\n',
+      'FROM python:3.13-slim\n# comment\nWORKDIR /app\nCOPY data/ /app/data/\nCOPY ["config.json", "settings.json"]\nADD extra.txt sub/\nCOPY tool.sh /app\nCOPY src/. .\n',
+    );
+    expect(plan.ok && plan.copies).toEqual([
+      { sources: ["data/"], dest: "data", dir: true },
+      { sources: ["config.json"], dest: "settings.json", dir: false },
+      { sources: ["extra.txt"], dest: "sub", dir: true },
+      { sources: ["tool.sh"], dest: "", dir: true },
+      { sources: ["src/."], dest: "", dir: true },
+    ]);
+  });
+
+  it("turns package installs into requirements, other RUN steps into setup, and ENV into variables", () => {
+    const plan = planDockerfile(
+      [
+        "FROM python:3.13-slim-bookworm",
+        "WORKDIR /app",
+        "RUN apt-get update && apt-get install -y --no-install-recommends \\",
+        "    git=1:2.39 jq \\",
+        "    && rm -rf /var/lib/apt/lists/*",
+        "RUN pip install --no-cache-dir numpy==1.26.4 scikit-learn PyYAML && pip install -r requirements.txt",
+        'ENV MODE=prod GREETING="two words" \\',
+        '    PATH="/app/bin:$PATH"',
+        "ENV OLD style value",
+        "RUN mkdir -p out && python3 prep.py",
+        "USER root",
+        'CMD ["nginx", "-g", "daemon off;"]',
+      ].join("\n"),
+      (path) => (path === "requirements.txt" ? "# pinned\nrequests>=2\n-e .\n" : undefined),
     );
     expect(plan).toEqual({
       ok: true,
-      copies: [
-        { sources: ["data/"], dest: "data", dir: true },
-        { sources: ["config.json"], dest: "settings.json", dir: false },
-        { sources: ["extra.txt"], dest: "sub", dir: true },
-      ],
+      copies: [],
+      env: {
+        MODE: "prod",
+        GREETING: "two words",
+        PATH: "/app/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        OLD: "style value",
+      },
+      setup: ["cd /app && mkdir -p out && python3 prep.py"],
+      requires: {
+        debian: ["git", "jq", "python3-numpy", "python3-sklearn", "python3-yaml", "python3-requests"],
+        python: ["numpy", "scikit-learn", "pyyaml", "requests"],
+        network: [],
+        services: ["nginx (CMD at environment/Dockerfile:12)"],
+        root: true,
+      },
     });
   });
 
-  it("skips, with the reason and line, what needs an image build, network or a container setting", () => {
+  it("records fetches as network needs, and skips what the sandbox cannot stand in for", () => {
+    const fetch = planDockerfile("FROM ubuntu\nRUN git clone https://example.com/r.git && make -C r\n");
+    expect(fetch.ok && fetch.requires.network).toEqual(["RUN git clone … at environment/Dockerfile:2"]);
+    const url = planDockerfile("FROM a\nADD https://example.com/x.tgz /app/\n");
+    expect(url.ok && url.requires.network).toEqual(["ADD of a URL at environment/Dockerfile:2"]);
     const reason = (text: string) => {
       const plan = planDockerfile(text);
       return plan.ok ? null : plan.reason;
     };
-    expect(reason("FROM ubuntu\nRUN apt-get update && \\\n  apt-get install -y jq\n")).toBe(
-      "the environment needs network and a Docker image build (RUN apt-get … at environment/Dockerfile:2)",
-    );
-    expect(reason("FROM ubuntu\nRUN mkdir -p /app/x\n")).toBe(
-      "the environment needs a Docker image build (RUN at environment/Dockerfile:2)",
-    );
-    expect(reason("FROM a\nADD https://example.com/x.tgz /app/\n")).toMatch(/needs network \(ADD of a URL/);
     expect(reason("FROM a\nCOPY --from=build /out /app/out\n")).toMatch(/copies from another image/);
     expect(reason("FROM a\nCOPY x /opt/x\n")).toMatch(/outside \/app/);
     expect(reason("FROM a\nWORKDIR /srv\n")).toMatch(/outside \/app/);
-    expect(reason('FROM a\nCMD ["python", "server.py"]\n')).toMatch(/needs CMD/);
-    expect(reason("FROM a\nENV MODE=prod\n")).toMatch(/needs ENV/);
   });
 });
 
 describe("Terminal-Bench test scripts in the sandbox", () => {
-  it("drops the uv and pytest installs and runs the machine's pytest behind a guard", () => {
-    const script = [
-      "#!/bin/bash",
-      "apt-get update",
-      "apt-get install -y curl",
-      "curl -LsSf https://astral.sh/uv/0.9.5/install.sh | sh",
-      "source $HOME/.local/bin/env",
-      "uvx -p 3.13 -w pytest==8.4.1 -w pytest-json-ctrf==0.3.5 pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA",
-      "if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi",
-    ].join("\n");
-    const rewritten = rewriteTestScript(script);
-    expect(rewritten).toEqual({
-      ok: true,
-      script: [
+  const TB2 = [
+    "#!/bin/bash",
+    "apt-get update",
+    "apt-get install -y curl gcc",
+    "curl -LsSf https://astral.sh/uv/0.9.5/install.sh | sh",
+    "source $HOME/.local/bin/env",
+    "uvx \\",
+    "  -p 3.13 \\",
+    "  --index https://pypi.org/simple --index-strategy unsafe-best-match \\",
+    "  -w pytest==8.4.1 \\",
+    "  -w pytest-json-ctrf==0.3.5 \\",
+    "  -w numpy==2.3.1 \\",
+    "  pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA",
+    "if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi",
+  ].join("\n");
+
+  it("joins continued lines, drops the installs as requirements, and runs the machine's pytest behind a guard", () => {
+    expect(joinContinuations("a \\\n  b \\\n  c\nd").map((line) => line.text)).toEqual(["a  b  c", "d"]);
+    const rewritten = rewriteTestScript(TB2);
+    expect(rewritten.script).toBe(
+      [
         "#!/bin/bash",
         PYTEST_GUARD,
         "python3 -m pytest /tests/test_outputs.py -rA",
         "if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi",
       ].join("\n"),
-      needs: { python: true, pytest: true },
-    });
-    expect(rewriteTestScript("#!/bin/bash\ncd /app && pytest -q tests\n")).toMatchObject({
-      ok: true,
-      script: `#!/bin/bash\n${PYTEST_GUARD}\ncd /app && python3 -m pytest -q tests\n`,
-    });
+    );
+    expect(rewritten.pytest).toBe(true);
+    expect([...new Set(rewritten.requires.debian)].sort()).toEqual([
+      "gcc",
+      "python3",
+      "python3-numpy",
+      "python3-pytest",
+    ]);
+    expect(rewritten.requires.network).toEqual([]);
   });
 
-  it("refuses tests that need network for anything else", () => {
-    expect(rewriteTestScript("#!/bin/bash\napt-get install -y jq\n")).toEqual({
-      ok: false,
-      reason: "the tests need network (tests/test.sh:2: apt-get install -y jq)",
-    });
-    expect(rewriteTestScript("#!/bin/bash\ncurl -s http://example.com/check\n")).toMatchObject({ ok: false });
-    expect(
-      rewriteTestScript("#!/bin/bash\n# curl is not used\necho 1 > /logs/verifier/reward.txt\n"),
-    ).toMatchObject({
-      ok: true,
-      needs: { python: false, pytest: false },
-    });
+  it("never doubles python -m pytest, and rewrites a bare pytest", () => {
+    expect(rewriteTestScript("#!/bin/bash\ncd /app && python -m pytest -q t\n").script).toBe(
+      `#!/bin/bash\n${PYTEST_GUARD}\ncd /app && python -m pytest -q t\n`,
+    );
+    expect(rewriteTestScript("#!/bin/bash\ncd /app && pytest -q tests\n").script).toBe(
+      `#!/bin/bash\n${PYTEST_GUARD}\ncd /app && python3 -m pytest -q tests\n`,
+    );
   });
 
-  it("bundles sibling files into /tmp and points the script at them", () => {
+  it("reports other network use as a need, and test-time pip installs as Python requirements", () => {
+    const fetch = rewriteTestScript("#!/bin/bash\ncurl -s http://example.com/check\n");
+    expect(fetch.requires.network).toEqual(["curl at tests/test.sh:2"]);
+    const pip = rewriteTestScript("#!/bin/bash\npip install requests==2.32 && python3 check.py\n");
+    expect(pip.requires.python).toEqual(["requests"]);
+    expect(pip.script).toBe("#!/bin/bash\npython3 check.py\n");
+  });
+
+  it("bundles sibling files into a directory named like the mount, and points the script at them", () => {
     expect(bundleScript("#!/bin/bash\necho hi\n", new Map(), "/tests")).toBe("#!/bin/bash\necho hi\n");
     const bundled = bundleScript(
-      "#!/bin/bash\ncmp /app/out /tests/expected.txt\n",
+      "#!/bin/bash\ncmp /app/out /tests/expected.txt && ls /app/tests\n",
       new Map([
         ["expected.txt", Buffer.from("see /tests/data\n")],
         ["blob.bin", Buffer.from([0, 1, 2])],
@@ -90,10 +140,10 @@ describe("Terminal-Bench test scripts in the sandbox", () => {
       "/tests",
     );
     expect(bundled).toContain(
-      "cat > '/tmp/hsearch-tests/expected.txt' <<'HSEARCH_FILE'\nsee /tmp/hsearch-tests/data\nHSEARCH_FILE",
+      "cat > '/tmp/hsearch/tests/expected.txt' <<'HSEARCH_FILE'\nsee /tmp/hsearch/tests/data\nHSEARCH_FILE",
     );
-    expect(bundled).toContain("base64 -d > '/tmp/hsearch-tests/blob.bin' <<'HSEARCH_B64'\nAAEC\nHSEARCH_B64");
-    expect(bundled).toContain("cmp /app/out /tmp/hsearch-tests/expected.txt");
-    expect(bundled.endsWith("cd /app && exec bash /tmp/hsearch-tests/__main__.sh\n")).toBe(true);
+    expect(bundled).toContain("base64 -d > '/tmp/hsearch/tests/blob.bin' <<'HSEARCH_B64'\nAAEC\nHSEARCH_B64");
+    expect(bundled).toContain("cmp /app/out /tmp/hsearch/tests/expected.txt && ls /app/tests");
+    expect(bundled.endsWith("cd /app && exec bash /tmp/hsearch/tests/__main__.sh\n")).toBe(true);
   });
 });

@@ -1,0 +1,24 @@
+/**
+ * A terminal task's environment spec (the task format) → the options of its environment and verifier: files,
+ * setup, variables, and the task's own time limits where it has them.
+ */
+import type { TerminalEnvSpec } from "../../domain/task";
+import type { TerminalEnvOptions } from "./terminal-env";
+
+export function terminalEnvOptions(spec: TerminalEnvSpec): TerminalEnvOptions {
+  const timeouts = spec.timeouts ?? {};
+  return {
+    ...(spec.files ? { files: spec.files } : {}),
+    ...(spec.binary_files ? { binaryFiles: spec.binary_files } : {}),
+    ...(spec.setup !== undefined ? { setup: spec.setup } : {}),
+    ...(spec.env_vars ? { env: spec.env_vars } : {}),
+    ...(timeouts.agent_sec !== undefined ? { commandTimeoutMs: timeouts.agent_sec * 1000 } : {}),
+    ...(timeouts.setup_sec !== undefined ? { setupTimeoutMs: timeouts.setup_sec * 1000 } : {}),
+  };
+}
+
+/** The verifier's wall time: the task's own, else the verifier's default. */
+export function verifierTimeoutMs(spec: TerminalEnvSpec): number | undefined {
+  const seconds = spec.timeouts?.verifier_sec;
+  return seconds === undefined ? undefined : seconds * 1000;
+}
