@@ -8,6 +8,12 @@ import { evaluateCandidate, loadCandidate, runJobs, safeObjective } from "./cand
 import { applyProposal, assertProposalPaths, type Proposal } from "./proposal";
 import type { SearchDeps } from "./search-deps";
 
+/** Why a proposal is not evaluated: refused before it became a commit, or a commit that is a duplicate or invalid. */
+type Failure =
+  | { state: "refused"; reason: string }
+  | { state: "skipped_duplicate"; commit: string; duplicate_of: string; reason: string }
+  | { state: "invalid"; commit: string; reason: string };
+
 /** Commit, validate and evaluate one proposal; null when it is not evaluated (invalid, duplicate, refused). */
 export async function admitProposal(
   deps: SearchDeps,
@@ -19,13 +25,30 @@ export async function admitProposal(
 ): Promise<EvaluatedProposal | null> {
   const { store } = deps;
   const proposer = deps.metaModel ? deps.metaModel.id : "operators";
+  const fail = (failure: Failure): null => {
+    const { reason } = failure;
+    if (failure.state === "refused")
+      store.recordProposalFailure({
+        round,
+        proposal: index,
+        proposer,
+        rationale: proposal.rationale,
+        reason,
+      });
+    else
+      store.setCandidateOutcome(failure.commit, {
+        state: failure.state,
+        ...(failure.state === "skipped_duplicate" ? { duplicate_of: failure.duplicate_of } : {}),
+        rejected_reason: reason,
+      });
+    const commit = failure.state === "refused" ? "" : failure.commit;
+    deps.events?.candidate?.({ round, proposal: index, commit, score: null, state: failure.state, reason });
+    return null;
+  };
   try {
     assertProposalPaths(proposal.files);
   } catch (error) {
-    const reason = (error as Error).message;
-    store.recordProposalFailure({ round, proposal: index, proposer, rationale: proposal.rationale, reason });
-    deps.events?.candidate?.({ round, proposal: index, commit: "", score: null, state: "refused", reason });
-    return null;
+    return fail({ state: "refused", reason: (error as Error).message });
   }
   let committed: { commit: string };
   try {
@@ -39,22 +62,7 @@ export async function admitProposal(
     });
   } catch (error) {
     if (!(error instanceof HsearchError) || error.code !== "bad_input") throw error;
-    store.recordProposalFailure({
-      round,
-      proposal: index,
-      proposer,
-      rationale: proposal.rationale,
-      reason: error.describe(),
-    });
-    deps.events?.candidate?.({
-      round,
-      proposal: index,
-      commit: "",
-      score: null,
-      state: "refused",
-      reason: error.describe(),
-    });
-    return null;
+    return fail({ state: "refused", reason: error.describe() });
   }
   const commit = committed.commit;
   const tree = await treeHash(repo, commit);
@@ -73,38 +81,19 @@ export async function admitProposal(
   const known = store.getCandidate(commit);
   if (known?.state === "invalid" || known?.state === "skipped_duplicate" || known?.verdict === "screened_out")
     return null;
-  if (duplicateOf) {
-    const reason = `same harness as ${duplicateOf.commit.slice(0, 12)} (round ${duplicateOf.round})`;
-    store.setCandidateOutcome(commit, {
+  if (duplicateOf)
+    return fail({
       state: "skipped_duplicate",
-      duplicate_of: duplicateOf.commit,
-      rejected_reason: reason,
-    });
-    deps.events?.candidate?.({
-      round,
-      proposal: index,
       commit,
-      score: null,
-      state: "skipped_duplicate",
-      reason,
+      duplicate_of: duplicateOf.commit,
+      reason: `same harness as ${duplicateOf.commit.slice(0, 12)} (round ${duplicateOf.round})`,
     });
-    return null;
-  }
   try {
     const files = applyProposal(await readTree(repo, incumbent), proposal);
     parseHarness(files, `round-${round}/p${index}`);
   } catch (error) {
     if (!(error instanceof HsearchError)) throw error;
-    store.setCandidateOutcome(commit, { state: "invalid", rejected_reason: error.describe() });
-    deps.events?.candidate?.({
-      round,
-      proposal: index,
-      commit,
-      score: null,
-      state: "invalid",
-      reason: error.describe(),
-    });
-    return null;
+    return fail({ state: "invalid", commit, reason: error.describe() });
   }
   if (await screenedOut(deps, repo, incumbent, commit, round, index)) return null;
   const score = await evaluateCandidate(deps, repo, commit, round, index);

@@ -1,7 +1,5 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { SearchConfig } from "../config/search-config-schema";
-import { hashJson } from "../core/canonical-json";
 import { initHarnessRepo, moveIncumbent, readTree, tagSelected } from "../git";
 import { parseHarness } from "../harness/load";
 import type { EvaluatedProposal } from "./acceptance";
@@ -157,8 +155,4 @@ async function initSeed(deps: SearchDeps, repo: string): Promise<string> {
     tree_hash: init.tree,
   });
   return init.seed;
-}
-
-export function configHash(config: SearchConfig): string {
-  return hashJson(config);
 }
