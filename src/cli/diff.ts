@@ -2,30 +2,67 @@ import { join } from "node:path";
 import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { diff } from "../git";
-import { openRunStore } from "../store";
+import { storedComparisons } from "../report/comparisons";
+import { type CandidateRecord, openRunStore, type RunStore } from "../store";
+import { comparisonText } from "./compare-text";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { locateRun } from "./shared";
+import { type Paint, paintFor } from "./table";
 import { usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
     "diff <run>",
-    "The git diff of each proposal against its parent (the incumbent it was proposed from)",
+    "The git diff of each proposal against its parent, or of any two candidates (--from, --to) with their outcomes",
     (yargs) =>
       yargs
         .positional("run", { type: "string", demandOption: true, describe: "run id or directory" })
         .option("round", { type: "number", describe: "only this round" })
         .option("proposal", { type: "number", describe: "only this proposal (with --round)" })
+        .option("from", { type: "string", describe: "compare this candidate (commit SHA prefix) …" })
+        .option("to", {
+          type: "string",
+          describe: "… with this one: outcomes per suite and family, flips, diff",
+        })
+        .option("wide", { type: "boolean", default: false, describe: "do not fit tables to the terminal" })
         .check((argv) => {
           if (argv.proposal !== undefined && argv.round === undefined)
             throw usageError("--proposal needs --round");
+          if ((argv.from === undefined) !== (argv.to === undefined))
+            throw usageError("--from and --to go together");
+          if (argv.from !== undefined && argv.round !== undefined)
+            throw usageError(
+              "--from/--to compare two candidates; --round picks proposals: use one or the other",
+            );
           return true;
         }),
     async (argv) => {
       const runDir = locateRun(argv.run, io.cwd);
       const store = openRunStore(runDir, { readonly: true });
+      const paint = paintFor(io, argv.color as boolean | undefined);
+      const maxWidth = argv.wide ? undefined : io.outColumns;
       try {
+        const repo = join(runDir, "harness");
+        if (argv.from !== undefined && argv.to !== undefined) {
+          const before = findCandidate(store, argv.from, "from");
+          const after = findCandidate(store, argv.to, "to");
+          io.out(paint.bold(`# ${header(store, before)}`));
+          io.out(paint.bold(`# → ${header(store, after)}`));
+          for (const c of storedComparisons(store, before.commit, after.commit))
+            io.out(
+              `${comparisonText(c, { before: idOf(before), after: idOf(after) }, paint, { flips: true, maxWidth })}\n`,
+            );
+          io.out(colourDiff(await diff(repo, after.commit, before.commit), paint));
+          return;
+        }
+        const rounds = store.listRounds();
+        if (argv.round !== undefined && !rounds.some((r) => r.round === argv.round))
+          throw new HsearchError(
+            "not_found",
+            `run ${argv.run} has no round ${argv.round} (rounds ${rounds[0]?.round ?? 0}–${rounds[rounds.length - 1]?.round ?? 0})`,
+            { field: "round" },
+          );
         const candidates = store
           .listCandidates()
           .filter((c) => c.parent !== null)
@@ -33,25 +70,67 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           .filter((c) => argv.proposal === undefined || c.proposal === argv.proposal)
           .sort((a, b) => a.round - b.round || a.proposal - b.proposal);
         if (candidates.length === 0) {
-          const what =
+          // An existing round with nothing to diff is an answer, not bad input.
+          const failures = store
+            .searchView()
+            .rejectedProposals()
+            .filter((f) => f.commit === null && (argv.round === undefined || f.round === argv.round));
+          const where =
             argv.round === undefined
               ? ""
               : ` in round ${argv.round}${argv.proposal === undefined ? "" : ` proposal ${argv.proposal}`}`;
-          throw new HsearchError("not_found", `no proposal${what} in run ${argv.run}`);
+          io.out(`# no proposal became a commit${where}`);
+          for (const f of failures)
+            io.out(`# r${f.round}p${f.proposal} refused: ${f.reason ?? ""} · ${f.rationale.split("\n")[0]}`);
+          return;
         }
-        const repo = join(runDir, "harness");
         for (const candidate of candidates) {
-          const verdict =
-            candidate.state === "evaluated" ? `score ${candidate.score?.toFixed(4)}` : candidate.state;
-          io.out(
-            `# round ${candidate.round} proposal ${candidate.proposal} · ${candidate.branch} · ${candidate.commit.slice(0, 12)} · ${verdict}`,
-          );
+          io.out(paint.bold(`# ${header(store, candidate)}`));
           io.out(`# ${candidate.rationale.split("\n")[0]}`);
-          io.out(await diff(repo, candidate.commit, candidate.parent ?? undefined));
+          io.out(colourDiff(await diff(repo, candidate.commit, candidate.parent ?? undefined), paint));
         }
       } finally {
         store.close();
       }
     },
   );
+}
+
+const idOf = (c: CandidateRecord) => (c.round === 0 ? "seed" : `r${c.round}p${c.proposal}`);
+
+/** "round 1 proposal 2 · round-1/p2 · 1a2b3c4d5e6f · rejected · score 0.5000 (parent 0.5625) · reason …": always
+ * the verdict, the score and the reason, "-" where there is none. */
+function header(store: RunStore, c: CandidateRecord): string {
+  const accepted = store.listRounds().some((r) => r.accepted_commit === c.commit);
+  const verdict = c.round === 0 ? "seed" : accepted ? "accepted" : (c.verdict ?? c.state);
+  const parentScore = c.parent ? store.getCandidate(c.parent)?.score : undefined;
+  const score = `score ${c.score === null ? "-" : c.score.toFixed(4)}${parentScore === undefined || parentScore === null ? "" : ` (parent ${parentScore.toFixed(4)})`}`;
+  return `round ${c.round} proposal ${c.proposal} · ${c.branch} · ${c.commit.slice(0, 12)} · ${verdict.replace("_", " ")} · ${score} · reason ${c.rejected_reason ?? "-"}`;
+}
+
+function findCandidate(store: RunStore, sha: string, field: string): CandidateRecord {
+  const matches = /^[0-9a-f]{4,64}$/.test(sha)
+    ? store.listCandidates().filter((c) => c.commit.startsWith(sha))
+    : [];
+  if (matches.length === 1) return matches[0] as CandidateRecord;
+  throw new HsearchError(
+    "not_found",
+    matches.length === 0
+      ? `no candidate ${sha} in this run`
+      : `${sha} matches ${matches.length} candidates; give more digits`,
+    { field },
+  );
+}
+
+function colourDiff(text: string, paint: Paint): string {
+  return text
+    .split("\n")
+    .map((line) =>
+      line.startsWith("+") && !line.startsWith("+++")
+        ? paint.good(line)
+        : line.startsWith("-") && !line.startsWith("---")
+          ? paint.bad(line)
+          : line,
+    )
+    .join("\n");
 }

@@ -16,6 +16,11 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     .strict()
     .demandCommand(1, "Name a command; see `hsearch --help`.")
     .recommendCommands()
+    .option("color", {
+      type: "boolean",
+      global: true,
+      describe: "colour on a terminal (--no-color, or the NO_COLOR variable, turns it off)",
+    })
     .help()
     .version(false)
     .wrap(Math.min(110, process.stdout.columns ?? 110))

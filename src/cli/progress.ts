@@ -1,6 +1,44 @@
 import type { CliIO } from "./io";
 
 /**
+ * The one redrawn status line on a TTY. It is cut to the terminal's width, since a line that wraps can no longer be
+ * erased by a carriage return (stale copies pile up), and it is cleared before any other message is printed, so a
+ * message never lands glued to the end of the status line.
+ */
+export interface LiveLine {
+  show(text: string): void;
+  clear(): void;
+  /** A message of its own: clears the live line first. */
+  print(text: string): void;
+}
+
+export function fitToWidth(text: string, columns: number | undefined): string {
+  const width = Math.max(10, (columns ?? 80) - 1);
+  const chars = [...text];
+  return chars.length <= width ? text : `${chars.slice(0, width - 1).join("")}…`;
+}
+
+export function createLiveLine(io: CliIO): LiveLine {
+  let shown = false;
+  const clear = () => {
+    if (shown) io.errInline("\r\x1b[2K");
+    shown = false;
+  };
+  return {
+    show(text) {
+      if (!io.isTTY) return;
+      io.errInline(`\r\x1b[2K${fitToWidth(text, io.columns)}`);
+      shown = true;
+    },
+    clear,
+    print(text) {
+      clear();
+      io.err(text);
+    },
+  };
+}
+
+/**
  * Progress of long work on stderr: a live line redrawn in place on a TTY, plain lines otherwise (at most one every
  * few seconds, plus the last), so logs of CI runs stay readable.
  */
@@ -17,6 +55,7 @@ export function createProgress(
   const started = Date.now();
   let lastPrinted = 0;
   let lastLine = "";
+  const live = createLiveLine(io);
   const interval = options.intervalMs ?? 2000;
   const format = (done: number, total: number, detail?: string) => {
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -28,7 +67,7 @@ export function createProgress(
       lastLine = format(done, total, detail);
       const now = Date.now();
       if (io.isTTY) {
-        io.errInline(`\r\x1b[2K${lastLine}`);
+        live.show(lastLine);
       } else if (now - lastPrinted >= interval || done === total) {
         lastPrinted = now;
         io.err(lastLine);
@@ -36,7 +75,7 @@ export function createProgress(
     },
     done(message) {
       if (options.quiet) return;
-      if (io.isTTY && lastLine) io.errInline("\r\x1b[2K");
+      live.clear();
       if (message) io.err(message);
     },
   };

@@ -18,8 +18,10 @@ import { runStatus } from "../store/run-status";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import { createModel } from "./create-model";
 import type { CliIO } from "./io";
+import { createLiveLine, type LiveLine } from "./progress";
 import { customerModelFor, locateRun, type SetExitCode } from "./shared";
 import { renderStatus } from "./status";
+import { paintFor } from "./table";
 import { usageError } from "./usage-error";
 
 export const DEFAULT_CONFIG = "search-configs/demo.yaml";
@@ -64,7 +66,14 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         },
         io,
       );
-      io.out(argv.json ? JSON.stringify(status, null, 2) : renderStatus(status));
+      io.out(
+        argv.json
+          ? JSON.stringify(status, null, 2)
+          : renderStatus(status, {
+              maxWidth: io.outColumns,
+              paint: paintFor(io, argv.color as boolean | undefined),
+            }),
+      );
     },
   );
 }
@@ -113,6 +122,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
     store.logEvent("config", { file });
   }
   const release = acquireRunLock(runDir);
+  const live = createLiveLine(io);
   const runId = store.getRun()?.id as string;
   if (raised) {
     // Only under the lock: a run still working must not see its budget change underneath it.
@@ -144,16 +154,17 @@ async function runCommand(options: RunOptions, io: CliIO) {
       judge: createJudge(config.judge, (spec) => createModel(spec, modelOptions)),
       customerModel: customerModelFor(config.customer, modelOptions),
       prices: loadPriceTable(),
-      events: progressEvents(io, config),
+      events: progressEvents(io, config, live),
     });
     const score = outcome.score === null ? "not scored yet" : `score ${outcome.score.toFixed(4)}`;
     if (outcome.budget)
-      io.err(
+      live.print(
         `stopped: ${outcome.budget.message}; incumbent ${outcome.selected.slice(0, 12)} (${score}). Continue with: hsearch run --resume ${runDir} --${outcome.budget.limit.replace("_", "-")} <more>`,
       );
-    else io.err(`selected ${outcome.selected.slice(0, 12)} (${score}; stopped by ${outcome.stoppedBy})`);
+    else live.print(`selected ${outcome.selected.slice(0, 12)} (${score}; stopped by ${outcome.stoppedBy})`);
     return runStatus(store);
   } catch (error) {
+    live.clear();
     store.setRunState("failed", error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
@@ -235,7 +246,7 @@ function loadSearchTasks(config: SearchConfig, cwd: string, configFile?: string)
 }
 
 /** Live progress on a TTY (one redrawn line), plain lines otherwise. */
-function progressEvents(io: CliIO, config: SearchConfig): SearchEvents {
+function progressEvents(io: CliIO, config: SearchConfig, live: LiveLine): SearchEvents {
   const started = Date.now();
   let incumbentScore: number | null = null;
   let label = "";
@@ -243,10 +254,7 @@ function progressEvents(io: CliIO, config: SearchConfig): SearchEvents {
     const seconds = Math.round((Date.now() - started) / 1000);
     return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
   };
-  const line = (text: string) => {
-    if (io.isTTY) io.errInline("\r\x1b[2K");
-    io.err(text);
-  };
+  const line = (text: string) => live.print(text);
   return {
     phase: (message) => {
       label = message;
@@ -255,8 +263,8 @@ function progressEvents(io: CliIO, config: SearchConfig): SearchEvents {
     rollouts: (done, total, what) => {
       if (!io.isTTY) return;
       const score = incumbentScore === null ? "-" : incumbentScore.toFixed(4);
-      io.errInline(
-        `\r\x1b[2K${what} · rollouts ${done}/${total} · incumbent ${score} · ${elapsed()} ${label.startsWith("final") ? label : ""}`,
+      live.show(
+        `${what} · rollouts ${done}/${total} · incumbent ${score} · ${elapsed()}${label.startsWith("final") ? ` ${label}` : ""}`,
       );
     },
     candidate: (info) => {

@@ -1,10 +1,13 @@
 import type { Argv } from "yargs";
-import { openRunStore } from "../store";
+import type { Comparison } from "../report/compare";
+import { storedComparisons } from "../report/comparisons";
+import { openRunStore, type RunStore } from "../store";
 import { type RunStatus, runStatus } from "../store/run-status";
+import { comparisonText } from "./compare-text";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { locateRun } from "./shared";
-import { fmtRate, formatTable } from "./table";
+import { fmtRate, formatTable, type Paint, paintFor } from "./table";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
@@ -13,12 +16,21 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
     (yargs) =>
       yargs
         .positional("run", { type: "string", demandOption: true, describe: "run id or directory" })
-        .option("json", { type: "boolean", default: false }),
+        .option("json", { type: "boolean", default: false })
+        .option("wide", { type: "boolean", default: false, describe: "do not fit tables to the terminal" }),
     async (argv) => {
       const store = openRunStore(locateRun(argv.run, io.cwd), { readonly: true });
       try {
         const status = runStatus(store);
-        io.out(argv.json ? JSON.stringify(status, null, 2) : renderStatus(status));
+        io.out(
+          argv.json
+            ? JSON.stringify(status, null, 2)
+            : renderStatus(status, {
+                maxWidth: argv.wide ? undefined : io.outColumns,
+                paint: paintFor(io, argv.color as boolean | undefined),
+                suites: suiteComparisons(store, status),
+              }),
+        );
       } finally {
         store.close();
       }
@@ -26,8 +38,25 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
   );
 }
 
+export interface StatusOptions {
+  /** Fit tables to this width (the terminal's); undefined prints them in full. */
+  maxWidth?: number;
+  paint?: Paint;
+  /** Seed against the selected (or incumbent) harness on each split, by suite and family. */
+  suites?: readonly Comparison[];
+}
+
+/** Seed against the final harness per split, from the stored episodes. */
+export function suiteComparisons(store: RunStore, status: RunStatus): Comparison[] {
+  const seed = status.rounds[0]?.proposals[0]?.commit;
+  const final = (status.selected ?? status.incumbent)?.commit;
+  if (!seed || !final || seed === final) return [];
+  return storedComparisons(store, seed, final);
+}
+
 /** The round table as `hsearch run` and `hsearch status` print it. */
-export function renderStatus(status: RunStatus): string {
+export function renderStatus(status: RunStatus, options: StatusOptions = {}): string {
+  const paint = options.paint ?? paintFor({ env: {} }, false);
   const lines = [
     `run ${status.run} · ${status.state} · objective ${status.objective} · seed ${status.seed}`,
     "",
@@ -38,7 +67,7 @@ export function renderStatus(status: RunStatus): string {
       const verdict = p.accepted
         ? round.round === 0
           ? "seed"
-          : "ACCEPTED"
+          : paint.good("ACCEPTED")
         : (p.verdict ?? (p.state === "evaluated" ? "pending" : p.state));
       rows.push([
         String(round.round),
@@ -46,7 +75,7 @@ export function renderStatus(status: RunStatus): string {
         p.commit.slice(0, 10),
         fmtRate(p.score),
         verdict,
-        truncate(p.rejected_reason ? `${p.rationale} [${p.rejected_reason}]` : p.rationale, 90),
+        p.rejected_reason ? `${p.rationale} [${p.rejected_reason}]` : p.rationale,
       ]);
     }
     if (round.proposals.length === 0 && round.failures.length === 0)
@@ -58,10 +87,15 @@ export function renderStatus(status: RunStatus): string {
         "-",
         "-",
         "refused",
-        truncate(`${f.rationale} [${f.reason}]`, 90),
+        `${f.rationale} [${f.reason}]`,
       ]);
   }
-  lines.push(formatTable(["round", "proposal", "commit", "score", "verdict", "rationale"], rows), "");
+  lines.push(
+    formatTable(["round", "proposal", "commit", "score", "verdict", "rationale"], rows, {
+      maxWidth: options.maxWidth,
+    }),
+    "",
+  );
   if (status.incumbent)
     lines.push(`incumbent ${status.incumbent.commit.slice(0, 12)} score ${fmtRate(status.incumbent.score)}`);
   if (status.selected)
@@ -94,6 +128,12 @@ export function renderStatus(status: RunStatus): string {
         heldRows,
       ),
     );
+  const final = status.selected ? "selected" : "incumbent";
+  for (const c of options.suites ?? [])
+    lines.push(
+      "",
+      comparisonText(c, { before: "seed", after: final }, paint, { maxWidth: options.maxWidth }),
+    );
   const u = status.usage;
   lines.push(
     "",
@@ -106,9 +146,4 @@ interface SummaryLike {
   objective?: number | null;
   blocked?: { strict_sa?: number; absrec?: Record<string, number> } | null;
   feasible?: { solve?: number; false_abstention?: number } | null;
-}
-
-function truncate(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, " ");
-  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
 }

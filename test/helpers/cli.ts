@@ -25,7 +25,7 @@ export interface CliResult {
 /** Run the real CLI in-process with captured output (the bin is tested separately through a child process). */
 export async function runCli(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; io?: Partial<CliIO> } = {},
 ): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
@@ -42,6 +42,7 @@ export async function runCli(
     isTTY: false,
     cwd: options.cwd ?? process.cwd(),
     env: options.env ?? process.env,
+    ...options.io,
   };
   const code = await main(args, io);
   return { code, stdout, stderr };

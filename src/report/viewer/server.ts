@@ -17,7 +17,8 @@ import {
   runPaths,
 } from "../../store";
 import { runStatus } from "../../store/run-status";
-import { type Comparison, compareRollouts, suiteOfTask } from "../compare";
+import { suiteOfTask } from "../compare";
+import { storedComparisons } from "../comparisons";
 import { shortSha } from "../format";
 import { html } from "../html";
 import { page, VIEWER_SCRIPT_PATH } from "../page";
@@ -233,17 +234,6 @@ function roles(store: RunStore): Roles {
   };
 }
 
-/** The two candidates compared on every split both have rollouts on (search first). */
-function comparisons(store: RunStore, before: string, after: string): Comparison[] {
-  return PURPOSES.flatMap((purpose) => {
-    const a = store.listRollouts(before, purpose);
-    const b = store.listRollouts(after, purpose);
-    if (a.length === 0 || b.length === 0) return [];
-    const c = compareRollouts(purpose, before, after, a, b);
-    return c.paired > 0 ? [c] : [];
-  });
-}
-
 /** The system prompt each suite's agent saw: the first system message of one trajectory per suite. */
 function systemPrompts(
   store: RunStore,
@@ -302,7 +292,7 @@ async function route(store: RunStore, pathname: string, diffs: DiffSource, repo:
           accepted: store.listRounds().some((r) => r.accepted_commit === candidate.commit),
           roles: roles(store),
           diff: await readDiff(diffs, candidate.commit, candidate.parent),
-          comparisons: candidate.parent ? comparisons(store, candidate.parent, candidate.commit) : [],
+          comparisons: candidate.parent ? storedComparisons(store, candidate.parent, candidate.commit) : [],
           systemPrompts: systemPrompts(store, rollouts),
           evaluations: store.listEvaluations().filter((e) => e.candidate === candidate.commit),
           rollouts,
@@ -321,7 +311,7 @@ async function route(store: RunStore, pathname: string, diffs: DiffSource, repo:
         run,
         before,
         after,
-        comparisons(store, before.commit, after.commit),
+        storedComparisons(store, before.commit, after.commit),
         await readDiff(diffs, after.commit, before.commit),
         LINKS,
       ),

@@ -1,0 +1,60 @@
+/** A comparison of two harnesses as terminal text: rates with k/n and 95% intervals, Δ, flips, McNemar. */
+import type { Comparison, Difference, Rate } from "../report/compare";
+import { formatTable, type Paint } from "./table";
+
+const PURPOSE_LABEL: Record<string, string> = {
+  search: "search",
+  heldout: "held-out",
+  independent: "independent",
+  diagnostic: "held-out diagnostic",
+};
+const METRIC_LABEL: Record<string, string> = {
+  strict_sa: "strict SA",
+  solve: "solve",
+  false_abstention: "false abst.",
+};
+
+export function rateText(rate: Rate): string {
+  if (rate.rate === null) return "-";
+  return `${rate.rate.toFixed(3)} ${rate.k}/${rate.n} [${rate.low?.toFixed(2)}, ${rate.high?.toFixed(2)}]`;
+}
+
+/** "+0.125 [-0.10, 0.35]", green/red only when the interval excludes 0. */
+export function deltaText(d: Difference, lowerIsBetter: boolean, paint: Paint): string {
+  if (d.delta === null) return "-";
+  const sign = (v: number, digits: number) => `${v >= 0 ? "+" : "-"}${Math.abs(v).toFixed(digits)}`;
+  const text = `${sign(d.delta, 3)} [${sign(d.low ?? 0, 2)}, ${sign(d.high ?? 0, 2)}]`;
+  if (!d.clear) return text;
+  return (lowerIsBetter ? d.delta < 0 : d.delta > 0) ? paint.good(text) : paint.bad(text);
+}
+
+export function comparisonText(
+  c: Comparison,
+  labels: { before: string; after: string },
+  paint: Paint,
+  options: { flips?: boolean; maxWidth?: number } = {},
+): string {
+  const rows = [...c.bySuite, ...c.byFamily].map((g) => [
+    g.group,
+    METRIC_LABEL[g.metric] ?? g.metric,
+    rateText(g.before),
+    rateText(g.after),
+    deltaText(g, g.lowerIsBetter, paint),
+  ]);
+  const lines = [
+    `${PURPOSE_LABEL[c.purpose] ?? c.purpose}: ${c.paired} episodes run by both; McNemar on flips: ${c.mcnemar.gains} fail→pass, ${c.mcnemar.losses} pass→fail, p = ${c.mcnemar.p_value.toPrecision(3)}`,
+    formatTable(["group", "metric", labels.before, labels.after, "Δ [95%]"], rows, {
+      maxWidth: options.maxWidth,
+      flexColumn: 0,
+    }),
+  ];
+  if (options.flips && c.flips.length > 0)
+    lines.push(
+      "flipped:",
+      ...c.flips.map(
+        (f) =>
+          `  ${f.direction === "gain" ? paint.good("fail → pass") : paint.bad("pass → fail")}  ${f.task_id} #${f.repeat}  ${f.suite} ${f.kind}${f.family ? ` ${f.family}` : ""}`,
+      ),
+    );
+  return lines.join("\n");
+}

@@ -1,0 +1,160 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createLiveLine, fitToWidth } from "../../src/cli/progress";
+import { formatTable, paintFor } from "../../src/cli/table";
+import { PACKAGE_ROOT } from "../../src/core/paths";
+import { openRunStore } from "../../src/store";
+import type { RunStatus } from "../../src/store/run-status";
+import { runCli } from "../helpers/cli";
+import { retailSubset } from "../helpers/task-subset";
+import { makeRun } from "../report/run-fixture";
+
+const CLEAR = "\r\x1b[2K";
+
+describe("tables and the live line fit the terminal", () => {
+  it("cuts the flexible column so every line fits, and prints in full without a width", () => {
+    const rows = [["1", "r1p1", "a long rationale ".repeat(10)]];
+    const fitted = formatTable(["round", "id", "rationale"], rows, { maxWidth: 40 });
+    for (const line of fitted.split("\n")) expect([...line].length).toBeLessThanOrEqual(40);
+    expect(fitted).toContain("…");
+    expect(formatTable(["round", "id", "rationale"], rows)).toContain("a long rationale ".repeat(9).trim());
+  });
+
+  it("keeps the live line one row wide and clears it before any message", () => {
+    let err = "";
+    const io = {
+      out: () => {},
+      err: (t: string) => {
+        err += `${t}\n`;
+      },
+      errInline: (t: string) => {
+        err += t;
+      },
+      isTTY: true,
+      columns: 30,
+      cwd: ".",
+      env: {},
+    };
+    const live = createLiveLine(io);
+    live.show("x".repeat(100));
+    live.print("done");
+    expect(err).toBe(`${CLEAR}${"x".repeat(28)}…${CLEAR}done\n`);
+    expect(fitToWidth("short", 30)).toBe("short");
+  });
+
+  it("colours only on a terminal, never with NO_COLOR or --no-color", () => {
+    expect(paintFor({ outTTY: true, env: {} }, undefined).good("a")).toBe("\x1b[32ma\x1b[0m");
+    expect(paintFor({ outTTY: true, env: { NO_COLOR: "1" } }, undefined).good("a")).toBe("a");
+    expect(paintFor({ outTTY: true, env: {} }, false).good("a")).toBe("a");
+    expect(paintFor({ outTTY: false, env: {} }, true).good("a")).toBe("a");
+  });
+});
+
+describe("hsearch run on a narrow terminal", () => {
+  it("never draws a progress line wider than the terminal, and never glues a message to it", async () => {
+    const work = mkdtempSync(join(tmpdir(), "hsearch-tty-"));
+    const config = join(work, "search.yaml");
+    writeFileSync(
+      config,
+      [
+        "name: tty",
+        "objective: joint",
+        "suites: [retail]",
+        `tasks: ${retailSubset({ perFamily: 1 }).dir}`,
+        "seed_harness: harnesses/bare",
+        "rounds: 1",
+        "proposals_per_round: 1",
+        "task_model: sim:default",
+        "seed: 1",
+      ].join("\n"),
+    );
+    const result = await runCli(["run", config, "--out", join(work, "runs", "tty")], {
+      cwd: work,
+      io: { isTTY: true, columns: 50 },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const segments = result.stderr.split(CLEAR);
+    const redraws = segments.filter((s) => s.includes("rollouts") && !s.includes("\n"));
+    expect(redraws.length).toBeGreaterThan(0);
+    for (const segment of segments) {
+      const firstLine = segment.split("\n")[0] ?? "";
+      if (firstLine.includes(" · rollouts ")) expect([...firstLine].length).toBeLessThanOrEqual(49);
+    }
+    // The closing message starts a line of its own.
+    expect(result.stderr).toMatch(/(^|\n|\r\x1b\[2K)selected [0-9a-f]{12} /);
+    expect(result.stderr).not.toMatch(/rollouts \d+\/\d+[^\n\r]*selected /);
+  });
+});
+
+describe("hsearch diff", () => {
+  let work: string;
+  let runDir: string;
+  let status: RunStatus;
+
+  beforeAll(async () => {
+    ({ work, runDir, status } = await makeRun());
+  });
+
+  it("exits quietly when the reader stops early (| head -1)", () => {
+    const bin = join(PACKAGE_ROOT, "bin", "hsearch.js");
+    const piped = spawnSync("bash", ["-c", `"${process.execPath}" "${bin}" diff "${runDir}" | head -1`], {
+      cwd: work,
+      encoding: "utf8",
+    });
+    expect(piped.stdout.split("\n").filter(Boolean)).toHaveLength(1);
+    expect(piped.stderr).toBe("");
+    const code = execFileSync(
+      "bash",
+      ["-c", `"${process.execPath}" "${bin}" diff "${runDir}" | head -1 >/dev/null; echo \${PIPESTATUS[0]}`],
+      {
+        cwd: work,
+        encoding: "utf8",
+      },
+    );
+    expect(code.trim()).toBe("0");
+  });
+
+  it("always shows verdict, score and reason in each header", async () => {
+    const result = await runCli(["diff", runDir], { cwd: work });
+    expect(result.code).toBe(0);
+    const headers = result.stdout.split("\n").filter((l) => l.startsWith("# round "));
+    expect(headers.length).toBeGreaterThan(1);
+    for (const header of headers)
+      expect(header).toMatch(
+        / · (accepted|rejected|indecisive|screened out|invalid|duplicate|evaluated|pending)[^·]* · score (-|\d\.\d{4})[^·]* · reason /,
+      );
+  });
+
+  it("answers an empty round with a note, not a bad-input error; a missing round is still an error", async () => {
+    const copy = join(work, "runs", "copy");
+    cpSync(runDir, copy, { recursive: true });
+    const store = openRunStore(copy);
+    const last = store.listRounds().at(-1);
+    store.startRound((last?.round ?? 0) + 1, last?.incumbent_after ?? (last?.incumbent_before as string));
+    store.close();
+    const empty = await runCli(["diff", copy, "--round", String((last?.round ?? 0) + 1)], { cwd: work });
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toContain("no proposal became a commit");
+    const missing = await runCli(["diff", copy, "--round", "99"], { cwd: work });
+    expect(missing.code).toBe(2);
+  });
+
+  it("compares any two candidates with --from/--to: per-suite rates with k/n and intervals, flips, the diff", async () => {
+    const seed = status.rounds[0]?.proposals[0]?.commit as string;
+    const final = (status.selected ?? status.incumbent)?.commit as string;
+    const result = await runCli(["diff", runDir, "--from", seed.slice(0, 8), "--to", final.slice(0, 8)], {
+      cwd: work,
+    });
+    expect(result.code).toBe(0);
+    const out = stripVTControlCharacters(result.stdout);
+    expect(out).toContain("McNemar on flips");
+    expect(out).toMatch(/retail\s+strict SA\s+\d\.\d{3} \d+\/\d+ \[\d\.\d\d, \d\.\d\d\]/);
+    expect(out).toContain("diff --git");
+    const bad = await runCli(["diff", runDir, "--from", seed.slice(0, 8)], { cwd: work });
+    expect(bad.code).toBe(2);
+  });
+});
