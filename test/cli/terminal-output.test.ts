@@ -85,7 +85,7 @@ describe("hsearch run on a narrow terminal", () => {
       if (firstLine.includes(" · rollouts ")) expect([...firstLine].length).toBeLessThanOrEqual(49);
     }
     // The closing message starts a line of its own.
-    const lines = result.stderr.split(/\n|\r\u001b\[2K/);
+    const lines = result.stderr.split(CLEAR).flatMap((segment) => segment.split("\n"));
     expect(lines.some((line) => /^selected [0-9a-f]{12} /.test(line))).toBe(true);
     expect(result.stderr).not.toMatch(/rollouts \d+\/\d+[^\n\r]*selected /);
   });
