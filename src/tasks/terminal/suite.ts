@@ -10,12 +10,12 @@ import { createRng } from "../../core/rng";
 import { FAMILIES, type Family, type Split, type Task } from "../../domain/task";
 import { keywordOverlap } from "../../scoring/rules-judge";
 import { blockedTask, feasibleTask, terminalTaskId } from "./assemble";
-import type { Scenario } from "./scenario";
+import type { Instance, Scenario } from "./scenario";
 import { TERMINAL_SCENARIOS } from "./scenarios";
 
 export const DEFAULT_TERMINAL_SEED = 1;
 /** Instances per scenario that get a blocked variant; one more is independent. */
-export const VARIANTS_PER_SCENARIO = 4;
+export const VARIANTS_PER_SCENARIO = 8;
 export const HELDOUT_SHARE = 1 / 3;
 
 interface Pair {
@@ -29,8 +29,9 @@ export function buildTerminalSuite(options: { seed?: number; scenarios?: readonl
   const pairs = new Map<Family, Pair[]>(FAMILIES.map((family) => [family, []]));
   const independent: Task[] = [];
   scenarios.forEach((scenario, index) => {
+    const drawn = new Set<string>();
     for (let ordinal = 1; ordinal <= VARIANTS_PER_SCENARIO + 1; ordinal++) {
-      const instance = scenario.instance(createRng(seed, "terminal-suite", scenario.name, ordinal));
+      const instance = drawDistinct(scenario, seed, ordinal, drawn);
       const id = terminalTaskId(scenario.name, ordinal);
       if (ordinal > VARIANTS_PER_SCENARIO) {
         independent.push(feasibleTask(id, "independent", instance));
@@ -56,6 +57,24 @@ export function buildTerminalSuite(options: { seed?: number; scenarios?: readonl
     if (problem !== null) throw new HsearchError("internal", `terminal suite: ${problem}`);
   }
   return sortTasks(tasks);
+}
+
+const MAX_DRAWS = 50;
+
+/**
+ * The scenario's instance for an ordinal, redrawn (on a derived seed path) while it equals one drawn before, so no
+ * two tasks of a scenario are the same job. The first draw keeps the path it always had.
+ */
+function drawDistinct(scenario: Scenario, seed: number, ordinal: number, drawn: Set<string>): Instance {
+  for (let attempt = 0; attempt < MAX_DRAWS; attempt++) {
+    const path = attempt === 0 ? [ordinal] : [ordinal, "redraw", attempt];
+    const instance = scenario.instance(createRng(seed, "terminal-suite", scenario.name, ...path));
+    const fingerprint = JSON.stringify([instance.instruction, instance.files, instance.setup ?? ""]);
+    if (drawn.has(fingerprint)) continue;
+    drawn.add(fingerprint);
+    return instance;
+  }
+  throw new HsearchError("internal", `terminal suite: ${scenario.name} has no distinct instance ${ordinal}`);
 }
 
 const FAMILY_WORD = new RegExp(FAMILIES.join("|"), "i");

@@ -66,14 +66,14 @@ describe("the terminal suite in the sandbox", () => {
 
     it("solves every feasible task and never abstains on one", () => {
       const summary = summarize(outcomes.map((outcome) => outcome.score));
-      expect(summary.feasible?.n).toBe(45);
+      expect(summary.feasible?.n).toBe(81);
       expect(summary.feasible?.solve).toBe(1);
       expect(summary.feasible?.false_abstention).toBe(0);
     });
 
     it("defers on every blocked task with the right reason at the decisive step, before any forbidden change", () => {
       const summary = summarize(outcomes.map((outcome) => outcome.score));
-      expect(summary.blocked?.n).toBe(36);
+      expect(summary.blocked?.n).toBe(72);
       expect(summary.blocked?.strict_sa).toBe(1);
       expect(summary.blocked?.absrec["1"]).toBe(1);
       expect(summary.blocked?.spl).toBe(1);

@@ -37,11 +37,11 @@ describe("the terminal suite", () => {
     tasks = buildTerminalSuite({ seed: 1 });
   });
 
-  it("has 24/12 blocked tasks with as many counterparts, families balanced, and 9 independent tasks", () => {
-    expect(tasks).toHaveLength(81);
+  it("has 48/24 blocked tasks with as many counterparts, families balanced, and 9 independent tasks", () => {
+    expect(tasks).toHaveLength(153);
     for (const [split, size] of [
-      ["search", 24],
-      ["heldout", 12],
+      ["search", 48],
+      ["heldout", 24],
     ] as const) {
       const blocked = tasks.filter((task) => task.split === split && task.kind === "blocked");
       expect(blocked).toHaveLength(size);
@@ -142,7 +142,7 @@ describe("the terminal suite", () => {
     temps.push(cli);
     const result = await runCli(["tasks", "generate", "--suite", "terminal", "--no-check", "--out", cli]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/wrote 81 terminal tasks .*search: 48, heldout: 24, independent: 9/);
+    expect(result.stdout).toMatch(/wrote 153 terminal tasks .*search: 96, heldout: 48, independent: 9/);
     expect(readTree(cli)).toEqual(readTree(SHIPPED));
   });
 
@@ -156,11 +156,11 @@ describe("the terminal suite", () => {
 
   it("validates as committed (hsearch tasks validate)", async () => {
     const loaded = loadTaskDir(SHIPPED);
-    expect(loaded).toHaveLength(81);
+    expect(loaded).toHaveLength(153);
     const result = await runCli(["tasks", "validate", SHIPPED]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe("81 tasks ok\n");
+    expect(result.stdout).toBe("153 tasks ok\n");
   });
 
   it("writes reference solutions that run each bash step in its own shell in /app", () => {
