@@ -155,6 +155,7 @@ export function planDockerfile(
         else if (kind.kind === "local") {
           const service = /^(?:service\s+(\S+)\s+start|(\S+d)\s*&$)/.exec(step);
           if (service) requires.services.push(`${service[1] ?? service[2]} (RUN at ${at})`);
+          scanScript(step, readContext, requires, at);
           local.push(step);
         }
       }
@@ -164,6 +165,32 @@ export function planDockerfile(
     return skip(`the container needs ${keyword} (at ${at}), which the sandbox cannot provide`);
   }
   return { ok: true, copies, env, setup, requires };
+}
+
+/**
+ * A build-context script that a RUN step runs (`bash /app/setup.sh`, `./install.sh`): its own installs and fetches
+ * count as the Dockerfile's, one level deep.
+ */
+function scanScript(
+  step: string,
+  readContext: (path: string) => string | undefined,
+  requires: TaskRequirements,
+  at: string,
+): void {
+  const script = /^(?:bash|sh|source|\.)\s+(\S+)|^(\.\/\S+)/.exec(step);
+  const path = script?.[1] ?? script?.[2];
+  if (path === undefined) return;
+  const name = path.replace(/^(\.\/|\/app\/|\/workspace\/)/, "");
+  const text = readContext(name);
+  if (text === undefined) return;
+  for (const line of text.split("\n")) {
+    for (const command of splitCommands(line.replace(/#.*$/, ""))) {
+      const kind = classifyCommand(command);
+      if (kind.kind === "apt") requires.debian.push(...kind.packages);
+      else if (kind.kind === "pip") addPython(requires, kind.packages);
+      else if (kind.kind === "network") requires.network.push(`${kind.tool} in ${name} (RUN at ${at})`);
+    }
+  }
 }
 
 function skip(reason: string): DockerPlan {

@@ -149,12 +149,16 @@ export function convertTaskDir(dir: string, split: Split): Converted {
   if (!environment.ok) return environment;
   const tests = rewriteTestScript(readFileSync(join(dir, "tests/test.sh"), "utf8"));
   const verify = bundleScript(tests.script, siblings(join(dir, "tests"), "test.sh"), "/tests");
-  const solution = bundleScript(
-    readFileSync(join(dir, "solution/solve.sh"), "utf8"),
-    siblings(join(dir, "solution"), "solve.sh"),
-    "/solution",
+  // The reference solution's installs are requirements too (the sandbox has no network and no root to install),
+  // and its fetches make the task unrunnable offline: the oracle could not pass it.
+  const solve = rewriteTestScript(readFileSync(join(dir, "solution/solve.sh"), "utf8"), "solution/solve.sh");
+  const solution = bundleScript(solve.script, siblings(join(dir, "solution"), "solve.sh"), "/solution");
+  const requires = mergeRequirements(
+    environment.requires,
+    tests.requires,
+    solve.requires,
+    pythonUse(environment, solution),
   );
-  const requires = mergeRequirements(environment.requires, tests.requires, pythonUse(environment, solution));
   const env: TerminalEnvSpec = {
     files: environment.files,
     ...(Object.keys(environment.binary).length > 0 ? { binary_files: environment.binary } : {}),

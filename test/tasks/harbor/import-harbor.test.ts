@@ -152,6 +152,25 @@ describe("hsearch tasks import-harbor", () => {
     );
   });
 
+  it("takes a solution's installs as requirements and its fetches as network needs", async () => {
+    const dir = temp("hsearch-harbor-solve-");
+    cpSync(join(FIXTURES, "plain-sort"), join(dir, "plain-sort"), { recursive: true });
+    writeFileSync(
+      join(dir, "plain-sort", "solution", "solve.sh"),
+      "#!/bin/bash\nset -e\napt-get update\napt-get install -y --no-install-recommends \\\n    build-essential\napt-get source pmars\nsort names.txt > sorted.txt\n",
+    );
+    const result = await importHarbor(dir, "search", { host: fakeHost(null) });
+    expect(result.skipped.map((skip) => skip.reason)).toEqual([
+      "it needs network (apt-get source at solution/solve.sh:6); --include-unrunnable imports it anyway",
+    ]);
+    const included = await importHarbor(dir, "search", { host: fakeHost(null), includeUnrunnable: true });
+    const task = included.tasks[0] as Task;
+    expect((task.env as TerminalEnvSpec).requires?.debian).toEqual(["build-essential"]);
+    expect((task.reference as TerminalReference).solution).toBe(
+      "#!/bin/bash\nset -e\napt-get source pmars\nsort names.txt > sorted.txt\n",
+    );
+  });
+
   it("places large files without passing them on a command line", async () => {
     const dir = temp("hsearch-harbor-large-");
     const task = join(dir, "large");

@@ -62,6 +62,15 @@ describe("Dockerfiles turned into what the sandbox can do", () => {
   it("records fetches as network needs, and skips what the sandbox cannot stand in for", () => {
     const fetch = planDockerfile("FROM ubuntu\nRUN git clone https://example.com/r.git && make -C r\n");
     expect(fetch.ok && fetch.requires.network).toEqual(["RUN git clone … at environment/Dockerfile:2"]);
+    const script = planDockerfile(
+      "FROM a\nWORKDIR /app\nCOPY setup.sh ./\nRUN bash /app/setup.sh && rm /app/setup.sh\n",
+      (path) =>
+        path === "setup.sh" ? "apt-get install -y git\ngit clone https://example.com/site.git\n" : undefined,
+    );
+    expect(script.ok && script.requires.network).toEqual([
+      "git clone in setup.sh (RUN at environment/Dockerfile:4)",
+    ]);
+    expect(script.ok && script.requires.debian).toEqual(["git"]);
     const url = planDockerfile("FROM a\nADD https://example.com/x.tgz /app/\n");
     expect(url.ok && url.requires.network).toEqual(["ADD of a URL at environment/Dockerfile:2"]);
     const reason = (text: string) => {
