@@ -24,3 +24,11 @@ export async function mapPool<T, R>(
   if (failure !== null) throw (failure as { error: unknown }).error;
   return results;
 }
+
+/** Promise.all that waits for every promise before rethrowing, so no rollout still writes after the run stopped. */
+export async function settleAll<T>(promises: readonly Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<T>).value);
+}

@@ -4,6 +4,7 @@ import type { Task } from "../domain/task";
 import type { Harness } from "../harness/load";
 import { runRollout } from "../harness/rollout";
 import type { Trajectory } from "../harness/trajectory";
+import type { Semaphore } from "../models/limiter";
 import type { PriceTable } from "../models/prices";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type EpisodeScore, type Judge, scoreEpisode } from "../scoring";
@@ -42,6 +43,8 @@ export interface EvaluateOptions {
   customerModel?: ChatModel;
   prices?: PriceTable;
   onRequest?: (request: ChatRequest) => void;
+  /** Run-wide rollout slots shared with other evaluations; without them, `concurrency` bounds this call alone. */
+  slots?: Semaphore;
   /** Called before a rollout starts; throwing stops new rollouts (a budget), the running ones finish first. */
   beforeRollout?: (job: RolloutJob) => void;
   /** Called after each rollout is scored (progress, storage). */
@@ -55,7 +58,7 @@ export interface RolloutOutcome {
 }
 
 export async function evaluateJobs(options: EvaluateOptions): Promise<RolloutOutcome[]> {
-  return mapPool(options.jobs, options.concurrency, async (job) => {
+  const one = async (job: RolloutJob): Promise<RolloutOutcome> => {
     options.beforeRollout?.(job);
     const trajectory = await runRollout({
       harness: options.harness,
@@ -70,5 +73,20 @@ export async function evaluateJobs(options: EvaluateOptions): Promise<RolloutOut
     const score = await scoreEpisode(job.task, trajectory, options.judge);
     await options.onRollout?.(job, trajectory, score);
     return { job, trajectory, score };
-  });
+  };
+  const slots = options.slots;
+  if (!slots) return mapPool(options.jobs, options.concurrency, one);
+  // Shared slots: every job queues at once and runs when a slot frees; after a failure the queued ones give up.
+  let failed = false;
+  return mapPool(options.jobs, options.jobs.length, (job) =>
+    slots.run(async () => {
+      if (failed) throw new Error("an earlier rollout of this evaluation failed");
+      try {
+        return await one(job);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }),
+  );
 }

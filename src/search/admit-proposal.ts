@@ -14,7 +14,13 @@ type Failure =
   | { state: "skipped_duplicate"; commit: string; duplicate_of: string; reason: string }
   | { state: "invalid"; commit: string; reason: string };
 
-/** Commit, validate and evaluate one proposal; null when it is not evaluated (invalid, duplicate, refused). */
+/** A proposal committed and validated, waiting for its evaluation. */
+export interface Admitted {
+  commit: string;
+  index: number;
+}
+
+/** Commit and validate one proposal; null when it is not evaluated (invalid, duplicate, refused). */
 export async function admitProposal(
   deps: SearchDeps,
   repo: string,
@@ -22,7 +28,7 @@ export async function admitProposal(
   round: number,
   index: number,
   proposal: Proposal,
-): Promise<EvaluatedProposal | null> {
+): Promise<Admitted | null> {
   const { store } = deps;
   const proposer = deps.metaModel ? deps.metaModel.id : "operators";
   const fail = (failure: Failure): null => {
@@ -95,6 +101,18 @@ export async function admitProposal(
     if (!(error instanceof HsearchError)) throw error;
     return fail({ state: "invalid", commit, reason: error.describe() });
   }
+  return { commit, index };
+}
+
+/** The screen (if any) and the search-split evaluation of an admitted proposal; null when screened out. */
+export async function evaluateProposal(
+  deps: SearchDeps,
+  repo: string,
+  incumbent: string,
+  round: number,
+  { commit, index }: Admitted,
+): Promise<EvaluatedProposal | null> {
+  const { store } = deps;
   if (await screenedOut(deps, repo, incumbent, commit, round, index)) return null;
   const score = await evaluateCandidate(deps, repo, commit, round, index);
   deps.events?.candidate?.({ round, proposal: index, commit, score, state: "evaluated" });

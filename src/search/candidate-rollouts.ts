@@ -97,6 +97,7 @@ export async function runJobs(
       concurrency: config.concurrency,
       customerModel: deps.customerModel,
       prices: deps.prices,
+      slots: deps.slots,
       beforeRollout: () => deps.gate?.admit(),
       onRollout: (job, trajectory, score) => {
         pending.push({ key: keyOf(job), split: job.task.split, trajectory, score });

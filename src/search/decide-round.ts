@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { settleAll } from "../core/pool";
 import type { EpisodeScore } from "../scoring";
 import {
   decideGreater,
@@ -92,12 +93,4 @@ export function recordVerdict(deps: SearchDeps, round: number, verdict: Proposal
     rejected_reason: verdict.verdict === "accepted" ? null : verdict.reason,
   });
   deps.store.logEvent("verdict", { round, ...verdict });
-}
-
-/** Promise.all that waits for every promise before rethrowing, so no rollout still writes after the run stopped. */
-async function settleAll<T>(promises: readonly Promise<T>[]): Promise<T[]> {
-  const results = await Promise.allSettled(promises);
-  const failed = results.find((result) => result.status === "rejected");
-  if (failed) throw failed.reason;
-  return results.map((result) => (result as PromiseFulfilledResult<T>).value);
 }

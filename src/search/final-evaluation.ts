@@ -1,3 +1,4 @@
+import { settleAll } from "../core/pool";
 import type { Task } from "../domain/task";
 import { summarize } from "../scoring";
 import { loadCandidate, runJobs, safeObjective } from "./candidate-rollouts";
@@ -47,13 +48,17 @@ export async function finalEvaluations(
     { purpose: "heldout", tasks: deps.tasks.heldout() },
     { purpose: "independent", tasks: deps.tasks.independent() },
   ];
-  for (const commit of selected === seed ? [selected] : [selected, seed]) {
-    const harness = await loadCandidate(repo, commit);
-    for (const { purpose, tasks } of plans) {
-      if (tasks.length === 0) continue;
-      if (deps.store.getEvaluation(commit, purpose, purpose)) continue;
-      const role = commit === selected ? "selected" : "seed";
-      deps.events?.phase?.(`final: ${role} harness on ${purpose}`);
+  const todo = (selected === seed ? [selected] : [selected, seed]).flatMap((commit) =>
+    plans
+      .filter(({ purpose, tasks }) => tasks.length > 0 && !deps.store.getEvaluation(commit, purpose, purpose))
+      .map((plan) => ({ commit, ...plan, role: commit === selected ? "selected" : "seed" })),
+  );
+  if (todo.length === 0) return;
+  deps.events?.phase?.(`final: ${todo.map(({ role, purpose }) => `${role} on ${purpose}`).join(", ")}`);
+  // All final evaluations share the run's slots at once: a small split no longer leaves most of them idle.
+  await settleAll(
+    todo.map(async ({ commit, purpose, tasks, role }) => {
+      const harness = await loadCandidate(repo, commit);
       const scores = await runJobs(deps, harness, commit, purpose, tasks, `${role} on ${purpose}`);
       deps.store.putEvaluation({
         candidate: commit,
@@ -66,6 +71,6 @@ export async function finalEvaluations(
           role,
         } as unknown as Record<string, unknown>,
       });
-    }
-  }
+    }),
+  );
 }

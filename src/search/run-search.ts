@@ -1,9 +1,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { settleAll } from "../core/pool";
 import { initHarnessRepo, moveIncumbent, readTree, tagSelected } from "../git";
 import { parseHarness } from "../harness/load";
+import { Semaphore } from "../models/limiter";
 import type { EvaluatedProposal } from "./acceptance";
-import { admitProposal } from "./admit-proposal";
+import { type Admitted, admitProposal, evaluateProposal } from "./admit-proposal";
 import { BudgetExhausted, BudgetGate, type BudgetLimit, type BudgetUsage } from "./budget";
 import { evaluateCandidate } from "./candidate-rollouts";
 import { decide, recordVerdict } from "./decide-round";
@@ -36,7 +38,7 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
   });
   const progress = { incumbent: "" };
   try {
-    return await search({ ...deps, gate }, progress);
+    return await search({ ...deps, gate, slots: new Semaphore(deps.config.concurrency) }, progress);
   } catch (error) {
     if (!(error instanceof BudgetExhausted)) throw error;
     store.setRunState("budget_exhausted", error.message);
@@ -103,11 +105,17 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
     store.startRound(round, incumbent);
     events.phase?.(`round ${round}: proposing`);
     const proposals = await propose(deps, repo, incumbent, round);
-    const evaluated: EvaluatedProposal[] = [];
+    // Commits and checks one after the other (the duplicate check reads earlier ones); then every admitted
+    // proposal is evaluated at once on the run's shared slots. Results stay in proposal order, so acceptance does
+    // not depend on which evaluation finished first.
+    const admitted: Admitted[] = [];
     for (const [index, proposal] of proposals.entries()) {
       const result = await admitProposal(deps, repo, incumbent, round, index + 1, proposal);
-      if (result) evaluated.push(result);
+      if (result) admitted.push(result);
     }
+    const evaluated = (
+      await settleAll(admitted.map((proposal) => evaluateProposal(deps, repo, incumbent, round, proposal)))
+    ).filter((result): result is EvaluatedProposal => result !== null);
     const decision = await decide(deps, incumbent, incumbentScore, evaluated);
     for (const verdict of decision.verdicts) recordVerdict(deps, round, verdict);
     if (decision.accepted) {

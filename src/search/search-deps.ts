@@ -1,5 +1,6 @@
 import type { SearchConfig } from "../config/search-config-schema";
 import type { Task } from "../domain/task";
+import type { Semaphore } from "../models/limiter";
 import type { PriceTable } from "../models/prices";
 import type { ChatModel } from "../models/types";
 import type { Judge } from "../scoring";
@@ -24,6 +25,8 @@ export interface SearchDeps {
   events?: SearchEvents;
   /** Set by runSearch: every rollout of the run passes it before starting. */
   gate?: BudgetGate;
+  /** Set by runSearch: the run's `concurrency` rollout slots, shared by every evaluation running at the time. */
+  slots?: Semaphore;
   /** Tests capture what the proposer receives. */
   onProposerInput?: (input: { harness: Record<string, string>; digest: Digest; rejected: unknown }) => void;
 }
