@@ -203,7 +203,7 @@ function renderRequirements(report: RequirementsReport, io: CliIO): string {
       ...(needs.python.length > 0 ? [`python: ${needs.python.join(" ")}`] : []),
       ...(needs.network.length > 0 ? [`network: ${needs.network.join("; ")}`] : []),
       ...(needs.services.length > 0 ? [`services: ${needs.services.join("; ")}`] : []),
-      ...(needs.root ? ["root (the sandbox runs it unprivileged)"] : []),
+      ...(needs.root.length > 0 ? [`root: ${needs.root.join("; ")}`] : []),
     ];
     lines.push(`${name}${entry.unrunnable ? " (unrunnable offline)" : ""}\n  ${parts.join("\n  ")}`);
   }

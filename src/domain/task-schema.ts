@@ -56,7 +56,7 @@ const terminalEnv = z
         python: z.array(z.string()),
         network: z.array(z.string()),
         services: z.array(z.string()),
-        root: z.boolean(),
+        root: z.array(z.string()),
       })
       .strict()
       .optional(),

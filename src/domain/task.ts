@@ -82,7 +82,8 @@ export interface HostRequirements {
   python: string[];
   network: string[];
   services: string[];
-  root: boolean;
+  /** Steps only root can take (users, services): the sandbox runs the task unprivileged. */
+  root: string[];
 }
 
 export interface RetailReference {

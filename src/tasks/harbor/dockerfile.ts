@@ -7,7 +7,8 @@
  *   RUN or ADD that fetches (curl, git clone …) → a network need: the task cannot run offline
  *   ENV                                         → variables of every command the task runs
  *   CMD/ENTRYPOINT                              → ignored (a service it starts is reported as a need)
- *   FROM, LABEL, ARG, EXPOSE, USER, VOLUME …    → ignored (USER root is reported)
+ *   RUN useradd, service … start, systemctl …  → a root need (the sandbox's user cannot): unrunnable
+ *   FROM, LABEL, ARG, EXPOSE, USER, VOLUME …    → ignored
  * What cannot be stood in for at all (COPY --from, files placed outside /app, a work directory outside /app) skips
  * the task with the reason and line.
  */
@@ -93,10 +94,7 @@ export function planDockerfile(
   for (const { keyword, args, line } of dockerInstructions(text)) {
     const at = `${where}:${line}`;
     if (IGNORED.has(keyword)) continue;
-    if (keyword === "USER") {
-      if (/^(root|0)(:|$)/.test(args)) requires.root = true;
-      continue;
-    }
+    if (keyword === "USER") continue;
     if (keyword === "CMD" || keyword === "ENTRYPOINT") {
       const service = serviceOf(args);
       if (service) requires.services.push(`${service} (${keyword} at ${at})`);
@@ -152,7 +150,10 @@ export function planDockerfile(
             else addPython(requires, requirementsFile(listed));
           }
         } else if (kind.kind === "network") requires.network.push(`RUN ${kind.tool} … at ${at}`);
-        else if (kind.kind === "local") {
+        else if (kind.kind === "root") {
+          requires.root.push(`RUN ${kind.tool} … at ${at}`);
+          local.push(step);
+        } else if (kind.kind === "local") {
           const service = /^(?:service\s+(\S+)\s+start|(\S+d)\s*&$)/.exec(step);
           if (service) requires.services.push(`${service[1] ?? service[2]} (RUN at ${at})`);
           scanScript(step, readContext, requires, at);
@@ -189,6 +190,7 @@ function scanScript(
       if (kind.kind === "apt") requires.debian.push(...kind.packages);
       else if (kind.kind === "pip") addPython(requires, kind.packages);
       else if (kind.kind === "network") requires.network.push(`${kind.tool} in ${name} (RUN at ${at})`);
+      else if (kind.kind === "root") requires.root.push(`${kind.tool} in ${name} (RUN at ${at})`);
     }
   }
 }

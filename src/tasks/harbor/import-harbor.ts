@@ -23,7 +23,13 @@ import { bundleScript, isText, rewriteTestScript } from "./test-script";
 import { parseToml, type TomlTable } from "./toml";
 
 /** Why a task was skipped, for counting: each has a fixed wording in `reason`. */
-export type SkipCategory = "network" | "outside_debian" | "compose" | "prebuilt_image" | "dockerfile";
+export type SkipCategory =
+  | "network"
+  | "root"
+  | "outside_debian"
+  | "compose"
+  | "prebuilt_image"
+  | "dockerfile";
 
 export interface HarborImport {
   tasks: Task[];
@@ -120,6 +126,11 @@ export function unrunnableReason(
     return {
       category: "network",
       reason: `it needs network (${requires.network.join("; ")}); --include-unrunnable imports it anyway`,
+    };
+  if (requires.root.length > 0)
+    return {
+      category: "root",
+      reason: `it needs root, which the sandbox's user is not (${requires.root.join("; ")}); --include-unrunnable imports it anyway`,
     };
   const outside = available ? requires.debian.filter((name) => !available.has(name)) : [];
   if (outside.length > 0)

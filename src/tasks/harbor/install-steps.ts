@@ -10,6 +10,8 @@ export type StepKind =
   | { kind: "pip"; packages: string[]; requirementFiles: string[] }
   | { kind: "noop" }
   | { kind: "network"; tool: string }
+  /** A local step only root can take in a container (users, services): the sandbox's user cannot. */
+  | { kind: "root"; tool: string }
   | { kind: "local" };
 
 /** Split a shell line (continuations already joined) into its top-level commands. */
@@ -66,6 +68,19 @@ export function words(command: string): string[] {
   return out;
 }
 
+const ROOT_TOOLS = new Set([
+  "useradd",
+  "adduser",
+  "groupadd",
+  "addgroup",
+  "usermod",
+  "chpasswd",
+  "passwd",
+  "systemctl",
+  "mount",
+  "update-alternatives",
+  "ldconfig",
+]);
 const SUDO = new Set(["sudo", "env", "DEBIAN_FRONTEND=noninteractive"]);
 const APT_NOOP = new Set(["update", "upgrade", "clean", "autoclean", "autoremove", "dist-upgrade"]);
 const NETWORK_TOOLS =
@@ -91,6 +106,8 @@ export function classifyCommand(command: string): StepKind {
     return { kind: "noop" };
   const network = NETWORK_TOOLS.exec(command)?.[1];
   if (network) return { kind: "network", tool: network.replace(/\s+/g, " ") };
+  if (ROOT_TOOLS.has(head) || (head === "service" && argv[2] !== undefined && argv[2] !== "status"))
+    return { kind: "root", tool: head === "service" ? `service ${sub} ${argv[2]}` : head };
   return { kind: "local" };
 }
 

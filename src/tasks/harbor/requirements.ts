@@ -9,7 +9,7 @@ import { debianPackageFor, HARBOR_ONLY } from "./python-debian";
 export type TaskRequirements = HostRequirements;
 
 export function emptyRequirements(): TaskRequirements {
-  return { debian: [], python: [], network: [], services: [], root: false };
+  return { debian: [], python: [], network: [], services: [], root: [] };
 }
 
 /** Add Python distributions and their Debian packages. */
@@ -28,6 +28,6 @@ export function mergeRequirements(...parts: TaskRequirements[]): TaskRequirement
     python: unique(parts.flatMap((part) => part.python)),
     network: [...new Set(parts.flatMap((part) => part.network))],
     services: unique(parts.flatMap((part) => part.services)),
-    root: parts.some((part) => part.root),
+    root: [...new Set(parts.flatMap((part) => part.root))],
   };
 }

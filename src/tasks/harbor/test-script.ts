@@ -98,6 +98,7 @@ export function rewriteTestScript(script: string, where = "tests/test.sh"): Rewr
       if (rewritten.pytest) pytest = true;
       if (kind.kind === "network" && !rewritten.pytest)
         requires.network.push(`${kind.tool} at ${where}:${line}`);
+      if (kind.kind === "root") requires.root.push(`${kind.tool} at ${where}:${line}`);
       kept.push(rewritten.text);
     }
     if (kept.length > 0) out.push(simple ? leading(text) + kept.join(" && ") : (kept[0] as string));

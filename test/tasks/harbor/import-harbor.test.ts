@@ -13,7 +13,7 @@ import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { TASK_SETUP_FAILED } from "../../../src/harness/rollout";
 import { rulesJudge, summarize } from "../../../src/scoring";
-import { type HostPackages, importHarbor } from "../../../src/tasks/harbor/import-harbor";
+import { type HostPackages, importHarbor, unrunnableReason } from "../../../src/tasks/harbor/import-harbor";
 import { loadTaskDir } from "../../../src/tasks/load";
 import { type CliResult, runCli } from "../../helpers/cli";
 
@@ -120,7 +120,7 @@ describe("hsearch tasks import-harbor", () => {
       python: ["pytest"],
       network: [],
       services: [],
-      root: false,
+      root: [],
     });
     const prices = byId("harbor-app-prices").env as TerminalEnvSpec;
     expect(Object.keys(prices.files ?? {}).sort()).toEqual(["config.json", "data/prices.csv"]);
@@ -148,7 +148,10 @@ describe("hsearch tasks import-harbor", () => {
     const failed = outcomes.find((outcome) => outcome.job.task.id === "harbor-failing-setup");
     expect(failed?.trajectory.reward).toBeNull();
     expect(failed?.trajectory.end.error).toMatch(
-      new RegExp(`^${TASK_SETUP_FAILED}: the task's setup script failed \\(exit status 1\\): .*useradd`, "s"),
+      new RegExp(
+        `^${TASK_SETUP_FAILED}: the task's setup script failed \\(exit status 1\\): .*app-cache`,
+        "s",
+      ),
     );
   });
 
@@ -205,6 +208,15 @@ describe("what Harbor tasks need from the machine", () => {
     expect(outside).toHaveLength(2);
     expect(outside[0]).toMatch(/does not ship \(jq\)/);
     expect(result.missing.get("python3-pytest")).toEqual(["harbor-pytest-check"]);
+    const needs = {
+      debian: ["nginx"],
+      python: [],
+      network: [],
+      services: [],
+      root: ["RUN useradd … at x:3"],
+    };
+    expect(unrunnableReason(needs, new Set(["nginx"]))?.category).toBe("root");
+    expect(unrunnableReason({ ...needs, root: [] }, new Set(["nginx"]))).toBeNull();
     // Without package lists the machine cannot tell: nothing is skipped for it.
     const unknown = await importHarbor(FIXTURES, "search", { host: fakeHost(null) });
     expect(unknown.skipped.map((skip) => skip.category)).toEqual(["network"]);

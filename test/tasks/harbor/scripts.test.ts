@@ -35,6 +35,7 @@ describe("Dockerfiles turned into what the sandbox can do", () => {
         "ENV OLD style value",
         "RUN mkdir -p out && python3 prep.py",
         "USER root",
+        "RUN useradd -m builder",
         'CMD ["nginx", "-g", "daemon off;"]',
       ].join("\n"),
       (path) => (path === "requirements.txt" ? "# pinned\nrequests>=2\n-e .\n" : undefined),
@@ -48,13 +49,13 @@ describe("Dockerfiles turned into what the sandbox can do", () => {
         PATH: "/app/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         OLD: "style value",
       },
-      setup: ["cd /app && mkdir -p out && python3 prep.py"],
+      setup: ["cd /app && mkdir -p out && python3 prep.py", "cd /app && useradd -m builder"],
       requires: {
         debian: ["git", "jq", "python3-numpy", "python3-sklearn", "python3-yaml", "python3-requests"],
         python: ["numpy", "scikit-learn", "pyyaml", "requests"],
         network: [],
-        services: ["nginx (CMD at environment/Dockerfile:12)"],
-        root: true,
+        services: ["nginx (CMD at environment/Dockerfile:13)"],
+        root: ["RUN useradd … at environment/Dockerfile:12"],
       },
     });
   });
