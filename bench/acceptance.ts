@@ -124,8 +124,13 @@ type Rule = (incumbent: EpisodeScore[], proposals: EpisodeScore[][], objective: 
 const pairedRule =
   (alpha: (k: number) => number): Rule =>
   (incumbent, proposals, objective) =>
-    proposals.some((scores) => {
-      const test = pairedTest(incumbent, scores, objective, SEED);
+    proposals.some((scores, index) => {
+      const test = pairedTest(incumbent, scores, objective, {
+        seed: SEED,
+        round: 1,
+        proposal: index + 1,
+        look: 0,
+      });
       return test.difference > 0 && test.p_value <= alpha(proposals.length);
     });
 
@@ -170,7 +175,7 @@ async function pairedWithMore(incumbent: Arm, proposal: Arm, objective: Objectiv
       await armThrough(incumbent, REPEATS + extra),
       await armThrough(proposal, REPEATS + extra),
       objective,
-      SEED,
+      { seed: SEED, round: 1, proposal: 1, look: extra },
     );
     const step = pairedStep(test, alpha, extra, MAX_EXTRA);
     if (step !== "more") return { accepted: step === "accepted", rollouts: 2 * n * (REPEATS + extra) };
@@ -253,7 +258,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
   const twin = twins[0] as EpisodeScore[];
   pValues.push({
-    paired: pairedTest(incumbent, twin, "joint", SEED).p_value,
+    paired: pairedTest(incumbent, twin, "joint", { seed: SEED, round: 1, proposal: 1, look: 0 }).p_value,
     signFlip: signFlipP(incumbent, twin, "joint", SEED),
   });
 }

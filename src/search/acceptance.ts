@@ -82,6 +82,18 @@ export interface PairedTest {
 }
 
 /**
+ * Where one paired test draws its bootstrap resamples: from the run seed by the path (round, proposal, look), like
+ * every other draw, so each proposal and each extra look gets its own resamples, reproducibly.
+ */
+export interface PairedDraws {
+  seed: number;
+  round: number;
+  proposal: number;
+  /** 0 for the first test of a proposal, k after k extra repeats. */
+  look: number;
+}
+
+/**
  * SA-only: exact McNemar on discordant blocked pairs. Joint: a seeded paired bootstrap of the mean difference
  * (one-sided p: the share of resamples with a difference ≤ 0).
  */
@@ -89,7 +101,7 @@ export function pairedTest(
   incumbent: readonly EpisodeScore[],
   proposal: readonly EpisodeScore[],
   objective: Objective,
-  seed: number,
+  draws: PairedDraws,
 ): PairedTest {
   const a = episodeOutcomes(incumbent, objective);
   const b = episodeOutcomes(proposal, objective);
@@ -110,7 +122,11 @@ export function pairedTest(
     return { p_value: gains > losses ? twoSided / 2 : 1, difference, n: keys.length };
   }
   if (keys.length === 0) return { p_value: 1, difference, n: 0 };
-  const boot = pairedBootstrapMeanDifference(ys, xs, { seed, resamples: 2000 });
+  const boot = pairedBootstrapMeanDifference(ys, xs, {
+    seed: draws.seed,
+    path: ["acceptance", draws.round, draws.proposal, draws.look],
+    resamples: 2000,
+  });
   // One-sided: the two-sided p halves to the share of resamples at or below zero when the proposal is ahead.
   return { p_value: boot.mean_difference > 0 ? boot.p_value / 2 : 1, difference, n: keys.length };
 }

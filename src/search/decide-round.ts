@@ -16,6 +16,7 @@ import type { SearchDeps } from "./search-deps";
 /** The end of a round: the acceptance rule's verdict on every evaluated proposal, and which one (if any) is accepted. */
 export async function decide(
   deps: SearchDeps,
+  round: number,
   incumbent: string,
   incumbentScore: number,
   proposals: readonly EvaluatedProposal[],
@@ -32,7 +33,8 @@ export async function decide(
   for (const proposal of proposals) {
     let extra = 0;
     let step: PairedStep = "more";
-    let test = pairedTest([], [], deps.config.objective, deps.config.seed);
+    const draws = (look: number) => ({ seed: deps.config.seed, round, proposal: proposal.proposal, look });
+    let test = pairedTest([], [], deps.config.objective, draws(0));
     while (step === "more") {
       const repeats = deps.config.repeats + extra;
       const [incumbentScores, proposalScores] = await settleAll(
@@ -52,7 +54,7 @@ export async function decide(
         incumbentScores as EpisodeScore[],
         proposalScores as EpisodeScore[],
         deps.config.objective,
-        deps.config.seed,
+        draws(extra),
       );
       step = pairedStep(test, lookAlpha, extra, rule.max_extra_repeats);
       if (step === "more") extra++;

@@ -116,7 +116,7 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
     const evaluated = (
       await settleAll(admitted.map((proposal) => evaluateProposal(deps, repo, incumbent, round, proposal)))
     ).filter((result): result is EvaluatedProposal => result !== null);
-    const decision = await decide(deps, incumbent, incumbentScore, evaluated);
+    const decision = await decide(deps, round, incumbent, incumbentScore, evaluated);
     for (const verdict of decision.verdicts) recordVerdict(deps, round, verdict);
     if (decision.accepted) {
       incumbent = decision.accepted;

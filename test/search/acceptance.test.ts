@@ -23,6 +23,8 @@ function feasible(id: string, solve: boolean, repeat = 0): EpisodeScore {
   } as unknown as FeasibleEpisodeScore;
 }
 
+const DRAWS = { seed: 3, round: 1, proposal: 1, look: 0 };
+
 describe("greater", () => {
   it("accepts the best proposal only if it beats the incumbent, lowest index on ties", () => {
     const p = (commit: string, proposal: number, score: number) => ({ commit, proposal, score, scores: [] });
@@ -43,12 +45,12 @@ describe("paired", () => {
     // 9 gains, 1 loss: two-sided p = 22/1024, one-sided = 11/1024.
     const incumbent = Array.from({ length: 20 }, (_, i) => blocked(`t${i}`, i === 0 || i >= 10));
     const proposal = Array.from({ length: 20 }, (_, i) => blocked(`t${i}`, i !== 0));
-    const test = pairedTest(incumbent, proposal, "sa-only", 1);
+    const test = pairedTest(incumbent, proposal, "sa-only", DRAWS);
     expect(test.n).toBe(20);
     expect(test.p_value).toBeCloseTo(11 / 1024, 10);
     expect(test.difference).toBeCloseTo(8 / 20);
     // The same data the other way round is no evidence for the proposal.
-    expect(pairedTest(proposal, incumbent, "sa-only", 1).p_value).toBe(1);
+    expect(pairedTest(proposal, incumbent, "sa-only", DRAWS).p_value).toBe(1);
   });
 
   it("joint: feasible outcomes count, and the bootstrap is reproducible under a seed", () => {
@@ -60,11 +62,25 @@ describe("paired", () => {
       ...Array.from({ length: 30 }, (_, i) => blocked(`b${i}`, i < 20)),
       ...Array.from({ length: 30 }, (_, i) => feasible(`f${i}`, i !== 0)),
     ];
-    const a = pairedTest(incumbent, proposal, "joint", 3);
-    expect(a).toEqual(pairedTest(incumbent, proposal, "joint", 3));
+    const a = pairedTest(incumbent, proposal, "joint", DRAWS);
+    expect(a).toEqual(pairedTest(incumbent, proposal, "joint", DRAWS));
     expect(a.difference).toBeCloseTo(9 / 60);
     expect(a.p_value).toBeLessThan(0.01);
-    expect(pairedTest(incumbent, incumbent, "joint", 3).p_value).toBe(1);
+    expect(pairedTest(incumbent, incumbent, "joint", DRAWS).p_value).toBe(1);
+  });
+
+  it("joint: each round, proposal and look draws its own bootstrap resamples from the run seed", () => {
+    // A close call, so the Monte Carlo p-value shows which resamples were drawn.
+    const incumbent = Array.from({ length: 40 }, (_, i) => blocked(`b${i}`, i < 20));
+    const proposal = Array.from({ length: 40 }, (_, i) => blocked(`b${i}`, i < 17 || (i >= 20 && i < 26)));
+    const p = (draws: Partial<typeof DRAWS>) =>
+      pairedTest(incumbent, proposal, "joint", { ...DRAWS, ...draws }).p_value;
+    const values = [p({}), p({ round: 2 }), p({ proposal: 2 }), p({ look: 1 })];
+    expect(values[0]).toBeGreaterThan(0.05);
+    expect(values[0]).toBeLessThan(0.5);
+    expect(new Set(values).size).toBe(values.length);
+    expect(p({ round: 2 })).toBe(values[1]);
+    expect(p({ seed: 4 })).not.toBe(values[0]);
   });
 
   it("close calls earn extra repeats, then are indecisive; clear losses are rejected", () => {
