@@ -1,7 +1,7 @@
-import type { SearchConfig } from "../config/search-config-schema";
 import type { EpisodeScore } from "../scoring";
 import { mcnemarExact, pairedBootstrapMeanDifference } from "../scoring";
 import type { Objective } from "../scoring/summary";
+import type { SearchConfig } from "./config-schema";
 
 /**
  * Acceptance (DESIGN §7), pure: given the incumbent's and the proposals' search scores, which proposal (if any)

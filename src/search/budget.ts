@@ -1,5 +1,5 @@
-import type { SearchConfig } from "../config/search-config-schema";
 import { HsearchError } from "../core/errors";
+import type { SearchConfig } from "./config-schema";
 
 /**
  * Run budgets that hold (DESIGN §3 `budget`). Every rollout asks the gate before it starts; once a limit is reached

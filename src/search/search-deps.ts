@@ -1,4 +1,3 @@
-import type { SearchConfig } from "../config/search-config-schema";
 import type { Task } from "../domain/task";
 import type { Semaphore } from "../models/limiter";
 import type { PriceTable } from "../models/prices";
@@ -6,6 +5,7 @@ import type { ChatModel } from "../models/types";
 import type { Judge } from "../scoring";
 import type { RunStore } from "../store";
 import type { BudgetGate } from "./budget";
+import type { SearchConfig } from "./config-schema";
 import type { Digest } from "./digest";
 
 /** What every step of the search works with: the run's config, store, tasks, models and budget gate. */

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { searchConfigJsonSchema } from "../../src/config/json-schema";
-import { loadSearchConfig } from "../../src/config/search-config";
 import { HsearchError } from "../../src/core/errors";
 import { PACKAGE_ROOT } from "../../src/core/paths";
+import { searchConfigJsonSchema } from "../../src/search/config-json-schema";
+import { loadSearchConfig } from "../../src/search/load-config";
 
 describe("search configs", () => {
   it("the shipped JSON Schema is the one generated from the zod schema (run `npm run schema` after a change)", () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { searchConfigSchema } from "./search-config-schema";
+import { searchConfigSchema } from "./config-schema";
 
 /** The JSON Schema of the search config, for editors (yaml-language-server, VS Code). */
 export function searchConfigJsonSchema(): string {
