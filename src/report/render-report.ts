@@ -2,13 +2,16 @@
  * The run report (DESIGN §8): one self-contained HTML page to review a run after (or during) the search. Pure:
  * `ReportData` in, a document out. Every value from the run is escaped by the `html` template.
  */
+
+import { suiteOfTask } from "./compare";
 import type { TrajectoryExample } from "./examples";
 import { fmtDelta, fmtRate, fmtTime, shortSha } from "./format";
-import { type Html, html, trustedMarkup } from "./html";
+import { type Html, type HtmlValue, html, trustedMarkup } from "./html";
 import { type Links, page } from "./page";
 import type { AcceptedChange, ReportData } from "./report-data";
 import { scorePlotSvg } from "./score-plot";
-import { renderDiff } from "./sections/diff";
+import { renderComparisonTable, renderFlips } from "./sections/comparison";
+import { renderChangeSummary, renderDiff } from "./sections/diff";
 import { renderBlockedTable, renderFeasibleTable, renderHeadline } from "./sections/metrics";
 import { renderRoundTable } from "./sections/rounds";
 import { renderConfig, renderEvents, renderHeader, renderUsage } from "./sections/run-info";
@@ -24,6 +27,7 @@ export interface ReportOptions {
 }
 
 const SECTIONS = [
+  ["suites", "Seed vs final by suite"],
   ["progress", "Search progress"],
   ["rounds", "Rounds"],
   ["blocked", "Blocked tasks"],
@@ -45,7 +49,7 @@ export function renderReport(data: ReportData, options: ReportOptions = {}): str
 export function renderReportBody(data: ReportData, links?: Links): Html {
   const { seed, final, status } = data;
   const finalLabel = final?.role ?? "selected";
-  const section = (id: (typeof SECTIONS)[number][0], body: Html | string) => {
+  const section = (id: (typeof SECTIONS)[number][0], body: HtmlValue) => {
     const title = SECTIONS.find(([key]) => key === id)?.[1] ?? id;
     return html`<section id="${id}"><h2>${title}</h2>${body}</section>`;
   };
@@ -55,7 +59,18 @@ export function renderReportBody(data: ReportData, links?: Links): Html {
       : html`<p class="muted">The seed harness has not been evaluated yet.</p>`;
   return html`<header>${renderHeader(data)}
 <nav class="toc">${SECTIONS.map(([id, title]) => html`<a href="#${id}">${title}</a>`)}</nav>
-${renderHeadline(seed, final)}</header>
+${renderHeadline(seed, final)}${renderInProgress(data, links)}</header>
+${section(
+  "suites",
+  data.comparisons.length === 0
+    ? html`<p class="muted">The seed is still the ${finalLabel} harness: nothing to compare yet.</p>`
+    : data.comparisons.map(
+        (
+          c,
+        ) => html`<h3>${c.purpose === "heldout" ? "held-out" : c.purpose} split</h3>${renderComparisonTable(c, { before: "seed", after: finalLabel })}
+${c.flips.length > 0 ? html`<details class="flips" id="suite-flips-${c.purpose}"><summary>${c.flips.length} flipped episodes</summary>${renderFlips(c, links)}</details>` : ""}`,
+      ),
+)}
 ${section(
   "progress",
   html`<p class="muted small">The incumbent's search score after each round (line) and each proposal's search score (dots; hover for the proposal). Scores are the ${status.objective} objective on the search split.</p>
@@ -105,7 +120,9 @@ ${changes.map((change) => {
       : html`<p class="worse">The diff could not be read: ${change.diff.error}</p>`;
   return html`<div class="change"><h3>Round ${change.round} · ${change.id} · <code>${commit}</code></h3>
 <p class="meta">${change.rationale}</p>
-<p class="muted small">search score ${fmtRate(change.parentScore)} → ${fmtRate(change.score)} (${fmtDelta(change.score, change.parentScore)})${change.parent ? html` · parent <code>${shortSha(change.parent)}</code>` : ""}</p>
+<p class="muted small">search score ${fmtRate(change.parentScore)} → ${fmtRate(change.score)} (${fmtDelta(change.score, change.parentScore)})${change.parent ? html` · parent <code>${shortSha(change.parent)}</code>` : ""}${change.reason ? html` · verdict: ${change.reason}` : ""}</p>
+${renderChangeSummary(change)}
+${change.comparisons.map((c) => html`${renderComparisonTable(c, { before: "parent", after: change.id })}${c.flips.length > 0 ? html`<details class="flips" id="flips-${change.id}"><summary>${c.flips.length} flipped episodes (${c.mcnemar.gains} fail → pass, ${c.mcnemar.losses} pass → fail)</summary>${renderFlips(c, links)}</details>` : ""}`)}
 ${body}</div>`;
 })}`;
 }
@@ -121,16 +138,29 @@ function renderExamples(examples: readonly TrajectoryExample[], finalLabel: stri
   if (examples.length === 0)
     return html`<p class="muted">No trajectory of the ${finalLabel} harness is stored yet.</p>`;
   const purpose = examples[0]?.purpose === "heldout" ? "held-out" : "search";
-  return html`<p class="muted small">Episodes of the ${finalLabel} harness on the ${purpose} split, each from the step to look at; earlier steps are folded. Every event names its author: the agent, the harness, the customer, or env for tool results.</p>
+  return html`<p class="muted small">Episodes of the ${finalLabel} harness on the ${purpose} split, each from the step to look at; earlier steps are folded. Examples are picked within each suite. Every event names its author: the agent, the harness, the customer (retail), the task's instruction (terminal), or env for tool results.</p>
 ${examples.map((example) => {
   const passed = example.category.endsWith("passed");
   const { rollout } = example;
   const full = links
     ? html` · <a href="${links.rollout(example.purpose, rollout.key)}">full trajectory</a>`
     : "";
-  return html`<div class="example"><div class="head"><h3>${CATEGORY_TITLE[example.category]}${rollout.family ? ` · ${rollout.family}` : ""}</h3>
+  return html`<div class="example" data-suite="${suiteOfTask(rollout.task_id)}"><div class="head"><h3>${suiteOfTask(rollout.task_id)} · ${CATEGORY_TITLE[example.category]}${rollout.family ? ` · ${rollout.family}` : ""}</h3>
 <span class="badge ${passed ? "passed" : "failed"}">${example.outcome}</span></div>
 <p class="muted small"><code>${rollout.task_id}</code> · ${example.purpose === "heldout" ? "held-out" : example.purpose} · seed ${rollout.seed} · ${rollout.steps} steps · ${scoreLine(rollout)}${full}</p>
 ${renderTimeline(example.trajectory, { focus: example.focus, foldBeforeFocus: true })}</div>`;
 })}`;
+}
+
+function renderInProgress(data: ReportData, links?: Links): Html {
+  if (data.inProgress.length === 0) return html``;
+  return html`<div class="banner running in-progress">${data.inProgress.map((p) => {
+    const id = links ? html`<a href="${links.candidate(p.commit)}">${p.id}</a>` : p.id;
+    const eta = p.etaSeconds === null ? "" : ` · about ${fmtSeconds(p.etaSeconds)} left`;
+    return html`<div>${id} under evaluation: <strong class="rollouts-done">${p.done}/${p.total > 0 ? p.total : "?"}</strong> rollouts${eta}</div>`;
+  })}</div>`;
+}
+
+function fmtSeconds(seconds: number): string {
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }

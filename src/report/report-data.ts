@@ -4,9 +4,12 @@
  * still running or failed (what does not exist yet is null or empty).
  */
 import { HsearchError } from "../core/errors";
-import { diff } from "../git";
+import { diff, readTree } from "../git";
 import type { EventRecord, Purpose, RunRecord, RunStore } from "../store";
 import { type RunStatus, runStatus } from "../store/run-status";
+import { summarizeChange } from "./change-summary";
+import { type Comparison, suiteOfTask } from "./compare";
+import { storedComparisons } from "./comparisons";
 import { type Episode, pickExamples, type TrajectoryExample } from "./examples";
 import { num } from "./format";
 import type { PlotRound, PlotVerdict } from "./score-plot";
@@ -30,6 +33,21 @@ export interface AcceptedChange {
   parentScore: number | null;
   /** The unified diff against the parent, or why it could not be read. */
   diff: { text: string } | { error: string };
+  /** Against the parent on the search split: per suite and family, flips, McNemar. */
+  comparisons: Comparison[];
+  /** One line per change (`protocols.self_check.enabled: false → true`, `+ rule …`). */
+  summary: string[];
+  /** The acceptance verdict's reason as stored (the paired test's p-value when `paired` computed one). */
+  reason: string | null;
+}
+
+/** A proposal being evaluated now: rollouts done of the incumbent's count, and a linear ETA. */
+export interface InProgress {
+  id: string;
+  commit: string;
+  done: number;
+  total: number;
+  etaSeconds: number | null;
 }
 
 export interface ReportData {
@@ -40,6 +58,9 @@ export interface ReportData {
   final: HarnessResults | null;
   plot: PlotRound[];
   accepted: AcceptedChange[];
+  /** Seed against the final harness on every split, by suite and family. */
+  comparisons: Comparison[];
+  inProgress: InProgress[];
   examples: TrajectoryExample[];
   events: EventRecord[];
   generatedAt: string;
@@ -88,6 +109,11 @@ export async function loadReportData(store: RunStore, options: LoadOptions = {})
     final: finalCommit ? harnessResults(store, finalCommit, finalRole) : null,
     plot: plotRounds(store, status),
     accepted: await acceptedChanges(store, status, diffs),
+    comparisons:
+      seedCommit && finalCommit && seedCommit !== finalCommit
+        ? storedComparisons(store, seedCommit, finalCommit)
+        : [],
+    inProgress: run.state === "running" ? inProgress(store, status, options.now ?? new Date()) : [],
     examples: finalCommit ? examplesOf(store, finalCommit) : [],
     events: store.listEvents(),
     generatedAt: (options.now ?? new Date()).toISOString(),
@@ -165,21 +191,68 @@ async function acceptedChanges(
       score: candidate.score,
       parentScore: candidate.parent ? (store.getCandidate(candidate.parent)?.score ?? null) : null,
       diff: text,
+      comparisons: candidate.parent
+        ? storedComparisons(store, candidate.parent, candidate.commit).filter((c) => c.purpose === "search")
+        : [],
+      reason: candidate.rejected_reason,
+      summary: await changeSummary(store.paths.harness, candidate.commit, candidate.parent),
     });
   }
   return changes;
 }
 
-/** Examples from held-out episodes when the final evaluation exists, else from the search split. */
+/** The one-line summaries of a commit against its parent; none when the trees cannot be read. */
+export async function changeSummary(repo: string, commit: string, parent: string | null): Promise<string[]> {
+  try {
+    return summarizeChange(parent ? await readTree(repo, parent) : {}, await readTree(repo, commit));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Examples from held-out episodes when the final evaluation exists, else from the search split: picked within each
+ * suite, so a mixed run shows terminal trajectories as well as retail ones.
+ */
 function examplesOf(store: RunStore, commit: string): TrajectoryExample[] {
   for (const purpose of ["heldout", "search"] as const satisfies readonly Purpose[]) {
     const rollouts = store.listRollouts(commit, purpose);
     if (rollouts.length === 0) continue;
-    const episodes: Episode[] = rollouts.map((rollout) => ({
-      rollout,
-      trajectory: store.readTrajectory(rollout),
-    }));
-    return pickExamples(episodes, purpose);
+    const suites = [...new Set(rollouts.map((r) => suiteOfTask(r.task_id)))].sort();
+    return suites.flatMap((suite) =>
+      pickExamples(
+        rollouts
+          .filter((rollout) => suiteOfTask(rollout.task_id) === suite)
+          .map((rollout): Episode => ({ rollout, trajectory: store.readTrajectory(rollout) })),
+        purpose,
+      ),
+    );
   }
   return [];
+}
+
+/**
+ * Pending proposals of the running round with their search rollouts so far. The total is the incumbent's count
+ * (a proposal runs the same tasks and seeds); the ETA extrapolates the pace since its first rollout.
+ */
+function inProgress(store: RunStore, status: RunStatus, now: Date): InProgress[] {
+  const round = status.rounds[status.rounds.length - 1];
+  if (!round || round.finished) return [];
+  const total = store.listRollouts(round.incumbent_before, "search").length;
+  return round.proposals
+    .filter((p) => p.state === "pending" || (round.round === 0 && p.score === null))
+    .map((p) => {
+      const rollouts = store.listRollouts(p.commit, "search");
+      const started = Math.min(...rollouts.map((r) => Date.parse(r.created_at)));
+      const elapsed = (now.getTime() - started) / 1000;
+      const rate = rollouts.length > 0 && elapsed > 0 ? rollouts.length / elapsed : 0;
+      const remaining = Math.max(0, total - rollouts.length);
+      return {
+        id: p.id,
+        commit: p.commit,
+        done: rollouts.length,
+        total,
+        etaSeconds: rate > 0 && total > 0 ? Math.round(remaining / rate) : null,
+      };
+    });
 }

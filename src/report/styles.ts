@@ -71,6 +71,16 @@ pre.diff .d-del { background: var(--del-bg); color: var(--del-ink); }
 pre.diff .d-hunk { background: var(--hunk-bg); color: var(--accent); }
 pre.diff .d-file { color: var(--ink); font-weight: 600; }
 pre.diff .d-meta { color: var(--faint); }
+pre.diff del { text-decoration: none; background: #f8c9c2; border-radius: 2px; }
+pre.diff ins { text-decoration: none; background: #b7e6c4; border-radius: 2px; }
+ul.change-summary { margin: 4px 0 10px; padding-left: 18px; }
+th.sort-handle { cursor: pointer; user-select: none; }
+th[data-sorted="asc"]::after { content: " ▲"; } th[data-sorted="desc"]::after { content: " ▼"; }
+.filter-bar { display: flex; gap: 10px; align-items: center; margin: 6px 0 0; }
+.filter-bar input { font: inherit; padding: 3px 8px; border: 1px solid var(--line); border-radius: 4px; min-width: 260px; }
+.badge.selected { color: #fff; background: var(--good); border-color: var(--good); }
+.badge.incumbent { color: #fff; background: var(--accent); border-color: var(--accent); }
+pre.file { white-space: pre-wrap; background: var(--soft); padding: 8px 10px; border-radius: 4px; max-height: 600px; overflow: auto; }
 .example { margin: 20px 0 30px; }
 .example .head { display: flex; flex-wrap: wrap; gap: 8px; align-items: baseline; }
 ol.timeline { list-style: none; margin: 8px 0 0; padding: 0; border-left: 2px solid var(--line); }

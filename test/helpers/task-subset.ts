@@ -12,17 +12,26 @@ import { formatTaskJson } from "../../src/tasks/write";
  * family with their feasible counterparts, plus `independent` independent tasks. Fast end-to-end runs use it.
  */
 export function retailSubset(
-  options: { perFamily?: number; heldoutPerFamily?: number; independent?: number } = {},
+  options: {
+    perFamily?: number;
+    heldoutPerFamily?: number;
+    independent?: number;
+    suites?: readonly string[];
+  } = {},
 ): {
   dir: string;
   tasks: Task[];
 } {
-  const all = loadTaskDir(join(PACKAGE_ROOT, "tasks", "retail")).map((loaded) => loaded.task);
+  const all = (options.suites ?? ["retail"]).flatMap((suite) =>
+    loadTaskDir(join(PACKAGE_ROOT, "tasks", suite)).map((loaded) => loaded.task),
+  );
   const byId = new Map(all.map((task) => [task.id, task]));
   const chosen: Task[] = [];
   const pick = (split: "search" | "heldout", count: number) => {
     for (const family of FAMILIES) {
-      const blocked = all.filter((t) => t.split === split && t.family === family).slice(0, count);
+      const blocked = (options.suites ?? ["retail"]).flatMap((suite) =>
+        all.filter((t) => t.split === split && t.family === family && t.suite === suite).slice(0, count),
+      );
       for (const task of blocked) {
         chosen.push(task);
         const source = task.source ? byId.get(task.source) : undefined;
@@ -32,7 +41,10 @@ export function retailSubset(
   };
   pick("search", options.perFamily ?? 2);
   pick("heldout", options.heldoutPerFamily ?? 1);
-  chosen.push(...all.filter((t) => t.split === "independent").slice(0, options.independent ?? 2));
+  for (const suite of options.suites ?? ["retail"])
+    chosen.push(
+      ...all.filter((t) => t.split === "independent" && t.suite === suite).slice(0, options.independent ?? 2),
+    );
   const dir = mkdtempSync(join(tmpdir(), "hsearch-tasks-"));
   for (const task of chosen) {
     mkdirSync(join(dir, task.split), { recursive: true });

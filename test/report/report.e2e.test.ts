@@ -89,7 +89,11 @@ describe("hsearch report on a finished run", () => {
         .replaceAll(">", "&gt;")
         .replaceAll('"', "&quot;")
         .replaceAll("'", "&#39;");
-      expect(report).toContain(`<span class="d-add">${escaped}</span>`);
+      // The added line as text (edited lines carry <ins> marks around the changed words).
+      const addedLines = [...report.matchAll(/<span class="d-add">(.*?)<\/span>/g)].map((m) =>
+        (m[1] as string).replace(/<\/?ins>/g, ""),
+      );
+      expect(addedLines).toContain(escaped);
       expect(report).toContain(`Round ${round.round} · r${round.round}p`);
     }
   });

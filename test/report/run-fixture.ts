@@ -36,3 +36,37 @@ export async function makeRun(): Promise<{ work: string; runDir: string; status:
   if (result.code !== 0) throw new Error(`hsearch run failed (${result.code}): ${result.stderr}`);
   return { work, runDir, status: JSON.parse(result.stdout) as RunStatus };
 }
+
+/**
+ * A small mixed run (retail and terminal) through the CLI: 1 blocked task per family and suite with their feasible
+ * counterparts, rounds 2 × 2 proposals, then the held-out and independent evaluation of the selected harness.
+ */
+export async function makeMixedRun(
+  options: { rounds?: number; out?: string } = {},
+): Promise<{ work: string; runDir: string; config: string }> {
+  const tasks = retailSubset({
+    perFamily: 1,
+    heldoutPerFamily: 1,
+    independent: 1,
+    suites: ["retail", "terminal"],
+  }).dir;
+  const work = mkdtempSync(join(tmpdir(), "hsearch-mixed-"));
+  const config = join(work, "search.yaml");
+  writeFileSync(
+    config,
+    [
+      "name: mixed-review",
+      "suites: [retail, terminal]",
+      `tasks: ${tasks}`,
+      "objective: joint",
+      "seed_harness: harnesses/bare",
+      `rounds: ${options.rounds ?? 2}`,
+      "proposals_per_round: 2",
+      "task_model: sim:default",
+      "concurrency: 2",
+      "seed: 1",
+    ].join("\n"),
+  );
+  const runDir = join(work, "runs", options.out ?? "mixed");
+  return { work, runDir, config };
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Trajectory, TrajectoryEvent } from "../../src/harness/trajectory";
+import { summarizeChange } from "../../src/report/change-summary";
 import { html } from "../../src/report/html";
 import { classifyDiffLine, renderDiff } from "../../src/report/sections/diff";
 import { scoreLine } from "../../src/report/sections/score-line";
@@ -169,8 +170,8 @@ describe("renderDiff", () => {
 
   it("colours each line by its kind and escapes it", () => {
     const out = renderDiff(diff).text;
-    expect(out).toContain('<span class="d-del">-&lt;script&gt;old()&lt;/script&gt;</span>');
-    expect(out).toContain('<span class="d-add">+&lt;script&gt;new()&lt;/script&gt;</span>');
+    expect(out).toContain('<span class="d-del">-&lt;script&gt;<del>old</del>()&lt;/script&gt;</span>');
+    expect(out).toContain('<span class="d-add">+&lt;script&gt;<ins>new</ins>()&lt;/script&gt;</span>');
     expect(out).toContain('<span class="d-hunk">@@ -1,2 +1,2 @@</span>');
     expect(out).not.toContain("<script>");
     expect(out.match(/<span /g)?.length).toBe(8);
@@ -201,5 +202,40 @@ describe("scoreLine", () => {
     const blocked = scoreLine(rollout("blocked", { m0: true, strict_sa: false, post_hoc: true }));
     expect(blocked).toContain("strict SA ✗");
     expect(blocked).toContain("post-hoc refusal ✗");
+  });
+});
+
+describe("change summaries and word-level diffs", () => {
+  it("summarise a YAML change as data, one line each, and name playbook rules by id", () => {
+    const before = {
+      "harness.yaml": "protocols:\n  self_check: {enabled: false}\n",
+      "playbook.yaml": "[]\n",
+      "system.md": "a\nb\n",
+    };
+    const after = {
+      "harness.yaml": "protocols:\n  self_check: { enabled: true }\n",
+      "playbook.yaml": "- {id: ambiguous-scope, then: abstain}\n",
+      "system.md": "a\nc\nd\n",
+    };
+    expect(summarizeChange(before, after)).toEqual([
+      "protocols.self_check.enabled: false → true",
+      "+ rule ambiguous-scope",
+      "system.md: +2 −1 lines",
+    ]);
+    // Re-formatting alone is no change.
+    expect(
+      summarizeChange(before, {
+        ...before,
+        "harness.yaml": "protocols:\n  self_check:\n    enabled: false\n",
+      }),
+    ).toEqual([]);
+  });
+
+  it("mark the changed words of an edited line", () => {
+    const out = renderDiff(
+      "@@ -1 +1 @@\n-  self_check: {enabled: false}\n+  self_check: {enabled: true}\n",
+    ).text;
+    expect(out).toContain('<span class="d-del">-  self_check: {enabled: <del>false</del>}</span>');
+    expect(out).toContain('<span class="d-add">+  self_check: {enabled: <ins>true</ins>}</span>');
   });
 });

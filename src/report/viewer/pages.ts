@@ -6,7 +6,7 @@ import { type Comparison, suiteOfTask } from "../compare";
 import { fmtRate, fmtTime, num, shortSha } from "../format";
 import { type Html, html } from "../html";
 import { type Links, page } from "../page";
-import { renderDiff } from "../sections/diff";
+import { renderChangeSummary, renderDiff } from "../sections/diff";
 import { scoreExplanation, scoreLine } from "../sections/score-line";
 import { renderTimeline } from "../sections/timeline";
 import { blockedMetric, blockedRates, feasibleMetric, summaryView } from "../summary-view";
@@ -69,6 +69,8 @@ export interface CandidatePage {
   roles: Roles;
   /** Against the parent, on every split both ran. */
   comparisons: readonly Comparison[];
+  /** One line per change against the parent. */
+  summary: readonly string[];
   /** The rendered system prompt as the agent saw it, one per suite (the first message of a trajectory). */
   systemPrompts: ReadonlyArray<{ suite: string; text: string }>;
   diff: { text: string } | { error: string };
@@ -150,6 +152,7 @@ ${candidate.duplicate_of ? html`<p class="muted">Same tree as <a href="${links.c
 <table><thead><tr><th>split</th><th class="num">objective</th><th class="num">strict SA</th><th class="num">M0</th><th class="num">AbsRec@1</th><th class="num">solve</th><th class="num">false abst.</th></tr></thead><tbody>${summaries}</tbody></table>
 ${vsParent}
 <h2>${candidate.parent ? "Diff against the parent" : "The seed harness (diff from empty)"}</h2>
+${candidate.parent ? renderChangeSummary(data) : ""}
 ${diff}
 <h2>System prompt</h2>
 ${prompts}

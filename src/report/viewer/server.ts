@@ -23,7 +23,7 @@ import { shortSha } from "../format";
 import { html } from "../html";
 import { page, VIEWER_SCRIPT_PATH } from "../page";
 import { renderReport } from "../render-report";
-import { cachedDiffs, type DiffSource, gitDiffs, loadReportData } from "../report-data";
+import { cachedDiffs, changeSummary, type DiffSource, gitDiffs, loadReportData } from "../report-data";
 import { authorize, cookieHeader, isLoopbackHost, newToken } from "./access";
 import {
   renderComparePage,
@@ -292,6 +292,7 @@ async function route(store: RunStore, pathname: string, diffs: DiffSource, repo:
           accepted: store.listRounds().some((r) => r.accepted_commit === candidate.commit),
           roles: roles(store),
           diff: await readDiff(diffs, candidate.commit, candidate.parent),
+          summary: candidate.parent ? await changeSummary(repo, candidate.commit, candidate.parent) : [],
           comparisons: candidate.parent ? storedComparisons(store, candidate.parent, candidate.commit) : [],
           systemPrompts: systemPrompts(store, rollouts),
           evaluations: store.listEvaluations().filter((e) => e.candidate === candidate.commit),
