@@ -61,6 +61,17 @@ const terminalEnv = z
       .strict()
       .optional(),
     harbor_dir: z.string().optional(),
+    sandbox: z.enum(["namespaces", "docker", "podman"]).optional(),
+    limits: z
+      .object({
+        memory_mb: z.number().int().positive().optional(),
+        address_space_mb: z.number().int().positive().optional(),
+        max_procs: z.number().int().positive().optional(),
+        max_file_mb: z.number().int().positive().optional(),
+        cpu_seconds: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -61,6 +61,19 @@ export interface TerminalEnvSpec {
   binary_files?: Record<string, string>;
   /** Variables every command of the task sees (setup, agent, verifier): a Dockerfile's ENV. */
   env_vars?: Record<string, string>;
+  /**
+   * Where the episode runs: `namespaces` (default: one persistent bwrap/unshare sandbox) or one container of
+   * `docker` / `podman` (the engine must be installed and its daemon running).
+   */
+  sandbox?: "namespaces" | "docker" | "podman";
+  /** Per-command limits of the task's sandbox; hsearch's defaults otherwise (memory 4096 MiB, 256 processes …). */
+  limits?: {
+    memory_mb?: number;
+    address_space_mb?: number;
+    max_procs?: number;
+    max_file_mb?: number;
+    cpu_seconds?: number;
+  };
   /** Time limits from the task's own configuration (Harbor task.toml); hsearch's defaults otherwise. */
   timeouts?: TerminalTimeouts;
   /** What the task needs from the host (imported Harbor tasks), as `hsearch tasks requirements` reports it. */

@@ -10,19 +10,22 @@
  *   verifier/tests, verifier/logs   /tests and /logs (runVerifier fills and hands them over)
  *   passwd, group, fstab            identity files (root only) and the unshare mounts
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { chown, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { chown, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { badInput, HsearchError } from "../../core/errors";
 import { BoundedCapture, cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
-import { hostEntries, identityTexts, isDirectory } from "./sandbox-host";
-import { commandArgv, DEFAULT_LIMITS, resolveLimits } from "./sandbox-plan";
+import { findTool, hostEntries, identityTexts, isDirectory, sandboxUserFor } from "./sandbox-host";
+import { commandArgv, DEFAULT_LIMITS, type HostEntry, resolveLimits } from "./sandbox-plan";
 import { checkLimits } from "./sandbox-run";
 import type { SandboxInfo, SandboxLimits, SandboxResult, SandboxUser } from "./sandbox-types";
 import {
   bwrapSessionInvocation,
   CONTROL_PATH,
+  type ContainerEngine,
+  containerImageLayout,
+  containerRunInvocation,
   encodeRequest,
   episodeRootLayout,
   HOST_VAR_LIB,
@@ -52,6 +55,8 @@ export interface SessionOptions {
   readOnlyWorkspace?: boolean;
   /** Limits applied to each command (the wall time is per command). */
   limits?: Omit<SandboxLimits, "timeoutMs">;
+  /** Run the episode in one container of this engine instead of the namespaces of `info`. */
+  container?: { engine: ContainerEngine; network?: boolean };
 }
 
 export interface SessionCommand {
@@ -80,13 +85,19 @@ export class SandboxSession {
   private replies = "";
   private exited = false;
   private stderrTail = "";
+  /** Replies after each marker on stdout (containers) instead of on fd 4. */
+  private readonly repliesOnStdout: boolean;
 
   private constructor(
     readonly info: SandboxInfo,
     readonly paths: SessionPaths,
     private readonly child: ChildProcess,
     private readonly options: SessionOptions,
-  ) {}
+    /** Ends the episode's processes (a container outlives its client, so it is removed by name). */
+    private readonly stop: () => Promise<void>,
+  ) {
+    this.repliesOnStdout = options.container !== undefined;
+  }
 
   /** Lay out the episode's root and start its namespaces and supervisor. */
   static async start(options: SessionOptions): Promise<SandboxSession> {
@@ -101,11 +112,14 @@ export class SandboxSession {
       control: join(dir, "control"),
     };
     const entries = hostEntries();
-    const hasVarLib = isDirectory(HOST_VAR_LIB);
-    await buildEpisodeRoot(paths.root, episodeRootLayout(entries, hasVarLib), user);
+    // In a user namespace, mount(8) cannot bind /var/lib alone when mounts lie below it (a docker daemon's): the
+    // kernel refuses to uncover what they hide. That sandbox goes without it rather than show those mounts.
+    const hasVarLib = isDirectory(HOST_VAR_LIB) && (info.privileged || info.mechanism !== "unshare");
     await mkdir(paths.tests, { recursive: true, mode: 0o755 });
     await mkdir(paths.logs, { recursive: true, mode: 0o755 });
     await mkdir(paths.control, { mode: 0o700 });
+    if (options.container) return SandboxSession.startContainer(options, paths, entries, hasVarLib);
+    await buildEpisodeRoot(paths.root, episodeRootLayout(entries, hasVarLib), user);
     const input: SessionPlanInput = {
       info,
       hostEntries: entries,
@@ -131,8 +145,65 @@ export class SandboxSession {
       // A new session: nothing in the sandbox has our terminal, and the whole group can be killed at once.
       detached: true,
     });
-    const session = new SandboxSession(info, paths, child, options);
+    const session = new SandboxSession(info, paths, child, options, async () => killGroup(child.pid));
     await session.waitReady();
+    return session;
+  }
+
+  private static async startContainer(
+    options: SessionOptions,
+    paths: SessionPaths,
+    entries: HostEntry[],
+    hasVarLib: boolean,
+  ): Promise<SandboxSession> {
+    const { info, dir } = options;
+    const engine = options.container?.engine ?? "docker";
+    const binary = findTool(engine);
+    if (!binary)
+      throw new HsearchError("sandbox", `the task asks for ${engine}, which is not installed here`);
+    const timeout = info.tools.timeout ?? findTool("timeout");
+    if (!timeout) throw new HsearchError("sandbox", "coreutils timeout is not installed");
+    const user = options.user ?? (process.geteuid?.() === 0 ? sandboxUserFor(options.workspace) : undefined);
+    const texts = user ? identityTexts(user) : undefined;
+    let identity: { passwd: string; group: string } | undefined;
+    if (texts) {
+      identity = { passwd: join(dir, "passwd"), group: join(dir, "group") };
+      await writeFile(identity.passwd, texts.passwd, { mode: 0o644 });
+      await writeFile(identity.group, texts.group, { mode: 0o644 });
+    }
+    const image = await ensureBaseImage(binary, engine, containerImageLayout(entries, hasVarLib), dir);
+    const name = `hsearch-${randomBytes(8).toString("hex")}`;
+    const invocation = containerRunInvocation({
+      engine,
+      binary,
+      image,
+      name,
+      tools: { timeout, setpriv: info.tools.setpriv },
+      hostEntries: entries,
+      hasVarLib,
+      paths,
+      readOnlyWorkspace: options.readOnlyWorkspace ?? false,
+      user,
+      identity,
+      maxProcs: options.limits?.maxProcs ?? DEFAULT_LIMITS.maxProcs,
+      network: options.container?.network ?? false,
+    });
+    const child = spawn(invocation.file, invocation.args, {
+      env: { ...process.env },
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
+    const stop = async () => {
+      await engineCommand(binary, ["rm", "--force", name]).catch(() => {});
+      killGroup(child.pid);
+    };
+    const session = new SandboxSession(info, paths, child, { ...options, user }, stop);
+    try {
+      await session.waitReady();
+    } catch (error) {
+      await stop();
+      throw error;
+    }
     return session;
   }
 
@@ -147,7 +218,7 @@ export class SandboxSession {
   async close(): Promise<void> {
     if (!this.exited) {
       const gone = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
-      killGroup(this.child.pid);
+      await this.stop();
       await gone;
     }
   }
@@ -169,8 +240,9 @@ export class SandboxSession {
       status += chunk.toString("utf8");
     });
     child.stderr?.on("data", (chunk: Buffer) => this.onOutput("stderr", chunk));
-    child.stdout?.on("data", (chunk: Buffer) => this.onOutput("stdout", chunk));
     child.stdin?.on("error", () => {});
+    const replies = this.repliesOnStdout ? child.stdout : child.stdio[4];
+    if (!this.repliesOnStdout) child.stdout?.on("data", (chunk: Buffer) => this.onOutput("stdout", chunk));
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         killGroup(child.pid);
@@ -180,12 +252,15 @@ export class SandboxSession {
         ready += chunk.toString("utf8");
         if (!ready.startsWith("ready\n")) return;
         clearTimeout(timer);
-        this.replies = ready.slice("ready\n".length);
-        child.stdio[4]?.off("data", onReady);
-        child.stdio[4]?.on("data", (more: Buffer) => this.onReply(more));
+        replies?.off("data", onReady);
+        if (this.repliesOnStdout) child.stdout?.on("data", (more: Buffer) => this.onOutput("stdout", more));
+        else {
+          this.replies = ready.slice("ready\n".length);
+          replies?.on("data", (more: Buffer) => this.onReply(more));
+        }
         resolve();
       };
-      child.stdio[4]?.on("data", onReady);
+      replies?.on("data", onReady);
       child.once("error", (error) => {
         clearTimeout(timer);
         reject(new HsearchError("sandbox", `cannot start ${this.info.mechanism}: ${error.message}`));
@@ -259,10 +334,14 @@ export class SandboxSession {
     try {
       status = await new Promise<number>((resolve, reject) => {
         const state: Pending = {
-          stdout: new MarkedStream(marker, (data) => {
-            stdout.push(data);
-            combined.push(data);
-          }),
+          stdout: new MarkedStream(
+            marker,
+            (data) => {
+              stdout.push(data);
+              combined.push(data);
+            },
+            this.repliesOnStdout ? (rest) => this.onReply(rest) : undefined,
+          ),
           stderr: new MarkedStream(marker, (data) => {
             stderr.push(data);
             combined.push(data);
@@ -326,12 +405,17 @@ export class MarkedStream {
   constructor(
     marker: string,
     private readonly sink: (data: Buffer) => void,
+    /** Where the bytes after the marker go (a container's reply line); default dropped. */
+    private readonly after?: (data: Buffer) => void,
   ) {
     this.marker = Buffer.from(marker, "utf8");
   }
 
   push(chunk: Buffer): void {
-    if (this.done) return;
+    if (this.done) {
+      this.after?.(chunk);
+      return;
+    }
     const data = this.held.length > 0 ? Buffer.concat([this.held, chunk]) : chunk;
     const at = data.indexOf(this.marker);
     if (at >= 0) {
@@ -339,6 +423,8 @@ export class MarkedStream {
       this.held = Buffer.alloc(0);
       this.done = true;
       this.onDone();
+      const rest = data.subarray(at + this.marker.length);
+      if (rest.length > 0) this.after?.(rest);
       return;
     }
     const keep = markerPrefixAtEnd(data, this.marker);
@@ -381,4 +467,67 @@ function killGroup(pid: number | undefined): void {
       // already gone
     }
   }
+}
+
+const baseImages = new Map<string, Promise<string>>();
+
+/**
+ * The engine's base image for episodes: the episode root's directories and symlinks, imported once from a local
+ * tar (no registry), tagged by the hash of its content so that a changed layout makes a new image.
+ */
+export function ensureBaseImage(
+  binary: string,
+  engine: ContainerEngine,
+  layout: ReturnType<typeof containerImageLayout>,
+  scratch: string,
+): Promise<string> {
+  const hash = createHash("sha256").update(JSON.stringify(layout)).digest("hex").slice(0, 16);
+  const tag = `hsearch-base:${hash}`;
+  const key = `${binary} ${tag}`;
+  let image = baseImages.get(key);
+  if (!image) {
+    image = buildBaseImage(binary, tag, layout, scratch);
+    baseImages.set(key, image);
+    image.catch(() => baseImages.delete(key));
+  }
+  return image.catch((error: Error) => {
+    throw new HsearchError("sandbox", `${engine} cannot make the episode image ${tag}: ${error.message}`);
+  });
+}
+
+async function buildBaseImage(
+  binary: string,
+  tag: string,
+  layout: ReturnType<typeof containerImageLayout>,
+  scratch: string,
+): Promise<string> {
+  const present = await engineCommand(binary, ["image", "inspect", "--format", "{{.Id}}", tag]).then(
+    () => true,
+    () => false,
+  );
+  if (present) return tag;
+  const dir = await mkdtemp(join(scratch, "image-"));
+  try {
+    const root = join(dir, "root");
+    await buildEpisodeRoot(root, layout, undefined);
+    const tar = join(dir, "root.tar");
+    await run("tar", ["--create", "--file", tar, "--directory", root, "--numeric-owner", "."]);
+    await engineCommand(binary, ["import", tar, tag]);
+    return tag;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function engineCommand(binary: string, args: string[]): Promise<string> {
+  return run(binary, args);
+}
+
+function run(file: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: 120_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${file} ${args[0] ?? ""}: ${String(stderr).trim() || error.message}`));
+      else resolve(String(stdout));
+    });
+  });
 }

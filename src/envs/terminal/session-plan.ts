@@ -341,3 +341,89 @@ export function unshareSessionInvocation(input: SessionPlanInput): Invocation {
 export function supervisorEnv(): Record<string, string> {
   return { ...BASE_ENV };
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// A container (docker or podman) as the episode's sandbox
+
+export const CONTAINER_ENGINES = ["docker", "podman"] as const;
+export type ContainerEngine = (typeof CONTAINER_ENGINES)[number];
+
+/** The container's supervisor also hands the writable root to the episode's uid when it starts. */
+export const CONTAINER_CAPS = [...SUPERVISOR_CAPS, "chown"] as const;
+
+export interface ContainerPlanInput {
+  engine: ContainerEngine;
+  /** The engine's program (absolute path). */
+  binary: string;
+  image: string;
+  /** The container's name (unique per episode; `rm -f` ends it). */
+  name: string;
+  /** Programs inside the container (the host's /usr is bound read-only, so the host's paths). */
+  tools: { timeout: string; setpriv: string };
+  hostEntries: HostEntry[];
+  hasVarLib: boolean;
+  paths: Omit<SessionPaths, "root">;
+  readOnlyWorkspace: boolean;
+  /** Who commands run as; without it they run as the container's root (no capabilities but the supervisor's). */
+  user?: SandboxUser;
+  identity?: { passwd: string; group: string };
+  maxProcs: number;
+  /** A network of the engine's default kind instead of none. */
+  network: boolean;
+}
+
+/** The base image: the episode root's directories and symlinks (the container engine supplies /dev and /proc). */
+export function containerImageLayout(hostEntries: readonly HostEntry[], hasVarLib: boolean): RootEntry[] {
+  return episodeRootLayout(hostEntries, hasVarLib).filter(
+    (entry) => entry.kind !== "file" && entry.name !== "dev" && !entry.name.startsWith("dev/"),
+  );
+}
+
+/** `docker run` (or podman's) of the episode: one container, the supervisor as its first process, on stdin. */
+export function containerRunInvocation(input: ContainerPlanInput): Invocation {
+  const { paths } = input;
+  const args = ["run", "-i", "--rm", "--name", input.name, "--network", input.network ? "bridge" : "none"];
+  args.push("--cap-drop", "ALL");
+  for (const cap of CONTAINER_CAPS) args.push("--cap-add", cap.toUpperCase());
+  // Processes of the whole container: the episode's own limit plus the supervisor and its helpers.
+  args.push("--pids-limit", String(input.maxProcs + 16), "--ipc", "private", "--hostname", "sandbox");
+  args.push("--tmpfs", `/dev/shm:rw,nosuid,nodev,size=${DEFAULT_LIMITS.shmMb}m`);
+  // The clean environment of every sandbox (the image has none of its own).
+  for (const [name, value] of Object.entries(BASE_ENV)) args.push("--env", `${name}=${value}`);
+  const volume = (source: string, target: string, readOnly: boolean) =>
+    args.push("--volume", `${source}:${target}${readOnly ? ":ro" : ""}`);
+  for (const entry of input.hostEntries)
+    if (entry.kind === "dir") volume(`/${entry.name}`, `/${entry.name}`, true);
+  if (input.hasVarLib) volume(HOST_VAR_LIB, HOST_VAR_LIB, true);
+  if (input.identity) {
+    volume(input.identity.passwd, "/etc/passwd", true);
+    volume(input.identity.group, "/etc/group", true);
+  }
+  volume(paths.workspace, SANDBOX_PATHS.workspace, input.readOnlyWorkspace);
+  volume(paths.workspace, SANDBOX_PATHS.app, input.readOnlyWorkspace);
+  volume(paths.tmp, SANDBOX_PATHS.tmp, false);
+  volume(paths.tests, SANDBOX_PATHS.tests, true);
+  volume(paths.logs, SANDBOX_PATHS.logs, false);
+  volume(paths.control, CONTROL_PATH, true);
+  args.push("--workdir", SANDBOX_PATHS.workspace, input.image);
+  const owner = input.user ? `${input.user.uid}:${input.user.gid}` : "";
+  const handOver = owner
+    ? `chown ${owner} ${WRITABLE_ROOT_DIRS.map((dir) => `/${dir}`).join(" ")} || exit 125\n`
+    : "";
+  const drop = input.user
+    ? [
+        input.tools.setpriv,
+        `--reuid=${input.user.uid}`,
+        `--regid=${input.user.gid}`,
+        "--clear-groups",
+        "--no-new-privs",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--",
+      ]
+    : [];
+  // No fd 4 in a container: replies follow each command's marker on stdout, where nothing can fake them.
+  const script = `exec 4>&1\n${handOver}${SUPERVISOR_SCRIPT}`;
+  args.push("/bin/bash", "-c", script, "hsearch-supervisor", input.tools.timeout, ...drop);
+  return { file: input.binary, args };
+}

@@ -14,6 +14,8 @@ export function terminalEnvOptions(spec: TerminalEnvSpec): TerminalEnvOptions {
     ...(spec.env_vars ? { env: spec.env_vars } : {}),
     ...(timeouts.agent_sec !== undefined ? { commandTimeoutMs: timeouts.agent_sec * 1000 } : {}),
     ...(timeouts.setup_sec !== undefined ? { setupTimeoutMs: timeouts.setup_sec * 1000 } : {}),
+    ...(spec.sandbox === "docker" || spec.sandbox === "podman" ? { container: spec.sandbox } : {}),
+    ...(spec.limits ? { limits: sandboxLimits(spec.limits) } : {}),
   };
 }
 
@@ -21,4 +23,16 @@ export function terminalEnvOptions(spec: TerminalEnvSpec): TerminalEnvOptions {
 export function verifierTimeoutMs(spec: TerminalEnvSpec): number | undefined {
   const seconds = spec.timeouts?.verifier_sec;
   return seconds === undefined ? undefined : seconds * 1000;
+}
+
+function sandboxLimits(
+  limits: NonNullable<TerminalEnvSpec["limits"]>,
+): NonNullable<TerminalEnvOptions["limits"]> {
+  return {
+    ...(limits.memory_mb !== undefined ? { memoryMb: limits.memory_mb } : {}),
+    ...(limits.address_space_mb !== undefined ? { addressSpaceMb: limits.address_space_mb } : {}),
+    ...(limits.max_procs !== undefined ? { maxProcs: limits.max_procs } : {}),
+    ...(limits.max_file_mb !== undefined ? { maxFileMb: limits.max_file_mb } : {}),
+    ...(limits.cpu_seconds !== undefined ? { cpuSeconds: limits.cpu_seconds } : {}),
+  };
 }

@@ -43,6 +43,7 @@ import {
   type SandboxResult,
   type SandboxUser,
 } from "./sandbox-types";
+import type { ContainerEngine } from "./session-plan";
 import { workspaceRelativePath } from "./workspace-path";
 import {
   diffSnapshots,
@@ -80,6 +81,8 @@ export interface TerminalEnvOptions {
   limits?: Omit<SandboxLimits, "timeoutMs">;
   /** Force a sandbox mechanism; default the detected one. */
   mechanism?: SandboxMechanism;
+  /** Run the episode in one container of this engine (docker or podman) instead of namespaces. */
+  container?: ContainerEngine;
   /**
    * Read-only episodes (the belief probe): the workspace is mounted read-only for every call, `write_file` is not
    * offered, and no tool counts as a write tool.
@@ -214,6 +217,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
       user,
       readOnlyWorkspace: options.readOnly ?? false,
       limits: options.limits,
+      ...(options.container ? { container: { engine: options.container } } : {}),
     });
     const env = new TerminalEnv(info, dir, workspace, tmp, user, options, session);
     if (setup && !options.readOnly)
