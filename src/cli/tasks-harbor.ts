@@ -222,7 +222,8 @@ function renderRequirements(report: RequirementsReport, io: CliIO): string {
   return `${lines.join("\n")}\n`;
 }
 
-function displayPath(path: string, io: CliIO): string {
+/** A path as the user would type it from their working directory. */
+export function displayPath(path: string, io: CliIO): string {
   const shown = relative(io.cwd, path);
   return shown === "" ? "." : shown.startsWith("..") ? path : shown;
 }

@@ -3,7 +3,7 @@
  * the work in src/tasks.
  */
 import { existsSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
@@ -17,7 +17,7 @@ import { checkTaskSet } from "../tasks/validate";
 import { writeTaskFiles } from "../tasks/write";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
-import { registerHarbor } from "./tasks-harbor";
+import { displayPath, registerHarbor } from "./tasks-harbor";
 
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
@@ -178,9 +178,4 @@ export function renderTable(tasks: readonly Task[]): string {
 
 function countBySplit(tasks: readonly Task[]): string {
   return SPLITS.map((split) => `${split}: ${tasks.filter((task) => task.split === split).length}`).join(", ");
-}
-
-function displayPath(path: string, io: CliIO): string {
-  const shown = relative(io.cwd, path);
-  return shown === "" ? "." : shown.startsWith("..") ? path : shown;
 }
