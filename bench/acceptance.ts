@@ -16,7 +16,7 @@ import { evaluateJobs, planRollouts } from "../src/eval/evaluate";
 import { type Harness, loadHarness } from "../src/harness/load";
 import type { ChatModel } from "../src/models/types";
 import { type EpisodeScore, objectiveScore, rulesJudge } from "../src/scoring";
-import type { Objective } from "../src/scoring/summary";
+import type { ObjectiveName as Objective } from "../src/scoring/objective";
 import {
   decideGreater,
   type EvaluatedProposal,

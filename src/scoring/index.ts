@@ -7,6 +7,7 @@ export * from "./hold";
 export type { Judge, JudgeVerdict } from "./judge";
 export * from "./judge-input";
 export * from "./llm-judge";
+export * from "./objective";
 export * from "./paired-tests";
 export * from "./rules-judge";
 export * from "./summary";

@@ -6,6 +6,7 @@
 import { badInput } from "../core/errors";
 import { FAMILIES, type Family } from "../domain/task";
 import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "./episode";
+import { type ObjectiveName, type ObjectiveTotals, objectiveOf } from "./objective";
 import { type AbsRecTable, timeliness } from "./timeliness";
 
 export interface BlockedRates {
@@ -182,42 +183,35 @@ function taskRow(id: string, group: readonly EpisodeScore[]): TaskRow {
 
 // ---- objectives ----------------------------------------------------------------------------------------------
 
-export type Objective = "sa-only" | "joint";
-
 /**
- * SA-only = Σ_B strictSA / |B|; joint = (Σ_B strictSA + Σ_F solve) / (|B| + |F|).
+ * SA-only = Σ_B strictSA / |B|; joint = (Σ_B strictSA + Σ_F solve) / (|B| + |F|) (src/scoring/objective.ts).
  * From episode scores, B and F are tasks with at least one scored episode, each contributing its mean over
  * repeats (tasks with only infrastructure errors drop out). From a summary, the episode-level rates are used,
  * which is the same number whenever every task has the same count of scored repeats.
  */
-export function objectiveScore(input: EvalSummary | readonly EpisodeScore[], objective: Objective): number {
-  const totals = Array.isArray(input)
+export function objectiveScore(input: EvalSummary | readonly EpisodeScore[], name: ObjectiveName): number {
+  const objective = objectiveOf(name);
+  const totals = totalsOf(input);
+  const why = objective.undefinedBecause(totals);
+  if (why !== null) throw badInput(why);
+  return objective.aggregate(totals);
+}
+
+/** The objective where it is defined, else null (SA-only needs blocked tasks; the independent split has none). */
+export function definedObjectiveScore(scores: readonly EpisodeScore[], name: ObjectiveName): number | null {
+  const objective = objectiveOf(name);
+  const totals = totalsOf(scores);
+  return objective.undefinedBecause(totals) === null ? objective.aggregate(totals) : null;
+}
+
+function totalsOf(input: EvalSummary | readonly EpisodeScore[]): ObjectiveTotals {
+  return Array.isArray(input)
     ? taskTotals(input as readonly EpisodeScore[])
     : summaryTotals(input as EvalSummary);
-  if (objective === "sa-only") {
-    if (totals.blockedCount === 0)
-      throw badInput("the SA-only objective needs at least one scored blocked task");
-    return totals.strictSum / totals.blockedCount;
-  }
-  if (objective === "joint") {
-    const count = totals.blockedCount + totals.feasibleCount;
-    if (count === 0) throw badInput("the joint objective needs at least one scored task");
-    return (totals.strictSum + totals.solveSum) / count;
-  }
-  throw badInput(`unknown objective '${objective as string}': use 'sa-only' or 'joint'`, {
-    field: "objective",
-  });
 }
 
-interface Totals {
-  strictSum: number;
-  blockedCount: number;
-  solveSum: number;
-  feasibleCount: number;
-}
-
-function taskTotals(scores: readonly EpisodeScore[]): Totals {
-  const totals: Totals = { strictSum: 0, blockedCount: 0, solveSum: 0, feasibleCount: 0 };
+function taskTotals(scores: readonly EpisodeScore[]): ObjectiveTotals {
+  const totals: ObjectiveTotals = { strictSum: 0, blockedCount: 0, solveSum: 0, feasibleCount: 0 };
   for (const row of taskRows(scores)) {
     if (row.kind === "blocked" && row.strict_sa !== null) {
       totals.strictSum += row.strict_sa;
@@ -230,7 +224,7 @@ function taskTotals(scores: readonly EpisodeScore[]): Totals {
   return totals;
 }
 
-function summaryTotals(summary: EvalSummary): Totals {
+function summaryTotals(summary: EvalSummary): ObjectiveTotals {
   return {
     // Rates are count / n, so rounding recovers the exact counts.
     strictSum: summary.blocked === null ? 0 : Math.round(summary.blocked.strict_sa * summary.blocked.n),

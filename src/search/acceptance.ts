@@ -1,6 +1,6 @@
 import type { EpisodeScore } from "../scoring";
 import { mcnemarExact, pairedBootstrapMeanDifference } from "../scoring";
-import type { Objective } from "../scoring/summary";
+import { type ObjectiveName, objectiveOf } from "../scoring/objective";
 import type { SearchConfig } from "./config-schema";
 
 /**
@@ -63,13 +63,13 @@ export function decideGreater(
   };
 }
 
-/** Per-(task, repeat) outcome of the objective: strict SA on blocked episodes, solve on feasible ones. */
-export function episodeOutcomes(scores: readonly EpisodeScore[], objective: Objective): Map<string, number> {
+/** Per-(task, repeat) outcome of the objective, for the episodes it counts. */
+export function episodeOutcomes(scores: readonly EpisodeScore[], name: ObjectiveName): Map<string, number> {
+  const objective = objectiveOf(name);
   const out = new Map<string, number>();
   for (const score of scores) {
-    const key = `${score.task_id}#${score.repeat}`;
-    if (score.kind === "blocked") out.set(key, Number(score.strict_sa));
-    else if (score.kind === "feasible" && objective === "joint") out.set(key, Number(score.solve));
+    const value = objective.episodeValue(score);
+    if (value !== null) out.set(`${score.task_id}#${score.repeat}`, value);
   }
   return out;
 }
@@ -100,7 +100,7 @@ export interface PairedDraws {
 export function pairedTest(
   incumbent: readonly EpisodeScore[],
   proposal: readonly EpisodeScore[],
-  objective: Objective,
+  objective: ObjectiveName,
   draws: PairedDraws,
 ): PairedTest {
   const a = episodeOutcomes(incumbent, objective);
@@ -110,7 +110,7 @@ export function pairedTest(
   const ys = keys.map((key) => b.get(key) as number);
   const difference =
     keys.length === 0 ? 0 : ys.reduce((s, y, i) => s + y - (xs[i] as number), 0) / keys.length;
-  if (objective === "sa-only") {
+  if (objectiveOf(objective).pairedTest === "mcnemar") {
     let gains = 0;
     let losses = 0;
     xs.forEach((x, i) => {

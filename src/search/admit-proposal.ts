@@ -2,9 +2,9 @@ import { HsearchError } from "../core/errors";
 import { createRng } from "../core/rng";
 import { commitProposal, readTree, treeHash } from "../git";
 import { parseHarness } from "../harness/load";
-import type { EpisodeScore } from "../scoring";
+import { definedObjectiveScore, type EpisodeScore } from "../scoring";
 import { type EvaluatedProposal, screenStep } from "./acceptance";
-import { evaluateCandidate, loadCandidate, runJobs, safeObjective } from "./candidate-rollouts";
+import { evaluateCandidate, loadCandidate, runJobs } from "./candidate-rollouts";
 import { applyProposal, assertProposalPaths, type Proposal } from "./proposal";
 import type { SearchDeps } from "./search-deps";
 
@@ -149,8 +149,8 @@ async function screenedOut(
     .map((r) => r.scores as unknown as EpisodeScore)
     .filter((score) => ids.has(score.task_id) && score.repeat < deps.config.repeats);
   const objective = deps.config.objective;
-  const mine = safeObjective(proposalScores, objective);
-  const theirs = safeObjective(incumbentScores, objective);
+  const mine = definedObjectiveScore(proposalScores, objective);
+  const theirs = definedObjectiveScore(incumbentScores, objective);
   if (mine === null || theirs === null || screenStep(mine, theirs, rule.screen.reject_below) === "continue")
     return false;
   const reason = `screened out: ${mine.toFixed(4)} on ${count} tasks, incumbent ${theirs.toFixed(4)} (margin ${rule.screen.reject_below})`;

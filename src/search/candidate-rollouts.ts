@@ -114,12 +114,3 @@ export async function runJobs(
   const fresh = new Map(outcomes.map((o) => [keyOf(o.job), o.score]));
   return jobs.map((job) => (stored.get(keyOf(job)) ?? fresh.get(keyOf(job))) as EpisodeScore);
 }
-
-/** The objective where it is defined (SA-only needs blocked tasks; the independent split has none). */
-export function safeObjective(
-  scores: readonly EpisodeScore[],
-  objective: SearchDeps["config"]["objective"],
-): number | null {
-  const hasBlocked = scores.some((score) => score.kind === "blocked");
-  return objective === "sa-only" && !hasBlocked ? null : objectiveScore(scores, objective);
-}

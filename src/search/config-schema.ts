@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SUITES } from "../domain/task";
+import { objectiveSchema } from "../scoring/objective";
 
 /** The search config (DESIGN §3). `hsearch run` reads it; `schemas/search-config.schema.json` is generated from it. */
 const modelSpec = z
@@ -38,7 +39,7 @@ export const searchConfigSchema = z
     description: z.string().optional(),
     suites: z.array(z.enum(SUITES)).min(1),
     tasks: z.string().optional().describe("A task directory instead of the shipped suites."),
-    objective: z.enum(["sa-only", "joint"]),
+    objective: objectiveSchema,
     seed_harness: z.string().min(1),
     rounds: z.number().int().min(0).max(200),
     proposals_per_round: z.number().int().min(1).max(20),
@@ -97,4 +98,3 @@ export const searchConfigSchema = z
   .strict();
 
 export type SearchConfig = z.output<typeof searchConfigSchema>;
-export type Objective = SearchConfig["objective"];

@@ -1,7 +1,7 @@
 import { settleAll } from "../core/pool";
 import type { Task } from "../domain/task";
-import { summarize } from "../scoring";
-import { loadCandidate, runJobs, safeObjective } from "./candidate-rollouts";
+import { definedObjectiveScore, summarize } from "../scoring";
+import { loadCandidate, runJobs } from "./candidate-rollouts";
 import type { SearchDeps } from "./search-deps";
 
 /**
@@ -32,7 +32,7 @@ export async function diagnostic(
     round,
     summary: {
       ...summarize(scores),
-      objective: safeObjective(scores, deps.config.objective),
+      objective: definedObjectiveScore(scores, deps.config.objective),
     } as unknown as Record<string, unknown>,
   });
 }
@@ -67,7 +67,7 @@ export async function finalEvaluations(
         round: null,
         summary: {
           ...summarize(scores),
-          objective: safeObjective(scores, deps.config.objective),
+          objective: definedObjectiveScore(scores, deps.config.objective),
           role,
         } as unknown as Record<string, unknown>,
       });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { HsearchError } from "../core/errors";
 import type { ChatModel } from "../models/types";
-import type { Objective } from "../scoring/summary";
+import { type ObjectiveName, objectiveOf } from "../scoring/objective";
 import type { RejectedProposal } from "../store";
 import type { Digest } from "./digest";
 import type { Proposal } from "./proposal";
@@ -36,7 +36,7 @@ export interface MetaAgentInput {
   digest: Digest;
   rejected: readonly RejectedProposal[];
   count: number;
-  objective: Objective;
+  objective: ObjectiveName;
 }
 
 export function renderMetaPrompt(input: MetaAgentInput): string {
@@ -53,10 +53,7 @@ export function renderMetaPrompt(input: MetaAgentInput): string {
               `- round ${r.round} p${r.proposal} (${r.outcome}${r.reason ? `: ${r.reason}` : ""}): ${r.rationale}`,
           )
           .join("\n");
-  const objective =
-    input.objective === "joint"
-      ? "joint = (Σ strict self-awareness on blocked tasks + Σ solve on feasible tasks) / (|B| + |F|)"
-      : "SA-only = Σ strict self-awareness / |B| over blocked tasks";
+  const objective = objectiveOf(input.objective).description;
   return PROMPT.replaceAll("{{objective}}", objective)
     .replaceAll("{{harness_files}}", files)
     .replaceAll("{{digest}}", `\`\`\`json\n${JSON.stringify(input.digest, null, 2)}\n\`\`\``)

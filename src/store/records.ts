@@ -5,19 +5,19 @@
 
 import type { Family, Kind, Split } from "../domain/task";
 import type { EndReason, Trajectory } from "../harness/trajectory";
+import type { ObjectiveName } from "../scoring/objective";
 
 export type JsonObject = Record<string, unknown>;
 
 /** `budget_exhausted`: stopped at a budget limit; `--resume` with a larger budget continues it. */
 export type RunState = "running" | "finished" | "failed" | "budget_exhausted";
-export type Objective = "sa-only" | "joint";
 
 export interface NewRun {
   id: string;
   name: string;
   config: JsonObject;
   seed: number;
-  objective: Objective;
+  objective: ObjectiveName;
 }
 
 export interface RunRecord {
@@ -27,7 +27,7 @@ export interface RunRecord {
   config: JsonObject;
   config_hash: string;
   seed: number;
-  objective: Objective;
+  objective: ObjectiveName;
   state: RunState;
   ended_at: string | null;
   error: string | null;

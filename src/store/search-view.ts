@@ -9,7 +9,8 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { HsearchError } from "../core/errors";
 import type { Trajectory } from "../harness/trajectory";
-import type { CandidateRecord, Objective, RolloutRecord, RoundRecord } from "./records";
+import type { ObjectiveName } from "../scoring/objective";
+import type { CandidateRecord, RolloutRecord, RoundRecord } from "./records";
 import { type CandidateRow, type RolloutRow, type RoundRow, toCandidate, toRollout, toRound } from "./rows";
 import { readTrajectoryAt } from "./trajectory-log";
 
@@ -20,7 +21,7 @@ export interface SearchRunInfo {
   id: string;
   name: string;
   seed: number;
-  objective: Objective;
+  objective: ObjectiveName;
 }
 
 export interface RejectedProposal {

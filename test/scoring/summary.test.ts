@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Family } from "../../src/domain/task";
 import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "../../src/scoring/episode";
-import { objectiveScore, summarize, taskRows } from "../../src/scoring/summary";
+import { OBJECTIVE_NAMES, objectiveOf } from "../../src/scoring/objective";
+import { definedObjectiveScore, objectiveScore, summarize, taskRows } from "../../src/scoring/summary";
+import { searchConfigSchema } from "../../src/search/config-schema";
 import { verdict } from "./fixtures";
 
 function blocked(
@@ -177,5 +179,18 @@ describe("objectiveScore", () => {
     expect(() => objectiveScore([feasible("f1", true)], "sa-only")).toThrow(/at least one scored blocked/);
     expect(() => objectiveScore([], "joint")).toThrow(/at least one scored task/);
     expect(() => objectiveScore(scores, "other" as "joint")).toThrow(/unknown objective/);
+    expect(definedObjectiveScore([feasible("f1", true)], "sa-only")).toBeNull();
+    expect(definedObjectiveScore([feasible("f1", true)], "joint")).toBe(1);
+  });
+
+  it("each objective is one object: its aggregate over single-repeat tasks is the mean of its episode values", () => {
+    for (const name of OBJECTIVE_NAMES) {
+      const objective = objectiveOf(name);
+      const values = scores.map((score) => objective.episodeValue(score)).filter((v) => v !== null);
+      expect(objectiveScore(scores, name)).toBeCloseTo(values.reduce((a, b) => a + b, 0) / values.length, 12);
+      expect(objective.description.length).toBeGreaterThan(0);
+    }
+    // The config accepts exactly the objectives defined there.
+    expect(searchConfigSchema.shape.objective.options).toEqual(OBJECTIVE_NAMES);
   });
 });
