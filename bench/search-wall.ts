@@ -39,6 +39,8 @@ let requests = 0;
 let inFlight = 0;
 let busyMs = 0; // ∑ over time of min(inFlight, concurrency): how full the slots were
 let lastChange = performance.now();
+let firstRequestAt = 0;
+let lastAnswerAt = 0;
 const account = (delta: number) => {
   const now = performance.now();
   busyMs += Math.min(inFlight, concurrency) * (now - lastChange);
@@ -47,6 +49,7 @@ const account = (delta: number) => {
 };
 const server = await startFakeOpenAIServer(async (request) => {
   requests++;
+  if (firstRequestAt === 0) firstRequestAt = performance.now();
   account(1);
   const body = request.body as ChatBody;
   const turns = (body.messages ?? []).filter((m) => m.role === "assistant").length;
@@ -57,6 +60,7 @@ const server = await startFakeOpenAIServer(async (request) => {
       : openaiCompletion({ content: "I cannot do more here; please contact support." });
   await new Promise((resolve) => setTimeout(resolve, latencyMs));
   account(-1);
+  lastAnswerAt = performance.now();
   return reply;
 });
 // The recorded bodies are not needed and would only grow.
@@ -111,6 +115,10 @@ const status = JSON.parse(stdout) as { usage?: { rollouts?: number } };
 const boundMs = (requests * latencyMs) / concurrency;
 console.log(
   `search: ${requests} requests, ${status.usage?.rollouts ?? "?"} rollouts, latency ${latencyMs} ms, concurrency ${concurrency}`,
+);
+const searchMs = lastAnswerAt - firstRequestAt;
+console.log(
+  `first to last request ${(searchMs / 1000).toFixed(1)} s: ${(searchMs / boundMs).toFixed(2)} × the bound (start-up and task loading before, final writes after)`,
 );
 console.log(
   `wall ${(wallMs / 1000).toFixed(1)} s, bound ${(boundMs / 1000).toFixed(1)} s: ${(wallMs / boundMs).toFixed(2)} × the bound; slots busy ${((100 * busyMs) / (wallMs * concurrency)).toFixed(0)}% of the wall`,
