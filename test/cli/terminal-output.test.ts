@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,10 +6,9 @@ import { stripVTControlCharacters } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createLiveLine, fitToWidth } from "../../src/cli/progress";
 import { formatTable, paintFor } from "../../src/cli/table";
-import { PACKAGE_ROOT } from "../../src/core/paths";
 import { openRunStore } from "../../src/store";
 import type { RunStatus } from "../../src/store/run-status";
-import { runCli } from "../helpers/cli";
+import { runCli, SOURCE_CLI } from "../helpers/cli";
 import { retailSubset } from "../helpers/task-subset";
 import { makeRun } from "../report/run-fixture";
 
@@ -101,22 +100,15 @@ describe("hsearch diff", () => {
   });
 
   it("exits quietly when the reader stops early (| head -1)", () => {
-    const bin = join(PACKAGE_ROOT, "bin", "hsearch.js");
-    const piped = spawnSync("bash", ["-c", `"${process.execPath}" "${bin}" diff "${runDir}" | head -1`], {
-      cwd: work,
-      encoding: "utf8",
-    });
+    const cli = SOURCE_CLI.map((arg) => `"${arg}"`).join(" ");
+    const command = `"${process.execPath}" ${cli} diff "${runDir}" | head -1; echo "exit \${PIPESTATUS[0]}" >&2`;
+    const piped = spawnSync("bash", ["-c", command], { cwd: work, encoding: "utf8" });
     expect(piped.stdout.split("\n").filter(Boolean)).toHaveLength(1);
-    expect(piped.stderr).toBe("");
-    const code = execFileSync(
-      "bash",
-      ["-c", `"${process.execPath}" "${bin}" diff "${runDir}" | head -1 >/dev/null; echo \${PIPESTATUS[0]}`],
-      {
-        cwd: work,
-        encoding: "utf8",
-      },
-    );
-    expect(code.trim()).toBe("0");
+    expect(piped.stderr).toBe("exit 0\n");
+    // A reader that is gone before the first write: the write surely fails with EPIPE.
+    const gone = `"${process.execPath}" ${cli} diff "${runDir}" | (exec 0<&-; sleep 4); echo "exit \${PIPESTATUS[0]}" >&2`;
+    const closed = spawnSync("bash", ["-c", gone], { cwd: work, encoding: "utf8" });
+    expect(closed.stderr).toBe("exit 0\n");
   });
 
   it("always shows verdict, score and reason in each header", async () => {
