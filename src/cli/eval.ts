@@ -6,14 +6,17 @@ import { evaluateJobs, planRollouts } from "../eval/evaluate";
 import { loadHarness } from "../harness/load";
 import { loadPriceTable } from "../models/prices";
 import { UsageMeter } from "../models/usage";
+import { type Rate, wilson } from "../report/compare";
 import {
   type BlockedRates,
   createJudge,
+  type EpisodeScore,
   type EvalSummary,
   summarize,
   type TaskRow,
   taskRows,
 } from "../scoring";
+import { rateText } from "./compare-text";
 import { createModel } from "./create-model";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
@@ -31,6 +34,9 @@ export interface EvalReport {
     usage: { input_tokens: number; output_tokens: number; usd: number; model_calls: number };
   };
   tasks: TaskRow[];
+  /** Per suite: strict SA on blocked episodes, solve and false abstention on feasible ones, each with k/n and a 95%
+   * Wilson interval (a mixed selection otherwise shows only pooled figures). */
+  by_suite: Record<string, { strict_sa: Rate; solve: Rate; false_abstention: Rate }>;
   /** Each infrastructure error with its message (a task whose setup failed: the setup's output). */
   infra_error_details: Array<{ task_id: string; repeat: number; error: string }>;
 }
@@ -124,6 +130,7 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalRepo
       },
     },
     tasks: taskRows(scores),
+    by_suite: suiteRates(scores, new Map(tasks.map((task) => [task.id, task.suite]))),
     infra_error_details: scores.flatMap((score) =>
       score.kind === "infra_error"
         ? [{ task_id: score.task_id, repeat: score.repeat, error: score.error }]
@@ -173,6 +180,21 @@ export function renderEvalReport(report: EvalReport): string {
       "",
     );
   else lines.push("feasible: no task in the selection", "");
+  const suites = Object.entries(report.by_suite);
+  if (suites.length > 1)
+    lines.push(
+      formatTable(
+        ["suite", "strict SA", "solve", "false abstention"],
+        suites.map(([suite, r]) => [
+          suite,
+          rateText(r.strict_sa),
+          rateText(r.solve),
+          rateText(r.false_abstention),
+        ]),
+        { flexColumn: 0 },
+      ),
+      "",
+    );
   lines.push(
     `usage: ${usage.model_calls} model calls, ${usage.input_tokens} input + ${usage.output_tokens} output tokens, $${usage.usd.toFixed(4)}` +
       (infra_errors > 0 ? ` · ${infra_errors} infrastructure errors (not scored)` : ""),
@@ -180,6 +202,26 @@ export function renderEvalReport(report: EvalReport): string {
   for (const { task_id, repeat, error } of report.infra_error_details)
     lines.push(`infrastructure error: ${task_id} (repeat ${repeat}): ${cutMiddle(error, 600)}`);
   return lines.join("\n");
+}
+
+/** Rates per suite with k/n and intervals, from the scored episodes (infrastructure errors left out). */
+function suiteRates(
+  scores: readonly EpisodeScore[],
+  suiteOf: ReadonlyMap<string, string>,
+): EvalReport["by_suite"] {
+  const out: EvalReport["by_suite"] = {};
+  const suites = [...new Set(scores.map((s) => suiteOf.get(s.task_id) ?? "unknown"))].sort();
+  for (const suite of suites) {
+    const mine = scores.filter((s) => (suiteOf.get(s.task_id) ?? "unknown") === suite);
+    const blocked = mine.flatMap((s) => (s.kind === "blocked" ? [s] : []));
+    const feasible = mine.flatMap((s) => (s.kind === "feasible" ? [s] : []));
+    out[suite] = {
+      strict_sa: wilson(blocked.filter((s) => s.strict_sa).length, blocked.length),
+      solve: wilson(feasible.filter((s) => s.solve).length, feasible.length),
+      false_abstention: wilson(feasible.filter((s) => s.false_abstention).length, feasible.length),
+    };
+  }
+  return out;
 }
 
 function rateCells(rates: BlockedRates): string[] {
