@@ -11,6 +11,7 @@
  * `--profile DIR` writes a V8 CPU profile of the hsearch process there (open it in Chrome DevTools).
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,7 +32,7 @@ const latencyMs = Number(values["latency-ms"]);
 const concurrency = Number(values.concurrency);
 
 interface ChatBody {
-  messages?: Array<{ role: string }>;
+  messages?: Array<{ role: string; content?: unknown }>;
   tools?: Array<{ function?: { name?: string } }>;
 }
 
@@ -47,11 +48,26 @@ const account = (delta: number) => {
   lastChange = now;
   inFlight += delta;
 };
+// hsearch's time per step: from the answer to an episode's request to the episode's next request. The next request
+// repeats the conversation so far, so a hash of its messages minus the newest ones finds the answered one.
+const answeredAt = new Map<string, number>();
+const stepGapsMs: number[] = [];
+const hashOf = (messages: unknown[]) => createHash("sha256").update(JSON.stringify(messages)).digest("hex");
 const server = await startFakeOpenAIServer(async (request) => {
   requests++;
-  if (firstRequestAt === 0) firstRequestAt = performance.now();
+  const arrived = performance.now();
+  if (firstRequestAt === 0) firstRequestAt = arrived;
   account(1);
   const body = request.body as ChatBody;
+  const messages = body.messages ?? [];
+  for (let newest = 1; newest <= 3 && newest < messages.length; newest++) {
+    const key = hashOf(messages.slice(0, messages.length - newest));
+    const at = answeredAt.get(key);
+    if (at === undefined) continue;
+    stepGapsMs.push(arrived - at);
+    answeredAt.delete(key);
+    break;
+  }
   const turns = (body.messages ?? []).filter((m) => m.role === "assistant").length;
   const tool = body.tools?.[0]?.function?.name;
   const reply =
@@ -61,6 +77,8 @@ const server = await startFakeOpenAIServer(async (request) => {
   await new Promise((resolve) => setTimeout(resolve, latencyMs));
   account(-1);
   lastAnswerAt = performance.now();
+  // Keyed with the assistant reply the client will append, as it will appear in the next request.
+  answeredAt.set(hashOf(messages), lastAnswerAt);
   return reply;
 });
 // The recorded bodies are not needed and would only grow.
@@ -117,6 +135,12 @@ console.log(
   `search: ${requests} requests, ${status.usage?.rollouts ?? "?"} rollouts, latency ${latencyMs} ms, concurrency ${concurrency}`,
 );
 const searchMs = lastAnswerAt - firstRequestAt;
+stepGapsMs.sort((a, b) => a - b);
+const quantile = (q: number) =>
+  stepGapsMs[Math.min(stepGapsMs.length - 1, Math.floor(q * stepGapsMs.length))] ?? NaN;
+console.log(
+  `hsearch per step (answer → the episode's next request, ${stepGapsMs.length} steps): median ${quantile(0.5).toFixed(1)} ms, p95 ${quantile(0.95).toFixed(1)} ms`,
+);
 console.log(
   `first to last request ${(searchMs / 1000).toFixed(1)} s: ${(searchMs / boundMs).toFixed(2)} × the bound (start-up and task loading before, final writes after)`,
 );
