@@ -30,6 +30,8 @@ export interface DockerEnvironment {
   /** Local RUN steps, each a shell command run from its WORKDIR. */
   setup: string[];
   requires: TaskRequirements;
+  /** The last WORKDIR: where the container's commands (the agent's shell, tests, solution) start. */
+  workdir: string;
 }
 
 export type DockerPlan = ({ ok: true } & DockerEnvironment) | { ok: false; reason: string };
@@ -165,7 +167,7 @@ export function planDockerfile(
     }
     return skip(`the container needs ${keyword} (at ${at}), which the sandbox cannot provide`);
   }
-  return { ok: true, copies, env, setup, requires };
+  return { ok: true, copies, env, setup, requires, workdir };
 }
 
 /**

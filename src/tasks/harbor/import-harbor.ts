@@ -17,7 +17,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { badInput, HsearchError, isHsearchError } from "../../core/errors";
 import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
-import { planDockerfile } from "./dockerfile";
+import { planDockerfile, shellQuote } from "./dockerfile";
 import { emptyRequirements, mergeRequirements, type TaskRequirements } from "./requirements";
 import { bundleScript, isText, rewriteTestScript } from "./test-script";
 import { parseToml, type TomlTable } from "./toml";
@@ -159,11 +159,19 @@ export function convertTaskDir(dir: string, split: Split): Converted {
   const environment = readEnvironment(dir, toml);
   if (!environment.ok) return environment;
   const tests = rewriteTestScript(readFileSync(join(dir, "tests/test.sh"), "utf8"));
-  const verify = bundleScript(tests.script, siblings(join(dir, "tests"), "test.sh"), "/tests");
+  const verify = bundleScript(
+    startIn(tests.script, environment.workdir),
+    siblings(join(dir, "tests"), "test.sh"),
+    "/tests",
+  );
   // The reference solution's installs are requirements too (the sandbox has no network and no root to install),
   // and its fetches make the task unrunnable offline: the oracle could not pass it.
   const solve = rewriteTestScript(readFileSync(join(dir, "solution/solve.sh"), "utf8"), "solution/solve.sh");
-  const solution = bundleScript(solve.script, siblings(join(dir, "solution"), "solve.sh"), "/solution");
+  const solution = bundleScript(
+    startIn(solve.script, environment.workdir),
+    siblings(join(dir, "solution"), "solve.sh"),
+    "/solution",
+  );
   const requires = mergeRequirements(
     environment.requires,
     tests.requires,
@@ -192,6 +200,15 @@ export function convertTaskDir(dir: string, split: Split): Converted {
     sim: { steps: [{ name: "bash", arguments: { command: solution } }] },
   };
   return { ok: true, task, requires };
+}
+
+/** Harbor runs tests and solution from the image's WORKDIR; the sandbox starts in /app. */
+function startIn(script: string, workdir: string): string {
+  if (workdir === "/app") return script;
+  const line = `cd ${shellQuote(workdir)}`;
+  if (!script.startsWith("#!")) return `${line}\n${script}`;
+  const end = script.indexOf("\n");
+  return end < 0 ? `${script}\n${line}\n` : `${script.slice(0, end + 1)}${line}\n${script.slice(end + 1)}`;
 }
 
 /** A setup or solution that runs Python needs python3 (bare `python` is mapped to it in the sandbox). */
@@ -244,6 +261,7 @@ type Environment =
       env: Record<string, string>;
       setup?: string;
       requires: TaskRequirements;
+      workdir: string;
     }
   | { ok: false; reason: string; category: SkipCategory };
 
@@ -270,6 +288,7 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
   let env: Record<string, string> = {};
   let setup: string[] = [];
   let requires = emptyRequirements();
+  let workdir = "/app";
   if (dockerfile !== undefined) {
     const where = join(envDir, "Dockerfile");
     const plan = planDockerfile(
@@ -278,7 +297,7 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
       relative(dir, where),
     );
     if (!plan.ok) return { ok: false, category: "dockerfile", reason: plan.reason };
-    ({ env, setup, requires } = plan);
+    ({ env, setup, requires, workdir } = plan);
     placed = new Map();
     for (const copy of plan.copies) {
       for (const source of copy.sources) {
@@ -314,6 +333,7 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
     env,
     ...(setup.length > 0 ? { setup: `set -e\n${setup.join("\n")}\n` } : {}),
     requires,
+    workdir,
   };
 }
 

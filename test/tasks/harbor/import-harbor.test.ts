@@ -174,6 +174,29 @@ describe("hsearch tasks import-harbor", () => {
     );
   });
 
+  it("runs the tests and the solution from the image's last WORKDIR, as Harbor does", async () => {
+    const dir = temp("hsearch-harbor-workdir-");
+    const task = join(dir, "site");
+    cpSync(join(FIXTURES, "plain-sort"), task, { recursive: true });
+    mkdirSync(join(task, "environment"), { recursive: true });
+    writeFileSync(
+      join(task, "environment", "Dockerfile"),
+      "FROM ubuntu:24.04\nWORKDIR /app\nCOPY names.txt site/\nWORKDIR /app/site\n",
+    );
+    writeFileSync(join(task, "environment", "names.txt"), "mallory\nalice\ntrent\nbob\ncarol\n");
+    writeFileSync(join(task, "solution", "solve.sh"), "#!/bin/bash\nsort names.txt > sorted.txt\n");
+    writeFileSync(
+      join(task, "tests", "test.sh"),
+      '#!/bin/bash\n[ "$(head -1 sorted.txt)" = alice ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n',
+    );
+    const site = (await importHarbor(task, "search", { host: fakeHost(null) })).tasks[0] as Task;
+    expect((site.reference as TerminalReference).solution).toBe(
+      "#!/bin/bash\ncd /app/site\nsort names.txt > sorted.txt\n",
+    );
+    expect(await rewardAfter(site, (site.reference as TerminalReference).solution)).toBe(1);
+    expect(await rewardAfter(site)).toBe(0);
+  });
+
   it("places large files without passing them on a command line", async () => {
     const dir = temp("hsearch-harbor-large-");
     const task = join(dir, "large");

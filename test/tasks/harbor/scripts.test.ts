@@ -57,6 +57,7 @@ describe("Dockerfiles turned into what the sandbox can do", () => {
         services: ["nginx (CMD at environment/Dockerfile:13)"],
         root: ["RUN useradd … at environment/Dockerfile:12"],
       },
+      workdir: "/app",
     });
   });
 
