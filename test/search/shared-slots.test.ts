@@ -1,0 +1,85 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createModel } from "../../src/cli/create-model";
+import { PACKAGE_ROOT } from "../../src/core/paths";
+import type { Task } from "../../src/domain/task";
+import type { ChatModel } from "../../src/models/types";
+import { rulesJudge } from "../../src/scoring";
+import { searchConfigSchema } from "../../src/search/config-schema";
+import { runSearch } from "../../src/search/run-search";
+import { createRunDir, openRunStore } from "../../src/store";
+import { retailSubset } from "../helpers/task-subset";
+
+/** The simulated model with a little latency, counting the calls in flight (one per running rollout). */
+function slowCounting(inner: ChatModel) {
+  const stats = { inFlight: 0, max: 0, phaseMax: new Map<string, number>(), phase: "" };
+  const model: ChatModel = {
+    id: inner.id,
+    provider: inner.provider,
+    async generate(request, options) {
+      stats.inFlight++;
+      stats.max = Math.max(stats.max, stats.inFlight);
+      stats.phaseMax.set(stats.phase, Math.max(stats.phaseMax.get(stats.phase) ?? 0, stats.inFlight));
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 3));
+        return await inner.generate(request, options);
+      } finally {
+        stats.inFlight--;
+      }
+    },
+  };
+  return { model, stats };
+}
+
+describe("one set of rollout slots per run", () => {
+  it("evaluates a round's proposals and the final evaluations together, never beyond `concurrency`", async () => {
+    const { tasks } = retailSubset({ perFamily: 2, heldoutPerFamily: 2, independent: 4 });
+    const split = (s: Task["split"]) => tasks.filter((t) => t.split === s);
+    const concurrency = 40;
+    const config = searchConfigSchema.parse({
+      name: "slots",
+      suites: ["retail"],
+      objective: "joint",
+      seed_harness: "harnesses/bare",
+      rounds: 2,
+      proposals_per_round: 3,
+      task_model: "sim:default",
+      seed: 2,
+      concurrency,
+    });
+    const runDir = createRunDir(mkdtempSync(join(tmpdir(), "hsearch-slots-")), "r").dir;
+    const store = openRunStore(runDir);
+    store.initRun({ id: "r", name: "slots", config, seed: 2, objective: "joint" });
+    const { model, stats } = slowCounting(createModel("sim:default"));
+    await runSearch({
+      config,
+      runId: "r",
+      runDir,
+      store,
+      seedHarnessDir: join(PACKAGE_ROOT, "harnesses", "bare"),
+      tasks: {
+        search: split("search"),
+        heldout: () => split("heldout"),
+        independent: () => split("independent"),
+      },
+      model,
+      metaModel: null,
+      judge: rulesJudge,
+      events: {
+        phase: (message) => {
+          stats.phase = message.startsWith("final") ? "final" : "rounds";
+        },
+      },
+    });
+    const evaluatedInARound = store.listCandidates().filter((c) => c.round === 1 && c.score !== null).length;
+    expect(evaluatedInARound).toBeGreaterThan(1);
+    // One candidate has split("search").length rollouts: more in flight means proposals ran side by side.
+    expect(stats.phaseMax.get("rounds")).toBeGreaterThan(split("search").length);
+    // The largest final evaluation alone is the held-out split of one harness.
+    expect(stats.phaseMax.get("final")).toBeGreaterThan(split("heldout").length);
+    expect(stats.max).toBeLessThanOrEqual(concurrency);
+    store.close();
+  }, 120_000);
+});
