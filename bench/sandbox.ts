@@ -131,7 +131,31 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+/** The same persistent episode in a docker container, where a daemon answers. */
+async function container(): Promise<void> {
+  const env = await createTerminalEnv({ container: "docker" }).catch((error: Error) => error);
+  if (env instanceof Error) {
+    console.log(`docker container: not measured (${env.message.split("\n")[0]})`);
+    return;
+  }
+  try {
+    const call = stats(
+      await time(Math.min(RUNS, 100), async () => {
+        const result = await env.runCommand("true", { timeoutMs: 10_000 });
+        if (result.exitCode !== 0) throw new Error(`container true failed: ${result.output}`);
+      }),
+    );
+    console.log(
+      `docker  container episode: true mean ${fmt(call.mean)}, p50 ${fmt(call.p50)}, p95 ${fmt(call.p95)}`,
+    );
+  } finally {
+    await env.close();
+  }
+}
+
+main()
+  .then(container)
+  .catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
