@@ -3,6 +3,7 @@
  * middle dropped) and shows the agent at most 10 KB, again head and tail, because the start (what ran) and the end
  * (the error, the result) are what an agent needs.
  */
+import type { SandboxMechanism, SandboxResult } from "./sandbox-types";
 
 /** What an observation shows at most (DESIGN §9: output limits). */
 export const DISPLAY_LIMIT_BYTES = 10 * 1024;
@@ -121,4 +122,44 @@ function firstCharStart(bytes: Buffer): number {
   let at = 0;
   while (at < bytes.length && at < 4 && ((bytes[at] as number) & 0xc0) === 0x80) at++;
   return at;
+}
+
+/** A command's output as the sandbox keeps it: stdout, stderr and both interleaved, each bounded. */
+export class CommandOutput {
+  private readonly stdout: BoundedCapture;
+  private readonly stderr: BoundedCapture;
+  private readonly combined: BoundedCapture;
+
+  constructor(maxBytes: number) {
+    this.stdout = new BoundedCapture(maxBytes);
+    this.stderr = new BoundedCapture(maxBytes);
+    this.combined = new BoundedCapture(maxBytes);
+  }
+
+  push(stream: "stdout" | "stderr", chunk: Buffer): void {
+    this[stream].push(chunk);
+    this.combined.push(chunk);
+  }
+
+  stderrText(): string {
+    return this.stderr.text();
+  }
+
+  /** The sandbox's result: a timed-out command has no exit code and was killed with SIGKILL. */
+  result(
+    outcome: { exitCode: number | null; timedOut: boolean; durationMs: number; mechanism: SandboxMechanism },
+    displayBytes: number = DISPLAY_LIMIT_BYTES,
+  ): SandboxResult {
+    return {
+      exitCode: outcome.timedOut ? null : outcome.exitCode,
+      signal: outcome.timedOut ? "SIGKILL" : null,
+      stdout: this.stdout.text(),
+      stderr: this.stderr.text(),
+      output: cutMiddle(this.combined.text(), displayBytes),
+      timedOut: outcome.timedOut,
+      durationMs: outcome.durationMs,
+      outputBytes: this.stdout.totalBytes + this.stderr.totalBytes,
+      mechanism: outcome.mechanism,
+    };
+  }
 }

@@ -132,18 +132,14 @@ export function limitAndDropArgv(input: PlanInput): string[] {
     "--core=0",
     "--",
   ];
-  const identity = info.privileged
-    ? [`--reuid=${requireUser(user).uid}`, `--regid=${requireUser(user).gid}`, "--clear-groups"]
-    : [];
-  const setpriv = [
-    info.tools.setpriv,
-    ...identity,
-    "--no-new-privs",
-    "--inh-caps=-all",
-    "--bounding-set=-all",
-    "--",
-  ];
+  const setpriv = setprivDropArgv(info.tools.setpriv, info.privileged ? requireUser(user) : undefined);
   return [...prlimit, ...setpriv, ...input.argv];
+}
+
+/** setpriv to `user` (when given) with no capabilities and no_new_privs: every sandboxed command's last step. */
+export function setprivDropArgv(setpriv: string, user: SandboxUser | undefined): string[] {
+  const identity = user ? [`--reuid=${user.uid}`, `--regid=${user.gid}`, "--clear-groups"] : [];
+  return [setpriv, ...identity, "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"];
 }
 
 function requireUser(user: SandboxUser | undefined): SandboxUser {

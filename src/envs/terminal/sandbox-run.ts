@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { badInput, HsearchError } from "../../core/errors";
-import { BoundedCapture, cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
+import { CommandOutput, cutMiddle } from "./output-cut";
 import { hostEntries, identityTexts, isDirectory, sandboxState, sandboxUserFor } from "./sandbox-host";
 import {
   bwrapInvocation,
@@ -119,9 +119,7 @@ async function spawnInvocation(
   invocation: Invocation,
 ): Promise<SandboxResult> {
   const maxOutputBytes = request.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes;
-  const stdout = new BoundedCapture(maxOutputBytes);
-  const stderr = new BoundedCapture(maxOutputBytes);
-  const combined = new BoundedCapture(maxOutputBytes);
+  const output = new CommandOutput(maxOutputBytes);
   const status: Buffer[] = [];
   const started = performance.now();
 
@@ -132,12 +130,10 @@ async function spawnInvocation(
     detached: true,
   });
   child.stdout?.on("data", (chunk: Buffer) => {
-    stdout.push(chunk);
-    combined.push(chunk);
+    output.push("stdout", chunk);
   });
   child.stderr?.on("data", (chunk: Buffer) => {
-    stderr.push(chunk);
-    combined.push(chunk);
+    output.push("stderr", chunk);
   });
   const statusStream = child.stdio[3];
   statusStream?.on("data", (chunk: Buffer) => status.push(chunk));
@@ -170,23 +166,16 @@ async function spawnInvocation(
   const durationMs = performance.now() - started;
 
   if (!timedOut && !setupSucceeded(info, Buffer.concat(status).toString("utf8"))) {
-    const detail = stderr.text().trim() || `exit status ${code ?? signal}`;
+    const detail = output.stderrText().trim() || `exit status ${code ?? signal}`;
     throw new HsearchError(
       "sandbox",
       `the ${info.mechanism} sandbox could not be set up: ${cutMiddle(detail, 2000)}`,
     );
   }
-  return {
-    exitCode: timedOut ? null : code,
-    signal: timedOut ? "SIGKILL" : null,
-    stdout: stdout.text(),
-    stderr: stderr.text(),
-    output: cutMiddle(combined.text(), request.displayBytes ?? DISPLAY_LIMIT_BYTES),
-    timedOut,
-    durationMs,
-    outputBytes: stdout.totalBytes + stderr.totalBytes,
-    mechanism: info.mechanism,
-  };
+  return output.result(
+    { exitCode: code, timedOut, durationMs, mechanism: info.mechanism },
+    request.displayBytes,
+  );
 }
 
 /**

@@ -15,7 +15,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { chown, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { badInput, HsearchError } from "../../core/errors";
-import { BoundedCapture, cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
+import { CommandOutput, cutMiddle } from "./output-cut";
 import { findTool, hostEntries, identityTexts, isDirectory, sandboxUserFor } from "./sandbox-host";
 import { commandArgv, DEFAULT_LIMITS, type HostEntry, resolveLimits } from "./sandbox-plan";
 import { checkLimits } from "./sandbox-run";
@@ -326,9 +326,7 @@ export class SandboxSession {
     });
 
     const maxOutputBytes = this.options.limits?.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes;
-    const stdout = new BoundedCapture(maxOutputBytes);
-    const stderr = new BoundedCapture(maxOutputBytes);
-    const combined = new BoundedCapture(maxOutputBytes);
+    const output = new CommandOutput(maxOutputBytes);
     const started = performance.now();
     let status: number;
     try {
@@ -336,16 +334,10 @@ export class SandboxSession {
         const state: Pending = {
           stdout: new MarkedStream(
             marker,
-            (data) => {
-              stdout.push(data);
-              combined.push(data);
-            },
+            (data) => output.push("stdout", data),
             this.repliesOnStdout ? (rest) => this.onReply(rest) : undefined,
           ),
-          stderr: new MarkedStream(marker, (data) => {
-            stderr.push(data);
-            combined.push(data);
-          }),
+          stderr: new MarkedStream(marker, (data) => output.push("stderr", data)),
           status: null,
           settle: () => {
             if (state.status === null || !state.stdout.done || !state.stderr.done) return;
@@ -378,17 +370,10 @@ export class SandboxSession {
     const durationMs = performance.now() - started;
     // `timeout -s KILL` kills itself with the command's group, so a timeout shows as 128 + 9 at the deadline.
     const timedOut = status === 137 && durationMs >= request.timeoutMs - 5;
-    return {
-      exitCode: timedOut ? null : status,
-      signal: timedOut ? "SIGKILL" : null,
-      stdout: stdout.text(),
-      stderr: stderr.text(),
-      output: cutMiddle(combined.text(), request.displayBytes ?? DISPLAY_LIMIT_BYTES),
-      timedOut,
-      durationMs,
-      outputBytes: stdout.totalBytes + stderr.totalBytes,
-      mechanism: this.info.mechanism,
-    };
+    return output.result(
+      { exitCode: status, timedOut, durationMs, mechanism: this.info.mechanism },
+      request.displayBytes,
+    );
   }
 }
 

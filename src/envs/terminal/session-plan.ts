@@ -31,6 +31,7 @@ import {
   type Invocation,
   MIB,
   SHIMS,
+  setprivDropArgv,
   UNSHARE_SETUP_SCRIPT,
   VAR_TMP_LINK,
 } from "./sandbox-plan";
@@ -207,16 +208,7 @@ export function encodeRequest(request: SessionRequest): Buffer {
 export function commandDropArgv(info: SandboxInfo, user: SandboxUser | undefined): string[] {
   if (!info.privileged) return [];
   if (!user) throw new HsearchError("internal", "session plan: a privileged sandbox needs a user");
-  return [
-    info.tools.setpriv,
-    `--reuid=${user.uid}`,
-    `--regid=${user.gid}`,
-    "--clear-groups",
-    "--no-new-privs",
-    "--inh-caps=-all",
-    "--bounding-set=-all",
-    "--",
-  ];
+  return setprivDropArgv(info.tools.setpriv, user);
 }
 
 /** The supervisor's own argv; without root it first sheds every capability, as a one-shot command would. */
@@ -236,14 +228,7 @@ function supervisorArgv(input: SessionPlanInput): string[] {
     const keep = SUPERVISOR_CAPS.map((cap) => `+${cap}`).join(",");
     return [info.tools.setpriv, `--bounding-set=-all,${keep}`, "--inh-caps=-all", "--", ...supervisor];
   }
-  return [
-    info.tools.setpriv,
-    "--no-new-privs",
-    "--inh-caps=-all",
-    "--bounding-set=-all",
-    "--",
-    ...supervisor,
-  ];
+  return [...setprivDropArgv(info.tools.setpriv, undefined), ...supervisor];
 }
 
 export function bwrapSessionInvocation(input: SessionPlanInput): Invocation {
@@ -410,18 +395,7 @@ export function containerRunInvocation(input: ContainerPlanInput): Invocation {
   const handOver = owner
     ? `chown ${owner} ${WRITABLE_ROOT_DIRS.map((dir) => `/${dir}`).join(" ")} || exit 125\n`
     : "";
-  const drop = input.user
-    ? [
-        input.tools.setpriv,
-        `--reuid=${input.user.uid}`,
-        `--regid=${input.user.gid}`,
-        "--clear-groups",
-        "--no-new-privs",
-        "--inh-caps=-all",
-        "--bounding-set=-all",
-        "--",
-      ]
-    : [];
+  const drop = input.user ? setprivDropArgv(input.tools.setpriv, input.user) : [];
   // No fd 4 in a container: replies follow each command's marker on stdout, where nothing can fake them.
   const script = `exec 4>&1\n${handOver}${SUPERVISOR_SCRIPT}`;
   args.push("/bin/bash", "-c", script, "hsearch-supervisor", input.tools.timeout, ...drop);
