@@ -153,10 +153,7 @@ function requireUser(user: SandboxUser | undefined): SandboxUser {
 export function bwrapInvocation(input: PlanInput): Invocation {
   const { info } = input;
   if (!info.tools.bwrap) throw new HsearchError("internal", "sandbox plan: the bwrap path is unknown");
-  const namespaces = info.privileged
-    ? ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-    : ["--unshare-all", "--unshare-user", "--disable-userns"];
-  const args = [...namespaces, "--die-with-parent", "--new-session"];
+  const args = [...bwrapNamespaces(info), "--die-with-parent", "--new-session"];
   for (const entry of input.hostEntries) {
     if (entry.kind === "dir") args.push("--ro-bind", `/${entry.name}`, `/${entry.name}`);
     else args.push("--symlink", entry.target, `/${entry.name}`);
@@ -260,22 +257,27 @@ export function fstabEscape(path: string): string {
 }
 
 export function unshareInvocation(input: UnshareInput): Invocation {
-  const { info } = input;
+  return unshareLaunch(input.info, input.fstabPath, input.skeleton, limitAndDropArgv(input));
+}
+
+/**
+ * setpriv (for its parent-death signal) → unshare of new namespaces → the setup script (mounts `fstabPath`, brings
+ * the loopback up) → unshare into `root`, in /workspace → `tail`.
+ */
+export function unshareLaunch(
+  info: SandboxInfo,
+  fstabPath: string,
+  root: string,
+  tail: string[],
+): Invocation {
   if (!info.tools.unshare || !info.tools.mount)
     throw new HsearchError("internal", "sandbox plan: the unshare or mount path is unknown");
   const namespaces = [
     // Without root: a user namespace mapping the caller to itself; --keep-caps lets the setup script mount
     // (ambient capabilities), and setpriv clears them all before the command.
     ...(info.privileged ? [] : ["--user", "--map-current-user", "--keep-caps"]),
-    "--mount",
-    "--net",
-    "--pid",
-    "--ipc",
-    "--uts",
-    "--fork",
-    "--kill-child",
+    ...["--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child"],
   ];
-  const enterRoot = [info.tools.unshare, `--root=${input.skeleton}`, `--wd=${SANDBOX_PATHS.workspace}`];
   const args = [
     // If hsearch itself dies, the kernel kills `unshare`, whose --kill-child then tears the namespace down.
     "--pdeathsig=KILL",
@@ -288,12 +290,21 @@ export function unshareInvocation(input: UnshareInput): Invocation {
     UNSHARE_SETUP_SCRIPT,
     "hsearch-sandbox",
     info.tools.mount,
-    input.fstabPath,
+    fstabPath,
     info.loopback === "up" ? (info.tools.ip ?? "") : "",
-    ...enterRoot,
-    ...limitAndDropArgv(input),
+    info.tools.unshare,
+    `--root=${root}`,
+    `--wd=${SANDBOX_PATHS.workspace}`,
+    ...tail,
   ];
   return { file: info.tools.setpriv, args };
+}
+
+/** bwrap's namespaces: with root no user namespace (the command drops with setpriv), without root a mapped one. */
+export function bwrapNamespaces(info: SandboxInfo): string[] {
+  return info.privileged
+    ? ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    : ["--unshare-all", "--unshare-user", "--disable-userns"];
 }
 
 /** The environment a command sees: the clean base plus the caller's variables (a PATH of theirs keeps the shims). */

@@ -23,6 +23,7 @@
 import { HsearchError } from "../../core/errors";
 import {
   BASE_ENV,
+  bwrapNamespaces,
   DEFAULT_LIMITS,
   DEV_LINKS,
   DEVICES,
@@ -32,7 +33,7 @@ import {
   MIB,
   SHIMS,
   setprivDropArgv,
-  UNSHARE_SETUP_SCRIPT,
+  unshareLaunch,
   VAR_TMP_LINK,
 } from "./sandbox-plan";
 import { SANDBOX_PATHS, type SandboxInfo, type SandboxUser } from "./sandbox-types";
@@ -234,10 +235,7 @@ function supervisorArgv(input: SessionPlanInput): string[] {
 export function bwrapSessionInvocation(input: SessionPlanInput): Invocation {
   const { info, paths } = input;
   if (!info.tools.bwrap) throw new HsearchError("internal", "session plan: the bwrap path is unknown");
-  const namespaces = info.privileged
-    ? ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-    : ["--unshare-all", "--unshare-user", "--disable-userns"];
-  const args = [...namespaces, "--die-with-parent", "--new-session", "--bind", paths.root, "/"];
+  const args = [...bwrapNamespaces(info), "--die-with-parent", "--new-session", "--bind", paths.root, "/"];
   for (const entry of input.hostEntries)
     if (entry.kind === "dir") args.push("--ro-bind", `/${entry.name}`, `/${entry.name}`);
   args.push("--ro-bind-try", HOST_VAR_LIB, HOST_VAR_LIB);
@@ -294,32 +292,8 @@ export function sessionFstab(input: SessionPlanInput & { hasVarLib: boolean }): 
 }
 
 export function unshareSessionInvocation(input: SessionPlanInput): Invocation {
-  const { info } = input;
-  if (!info.tools.unshare || !info.tools.mount || !input.fstabPath)
-    throw new HsearchError("internal", "session plan: the unshare or mount path, or the fstab, is unknown");
-  const namespaces = [
-    ...(info.privileged ? [] : ["--user", "--map-current-user", "--keep-caps"]),
-    ...["--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child"],
-  ];
-  const args = [
-    "--pdeathsig=KILL",
-    "--",
-    info.tools.unshare,
-    ...namespaces,
-    "--",
-    "/bin/sh",
-    "-c",
-    UNSHARE_SETUP_SCRIPT,
-    "hsearch-sandbox",
-    info.tools.mount,
-    input.fstabPath,
-    info.loopback === "up" ? (info.tools.ip ?? "") : "",
-    info.tools.unshare,
-    `--root=${input.paths.root}`,
-    `--wd=${SANDBOX_PATHS.workspace}`,
-    ...supervisorArgv(input),
-  ];
-  return { file: info.tools.setpriv, args };
+  if (!input.fstabPath) throw new HsearchError("internal", "session plan: the fstab is unknown");
+  return unshareLaunch(input.info, input.fstabPath, input.paths.root, supervisorArgv(input));
 }
 
 /** The supervisor's environment: the clean base; each command adds its own variables. */
