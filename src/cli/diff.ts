@@ -3,11 +3,11 @@ import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { diff } from "../git";
 import { storedComparisons } from "../report/comparisons";
-import { type CandidateRecord, openRunStore, type RunStore } from "../store";
+import type { CandidateRecord, RunStore } from "../store";
 import { comparisonText } from "./compare-text";
 import type { CliIO } from "./io";
+import { openRunForReading } from "./open-run";
 import type { SetExitCode } from "./shared";
-import { locateRun } from "./shared";
 import { type Paint, paintFor } from "./table";
 import { usageError } from "./usage-error";
 
@@ -38,8 +38,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           return true;
         }),
     async (argv) => {
-      const runDir = locateRun(argv.run, io.cwd);
-      const store = openRunStore(runDir, { readonly: true });
+      const store = openRunForReading(argv.run, io.cwd);
+      const runDir = store.paths.dir;
       const paint = paintFor(io, argv.color as boolean | undefined);
       const maxWidth = argv.wide ? undefined : io.outColumns;
       try {

@@ -2,10 +2,9 @@ import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { exportHarness, resolveCommit, SELECTED_TAG } from "../git";
-import { openRunStore } from "../store";
 import type { CliIO } from "./io";
+import { openRunForReading } from "./open-run";
 import type { SetExitCode } from "./shared";
-import { locateRun } from "./shared";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
@@ -25,8 +24,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           describe: "directory to write (must not exist or be empty)",
         }),
     async (argv) => {
-      const runDir = locateRun(argv.run, io.cwd);
-      const store = openRunStore(runDir, { readonly: true });
+      const store = openRunForReading(argv.run, io.cwd);
+      const runDir = store.paths.dir;
       try {
         const repo = join(runDir, "harness");
         let commit: string;

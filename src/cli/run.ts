@@ -18,6 +18,7 @@ import { runStatus } from "../store/run-status";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import { createModel } from "./create-model";
 import type { CliIO } from "./io";
+import { storedConfig } from "./open-run";
 import { createLiveLine, type LiveLine } from "./progress";
 import { customerModelFor, locateRun, type SetExitCode } from "./shared";
 import { renderStatus } from "./status";
@@ -97,7 +98,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
     store = openRunStore(runDir);
     const record = store.getRun();
     if (!record) throw new HsearchError("not_found", `no run recorded in ${runDir}`, { file: runDir });
-    config = searchConfigSchema.parse(record.config);
+    config = storedConfig(store);
     raised = resumedBudget(config, options.budget);
   } else {
     const file = resolveUserPath(options.config ?? DEFAULT_CONFIG, io.cwd);

@@ -1,12 +1,12 @@
 import type { Argv } from "yargs";
 import type { Comparison } from "../report/compare";
 import { storedComparisons } from "../report/comparisons";
-import { openRunStore, type RunStore } from "../store";
+import type { RunStore } from "../store";
 import { type RunStatus, runStatus } from "../store/run-status";
 import { comparisonText } from "./compare-text";
 import type { CliIO } from "./io";
+import { openRunForReading } from "./open-run";
 import type { SetExitCode } from "./shared";
-import { locateRun } from "./shared";
 import { fmtRate, formatTable, type Paint, paintFor } from "./table";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
@@ -19,7 +19,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         .option("json", { type: "boolean", default: false })
         .option("wide", { type: "boolean", default: false, describe: "do not fit tables to the terminal" }),
     async (argv) => {
-      const store = openRunStore(locateRun(argv.run, io.cwd), { readonly: true });
+      const store = openRunForReading(argv.run, io.cwd);
       try {
         const status = runStatus(store);
         io.out(

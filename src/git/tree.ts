@@ -3,7 +3,8 @@
  * `cat-file --batch` for the contents.
  */
 import { mkdir, readdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
+import { relativePathProblem, resolveInside } from "../core/contained-path";
 import { HsearchError } from "../core/errors";
 import { git, gitBytes, gitLine } from "./git-exec";
 
@@ -83,9 +84,19 @@ async function readBlobs(repo: string, objects: string[]): Promise<Map<string, B
   return blobs;
 }
 
-/** A harness tree holds regular files only; anything else is refused rather than followed. */
-function assertRegularFiles(repo: string, commit: string, entries: TreeEntry[]): void {
+/**
+ * A harness tree holds regular files at plain relative paths only; anything else (a symlink, a submodule, a crafted
+ * `..` or `.git` entry) is refused rather than followed, before any of it reaches the filesystem.
+ */
+function assertHarnessEntries(repo: string, commit: string, entries: TreeEntry[]): void {
   for (const entry of entries) {
+    const problem = relativePathProblem(entry.path);
+    if (problem) {
+      throw new HsearchError("bad_input", `commit ${commit} has an unsafe path '${entry.path}': ${problem}`, {
+        file: repo,
+        field: entry.path,
+      });
+    }
     if (entry.kind !== "file" && entry.kind !== "executable") {
       throw new HsearchError("bad_input", `commit ${commit} has a ${entry.kind} at '${entry.path}'`, {
         file: repo,
@@ -104,7 +115,7 @@ export interface HarnessFile {
 /** Every file of a commit with its bytes. */
 export async function readFiles(repo: string, commit: string): Promise<HarnessFile[]> {
   const entries = await listTree(repo, commit);
-  assertRegularFiles(repo, commit, entries);
+  assertHarnessEntries(repo, commit, entries);
   const blobs = await readBlobs(repo, [...new Set(entries.map((entry) => entry.object))]);
   return entries.map((entry) => ({
     path: entry.path,
@@ -143,7 +154,8 @@ export async function materialize(repo: string, commit: string, destDir: string)
   await assertEmptyDestination(destDir);
   await mkdir(destDir, { recursive: true });
   for (const file of files) {
-    const target = join(destDir, file.path);
+    // The tree was checked above; resolving again guards the destination itself (no symlink under it).
+    const target = resolveInside(destDir, file.path, "harness file");
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, file.content, { mode: file.executable ? 0o755 : 0o644, flag: "wx" });
   }

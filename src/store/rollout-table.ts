@@ -2,7 +2,9 @@
  * Rollout rows and their trajectory lines. The ordering that makes resume safe lives here: skip keys already
  * stored, append and fsync the new trajectories, then insert every row of the batch in one transaction.
  */
+
 import { join } from "node:path";
+import { resolveInside } from "../core/contained-path";
 import { HsearchError } from "../core/errors";
 import type { Trajectory } from "../harness/trajectory";
 import type { NewRollout, Purpose, RecordedRollouts, RolloutRecord } from "./records";
@@ -106,7 +108,8 @@ export function getRollout(ctx: StoreContext, purpose: Purpose, key: string): Ro
 
 /** The stored trajectory of a rollout, checked against the hash in its row. */
 export function readTrajectory(ctx: StoreContext, rollout: RolloutRecord): Trajectory {
-  return readTrajectoryAt(join(ctx.dir, rollout.trajectory_file), rollout.key, {
+  // The file name comes from run.db: a damaged or crafted row must not make the viewer read outside the run.
+  return readTrajectoryAt(resolveInside(ctx.dir, rollout.trajectory_file, "trajectory file"), rollout.key, {
     offset: rollout.trajectory_offset,
     length: rollout.trajectory_length,
     sha256: rollout.trajectory_sha256,
@@ -119,7 +122,7 @@ export function readCandidateLog(
   commit: string,
   purpose: Purpose,
 ): Map<string, Trajectory> {
-  return readTrajectoryLog(join(ctx.dir, trajectoryFile(commit, purpose)));
+  return readTrajectoryLog(resolveInside(ctx.dir, trajectoryFile(commit, purpose), "trajectory file"));
 }
 
 export function countRollouts(ctx: StoreContext, purpose?: Purpose): number {

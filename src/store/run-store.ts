@@ -11,6 +11,7 @@ import type { Trajectory } from "../harness/trajectory";
 import { contentHash } from "./content-hash";
 import { migrate, schemaVersion } from "./migrate";
 import { MIGRATIONS } from "./migrations";
+import { assertDatabaseFile, assertIntact, damaged, openReadOnlyDatabase } from "./read-only-db";
 import type {
   CandidateOutcome,
   CandidateRecord,
@@ -66,28 +67,9 @@ export function openRunStore(dir: string, options: OpenOptions = {}): RunStore {
     throw new HsearchError("not_found", `run directory ${dir} does not exist`, { file: dir });
   const clock = options.clock ?? (() => new Date());
   const migrations = options.migrations ?? MIGRATIONS;
-  if (options.readonly) {
-    if (!existsSync(paths.db)) throw new HsearchError("not_found", `no run.db in ${dir}`, { file: paths.db });
-    let db = new Database(paths.db, { readonly: true, fileMustExist: true });
-    const version = schemaVersion(db);
-    if (version > migrations.length) {
-      db.close();
-      throw new HsearchError(
-        "conflict",
-        `${paths.db} has schema version ${version}, newer than this hsearch knows`,
-        {
-          file: paths.db,
-        },
-      );
-    }
-    if (version < migrations.length) {
-      // A run made by an older hsearch: migrate it once (additive steps only), then read as asked.
-      db.close();
-      openRunStore(dir, { ...options, readonly: false }).close();
-      db = new Database(paths.db, { readonly: true, fileMustExist: true });
-    }
-    return new RunStore(db, paths, clock);
-  }
+  if (options.readonly) return new RunStore(openReadOnlyDatabase(paths.db, migrations, clock), paths, clock);
+  // A resumed run: refuse a damaged database before SQLite writes into it.
+  if (existsSync(paths.db)) assertDatabaseFile(paths.db);
   mkdirSync(paths.trajectories, { recursive: true });
   const db = new Database(paths.db);
   try {
@@ -96,10 +78,12 @@ export function openRunStore(dir: string, options: OpenOptions = {}): RunStore {
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
+    assertIntact(db, paths.db);
     migrate(db, paths.db, clock, migrations);
   } catch (error) {
     db.close();
-    throw error;
+    if (error instanceof HsearchError) throw error;
+    throw damaged(paths.db, error instanceof Error ? error.message : String(error), error);
   }
   return new RunStore(db, paths, clock);
 }

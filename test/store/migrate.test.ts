@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -97,13 +98,18 @@ describe("migrations", () => {
     ).toBe(true);
   });
 
-  it("a read-only open migrates an older database once (status of an old run), then reads without writing", () => {
+  it("a read-only open reads an older database through a migrated copy in memory, leaving the file as it was", () => {
     const dir = runDir();
     openRunStore(dir).close();
+    const before = readFileSync(join(dir, "run.db"));
     const newerCode = [...MIGRATIONS, "CREATE TABLE later (x INTEGER)"];
     const upgraded = openRunStore(dir, { readonly: true, migrations: newerCode });
     expect(upgraded.schemaVersion()).toBe(newerCode.length);
+    expect(() => upgraded.logEvent("x")).toThrow(/readonly/);
     upgraded.close();
+    expect(readFileSync(join(dir, "run.db")).equals(before)).toBe(true);
+    expect(openRunStore(dir, { readonly: true }).schemaVersion()).toBe(MIGRATIONS.length);
+    openRunStore(dir, { migrations: newerCode }).close();
     const tooNew = caught(() => openRunStore(dir, { readonly: true }));
     expect(isHsearchError(tooNew, "conflict")).toBe(true);
     expect((tooNew as Error).message).toContain("newer than this hsearch knows");

@@ -1,0 +1,105 @@
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli";
+import { retailSubset } from "../helpers/task-subset";
+
+let work: string;
+let finished: string;
+
+/** Every file of a directory with the hash of its bytes: a read-only command must leave this exactly as it was. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    out[path.slice(dir.length + 1)] = createHash("sha256").update(readFileSync(path)).digest("hex");
+  }
+  return out;
+}
+
+let copies = 0;
+function damagedCopy(damage: (db: string) => void): string {
+  const dir = join(work, `damaged-${copies++}`);
+  cpSync(finished, dir, { recursive: true });
+  damage(join(dir, "run.db"));
+  return dir;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "hsearch-damaged-"));
+  const config = join(work, "search.yaml");
+  writeFileSync(
+    config,
+    `name: damaged\nsuites: [retail]\ntasks: ${retailSubset({ perFamily: 1 }).dir}\nobjective: joint\nseed_harness: harnesses/bare\nrounds: 1\nproposals_per_round: 1\ntask_model: sim:default\nseed: 2\n`,
+  );
+  finished = join(work, "finished");
+  const run = await runCli(["run", config, "--out", finished], { cwd: work });
+  if (run.code !== 0) throw new Error(run.stderr);
+}, 120_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const DAMAGES: Array<[string, (db: string) => void, RegExp]> = [
+  ["an empty run.db", (db) => truncateSync(db, 0), /run\.db is damaged: the file is empty/],
+  ["a truncated run.db", (db) => truncateSync(db, 8192), /run\.db is damaged/],
+  ["a run.db that is not SQLite", (db) => writeFileSync(db, "x".repeat(4096)), /not an SQLite database/],
+  [
+    "a run.db overwritten in the middle",
+    (db) => {
+      const bytes = readFileSync(db);
+      bytes.fill(0x5a, 4096, bytes.length - 1);
+      writeFileSync(db, bytes);
+    },
+    /run\.db is damaged/,
+  ],
+  [
+    "an edited stored config",
+    (db) => {
+      const handle = new Database(db);
+      handle.prepare("UPDATE run SET config_json = json_set(config_json, '$.rounds', 'many')").run();
+      handle.close();
+    },
+    /run\.db: field 'rounds': run\.db is damaged: the stored config does not validate/,
+  ],
+];
+
+describe("a damaged run directory", () => {
+  it.each(DAMAGES)(
+    "%s: status, diff, export and report exit 2 naming run.db and change nothing",
+    async (_name, damage, message) => {
+      const dir = damagedCopy(damage);
+      const before = snapshot(dir);
+      for (const args of [
+        ["status", dir],
+        ["diff", dir],
+        ["export", dir, "--out", join(work, `export-${copies}`)],
+        ["report", dir, "--out", join(work, `report-${copies}.html`)],
+      ]) {
+        const result = await runCli(args, { cwd: work });
+        expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+        expect(result.stderr).toMatch(message);
+        expect(result.stderr).not.toMatch(/\n\s+at /);
+        expect(snapshot(dir), args[0]).toEqual(before);
+      }
+    },
+  );
+
+  it("run --resume of a damaged run.db exits 2 naming it", async () => {
+    const dir = damagedCopy((db) => writeFileSync(db, "not a database at all, just text\n".repeat(10)));
+    const result = await runCli(["run", "--resume", dir], { cwd: work });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/run\.db is damaged: not an SQLite database/);
+  });
+
+  it("a finished run is read without writing a byte (no -wal/-shm left behind)", async () => {
+    const dir = damagedCopy(() => {});
+    const before = snapshot(dir);
+    const result = await runCli(["status", dir], { cwd: work });
+    expect(result.code).toBe(0);
+    expect(snapshot(dir)).toEqual(before);
+  });
+});
