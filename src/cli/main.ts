@@ -1,8 +1,8 @@
 import yargs, { type Argv } from "yargs";
-import { HsearchError, isHsearchError } from "../core/errors";
+import { HsearchError } from "../core/errors";
 import { registerCommands } from "./commands";
-import { EXIT_BAD_INPUT, EXIT_FAILED, exitCodeFor } from "./exit-codes";
 import { type CliIO, processIO } from "./io";
+import { debugWanted, reportError } from "./report-error";
 
 /**
  * The `hsearch` entry point. Commands throw `HsearchError`; this is the one place that turns errors into messages
@@ -24,6 +24,11 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     .help()
     .version(false)
     .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .option("debug", {
+      type: "boolean",
+      global: true,
+      describe: "print the stack trace of an unexpected error (also HSEARCH_DEBUG=1)",
+    })
     .exitProcess(false)
     .fail((message, error) => {
       // yargs calls this for its own validation (message) and for errors thrown by handlers (error).
@@ -36,21 +41,6 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     await parser.parseAsync();
     return exitCode;
   } catch (error) {
-    return reportError(error, io);
+    return reportError(error, io, debugWanted(argv, io.env));
   }
-}
-
-function reportError(error: unknown, io: CliIO): number {
-  if (isHsearchError(error)) {
-    io.err(`hsearch: ${error.describe()}`);
-    if (error.code === "internal" && error.cause instanceof Error && error.cause.stack)
-      io.err(error.cause.stack);
-    return exitCodeFor(error);
-  }
-  if (error instanceof Error) {
-    io.err(`hsearch: internal error: ${error.stack ?? error.message}`);
-    return EXIT_FAILED;
-  }
-  io.err(`hsearch: ${String(error)}`);
-  return EXIT_BAD_INPUT;
 }

@@ -55,12 +55,14 @@ export function openReadOnlyDatabase(
   file: string,
   migrations: readonly string[],
   now: () => Date,
+  live = false,
 ): Database.Database {
   assertDatabaseFile(file);
   let db: Database.Database;
   try {
-    if (existsSync(`${file}-wal`)) {
-      // A run in progress (or killed): its last commits are in the WAL, which only an on-disk connection reads.
+    if (live || existsSync(`${file}-wal`)) {
+      // Following a run, or one in progress (or killed): its last commits are in the WAL, which only an on-disk
+      // connection reads.
       db = new Database(file, { readonly: true, fileMustExist: true });
     } else {
       const image = readFileSync(file);

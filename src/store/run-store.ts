@@ -54,6 +54,11 @@ import * as usage from "./usage-events";
 export interface OpenOptions {
   /** Open for reading only (status, report, viewer): no migration, no writes. */
   readonly?: boolean;
+  /**
+   * With readonly: read the file itself, to follow a run that another process may write (the viewer), rather than
+   * a copy of it; SQLite may then add its -wal/-shm companions beside run.db.
+   */
+  live?: boolean;
   /** Time source for created_at / ended_at columns. */
   clock?: () => Date;
   /** The schema steps; tests pass their own to exercise upgrades. */
@@ -67,7 +72,12 @@ export function openRunStore(dir: string, options: OpenOptions = {}): RunStore {
     throw new HsearchError("not_found", `run directory ${dir} does not exist`, { file: dir });
   const clock = options.clock ?? (() => new Date());
   const migrations = options.migrations ?? MIGRATIONS;
-  if (options.readonly) return new RunStore(openReadOnlyDatabase(paths.db, migrations, clock), paths, clock);
+  if (options.readonly)
+    return new RunStore(
+      openReadOnlyDatabase(paths.db, migrations, clock, options.live ?? false),
+      paths,
+      clock,
+    );
   // A resumed run: refuse a damaged database before SQLite writes into it.
   if (existsSync(paths.db)) assertDatabaseFile(paths.db);
   mkdirSync(paths.trajectories, { recursive: true });

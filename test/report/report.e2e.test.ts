@@ -3,6 +3,8 @@ import { cpSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { loadSearchConfig } from "../../src/config/search-config";
+import { PACKAGE_ROOT } from "../../src/core/paths";
 import { createRunDir, openRunStore } from "../../src/store";
 import type { RunStatus } from "../../src/store/run-status";
 import { runCli } from "../helpers/cli";
@@ -186,7 +188,8 @@ describe("hsearch report on unfinished runs", () => {
     const root = mkdtempSync(join(tmpdir(), "hsearch-report-failed-"));
     const paths = createRunDir(root, "broken");
     const store = openRunStore(paths.dir);
-    store.initRun({ id: "broken", name: "broken", config: { name: "broken" }, seed: 1, objective: "joint" });
+    const config = loadSearchConfig(join(PACKAGE_ROOT, "search-configs", "demo.yaml"));
+    store.initRun({ id: "broken", name: "broken", config, seed: 1, objective: "joint" });
     store.setRunState("failed", "provider <b>down</b>");
     store.close();
     const result = await runCli(["report", "broken"], { cwd: root });

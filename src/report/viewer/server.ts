@@ -119,7 +119,7 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
   let store: RunStore | null = null;
   const openStore = (): RunStore | null => {
     if (store === null && existsSync(runPaths(options.runDir).db))
-      store = openRunStore(options.runDir, { readonly: true });
+      store = openRunStore(options.runDir, { readonly: true, live: true });
     return store;
   };
   openStore();
