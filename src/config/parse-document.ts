@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import {
   type Document,
   isCollection,
@@ -11,6 +10,7 @@ import {
 } from "yaml";
 import type { z } from "zod";
 import { HsearchError } from "../core/errors";
+import { readRegularFile } from "../core/read-file";
 
 /**
  * YAML (and JSON, which is YAML) parsed with positions, and zod validation whose errors name the file, the field
@@ -118,16 +118,7 @@ function describeFormat(file: string): string {
 }
 
 export function readPositioned(file: string): PositionedDocument {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new HsearchError(code === "ENOENT" ? "not_found" : "bad_input", `cannot read: ${code ?? error}`, {
-      file,
-      cause: error,
-    });
-  }
+  const text = readRegularFile(file, DOCUMENT_LIMITS.maxBytes);
   return parsePositioned(text, file);
 }
 

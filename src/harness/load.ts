@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import {
   type HarnessConfig,
@@ -9,6 +9,7 @@ import {
 import { parsePositioned, validateDocument } from "../config/parse-document";
 import { hashJson } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
+import { readRegularFile } from "../core/read-file";
 
 /** A validated harness: its config, templates and playbook, plus the raw files it was read from. */
 export interface Harness {
@@ -53,7 +54,12 @@ export function readHarnessFiles(dir: string): Record<string, string> {
       if (entry.isSymbolicLink())
         throw new HsearchError("bad_input", "a harness may not contain symlinks", { file: path });
       if (entry.isDirectory()) walk(path);
-      else files[relative(dir, path).split(sep).join("/")] = readFileSync(path, "utf8");
+      // Sized before reading: a 50 MB system.md is refused by its size, not read into memory first.
+      else
+        files[relative(dir, path).split(sep).join("/")] = readRegularFile(
+          path,
+          HARNESS_LIMITS.total_chars * 4,
+        );
     }
   };
   walk(dir);

@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { readPositioned, validateDocument } from "../config/parse-document";
 import { HsearchError } from "../core/errors";
@@ -13,20 +13,41 @@ export interface LoadedTask {
 
 const TASK_FILE = /\.(json|ya?ml)$/;
 
-/** Every task file below `dir` (sorted, so loading order never depends on the file system). */
-export function listTaskFiles(dir: string): string[] {
+/**
+ * Every task file below `dir` (sorted, so loading order never depends on the file system). Symlinked directories
+ * are followed once: a directory already on the way down (a symlink loop) is refused, naming the path.
+ */
+export function listTaskFiles(dir: string, visiting: ReadonlySet<string> = new Set()): string[] {
   let entries: string[];
+  let real: string;
   try {
     if (!statSync(dir).isDirectory()) return TASK_FILE.test(dir) ? [dir] : [];
+    real = realpathSync(dir);
     entries = readdirSync(dir).sort();
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP")
+      throw new HsearchError("bad_input", "a symlink loop in the task directory", {
+        file: dir,
+        cause: error,
+      });
     throw new HsearchError("not_found", "no such task directory", { file: dir, cause: error });
   }
+  if (visiting.has(real))
+    throw new HsearchError("bad_input", "a symlink loop in the task directory (refused)", { file: dir });
+  const below = new Set([...visiting, real]);
   const files: string[] = [];
   for (const entry of entries) {
     if (entry.startsWith(".")) continue;
     const path = join(dir, entry);
-    if (statSync(path).isDirectory()) files.push(...listTaskFiles(path));
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new HsearchError("bad_input", `cannot read: ${code}`, { file: path, cause: error });
+    }
+    if (isDirectory) files.push(...listTaskFiles(path, below));
     else if (TASK_FILE.test(entry)) files.push(path);
   }
   return files;
