@@ -1,5 +1,5 @@
-import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
 import { HsearchError } from "../core/errors";
+import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
 import { openRunStore, type RunStore } from "../store";
 import { locateRun } from "./shared";
 
