@@ -30,7 +30,8 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   diff: {
     usage: "diff <run>",
-    describe: "The git diff of each proposal against its parent (the incumbent it was proposed from)",
+    describe:
+      "The git diff of each proposal against its parent, or of any two candidates (--from, --to) with their outcomes",
     load: () => import("./diff"),
   },
   export: {
@@ -46,7 +47,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   tasks: {
     usage: "tasks",
-    describe: "Manage task suites: list, validate, generate, import-tau2, import-harbor",
+    describe: "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements",
     load: () => import("./tasks"),
   },
   probe: {
