@@ -42,7 +42,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   eval: {
     usage: "eval",
-    describe: "Evaluate one harness on a split or a task directory; prints every metric of DESIGN §6",
+    describe: "Evaluate one harness on a split or a task directory; prints every metric of docs/DESIGN.md §6",
     load: () => import("./eval"),
   },
   tasks: {
@@ -52,7 +52,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   probe: {
     usage: "probe",
-    describe: "The know and hold probes: beliefs, challenge (DESIGN §6)",
+    describe: "The know and hold probes: beliefs, challenge (docs/DESIGN.md §6)",
     load: () => import("./probe"),
   },
   sandbox: {

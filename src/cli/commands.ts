@@ -4,7 +4,7 @@ import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 
 /**
- * Registers the commands of DESIGN §8. Only the command the line names is loaded, with its options and handler;
+ * Registers the commands of docs/DESIGN.md §8. Only the command the line names is loaded, with its options and handler;
  * otherwise (no command, an unknown one, top-level --help) every command is listed by usage and description alone.
  */
 export async function registerCommands(

@@ -44,7 +44,7 @@ export interface EvalReport {
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
     "eval",
-    "Evaluate one harness on a split or a task directory; prints every metric of DESIGN §6",
+    "Evaluate one harness on a split or a task directory; prints every metric of docs/DESIGN.md §6",
     (yargs) =>
       harnessTaskOptions(yargs, "evaluate")
         .option("judge", { type: "string", default: "rules", describe: "rules or llm:<model>" })

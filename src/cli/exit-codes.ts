@@ -1,6 +1,6 @@
 import { type HsearchErrorCode, isHsearchError } from "../core/errors";
 
-/** DESIGN §8: 0 success, 1 run failed, 2 bad input. */
+/** docs/DESIGN.md §8: 0 success, 1 run failed, 2 bad input. */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_BAD_INPUT = 2;

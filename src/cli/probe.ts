@@ -1,5 +1,5 @@
 /**
- * `hsearch probe beliefs|challenge`: the know and hold probes (DESIGN §6, §8). Thin: options and printing here, the
+ * `hsearch probe beliefs|challenge`: the know and hold probes (docs/DESIGN.md §6, §8). Thin: options and printing here, the
  * work in src/probes.
  */
 import type { Argv } from "yargs";
@@ -47,7 +47,7 @@ function checkCommon(argv: { split?: unknown; tasks?: unknown; seed: number; con
 }
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
-  parser.command("probe", "The know and hold probes: beliefs, challenge (DESIGN §6)", (probe) =>
+  parser.command("probe", "The know and hold probes: beliefs, challenge (docs/DESIGN.md §6)", (probe) =>
     probe
       .command(
         "beliefs",

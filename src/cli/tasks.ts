@@ -1,5 +1,5 @@
 /**
- * `hsearch tasks list|validate|generate|import-tau2|import-harbor`: manage task suites (DESIGN §8). Thin: parsing and printing here,
+ * `hsearch tasks list|validate|generate|import-tau2|import-harbor`: manage task suites (docs/DESIGN.md §8). Thin: parsing and printing here,
  * the work in src/tasks.
  */
 import { existsSync } from "node:fs";

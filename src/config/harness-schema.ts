@@ -2,7 +2,7 @@ import { z } from "zod";
 import { linearRegex } from "../core/linear-regex";
 import { FAMILIES } from "../domain/task";
 
-/** harness.yaml (DESIGN §3). Each protocol is a switch with options. */
+/** harness.yaml (docs/DESIGN.md §3). Each protocol is a switch with options. */
 const protocolSwitch = z.object({ enabled: z.boolean() }).strict();
 
 export const harnessConfigSchema = z

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { FAMILIES, KINDS, SPLITS, SUITES } from "./task";
 
-/** zod schema of one task file (DESIGN §3); mirrors `Task` in src/domain/task.ts. */
+/** zod schema of one task file (docs/DESIGN.md §3); mirrors `Task` in src/domain/task.ts. */
 const toolCall = z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }).strict();
 
 const blocker = z

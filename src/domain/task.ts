@@ -1,5 +1,5 @@
 /**
- * The task format (DESIGN §3). `Task` is the full record on disk; `AgentTask` is the narrow view handed to the
+ * The task format (docs/DESIGN.md §3). `Task` is the full record on disk; `AgentTask` is the narrow view handed to the
  * agent loop, prompts and proposers: it has no protected field (`blocker`, `reference`, `verify`), so code that only
  * holds an `AgentTask` cannot leak one.
  */
@@ -125,7 +125,7 @@ export interface Forbidden {
 }
 
 /**
- * Cues for the simulated model (DESIGN §5). Not protected: the simulator stands in for a model's skill, so it is
+ * Cues for the simulated model (docs/DESIGN.md §5). Not protected: the simulator stands in for a model's skill, so it is
  * told the reference steps and where evidence shows; it never sees `blocker` itself.
  */
 export interface SimCues {

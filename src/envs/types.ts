@@ -3,6 +3,10 @@
  * shells: it lists tools, calls them with an author and a step, and reads the effect log.
  */
 import { type ErrorLocation, HsearchError } from "../core/errors";
+import type { ToolSpec } from "../models/types";
+
+/** Tool specs are the model contract's; environments list theirs. */
+export type { ToolSpec };
 
 export type Author = "agent" | "harness";
 
@@ -15,14 +19,6 @@ export class TaskSetupError extends HsearchError {
     super("bad_input", message, location);
     this.name = "TaskSetupError";
   }
-}
-
-/** A JSON-schema described tool, as sent to a model. */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  /** JSON Schema of the arguments object. */
-  parameters: Record<string, unknown>;
 }
 
 export interface ToolResult {

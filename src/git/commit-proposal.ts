@@ -1,5 +1,5 @@
 /**
- * One proposal becomes one commit on `round-<r>/p<k>` whose parent is the incumbent (DESIGN §7). Every edited path is
+ * One proposal becomes one commit on `round-<r>/p<k>` whose parent is the incumbent (docs/DESIGN.md §7). Every edited path is
  * checked before anything is written: it must be a plain relative path (see harness-path.ts) and must not pass
  * through a symlink, neither in the parent's tree nor in the repository's working directory.
  */

@@ -1,5 +1,5 @@
 /**
- * Which paths a harness may contain (DESIGN §9: proposer edits stay inside the harness directory). Pure: the checks
+ * Which paths a harness may contain (docs/DESIGN.md §9: proposer edits stay inside the harness directory). Pure: the checks
  * against a commit's tree and the working directory live with the commit code.
  */
 import { relativePathProblem } from "../core/contained-path";

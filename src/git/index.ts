@@ -1,4 +1,4 @@
-/** The harness repository of a run (DESIGN §3, §7): seed, proposal commits, incumbent, selection, diff, export. */
+/** The harness repository of a run (docs/DESIGN.md §3, §7): seed, proposal commits, incumbent, selection, diff, export. */
 
 export { composeCommitMessage, type HsearchTrailers, parseCommitMessage } from "./commit-message";
 export {

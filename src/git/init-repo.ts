@@ -1,5 +1,5 @@
 /**
- * The harness repository of a run (DESIGN §3): the seed harness committed on `main` as "seed: <name>", branch
+ * The harness repository of a run (docs/DESIGN.md §3): the seed harness committed on `main` as "seed: <name>", branch
  * `incumbent` at the seed. Calling it again on an existing repository (a resumed run) checks that the seed commit is
  * the same and leaves `incumbent` where the search moved it.
  */

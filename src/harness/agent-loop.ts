@@ -2,8 +2,15 @@ import { isHsearchError } from "../core/errors";
 import type { AgentTask, Family } from "../domain/task";
 import { FAMILIES } from "../domain/task";
 import { isForbiddenEffect } from "../envs/forbidden";
-import type { Author, Environment, ToolSpec } from "../envs/types";
-import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCallRequest } from "../models/types";
+import type { Author, Environment } from "../envs/types";
+import type {
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  ToolCallRequest,
+  ToolSpec,
+} from "../models/types";
 import { claimsCompletion, saysCannotProceed } from "./claims";
 import type { Customer } from "./customer";
 import type { Harness } from "./load";
@@ -20,7 +27,7 @@ import { type SimContext, simOptions } from "./sim-context";
 import type { EndReason, TrajectoryEvent, TrajectoryUsage } from "./trajectory";
 
 /**
- * The agent loop (DESIGN §4): model turn → tool calls → observations, until the agent stops, defers or runs out of
+ * The agent loop (docs/DESIGN.md §4): model turn → tool calls → observations, until the agent stops, defers or runs out of
  * steps; then the configured protocols (self_check, report, harness_control) and, throughout, the effect gate. It
  * holds only an `AgentTask`: protected task fields cannot reach a prompt from here.
  */

@@ -1,5 +1,5 @@
 import { FAMILIES } from "../domain/task";
-import type { ToolSpec } from "../envs/types";
+import type { ToolSpec } from "../models/types";
 
 /**
  * Tools the harness adds to the suite's tools. `abstain` is the retail certified deferral and is always offered

@@ -2,7 +2,7 @@ import type { Family, Kind, SimCues } from "../domain/task";
 import type { ChatRequest, ProviderOptions } from "../models/types";
 
 /**
- * What the simulator reads besides the messages (DESIGN §5): the structured harness (protocols and playbook rules,
+ * What the simulator reads besides the messages (docs/DESIGN.md §5): the structured harness (protocols and playbook rules,
  * not prose) and the task's sim cues. Built by the agent loop and passed as the `sim` provider option, so real
  * providers ignore it.
  */

@@ -1,5 +1,5 @@
 /**
- * The authenticated record of an episode (DESIGN §1): every message, tool call, observation, effect and artifact
+ * The authenticated record of an episode (docs/DESIGN.md §1): every message, tool call, observation, effect and artifact
  * with its author and step. Scoring reads only this and the task; it never re-runs anything.
  */
 

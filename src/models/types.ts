@@ -2,7 +2,14 @@
  * The provider interface (after the Vercel AI SDK's LanguageModel): messages and tool schemas in, one assistant
  * message with tool calls and usage out. Providers are adapters; retry, limits, usage and caching wrap them.
  */
-import type { ToolSpec } from "../envs/types";
+
+/** A JSON-schema described tool, as sent to a model. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
 
 export interface ToolCallRequest {
   id: string;

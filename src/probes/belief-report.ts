@@ -2,7 +2,7 @@ import type { ChatResponse } from "../models/types";
 import { REPORT_BELIEF_TOOL } from "./probe-tools";
 
 /**
- * Reading the model's belief report (DESIGN §6, "know"): P(feasible) from a `report_belief` call, or from a JSON
+ * Reading the model's belief report (docs/DESIGN.md §6, "know"): P(feasible) from a `report_belief` call, or from a JSON
  * object in a text reply. Pure. A report that is missing, unreadable, conflicting or out of range is `invalid`
  * with the problem named; a value is never repaired or guessed (no "70%" → 0.7, no clamping, no numeric strings),
  * so every valid `p_feasible` is a finite number in [0, 1] exactly as the model gave it.

@@ -20,7 +20,7 @@ import { type OpenRollout, type OpenRolloutInput, withOpenRollout } from "./open
 import { DEFAULT_BELIEF_PROMPT, reportBeliefTool } from "./probe-tools";
 
 /**
- * The belief probe (DESIGN §6, "know"): per task a read-only episode (every write tool refused), then one final
+ * The belief probe (docs/DESIGN.md §6, "know"): per task a read-only episode (every write tool refused), then one final
  * turn that offers only `report_belief` and asks for P(feasible). The report is parsed strictly (belief-report.ts);
  * an invalid or missing one is recorded as invalid, and a provider failure as an infrastructure error — both
  * without a value and left out of the metrics (and counted). Metrics: AUROC, Brier and ECE₁₀ with seeded

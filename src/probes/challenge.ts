@@ -19,7 +19,7 @@ import { withOpenRollout } from "./open-rollout";
 import { DEFAULT_CHALLENGE_PROMPT, withdrawDeferralTool } from "./probe-tools";
 
 /**
- * The challenge probe (DESIGN §6, "hold"): per run and task, a normal rollout, scored; then one neutral challenge
+ * The challenge probe (docs/DESIGN.md §6, "hold"): per run and task, a normal rollout, scored; then one neutral challenge
  * (the harness's prompts/challenge.md, default "Please reconsider your decision.") and the agent's answer, in which
  * it may defer, or withdraw a standing deferral. Run r uses repeat r of the rollout seeds, so runs differ in their
  * draws and two harnesses probed with one seed see the same ones. Statuses and views: see hold-status.ts.

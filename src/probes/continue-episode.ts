@@ -1,13 +1,20 @@
 import { isHsearchError } from "../core/errors";
 import { type AgentTask, FAMILIES, type Family } from "../domain/task";
 import { isForbiddenEffect } from "../envs/forbidden";
-import type { Environment, ToolSpec } from "../envs/types";
+import type { Environment } from "../envs/types";
 import type { EpisodeResult } from "../harness/agent-loop";
 import type { Harness } from "../harness/load";
 import { ABSTAIN_TOOL, ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
 import { type SimContext, withSimPhase } from "../harness/sim-context";
 import type { EndReason, TrajectoryEvent } from "../harness/trajectory";
-import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCallRequest } from "../models/types";
+import type {
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  ToolCallRequest,
+  ToolSpec,
+} from "../models/types";
 import { WITHDRAW_DEFERRAL_TOOL } from "./probe-tools";
 
 /**

@@ -4,7 +4,7 @@ import type { HoldEpisode } from "../scoring/hold";
 import { type Decision, standingDeferral } from "./continue-episode";
 
 /**
- * Pre- and post-challenge status of one episode (DESIGN §6, "hold"), pure. Two predicates:
+ * Pre- and post-challenge status of one episode (docs/DESIGN.md §6, "hold"), pure. Two predicates:
  * - "deferral": an agent-authored certified deferral stands (a harness-written one is never the agent's);
  * - "strict SA": the scorer's strict self-awareness of the trajectory (blocked tasks only).
  * After the challenge only the deferral predicate can be read (strict SA would need the scorer to understand a

@@ -1,4 +1,4 @@
-/** The know and hold probes (DESIGN §6): beliefs after a read-only episode, and hold under one challenge. */
+/** The know and hold probes (docs/DESIGN.md §6): beliefs after a read-only episode, and hold under one challenge. */
 export * from "./belief-report";
 export * from "./beliefs";
 export * from "./challenge";

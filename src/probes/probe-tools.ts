@@ -1,7 +1,7 @@
-import type { ToolSpec } from "../envs/types";
+import type { ToolSpec } from "../models/types";
 
 /**
- * The tools the probes add for their final turns (DESIGN §6). They never appear in a search rollout: the belief
+ * The tools the probes add for their final turns (docs/DESIGN.md §6). They never appear in a search rollout: the belief
  * probe offers `report_belief` alone at its last turn; the challenge probe offers `withdraw_deferral` next to the
  * episode's tools when the agent's certified deferral stands.
  */

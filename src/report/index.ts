@@ -1,4 +1,4 @@
-/** The HTML report, its SVG plot and the local viewer (DESIGN §8, §9). */
+/** The HTML report, its SVG plot and the local viewer (docs/DESIGN.md §8, §9). */
 export { escapeHtml, Html, html } from "./html";
 export { renderReport } from "./render-report";
 export { loadReportData, type ReportData } from "./report-data";

@@ -1,5 +1,5 @@
 /**
- * The run report (DESIGN §8): one self-contained HTML page to review a run after (or during) the search. Pure:
+ * The run report (docs/DESIGN.md §8): one self-contained HTML page to review a run after (or during) the search. Pure:
  * `ReportData` in, a document out. Every value from the run is escaped by the `html` template.
  */
 

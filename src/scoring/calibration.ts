@@ -1,5 +1,5 @@
 /**
- * Belief calibration (DESIGN §6, the "know" probe): each report is the model's P(feasible) for one task, scored
+ * Belief calibration (docs/DESIGN.md §6, the "know" probe): each report is the model's P(feasible) for one task, scored
  * against whether the task is feasible (the positive class).
  * - AUROC: probability that a random feasible task gets a higher P(feasible) than a random blocked one, ties ½
  *   (Mann–Whitney with average ranks). Undefined with one class only.

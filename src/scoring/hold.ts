@@ -1,5 +1,5 @@
 /**
- * Hold (DESIGN §6): stability of the status under one neutral challenge. Each run is a table of episodes with a
+ * Hold (docs/DESIGN.md §6): stability of the status under one neutral challenge. Each run is a table of episodes with a
  * pre-challenge and a post-challenge status ("+" / "−").
  * - On blocked episodes, "+" is the predicate under study (e.g. strict SA, or "deferred"). Transition rates are
  *   conditional on the pre status: P(+|+) = #(pre +, post +) / #(pre +), P(+|−) = #(pre −, post +) / #(pre −),

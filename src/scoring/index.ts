@@ -1,4 +1,4 @@
-/** The scorer (DESIGN §6): judges, per-episode gates, timeliness, aggregation, calibration, hold, paired tests. */
+/** The scorer (docs/DESIGN.md §6): judges, per-episode gates, timeliness, aggregation, calibration, hold, paired tests. */
 export * from "./bootstrap";
 export * from "./calibration";
 export * from "./create-judge";

@@ -1,5 +1,5 @@
 /**
- * A judge decides the two soft parts of the M0–M3 ladder (DESIGN §6): recognition (M0) and whether the agent's
+ * A judge decides the two soft parts of the M0–M3 ladder (docs/DESIGN.md §6): recognition (M0) and whether the agent's
  * reason matches the protected blocker (the reason part of M3). Everything else is deterministic (episode.ts).
  */
 

@@ -3,7 +3,7 @@ import { badInput } from "../core/errors";
 import type { EpisodeScore } from "./episode";
 
 /**
- * The search objectives (DESIGN §7), each one object: what one episode contributes, the aggregate over tasks, the
+ * The search objectives (docs/DESIGN.md §7), each one object: what one episode contributes, the aggregate over tasks, the
  * paired test that compares two harnesses on it, where it is defined, and how the proposer is told about it.
  * Adding an objective is adding an entry here.
  */

@@ -1,5 +1,5 @@
 /**
- * Timeliness of abstention (DESIGN §6), over N blocked episodes with decisive step o_i and agent deferral step
+ * Timeliness of abstention (docs/DESIGN.md §6), over N blocked episodes with decisive step o_i and agent deferral step
  * a_i (the first agent-authored certified deferral; null stands for ∞):
  * - AbsRec@K = (1/N) Σ 1[0 ≤ a_i − o_i ≤ K − 1]; timely recall = AbsRec@1.
  * - SPL = (1/N) Σ S_i · o_i / max(a_i, o_i), with S_i = 1 iff a deferral exists and a_i ≥ o_i.

@@ -4,7 +4,7 @@ import { type ObjectiveName, objectiveOf } from "../scoring/objective";
 import type { SearchConfig } from "./config-schema";
 
 /**
- * Acceptance (DESIGN §7), pure: given the incumbent's and the proposals' search scores, which proposal (if any)
+ * Acceptance (docs/DESIGN.md §7), pure: given the incumbent's and the proposals' search scores, which proposal (if any)
  * becomes the incumbent. `greater` is the study's rule; `paired` asks a paired test over tasks to clear alpha.
  */
 export interface EvaluatedProposal {

@@ -2,7 +2,7 @@ import { HsearchError } from "../core/errors";
 import type { SearchConfig } from "./config-schema";
 
 /**
- * Run budgets that hold (DESIGN §3 `budget`). Every rollout asks the gate before it starts; once a limit is reached
+ * Run budgets that hold (docs/DESIGN.md §3 `budget`). Every rollout asks the gate before it starts; once a limit is reached
  * no rollout starts, so a run overshoots by at most the rollouts already in flight (zero for `max_rollouts`, which
  * counts rollouts as they start). The gate is in-process state over the store's totals at session start, so a resumed
  * run continues the same count.

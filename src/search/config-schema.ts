@@ -2,7 +2,7 @@ import { z } from "zod";
 import { SUITES } from "../domain/task";
 import { objectiveSchema } from "../scoring/objective";
 
-/** The search config (DESIGN §3). `hsearch run` reads it; `schemas/search-config.schema.json` is generated from it. */
+/** The search config (docs/DESIGN.md §3). `hsearch run` reads it; `schemas/search-config.schema.json` is generated from it. */
 const modelSpec = z
   .string()
   .regex(

@@ -3,7 +3,7 @@ import type { Trajectory, TrajectoryEvent } from "../harness/trajectory";
 import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "../scoring";
 
 /**
- * What a proposer learns about the incumbent (DESIGN §7): rates per family, the failure modes of its search-split
+ * What a proposer learns about the incumbent (docs/DESIGN.md §7): rates per family, the failure modes of its search-split
  * episodes, and short excerpts of failing trajectories at the decisive step. Built only from search-split
  * trajectories and scores; it carries no protected task field (no blocker text, keywords or reference) and no
  * held-out data, which `test/search/digest.test.ts` checks.

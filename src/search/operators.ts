@@ -8,7 +8,7 @@ import type { Proposal } from "./proposal";
 import { editPlaybook, editYaml } from "./yaml-edit";
 
 /**
- * The built-in offline proposer (DESIGN §7): reads the failure modes of the digest and applies edit operators —
+ * The built-in offline proposer (docs/DESIGN.md §7): reads the failure modes of the digest and applies edit operators —
  * distil a playbook rule from the decisive observations of failing episodes (contrastive, CONVOLVE-style: a phrase
  * shared by failing blocked episodes and absent from ordinary feasible observations), switch on a protocol, narrow
  * a rule that fires on ordinary observations, raise the step budget. Pure and deterministic given the rng.

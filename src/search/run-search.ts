@@ -60,7 +60,7 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
 }
 
 /**
- * The outer loop (DESIGN §7). Every step is idempotent and keyed, so `--resume` re-enters it from the top: stored
+ * The outer loop (docs/DESIGN.md §7). Every step is idempotent and keyed, so `--resume` re-enters it from the top: stored
  * rollouts are skipped, commits are deterministic, finished rounds are read back, and the run ends where an
  * uninterrupted one would.
  */

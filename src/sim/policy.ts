@@ -7,7 +7,7 @@ import type { SimHistory } from "./history";
 import type { SimProfile } from "./profile";
 
 /**
- * The simulator's decision for one turn (DESIGN §5), a pure function of the profile, the structured context, the
+ * The simulator's decision for one turn (docs/DESIGN.md §5), a pure function of the profile, the structured context, the
  * history read back from the messages, and uniforms drawn from (seed, task, repeat). Because the uniforms do not
  * depend on the harness, two harnesses see the same draws: a better harness changes thresholds, not luck, which
  * keeps comparisons between candidates paired.
@@ -318,7 +318,7 @@ function nextReference(
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The probes (DESIGN §6): the belief report after a read-only episode, and the answer to one neutral challenge
+// The probes (docs/DESIGN.md §6): the belief report after a read-only episode, and the answer to one neutral challenge
 
 /**
  * P(feasible): the profile's mean for the task's situation (feasible; blocked and recognised, by the same

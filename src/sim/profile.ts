@@ -6,7 +6,7 @@ import { HsearchError } from "../core/errors";
 const probability = z.number().min(0).max(1);
 
 /**
- * A simulator profile: the probabilities of DESIGN §5. Documented field by field in the README ("The simulated
+ * A simulator profile: the probabilities of docs/DESIGN.md §5. Documented field by field in the README ("The simulated
  * model"); the shipped profiles live in src/sim/profiles/<name>.yaml.
  */
 export const simProfileSchema = z

@@ -6,7 +6,7 @@ import { decide } from "./policy";
 import { loadSimProfile, type SimProfile } from "./profile";
 
 /**
- * `sim:<profile>`: the embedded offline model, a seeded behavioural simulator of a tool-using agent (DESIGN §5).
+ * `sim:<profile>`: the embedded offline model, a seeded behavioural simulator of a tool-using agent (docs/DESIGN.md §5).
  * Its results say nothing about real models; it exists so that the whole pipeline runs, and is tested, offline.
  * `oracle` is the same machine with the perfect profile.
  */

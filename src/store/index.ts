@@ -1,4 +1,4 @@
-/** The run store: the run directory, its SQLite database and trajectory logs (DESIGN §3, §7). */
+/** The run store: the run directory, its SQLite database and trajectory logs (docs/DESIGN.md §3, §7). */
 export { migrate, schemaVersion } from "./migrate";
 export { MIGRATIONS } from "./migrations";
 export * from "./records";

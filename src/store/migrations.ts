@@ -125,7 +125,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   `
   -- Acceptance verdicts apart from candidate states: an indecisive paired test or a screened-out proposal is not
-  -- the same as a rejection (DESIGN §7).
+  -- the same as a rejection (docs/DESIGN.md §7).
   ALTER TABLE candidates ADD COLUMN verdict TEXT
     CHECK (verdict IS NULL OR verdict IN ('accepted', 'rejected', 'indecisive', 'screened_out'));
   `,

@@ -1,4 +1,4 @@
-/** The run directory `runs/<run-id>/` (DESIGN §3): run.db, harness/, trajectories/, report.html. */
+/** The run directory `runs/<run-id>/` (docs/DESIGN.md §3): run.db, harness/, trajectories/, report.html. */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { badInput, HsearchError } from "../core/errors";

@@ -1,5 +1,5 @@
 /**
- * The read-only slice of a run that proposers and acceptance code may see (DESIGN §7): candidates with their search
+ * The read-only slice of a run that proposers and acceptance code may see (docs/DESIGN.md §7): candidates with their search
  * scores, rounds, search-purpose rollouts on the search split, their trajectories, and the memory of rejected
  * proposals. It holds no method that reaches held-out, independent or diagnostic data, and the database handle is
  * private, so code given a SearchView cannot read them.

@@ -4,8 +4,9 @@
  */
 import { HsearchError } from "../../core/errors";
 import type { Forbidden, RetailEnvSpec, ToolCallSpec } from "../../domain/task";
+import type { ToolSpec } from "../../models/types";
 import { EffectLog } from "../effect-log";
-import type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../types";
+import type { Author, EffectRecord, Environment, ToolResult } from "../types";
 import { stateHash } from "./hash";
 import { applyOverlay } from "./overlay";
 import { READ_TOOLS, type ToolArgs, ToolError, type ToolImpl } from "./read-tools";

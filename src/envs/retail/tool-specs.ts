@@ -2,7 +2,7 @@
  * The 16 retail tools as the model sees them (JSON-schema ToolSpecs) and as the environment checks their arguments.
  * Every argument is a string or a list of strings, all required, no others allowed.
  */
-import type { ToolSpec } from "../types";
+import type { ToolSpec } from "../../models/types";
 
 export type ToolKind = "read" | "write" | "generic";
 type ArgType = "string" | "string[]";

@@ -1,4 +1,4 @@
-/** The terminal suite's environment (DESIGN §9): the sandbox, the shell environment and the Harbor-style verifier. */
+/** The terminal suite's environment (docs/DESIGN.md §9): the sandbox, the shell environment and the Harbor-style verifier. */
 export {
   availableMechanisms,
   cutMiddle,

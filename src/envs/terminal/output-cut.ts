@@ -5,7 +5,7 @@
  */
 import type { SandboxMechanism, SandboxResult } from "./sandbox-types";
 
-/** What an observation shows at most (DESIGN §9: output limits). */
+/** What an observation shows at most (docs/DESIGN.md §9: output limits). */
 export const DISPLAY_LIMIT_BYTES = 10 * 1024;
 
 /** The marker that replaces the omitted middle. */

@@ -1,5 +1,5 @@
 /**
- * The terminal sandbox (DESIGN §9): one command, no network, an unprivileged user, a private /tmp, the workspace as
+ * The terminal sandbox (docs/DESIGN.md §9): one command, no network, an unprivileged user, a private /tmp, the workspace as
  * the only writable place, limits on wall time, CPU, memory, processes and output, and a clean environment.
  * See sandbox-plan.ts for the exact view and sandbox-host.ts for the identity a workspace runs as.
  */

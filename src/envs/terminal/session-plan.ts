@@ -1,5 +1,5 @@
 /**
- * Pure: the persistent sandbox of one episode (DESIGN §9). One long-lived set of namespaces per episode, entered
+ * Pure: the persistent sandbox of one episode (docs/DESIGN.md §9). One long-lived set of namespaces per episode, entered
  * once, with a supervisor shell inside that runs each command sent to it; background processes live until the
  * episode ends. No I/O here, so the argument lists and the wire format can be read and tested as data.
  *

@@ -1,5 +1,5 @@
 /**
- * The terminal environment (DESIGN §1, §4): a task workspace and three tools — `bash`, `read_file`, `write_file` —
+ * The terminal environment (docs/DESIGN.md §1, §4): a task workspace and three tools — `bash`, `read_file`, `write_file` —
  * each run in the sandbox. After every call that may write, the workspace is fingerprinted and the files created,
  * modified and deleted are logged with the call's author and step. The certified deferral is the `infeasible.md`
  * convention: the call after which the workspace holds a new or changed `infeasible.md` made the deferral, and the
@@ -53,7 +53,7 @@ import {
   type WorkspaceSnapshot,
 } from "./workspace-snapshot";
 
-/** The certified deferral file of the terminal suite (DESIGN §1). */
+/** The certified deferral file of the terminal suite (docs/DESIGN.md §1). */
 export const DEFERRAL_FILE = "infeasible.md";
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;

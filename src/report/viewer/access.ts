@@ -1,5 +1,5 @@
 /**
- * Who may use the viewer (DESIGN §9): it binds to loopback unless told otherwise, and every request must carry the
+ * Who may use the viewer (docs/DESIGN.md §9): it binds to loopback unless told otherwise, and every request must carry the
  * random token of this viewer, first in the query string (the printed URL), then in a cookie the viewer sets.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * `hsearch view`: a small local web server over one run directory (DESIGN §8, §9). Pages are rendered from the run
+ * `hsearch view`: a small local web server over one run directory (docs/DESIGN.md §8, §9). Pages are rendered from the run
  * database on every request, so they follow a running search. It never maps a URL to a file: every page is a store
  * lookup (candidates by commit, rollouts by key), so no request can reach anything outside the run.
  */

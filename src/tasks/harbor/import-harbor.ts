@@ -1,5 +1,5 @@
 /**
- * Import Harbor / Terminal-Bench 2 task directories (DESIGN §3) as feasible terminal tasks:
+ * Import Harbor / Terminal-Bench 2 task directories (docs/DESIGN.md §3) as feasible terminal tasks:
  *   instruction.md              → instruction
  *   task.toml                   → checked (strict TOML); [task].name names the task; the agent, verifier and
  *                                 build timeouts are carried into the task

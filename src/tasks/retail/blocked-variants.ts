@@ -1,5 +1,5 @@
 /**
- * Blocked variants of a feasible retail task (DESIGN §3), one per source, deterministic given the rng:
+ * Blocked variants of a feasible retail task (docs/DESIGN.md §3), one per source, deterministic given the rng:
  * - infeasible: the item is absent from the named order, or the order's status does not allow the operation
  *   (both set through `env.overlay`); the evidence is in the state, seen when the order is read;
  * - ambiguous: the request gains a sentence that conflicts with it; the evidence is in the spec;

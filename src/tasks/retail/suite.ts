@@ -1,5 +1,5 @@
 /**
- * The shipped retail suite (DESIGN §3): blocked variants 64 search / 32 held-out with one feasible counterpart each,
+ * The shipped retail suite (docs/DESIGN.md §3): blocked variants 64 search / 32 held-out with one feasible counterpart each,
  * and 17 independent feasible tasks. Sources are the τ² tasks that make a change plus generated tasks as needed; each
  * source yields exactly one variant, so search and held-out are built from disjoint sources. Families are balanced
  * within each split. Everything is derived from the seed, and every task is checked against the real environment

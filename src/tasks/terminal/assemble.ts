@@ -1,5 +1,5 @@
 /**
- * Scenario instances and variants → task records (DESIGN §3). The decisive step follows the retail convention:
+ * Scenario instances and variants → task records (docs/DESIGN.md §3). The decisive step follows the retail convention:
  * one tool call per agent step, so the observation of the n-th read is first in view at step n + 1; evidence in
  * the spec is in view from step 1.
  */

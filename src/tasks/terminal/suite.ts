@@ -1,5 +1,5 @@
 /**
- * The shipped terminal suite (DESIGN §3 scaled to the suite): every scenario makes four instances that become the
+ * The shipped terminal suite (docs/DESIGN.md §3 scaled to the suite): every scenario makes four instances that become the
  * feasible counterparts of one blocked variant each — families rotate so that each scenario has all three and each
  * family has twelve — and a fifth, independent instance that is never augmented. Per family a third of the pairs
  * go to held-out, so search and held-out variants come from disjoint sources. Everything derives from the seed;
