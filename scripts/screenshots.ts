@@ -5,7 +5,7 @@
  *   npx tsx scripts/screenshots.ts [RUN_DIR]
  *
  * Without RUN_DIR it first makes the run the README describes (`hsearch run search-configs/mixed-joint.yaml`, the
- * simulated model, offline). Writes docs/report.png and docs/compare.png: the top of each page, 1100 × 1250 px.
+ * simulated model, offline). Writes docs/report.png and docs/compare.png: the top of each page, 1100 × 1000 px.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
@@ -21,7 +21,7 @@ import { runStatus } from "../src/store/run-status";
 
 const CHROMIUM = process.env.HSEARCH_CHROMIUM ?? "/usr/bin/chromium";
 const OUT = join(PACKAGE_ROOT, "docs");
-const VIEWPORT = { width: 1100, height: 1250 };
+const VIEWPORT = { width: 1100, height: 1000 };
 
 function hsearch(args: string[], cwd: string): void {
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;

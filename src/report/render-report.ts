@@ -59,7 +59,7 @@ export function renderReportBody(data: ReportData, links?: Links): Html {
       : html`<p class="muted">The seed harness has not been evaluated yet.</p>`;
   return html`<header>${renderHeader(data)}
 <nav class="toc">${SECTIONS.map(([id, title]) => html`<a href="#${id}">${title}</a>`)}</nav>
-${renderHeadline(seed, final)}${renderInProgress(data, links)}</header>
+${renderHeadline(seed, final, data.comparisons)}${renderInProgress(data, links)}</header>
 ${section(
   "suites",
   data.comparisons.length === 0

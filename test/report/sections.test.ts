@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { Trajectory, TrajectoryEvent } from "../../src/harness/trajectory";
 import { summarizeChange } from "../../src/report/change-summary";
+import { compareRollouts } from "../../src/report/compare";
 import { html } from "../../src/report/html";
 import { classifyDiffLine, renderDiff } from "../../src/report/sections/diff";
+import { renderHeadline } from "../../src/report/sections/metrics";
 import { scoreLine } from "../../src/report/sections/score-line";
 import { eventAuthor, renderTimeline } from "../../src/report/sections/timeline";
 import type { RolloutRecord } from "../../src/store";
@@ -237,5 +239,37 @@ describe("change summaries and word-level diffs", () => {
     ).text;
     expect(out).toContain('<span class="d-del">-  self_check: {enabled: <del>false</del>}</span>');
     expect(out).toContain('<span class="d-add">+  self_check: {enabled: <ins>true</ins>}</span>');
+  });
+});
+
+describe("headline figures", () => {
+  const results = (role: "seed" | "selected", objective: number) =>
+    ({
+      role,
+      commit: role,
+      search: { objective, blocked: null, feasible: null },
+      heldout: null,
+      independent: null,
+    }) as never;
+  const episodes = (candidate: string, passes: number, n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      key: `${candidate}-${i}`,
+      candidate,
+      task_id: `retail-${i}`,
+      kind: "blocked",
+      family: "trap",
+      repeat: 0,
+      scores: { kind: "blocked", strict_sa: i < passes },
+    })) as unknown as RolloutRecord[];
+
+  it("colour a difference only when its 95% interval excludes 0", () => {
+    const small = compareRollouts("search", "a", "b", episodes("a", 5, 10), episodes("b", 6, 10));
+    const unclear = renderHeadline(results("seed", 0.5), results("selected", 0.6), [small]).text;
+    expect(unclear).not.toMatch(/class="(better|worse)"/);
+    expect(unclear).toContain("Δ 95% [");
+    const large = compareRollouts("search", "a", "b", episodes("a", 0, 20), episodes("b", 20, 20));
+    expect(renderHeadline(results("seed", 0), results("selected", 1), [large]).text).toContain(
+      'class="better"',
+    );
   });
 });

@@ -1,5 +1,6 @@
 /** Seed against the final harness: headline figures, blocked rates per family, feasible solve and false abstention. */
 import { FAMILIES, type Family } from "../../domain/task";
+import { type Comparison, type Difference, difference, wilson } from "../compare";
 import { fmtRate } from "../format";
 import { type Html, html } from "../html";
 import type { HarnessResults } from "../report-data";
@@ -22,19 +23,50 @@ function roleLabel(results: HarnessResults): string {
   return results.role === "seed" ? "seed" : results.role;
 }
 
-/** The final value, marked better or worse than the seed's. */
-function compared(seed: number | null, final: number | null, lowerIsBetter = false): Html {
-  if (final === null) return html`–`;
-  if (seed === null || Math.abs(final - seed) < 1e-12) return html`${fmtRate(final)}`;
-  const better = lowerIsBetter ? final < seed : final > seed;
-  return html`<span class="${better ? "better" : "worse"}">${fmtRate(final)}</span>`;
+/**
+ * The final value as it is: these tables carry no counts, so they colour nothing; "Seed vs final by suite" gives
+ * each difference with its interval and colours only those whose interval excludes 0.
+ */
+function compared(_seed: number | null, final: number | null, _lowerIsBetter = false): Html {
+  return final === null ? html`–` : html`${fmtRate(final)}`;
 }
 
-function card(label: string, seed: number | null, final: number | null, lowerIsBetter = false): Html {
-  return html`<div class="card"><div class="label">${label}</div><div class="value"><span class="from">${fmtRate(seed)} → </span>${compared(seed, final, lowerIsBetter)}</div></div>`;
+/** A headline figure; coloured only when the difference's 95% interval (from the episodes) excludes 0. */
+function card(label: string, seed: number | null, final: number | null, interval?: Difference): Html {
+  const cls = interval?.clear && interval.delta !== null ? (interval.delta > 0 ? "better" : "worse") : "";
+  const ci =
+    interval && interval.low !== null && interval.high !== null
+      ? html`<div class="ci">Δ 95% [${interval.low.toFixed(2)}, ${interval.high.toFixed(2)}]</div>`
+      : "";
+  return html`<div class="card"><div class="label">${label}</div><div class="value"><span class="from">${fmtRate(seed)} → </span><span class="${cls}">${fmtRate(final)}</span></div>${ci}</div>`;
 }
 
-export function renderHeadline(seed: HarnessResults | null, final: HarnessResults | null): Html {
+/** The pooled difference of one split and metric (the "all" row, or the only suite's), or the objective's. */
+function pooled(
+  comparisons: readonly Comparison[],
+  purpose: string,
+  metric: "strict_sa" | "solve" | "objective",
+): Difference | undefined {
+  const c = comparisons.find((x) => x.purpose === purpose);
+  if (!c) return undefined;
+  const suites = new Set(c.bySuite.map((g) => g.group));
+  const group = suites.has("all") ? "all" : [...suites][0];
+  const row = (m: string) => c.bySuite.find((g) => g.group === group && g.metric === m);
+  if (metric !== "objective") return row(metric);
+  const parts = [row("strict_sa"), row("solve")].filter((g): g is NonNullable<typeof g> => g !== undefined);
+  const sum = (side: "before" | "after") =>
+    wilson(
+      parts.reduce((k, g) => k + g[side].k, 0),
+      parts.reduce((n, g) => n + g[side].n, 0),
+    );
+  return parts.length > 0 ? difference(sum("before"), sum("after")) : undefined;
+}
+
+export function renderHeadline(
+  seed: HarnessResults | null,
+  final: HarnessResults | null,
+  comparisons: readonly Comparison[] = [],
+): Html {
   if (!seed || !final) return html``;
   const pick = (split: Split, value: (view: SummaryView | null) => number | null) =>
     [value(seed[split]), value(final[split])] as const;
@@ -42,13 +74,13 @@ export function renderHeadline(seed: HarnessResults | null, final: HarnessResult
   const strict = (view: SummaryView | null) => blockedMetric(blockedRates(view), "strict_sa");
   const solve = (view: SummaryView | null) => feasibleMetric(view, "solve");
   const cards = [
-    card("search objective", ...pick("search", objective)),
-    card("held-out objective", ...pick("heldout", objective)),
-    card("held-out strict SA", ...pick("heldout", strict)),
-    card("held-out feasible solve", ...pick("heldout", solve)),
-    card("independent solve", ...pick("independent", solve)),
+    card("search objective", ...pick("search", objective), pooled(comparisons, "search", "objective")),
+    card("held-out objective", ...pick("heldout", objective), pooled(comparisons, "heldout", "objective")),
+    card("held-out strict SA", ...pick("heldout", strict), pooled(comparisons, "heldout", "strict_sa")),
+    card("held-out feasible solve", ...pick("heldout", solve), pooled(comparisons, "heldout", "solve")),
+    card("independent solve", ...pick("independent", solve), pooled(comparisons, "independent", "solve")),
   ];
-  return html`<div class="cards">${cards}</div><p class="muted small">Each figure reads seed → ${roleLabel(final)}; green is better, orange worse.</p>`;
+  return html`<div class="cards">${cards}</div><p class="muted small">Each figure reads seed → ${roleLabel(final)}; green is better and orange worse only when the difference's 95% interval excludes 0.</p>`;
 }
 
 export function renderBlockedTable(
