@@ -59,6 +59,9 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
   const paint = options.paint ?? paintFor({ env: {} }, false);
   const lines = [
     `run ${status.run} · ${status.state} · objective ${status.objective} · seed ${status.seed}`,
+    ...(status.error && status.state !== "running" && status.state !== "finished"
+      ? [`stopped: ${status.error}`]
+      : []),
     "",
   ];
   const rows: string[][] = [];

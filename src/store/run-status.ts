@@ -33,6 +33,8 @@ export interface RunStatus {
   run: string;
   name: string;
   state: string;
+  /** Why the run stopped early: the failure, or which budget limit was reached (`budget_exhausted`). */
+  error: string | null;
   objective: string;
   seed: number;
   created_at: string;
@@ -116,6 +118,7 @@ export function runStatus(store: RunStore): RunStatus {
     run: run.id,
     name: run.name,
     state: run.state,
+    error: run.error,
     objective: run.objective,
     seed: run.seed,
     created_at: run.created_at,

@@ -76,6 +76,9 @@ describe("budgets hold", () => {
       // Rollouts are admitted as they start: none beyond the limit, and every admitted one is stored.
       expect(partial.rollouts).toBe(limit);
       expect(partial.events.at(-1)?.data).toMatchObject({ limit: "max_rollouts", rollouts: limit });
+      const status = await runCli(["status", runDir], { cwd: work });
+      expect(status.stdout).toContain(`budget_exhausted`);
+      expect(status.stdout).toContain(`stopped: budget exhausted: max_rollouts = ${limit} reached`);
 
       // The same budget again stops at once; a larger one continues to the uninterrupted result.
       await runCli(["run", "--resume", runDir], { cwd: work });
