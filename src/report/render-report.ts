@@ -4,6 +4,7 @@
  */
 
 import { suiteOfTask } from "./compare";
+import { diagnosticsSvgs } from "./diagnostics-plot";
 import type { TrajectoryExample } from "./examples";
 import { fmtDelta, fmtRate, fmtTime, shortSha } from "./format";
 import { type Html, type HtmlValue, html, trustedMarkup } from "./html";
@@ -29,6 +30,7 @@ export interface ReportOptions {
 const SECTIONS = [
   ["suites", "Seed vs final by suite"],
   ["progress", "Search progress"],
+  ["diagnostics", "Round diagnostics"],
   ["rounds", "Rounds"],
   ["blocked", "Blocked tasks"],
   ["feasible", "Feasible tasks"],
@@ -75,6 +77,11 @@ ${section(
   "progress",
   html`<p class="muted small">The incumbent's search score after each round (line) and each proposal's search score (dots; hover for the proposal). Scores are the ${status.objective} objective on the search split.</p>
 <div class="plot">${trustedMarkup(scorePlotSvg(data.plot, { title: `Search score per round of run ${data.run.id}` }))}</div>`,
+)}
+${section(
+  "diagnostics",
+  html`<p class="muted small">Per round on the search split: the incumbent after the round (line) and every proposal (dots; filled when accepted${links ? "; click one to open it" : ""}). Then tokens and cost of each candidate's search evaluation.</p>
+<div class="panels">${diagnosticsSvgs(data.diagnostics.candidates, data.diagnostics.rounds, links?.candidate).map((svg) => trustedMarkup(svg))}</div>`,
 )}
 ${section("rounds", renderRoundTable(status, links))}
 ${section(

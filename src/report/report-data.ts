@@ -10,10 +10,11 @@ import { type RunStatus, runStatus } from "../store/run-status";
 import { summarizeChange } from "./change-summary";
 import { type Comparison, suiteOfTask } from "./compare";
 import { storedComparisons } from "./comparisons";
+import type { DiagnosticCandidate, DiagnosticRound } from "./diagnostics-plot";
 import { type Episode, pickExamples, type TrajectoryExample } from "./examples";
 import { num } from "./format";
 import type { PlotRound, PlotVerdict } from "./score-plot";
-import { type SummaryView, summaryView } from "./summary-view";
+import { blockedMetric, blockedRates, feasibleMetric, type SummaryView, summaryView } from "./summary-view";
 
 export interface HarnessResults {
   role: "seed" | "selected" | "incumbent";
@@ -61,6 +62,7 @@ export interface ReportData {
   /** Seed against the final harness on every split, by suite and family. */
   comparisons: Comparison[];
   inProgress: InProgress[];
+  diagnostics: { candidates: DiagnosticCandidate[]; rounds: DiagnosticRound[] };
   examples: TrajectoryExample[];
   events: EventRecord[];
   generatedAt: string;
@@ -114,6 +116,7 @@ export async function loadReportData(store: RunStore, options: LoadOptions = {})
         ? storedComparisons(store, seedCommit, finalCommit)
         : [],
     inProgress: run.state === "running" ? inProgress(store, status, options.now ?? new Date()) : [],
+    diagnostics: diagnostics(store, status),
     examples: finalCommit ? examplesOf(store, finalCommit) : [],
     events: store.listEvents(),
     generatedAt: (options.now ?? new Date()).toISOString(),
@@ -199,6 +202,42 @@ async function acceptedChanges(
     });
   }
   return changes;
+}
+
+/** Every evaluated candidate's search metrics, tokens and cost, and each round's incumbent, for the panels. */
+function diagnostics(store: RunStore, status: RunStatus): ReportData["diagnostics"] {
+  const accepted = new Set(status.rounds.flatMap((r) => (r.round > 0 && r.accepted ? [r.accepted] : [])));
+  const candidates = store
+    .listCandidates()
+    .filter((c) => c.score !== null)
+    .map((c): DiagnosticCandidate => {
+      const view = summaryView(c.summary, c.score);
+      const rates = blockedRates(view);
+      const rollouts = store.listRollouts(c.commit, "search");
+      return {
+        id: c.round === 0 ? "seed" : `r${c.round}p${c.proposal}`,
+        commit: c.commit,
+        round: c.round,
+        accepted: accepted.has(c.commit),
+        metrics: {
+          objective: c.score,
+          strict_sa: blockedMetric(rates, "strict_sa"),
+          relaxed_sa: blockedMetric(rates, "relaxed_sa"),
+          absrec1: blockedMetric(rates, "absrec1"),
+          solve: feasibleMetric(view, "solve"),
+          false_abstention: feasibleMetric(view, "false_abstention"),
+        },
+        tokens: rollouts.reduce((sum, r) => sum + r.input_tokens + r.output_tokens, 0),
+        usd: rollouts.reduce((sum, r) => sum + r.usd, 0),
+      };
+    });
+  const held = new Map(plotRounds(store, status).map((r) => [r.round, r.heldout ?? null]));
+  const rounds = status.rounds.map((r) => ({
+    round: r.round,
+    incumbent: r.round === 0 ? r.incumbent_before : r.finished ? r.incumbent_after : null,
+    heldout: held.get(r.round) ?? null,
+  }));
+  return { candidates, rounds };
 }
 
 /** The one-line summaries of a commit against its parent; none when the trees cannot be read. */

@@ -62,6 +62,8 @@ table.metrics td.first, table.metrics th.first { border-left: 1px solid var(--li
 .worse { color: var(--bad); }
 .plot { border: 1px solid var(--line); border-radius: 6px; background: #fff; padding: 8px; overflow-x: auto; }
 .plot svg { display: block; width: 100%; height: auto; }
+.panels { display: flex; flex-wrap: wrap; gap: 10px; }
+.panels svg { border: 1px solid var(--line); border-radius: 6px; background: #fff; max-width: 100%; height: auto; }
 .change { margin: 18px 0 26px; }
 .change .meta { margin-bottom: 6px; }
 pre.diff { margin: 0; padding: 8px 0; border: 1px solid var(--line); border-radius: 6px; background: #fff; overflow-x: auto; line-height: 1.45; }
