@@ -55,6 +55,12 @@ export interface Environment {
    * author and step of the call that wrote it. Retail defers through the harness's `abstain` tool instead.
    */
   deferral?(): { author: Author; step: number; reason: string } | null;
+  /**
+   * Is this call the certified deferral itself (terminal: writing `infeasible.md`, however the path is spelled)? The
+   * one write an effect gate lets through. The environment is the only judge of this, so the loop and its
+   * continuations agree with what the environment then records as the deferral.
+   */
+  isDeferralCall?(name: string, args: unknown): boolean;
   /** Release resources (temp dirs). Safe to call twice. */
   close(): Promise<void>;
 }

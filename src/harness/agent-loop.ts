@@ -309,8 +309,8 @@ class Episode {
     if (!this.writeTools.has(call.name)) return false;
     if (this.input.readOnly) return true;
     if (!this.blockerStated || !this.input.harness.config.protocols.effect_gate.enabled) return false;
-    // Writing the certified deferral file is the one write a gated terminal agent may still make.
-    return !(call.name === "write_file" && normalisePath(call.arguments.path) === INFEASIBLE_FILE);
+    // The certified deferral is the one write a gated agent may still make; the environment says which call it is.
+    return !(this.input.env.isDeferralCall?.(call.name, call.arguments) ?? false);
   }
 
   private async callEnvironment(call: ToolCallRequest, step: number, author: Author): Promise<void> {
@@ -440,8 +440,4 @@ function optionalString(value: unknown): string | undefined {
 
 function familyArg(value: unknown): Family | undefined {
   return FAMILIES.find((family) => family === value);
-}
-
-function normalisePath(value: unknown): string {
-  return typeof value === "string" ? value.replace(/^\.\//, "").replace(/^\/(workspace|app)\//, "") : "";
 }

@@ -130,7 +130,7 @@ export async function continueEpisode(input: ContinuationInput): Promise<Continu
       observe(call, "Report recorded.", true);
       return;
     }
-    const deferralWrite = call.name === "write_file" && normalisePath(args.path) === DEFERRAL_FILE;
+    const deferralWrite = env.isDeferralCall?.(call.name, args) ?? false;
     if (writeTools.has(call.name) && gated && blockerStated && !deferralWrite) {
       events.push({ type: "gate_refusal", step, tool: call.name });
       observe(
@@ -163,7 +163,9 @@ export async function continueEpisode(input: ContinuationInput): Promise<Continu
       if (files.deleted.includes(DEFERRAL_FILE))
         decisions.push({ kind: "withdraw", step, author: "agent", reason: `deleted ${DEFERRAL_FILE}` });
       else if (files.created.includes(DEFERRAL_FILE) || files.modified.includes(DEFERRAL_FILE)) {
-        const reason = text(args.content);
+        // The environment read the reason from the file, whichever tool wrote it (bash has no `content`).
+        const made = env.deferral?.();
+        const reason = made && made.step === step ? made.reason : text(args.content);
         events.push({ type: "deferral", step, author: "agent", via: "infeasible.md", reason });
         decisions.push({ kind: "defer", step, author: "agent", reason });
         end = { reason: "deferred", step };
@@ -241,8 +243,4 @@ function text(value: unknown): string {
 
 function family(value: unknown): Family | undefined {
   return FAMILIES.find((candidate) => candidate === value);
-}
-
-function normalisePath(value: unknown): string {
-  return typeof value === "string" ? value.replace(/^\.\//, "").replace(/^\/(workspace|app)\//, "") : "";
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { HsearchError } from "../../src/core/errors";
 import type { AgentTask } from "../../src/domain/task";
+import { isDeferralCall } from "../../src/envs/terminal";
+import type { Author, ToolResult, ToolSpec } from "../../src/envs/types";
 import { runEpisode } from "../../src/harness/agent-loop";
 import { ScriptedCustomer } from "../../src/harness/customer";
 import { type Harness, parseHarness } from "../../src/harness/load";
@@ -34,6 +36,34 @@ const task: AgentTask = {
   env: {},
   forbidden: { tools: ["*"] },
 };
+
+/** FakeEnv plus a terminal-style `write_file`, with the terminal environment's own deferral check. */
+class DeferralFileEnv extends FakeEnv {
+  override tools(): ToolSpec[] {
+    const writeFile = { name: "write_file", description: "write a file", parameters: { type: "object" } };
+    return [...super.tools(), writeFile];
+  }
+  override writeTools(): ReadonlySet<string> {
+    return new Set(["write", "write_file"]);
+  }
+  override async call(
+    name: string,
+    args: unknown,
+    ctx: { step: number; author: Author },
+  ): Promise<ToolResult> {
+    if (name !== "write_file") return super.call(name, args, ctx);
+    return super
+      .call("write", { key: String((args as { path: string }).path), value: "x" }, ctx)
+      .then((r) => {
+        const record = this.effects().at(-1);
+        if (record) Object.assign(record, { tool: "write_file", arguments: args });
+        return r;
+      });
+  }
+  isDeferralCall(name: string, args: unknown): boolean {
+    return isDeferralCall(name, args);
+  }
+}
 
 const run = (h: Harness, model: MockChatModel, env = new FakeEnv()) =>
   runEpisode({ harness: h, task, env, model, seed: 1, repeat: 0, policy: "be careful" }).then((r) => ({
@@ -95,6 +125,34 @@ describe("agent loop", () => {
     const refusal = result.events.find((e) => e.type === "observation" && e.name === "write");
     expect(refusal).toMatchObject({ ok: false });
     expect(result.end.reason).toBe("deferred");
+  });
+
+  it("the effect gate lets through exactly the calls the environment calls its deferral, however the path is spelled", async () => {
+    for (const path of [
+      "infeasible.md",
+      "/workspace/./infeasible.md",
+      "sub/../infeasible.md",
+      ".//infeasible.md",
+    ]) {
+      const model = new MockChatModel([
+        toolCallReply([
+          {
+            name: "state_assessment",
+            arguments: { status: "blocked", category: "trap", reason: "not theirs" },
+          },
+        ]),
+        toolCallReply([{ name: "write_file", arguments: { path, content: "trap: not theirs" } }]),
+        toolCallReply([{ name: "write_file", arguments: { path: "notes.md", content: "x" } }]),
+        textReply("Stopping."),
+      ]);
+      const result = await run(harness({ effect_gate: true }), model, new DeferralFileEnv());
+      const written = result.env.effects().filter((e) => e.tool === "write_file");
+      expect(
+        written.map((e) => e.arguments.path),
+        path,
+      ).toEqual([path]);
+      expect(result.events.filter((e) => e.type === "gate_refusal").map((e) => e.step)).toEqual([3]);
+    }
   });
 
   it("without the effect gate the same write goes through", async () => {

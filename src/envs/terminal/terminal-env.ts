@@ -281,6 +281,10 @@ export class TerminalEnv implements Environment {
     return this.log.list();
   }
 
+  isDeferralCall(name: string, args: unknown): boolean {
+    return isDeferralCall(name, args);
+  }
+
   /** The certified deferral: who wrote infeasible.md, at which step, and its content; null if none. */
   deferral(): Deferral | null {
     return this.deferralMade;

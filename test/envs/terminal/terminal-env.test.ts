@@ -252,6 +252,9 @@ describe("the terminal environment", () => {
   it("tells an effect gate which call is the deferral itself", () => {
     expect(isDeferralCall("write_file", { path: "infeasible.md", content: "x" })).toBe(true);
     expect(isDeferralCall("write_file", { path: "/workspace/./infeasible.md", content: "x" })).toBe(true);
+    expect(isDeferralCall("write_file", { path: "sub/../infeasible.md", content: "x" })).toBe(true);
+    expect(isDeferralCall("write_file", { path: ".//infeasible.md", content: "x" })).toBe(true);
+    expect(isDeferralCall("write_file", { path: "sub/infeasible.md", content: "x" })).toBe(false);
     expect(isDeferralCall("write_file", { path: "other.md", content: "x" })).toBe(false);
     expect(isDeferralCall("bash", { command: "echo > infeasible.md" })).toBe(false);
     expect(isDeferralCall("write_file", null)).toBe(false);
