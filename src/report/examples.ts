@@ -21,6 +21,8 @@ export interface TrajectoryExample extends Episode {
   purpose: Purpose;
   /** What happened, in a few words ("recognised the blocker but did not defer"). */
   outcome: string;
+  /** The seed harness's episode of the same task and repeat, to read side by side (set by the report's loader). */
+  seedKey?: string;
   /** The step the reader should look at, and why. */
   focus: { step: number; label: string };
 }

@@ -6,6 +6,8 @@ import { STYLES } from "./styles";
 export interface Links {
   candidate(commit: string): string;
   rollout(purpose: Purpose, key: string): string;
+  /** Two episodes of the same task side by side (the viewer only). */
+  pair?(purpose: Purpose, beforeKey: string, afterKey: string): string;
 }
 
 export interface PageOptions {

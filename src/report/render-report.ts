@@ -150,7 +150,7 @@ ${examples.map((example) => {
   const passed = example.category.endsWith("passed");
   const { rollout } = example;
   const full = links
-    ? html` · <a href="${links.rollout(example.purpose, rollout.key)}">full trajectory</a>`
+    ? html` · <a href="${links.rollout(example.purpose, rollout.key)}">full trajectory</a>${links.pair && example.seedKey ? html` · <a class="with-seed" href="${links.pair(example.purpose, example.seedKey, rollout.key)}">side by side with the seed</a>` : ""}`
     : "";
   return html`<div class="example" data-suite="${suiteOfTask(rollout.task_id)}"><div class="head"><h3>${suiteOfTask(rollout.task_id)} · ${CATEGORY_TITLE[example.category]}${rollout.family ? ` · ${rollout.family}` : ""}</h3>
 <span class="badge ${passed ? "passed" : "failed"}">${example.outcome}</span></div>

@@ -117,7 +117,7 @@ export async function loadReportData(store: RunStore, options: LoadOptions = {})
         : [],
     inProgress: run.state === "running" ? inProgress(store, status, options.now ?? new Date()) : [],
     diagnostics: diagnostics(store, status),
-    examples: finalCommit ? examplesOf(store, finalCommit) : [],
+    examples: finalCommit ? examplesOf(store, finalCommit, seedCommit) : [],
     events: store.listEvents(),
     generatedAt: (options.now ?? new Date()).toISOString(),
   };
@@ -253,18 +253,27 @@ export async function changeSummary(repo: string, commit: string, parent: string
  * Examples from held-out episodes when the final evaluation exists, else from the search split: picked within each
  * suite, so a mixed run shows terminal trajectories as well as retail ones.
  */
-function examplesOf(store: RunStore, commit: string): TrajectoryExample[] {
+function examplesOf(store: RunStore, commit: string, seed: string | null): TrajectoryExample[] {
   for (const purpose of ["heldout", "search"] as const satisfies readonly Purpose[]) {
     const rollouts = store.listRollouts(commit, purpose);
     if (rollouts.length === 0) continue;
     const suites = [...new Set(rollouts.map((r) => suiteOfTask(r.task_id)))].sort();
+    const seedKeys = new Map(
+      seed && seed !== commit
+        ? store.listRollouts(seed, purpose).map((r) => [`${r.task_id}#${r.repeat}`, r.key] as const)
+        : [],
+    );
+    const withSeed = (example: TrajectoryExample): TrajectoryExample => ({
+      ...example,
+      seedKey: seedKeys.get(`${example.rollout.task_id}#${example.rollout.repeat}`),
+    });
     return suites.flatMap((suite) =>
       pickExamples(
         rollouts
           .filter((rollout) => suiteOfTask(rollout.task_id) === suite)
           .map((rollout): Episode => ({ rollout, trajectory: store.readTrajectory(rollout) })),
         purpose,
-      ),
+      ).map(withSeed),
     );
   }
   return [];

@@ -194,6 +194,16 @@ describe("the viewer's pages", () => {
     expect((await get(viewer.port, `/compare/${seed}/0000000`, { cookie })).status).toBe(404);
   });
 
+  it("puts each example next to the seed's episode of the same task", async () => {
+    const front = await get(viewer.port, "/", { cookie });
+    const link = /<a class="with-seed" href="([^"]+)">side by side with the seed<\/a>/.exec(front.body)?.[1];
+    expect(link).toBeDefined();
+    const both = await get(viewer.port, (link as string).replaceAll("&amp;", "&"), { cookie });
+    expect(both.status).toBe(200);
+    expect(both.body).toContain("<h2>seed · ");
+    expect(both.body.match(/<ol class="timeline">/g)?.length).toBe(2);
+  });
+
   it("serves its one script to viewer pages; the report file itself carries none", async () => {
     const script = await get(viewer.port, "/assets/viewer.js", { cookie });
     expect(script.status).toBe(200);

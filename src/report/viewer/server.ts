@@ -77,6 +77,7 @@ export const LINKS: ViewerLinks = {
   rollout: (purpose, key) => `/rollouts/${purpose}/${encodeURIComponent(key)}`,
   compare: (before, after) => `/compare/${before}/${after}`,
   sideBySide: (flip, comparison) => sideBySideLink(comparison.purpose, flip.beforeKey, flip.afterKey),
+  pair: sideBySideLink,
   files: (commit, path) =>
     path === undefined
       ? `/candidates/${commit}/files`
