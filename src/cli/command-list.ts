@@ -34,6 +34,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
       "The git diff of each proposal against its parent, or of any two candidates (--from, --to) with their outcomes",
     load: () => import("./diff"),
   },
+  digest: {
+    usage: "digest <run>",
+    describe: "What a proposer sees with a candidate as the incumbent: the llm proposer's prompt, exactly",
+    load: () => import("./digest"),
+  },
   export: {
     usage: "export <run>",
     describe:

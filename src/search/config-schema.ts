@@ -73,6 +73,27 @@ export const searchConfigSchema = z
       })
       .strict()
       .default({ final: true, per_round: false }),
+    proposer: z
+      .object({
+        max_prompt_tokens: z
+          .number()
+          .int()
+          .min(2000)
+          .max(1_000_000)
+          .default(32_000)
+          .describe(
+            "The llm proposer's prompt budget (estimated as characters / 4); trimmed in a fixed order.",
+          ),
+        examples_per_cell: z
+          .number()
+          .int()
+          .min(1)
+          .max(20)
+          .default(3)
+          .describe("Failure examples per family × failure mode in the digest (seeded choice)."),
+      })
+      .strict()
+      .default({ max_prompt_tokens: 32_000, examples_per_cell: 3 }),
     concurrency: z.number().int().min(1).max(256).default(8),
     seed: z.number().int().min(0).default(1),
     budget: z

@@ -1,13 +1,11 @@
 import { createRng } from "../core/rng";
-import type { EpisodeScore } from "../scoring";
-import { loadCandidate } from "./candidate-rollouts";
-import { buildDigest } from "./digest";
 import { proposeByLlm } from "./llm-proposer";
-import { proposeByOperators } from "./operators";
+import { runOperators } from "./operators";
 import type { Proposal } from "./proposal";
+import { buildProposerInput, operatorMaterial } from "./proposer-input";
 import type { SearchDeps } from "./search-deps";
 
-/** The proposer's inputs: the incumbent's files, its search-split digest, and the memory of rejected proposals. */
+/** The proposer's inputs (src/search/proposer-input.ts), the same for both proposers; returns its proposals. */
 export async function propose(
   deps: SearchDeps,
   repo: string,
@@ -16,32 +14,34 @@ export async function propose(
 ): Promise<Proposal[]> {
   const { store, config } = deps;
   const view = store.searchView();
-  const harness = await loadCandidate(repo, incumbent);
-  const episodes = view.rollouts(incumbent).map((r) => ({
-    trajectory: view.trajectory(incumbent, r.key),
-    score: r.scores as unknown as EpisodeScore,
-  }));
-  const digest = buildDigest(episodes, view.candidate(incumbent)?.score ?? 0);
-  // Only earlier rounds: a resumed round must see what the interrupted one saw, or it would propose other edits.
-  const rejected = view.rejectedProposals().filter((r) => r.round < round);
-  deps.onProposerInput?.({ harness: harness.files, digest, rejected });
-  const tried = new Set(
-    rejected
-      .filter((r) => r.commit === null || view.candidate(r.commit)?.parent === incumbent)
-      .map((r) => r.rationale),
-  );
+  const input = await buildProposerInput({ view, repo, config }, incumbent, round);
+  deps.onProposerInput?.(input);
   if (!deps.metaModel) {
+    const tried = new Set(
+      input.rejected.filter((r) => r.commit === null || r.parent === incumbent).map((r) => r.rationale),
+    );
     const rng = createRng(config.seed, "proposer", round);
-    return proposeByOperators({ harness, digest, tried, count: config.proposals_per_round, rng, round });
+    const material = await operatorMaterial(view, repo, incumbent, round);
+    const result = runOperators({
+      harness: input.harness,
+      digest: input.digest,
+      tried,
+      ...material,
+      count: config.proposals_per_round,
+      rng,
+      round,
+    });
+    if (result.exhausted)
+      store.logEvent("operators_exhausted", { round, incumbent, proposals: result.proposals.length });
+    return result.proposals;
   }
   const result = await proposeByLlm(
     deps.metaModel,
     {
-      files: harness.files,
-      digest,
-      rejected,
+      ...input,
       count: config.proposals_per_round,
       objective: config.objective,
+      maxTokens: config.proposer.max_prompt_tokens,
     },
     {
       seed: createRng(config.seed, "meta", round).int(2 ** 31),

@@ -6,7 +6,7 @@ import type { Judge } from "../scoring";
 import type { RunStore } from "../store";
 import type { BudgetGate } from "./budget";
 import type { SearchConfig } from "./config-schema";
-import type { Digest } from "./digest";
+import type { ProposerInput } from "./proposer-input";
 
 /** What every step of the search works with: the run's config, store, tasks, models and budget gate. */
 export interface SearchDeps {
@@ -28,7 +28,7 @@ export interface SearchDeps {
   /** Set by runSearch: the run's `concurrency` rollout slots, shared by every evaluation running at the time. */
   slots?: Semaphore;
   /** Tests capture what the proposer receives. */
-  onProposerInput?: (input: { harness: Record<string, string>; digest: Digest; rejected: unknown }) => void;
+  onProposerInput?: (input: ProposerInput) => void;
 }
 
 export interface SearchEvents {

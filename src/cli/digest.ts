@@ -1,0 +1,73 @@
+import { join } from "node:path";
+import type { Argv } from "yargs";
+import { searchConfigSchema } from "../search/config-schema";
+import { HsearchError } from "../core/errors";
+import { renderMetaPrompt } from "../search/llm-proposer";
+import { buildProposerInput } from "../search/proposer-input";
+import { openRunStore } from "../store";
+import type { CliIO } from "./io";
+import type { SetExitCode } from "./shared";
+import { locateRun } from "./shared";
+
+/**
+ * `hsearch digest RUN --candidate SHA`: what a proposer sees with that candidate as the incumbent — exactly the
+ * prompt the `llm` proposer sends (same builder, same budget), so a reader can judge it as a model would.
+ */
+export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
+  parser.command(
+    "digest <run>",
+    "What a proposer sees with a candidate as the incumbent: the llm proposer's prompt, exactly",
+    (yargs) =>
+      yargs
+        .positional("run", { type: "string", demandOption: true, describe: "run id or directory" })
+        .option("candidate", {
+          type: "string",
+          default: "incumbent",
+          describe: "a commit (or prefix), or 'incumbent' / 'selected'",
+        })
+        .option("round", {
+          type: "number",
+          describe: "as proposed in this round (default: the first round the candidate was the incumbent)",
+        }),
+    async (argv) => {
+      const runDir = locateRun(argv.run, io.cwd);
+      const store = openRunStore(runDir, { readonly: true });
+      try {
+        const run = store.getRun();
+        if (!run) throw new HsearchError("not_found", `no run recorded in ${runDir}`);
+        const config = searchConfigSchema.parse(run.config);
+        const rounds = store.listRounds();
+        const candidates = store.listCandidates();
+        const wanted = argv.candidate;
+        const latest = rounds.at(-1);
+        const commit =
+          wanted === "incumbent" || wanted === "selected"
+            ? (latest?.incumbent_after ?? latest?.incumbent_before)
+            : candidates.find((c) => c.commit.startsWith(wanted.toLowerCase()))?.commit;
+        if (!commit || wanted.length < 4)
+          throw new HsearchError("not_found", `no candidate '${wanted}' in run ${argv.run}`, {
+            field: "--candidate",
+          });
+        const round =
+          argv.round ??
+          rounds.find((r) => r.round > 0 && r.incumbent_before === commit)?.round ??
+          Math.max(1, (latest?.round ?? 0) + 1);
+        const input = await buildProposerInput(
+          { view: store.searchView(), repo: join(runDir, "harness"), config },
+          commit,
+          round,
+        );
+        io.out(
+          renderMetaPrompt({
+            ...input,
+            count: config.proposals_per_round,
+            objective: config.objective,
+            maxTokens: config.proposer.max_prompt_tokens,
+          }),
+        );
+      } finally {
+        store.close();
+      }
+    },
+  );
+}

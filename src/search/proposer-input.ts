@@ -1,0 +1,207 @@
+import type { ProtocolName } from "../config/harness-schema";
+import type { SearchConfig } from "./config-schema";
+import { hashJson } from "../core/canonical-json";
+import type { Suite } from "../domain/task";
+import { retailToolSpecs } from "../envs/retail/tool-specs";
+import { suitePolicy } from "../envs/suite-env";
+import { TERMINAL_TOOLS } from "../envs/terminal/terminal-env";
+import { diff, readTree } from "../git";
+import { type Harness, parseHarness } from "../harness/load";
+import { ABSTAIN_TOOL, ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
+import { renderSystemPrompt } from "../harness/render";
+import type { EpisodeScore } from "../scoring";
+import type { RejectedProposal, SearchView } from "../store";
+import { buildDigest, type Digest, type FamilyRow, familyTable } from "./digest";
+import type { Donor } from "./operators";
+
+/**
+ * Everything a proposer sees in a round (issue 11), the same for the `operators` and the `llm` proposer and for
+ * `hsearch digest`: the incumbent's files and rendered system prompt, the tools the agent has, the digest of its
+ * search-split outcomes, its parent's per-family table, the lineage of accepted edits with their score deltas, and
+ * the proposals rejected in earlier rounds with their diffs. Read only through the search view, so no held-out,
+ * independent or diagnostic data can reach it.
+ */
+export interface ProposerInput {
+  round: number;
+  incumbent: { commit: string; score: number };
+  harness: Harness;
+  digest: Digest;
+  parent: { commit: string; score: number | null; families: FamilyRow[] } | null;
+  /** Per suite: the system prompt as the agent reads it (the policy shown as a marker) and the tool names. */
+  suites: Array<{ suite: Suite; system_prompt: string; policy_chars: number; tools: string[] }>;
+  /** Every protocol of harness.yaml: whether it is on and what it does. */
+  protocols: Array<{ name: ProtocolName; enabled: boolean; description: string }>;
+  /** Accepted edits from the seed to the incumbent, oldest first. */
+  lineage: LineageStep[];
+  /** Proposals of earlier rounds that were not accepted, oldest first, with their diff against their parent. */
+  rejected: RejectedWithDiff[];
+}
+
+export interface LineageStep {
+  round: number;
+  commit: string;
+  rationale: string;
+  score: number | null;
+  /** Score minus the parent's score. */
+  delta: number | null;
+}
+
+export interface RejectedWithDiff extends RejectedProposal {
+  parent: string | null;
+  diff: string | null;
+}
+
+export interface ProposerInputDeps {
+  view: SearchView;
+  /** The run's harness repository. */
+  repo: string;
+  config: Pick<SearchConfig, "suites" | "seed" | "proposer">;
+}
+
+export async function buildProposerInput(
+  deps: ProposerInputDeps,
+  incumbent: string,
+  round: number,
+): Promise<ProposerInput> {
+  const { view, repo, config } = deps;
+  const harness = parseHarness(await filesOf(repo, incumbent), incumbent.slice(0, 12));
+  const scoresOf = (commit: string) => view.rollouts(commit).map((r) => r.scores as unknown as EpisodeScore);
+  const episodes = view.rollouts(incumbent).map((r) => ({
+    trajectory: view.trajectory(incumbent, r.key),
+    score: r.scores as unknown as EpisodeScore,
+  }));
+  const record = view.candidate(incumbent);
+  const score = record?.score ?? 0;
+  const digest = buildDigest(episodes, score, {
+    seed: config.seed,
+    examplesPerCell: config.proposer.examples_per_cell,
+  });
+  const parentCommit = record?.parent ?? null;
+  const parentRecord = parentCommit ? view.candidate(parentCommit) : undefined;
+  const parent = parentCommit
+    ? {
+        commit: parentCommit,
+        score: parentRecord?.score ?? null,
+        families: familyTable(scoresOf(parentCommit)),
+      }
+    : null;
+
+  const lineage: LineageStep[] = [];
+  for (let at = record; at?.parent; at = view.candidate(at.parent)) {
+    const before = view.candidate(at.parent)?.score ?? null;
+    lineage.unshift({
+      round: at.round,
+      commit: at.commit,
+      rationale: at.rationale,
+      score: at.score,
+      delta: at.score !== null && before !== null ? at.score - before : null,
+    });
+  }
+
+  // Only earlier rounds: a resumed round must see what the interrupted one saw, or it would propose other edits.
+  const rejected: RejectedWithDiff[] = [];
+  for (const r of view.rejectedProposals().filter((p) => p.round < round)) {
+    const parentOf = r.commit ? (view.candidate(r.commit)?.parent ?? null) : null;
+    rejected.push({
+      ...r,
+      parent: parentOf,
+      diff: r.commit ? await diff(repo, r.commit, parentOf ?? undefined) : null,
+    });
+  }
+
+  const suites = config.suites.map((suite) => {
+    const policy = suitePolicy(suite);
+    const marker = `[the ${suite} policy: ${policy.length} characters, the same for every harness]`;
+    return {
+      suite,
+      system_prompt: renderSystemPrompt(harness, suite, marker),
+      policy_chars: policy.length,
+      tools: toolNames(harness, suite),
+    };
+  });
+
+  return {
+    round,
+    incumbent: { commit: incumbent, score },
+    harness,
+    digest,
+    parent,
+    suites,
+    protocols: (Object.keys(PROTOCOL_DESCRIPTIONS) as ProtocolName[]).map((name) => ({
+      name,
+      enabled: harness.config.protocols[name].enabled,
+      description: PROTOCOL_DESCRIPTIONS[name],
+    })),
+    lineage,
+    rejected,
+  };
+}
+
+/** What each protocol does (DESIGN §3), as a proposer needs to know it to switch one on or off. */
+export const PROTOCOL_DESCRIPTIONS: Record<ProtocolName, string> = {
+  abandon:
+    "tells the agent the certified deferral (the `abstain` tool in retail, an `infeasible.md` file in terminal) and when to use it; the deferral is the agent's own",
+  report:
+    "the agent must end with `submit_report`: done, or blocked with the blocker and the evidence (a report is not a deferral)",
+  self_check:
+    "after the agent stops, the harness asks it once (prompts/self-check.md, up to `max_steps` more steps) to check its work; it may repair or defer",
+  harness_control:
+    "the harness inspects the episode and may write the deferral itself; such a deferral is never credited to the agent",
+  effect_gate:
+    "once the agent states a blocker with `state_assessment`, tools that change state refuse; the agent must still defer itself",
+};
+
+/** The tools the agent is offered in a suite under this harness (as the agent loop builds the list). */
+export function toolNames(harness: Harness, suite: Suite): string[] {
+  const names = suite === "retail" ? retailToolSpecs().map((t) => t.name) : TERMINAL_TOOLS.map((t) => t.name);
+  const { protocols } = harness.config;
+  if (suite === "retail") names.push(ABSTAIN_TOOL);
+  if (protocols.effect_gate.enabled) names.push(ASSESS_TOOL);
+  if (protocols.report.enabled) names.push(REPORT_TOOL);
+  return names;
+}
+
+/** Files of a commit: commits never change, so one read per commit and process is enough. */
+const treeCache = new Map<string, Record<string, string>>();
+async function filesOf(repo: string, commit: string): Promise<Record<string, string>> {
+  const key = `${repo}\0${commit}`;
+  const cached = treeCache.get(key);
+  if (cached) return cached;
+  const files = await readTree(repo, commit);
+  treeCache.set(key, files);
+  return files;
+}
+
+/**
+ * What the operators proposer needs besides the input: the file hashes of every candidate (so it never proposes a
+ * harness the run already has) and the evaluated candidates of other lineages that gained on their parent (crossover
+ * donors), best gain first.
+ */
+export async function operatorMaterial(
+  view: SearchView,
+  repo: string,
+  incumbent: string,
+): Promise<{ known: Set<string>; donors: Donor[] }> {
+  const candidates = view.candidates();
+  const known = new Set<string>();
+  for (const c of candidates) known.add(hashJson(await filesOf(repo, c.commit)));
+  const ancestors = new Set<string>();
+  for (let at = view.candidate(incumbent); at; at = at.parent ? view.candidate(at.parent) : undefined)
+    ancestors.add(at.commit);
+  const donors: Donor[] = [];
+  for (const c of candidates) {
+    if (ancestors.has(c.commit) || !c.parent || c.score === null) continue;
+    if (c.state !== "evaluated" && c.state !== "rejected") continue;
+    const parentScore = view.candidate(c.parent)?.score;
+    if (parentScore === null || parentScore === undefined || c.score <= parentScore) continue;
+    donors.push({
+      commit: c.commit,
+      round: c.round,
+      proposal: c.proposal,
+      gain: c.score - parentScore,
+      files: await filesOf(repo, c.commit),
+      parentFiles: await filesOf(repo, c.parent),
+    });
+  }
+  return { known, donors: donors.sort((a, b) => b.gain - a.gain || a.commit.localeCompare(b.commit)) };
+}

@@ -1,0 +1,180 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createModel } from "../../src/cli/models";
+import { searchConfigSchema } from "../../src/search/config-schema";
+import { PACKAGE_ROOT } from "../../src/core/paths";
+import type { Task } from "../../src/domain/task";
+import { MockChatModel, textReply } from "../../src/models/mock";
+import { rulesJudge } from "../../src/scoring";
+import { FAILURE_MODES } from "../../src/search/digest";
+import { renderMetaPrompt } from "../../src/search/llm-proposer";
+import type { ProposerInput } from "../../src/search/proposer-input";
+import { runSearch } from "../../src/search/run-search";
+import { estimateTokens, trimToTokens } from "../../src/search/text-budget";
+import { createRunDir, openRunStore } from "../../src/store";
+import { runCli } from "../helpers/cli";
+import { retailSubset } from "../helpers/task-subset";
+
+describe("token budgets", () => {
+  it("cut between sentences (or JSON fields), never inside one", () => {
+    const text =
+      "The order was delivered. The customer also wants to keep it. Then a third sentence follows here.";
+    const cut = trimToTokens(text, 16);
+    expect(cut).toBe("The order was delivered. The customer also wants to keep it. […]");
+    expect(trimToTokens(text, 100)).toBe(text);
+    expect(trimToTokens('{"a": "x", "status": "delivered", "c": "long long long"}', 9)).toBe(
+      '{"a": "x", "status": "delivered" […]',
+    );
+    expect(trimToTokens("one endless sentence without any stop at all in it", 4)).toBe("[…]");
+  });
+});
+
+const bareYaml = readFileSync(join(PACKAGE_ROOT, "harnesses", "bare", "harness.yaml"), "utf8");
+const reply = (proposals: Array<{ rationale: string; path: string; content: string }>) =>
+  textReply(
+    JSON.stringify({
+      proposals: proposals.map((p) => ({
+        rationale: p.rationale,
+        edits: [{ path: p.path, content: p.content }],
+      })),
+    }),
+  );
+
+describe("what the llm proposer sees", () => {
+  it("is what `hsearch digest` prints: every failure mode's examples, rejected diffs, protocols, tools — and no held-out or independent task", async () => {
+    const { tasks } = retailSubset({ perFamily: 4 });
+    const root = mkdtempSync(join(tmpdir(), "hsearch-digest-"));
+    const runDir = createRunDir(root, "d").dir;
+    const store = openRunStore(runDir);
+    const config = searchConfigSchema.parse({
+      name: "d",
+      suites: ["retail"],
+      objective: "joint",
+      seed_harness: "harnesses/bare",
+      rounds: 3,
+      proposals_per_round: 2,
+      task_model: "sim:default",
+      meta_model: "openai:meta",
+      seed: 4,
+    });
+    store.initRun({
+      id: "d",
+      name: "d",
+      config: config as unknown as Record<string, unknown>,
+      seed: 4,
+      objective: "joint",
+    });
+    const meta = new MockChatModel(
+      [
+        reply([
+          {
+            rationale: "turn on the effect gate",
+            path: "harness.yaml",
+            content: bareYaml.replace("effect_gate: {enabled: false}", "effect_gate: {enabled: true}"),
+          },
+          { rationale: "shorter prompt", path: "system.md", content: "You are an agent. Do the task." },
+        ]),
+        reply([
+          {
+            rationale: "turn on abandon",
+            path: "harness.yaml",
+            content: bareYaml.replace("abandon: {enabled: false}", "abandon: {enabled: true}"),
+          },
+        ]),
+        reply([
+          {
+            rationale: "a longer step budget",
+            path: "harness.yaml",
+            content: bareYaml.replace("max_steps: 30", "max_steps: 40"),
+          },
+        ]),
+      ],
+      { id: "openai:meta" },
+    );
+    const inputs: ProposerInput[] = [];
+    const split = (s: Task["split"]) => tasks.filter((t) => t.split === s);
+    await runSearch({
+      config,
+      runId: "d",
+      runDir,
+      store,
+      seedHarnessDir: join(PACKAGE_ROOT, "harnesses", "bare"),
+      tasks: {
+        search: split("search"),
+        heldout: () => split("heldout"),
+        independent: () => split("independent"),
+      },
+      model: createModel("sim:default"),
+      metaModel: meta,
+      judge: rulesJudge,
+      onProposerInput: (input) => inputs.push(input),
+    });
+    expect(meta.requests).toHaveLength(3);
+    const sent = meta.requests.map((r) => r.messages[0]?.content ?? "");
+
+    // `hsearch digest` prints the very prompt of each round.
+    const rounds = store.listRounds();
+    for (const round of [1, 3]) {
+      const incumbent = rounds.find((r) => r.round === round)?.incumbent_before ?? "";
+      const cli = await runCli([
+        "digest",
+        runDir,
+        "--candidate",
+        incumbent.slice(0, 10),
+        "--round",
+        String(round),
+      ]);
+      expect(cli.code, cli.stderr).toBe(0);
+      expect(cli.stdout).toBe(`${sent[round - 1]}\n`);
+    }
+
+    const last = sent[2] ?? "";
+    const digest = inputs[2]?.digest;
+    // Examples of every failure mode present (step_limit has no excerpt of its own), per family.
+    const present = FAILURE_MODES.filter((mode) => (digest?.modes[mode] ?? 0) > 0 && mode !== "step_limit");
+    expect(present.length).toBeGreaterThan(2);
+    for (const mode of present) expect(last, mode).toMatch(new RegExp(`### [a-z]+ × ${mode}: task `));
+    // The agent's own steps around the decisive step, and the tables for incumbent and parent.
+    expect(last).toMatch(/- step \d+, agent: /);
+    expect(last).toContain("| family | blocked n | M0 | M1 | M2 | M3 | strict SA | AbsRec@1 |");
+    expect(last).toContain("Its parent (");
+    // Protocol descriptions, the rendered system prompt and the tools.
+    expect(last).toContain("- `effect_gate` (");
+    expect(last).toContain("- `self_check` (off)");
+    expect(last).toMatch(/Tools: .*`get_order_details`.*`abstain`/);
+    expect(last).toContain("[the retail policy:");
+    // Rejected proposals with their diffs, scores and verdict reasons; the invalid one with its reason.
+    expect(last).toContain("```diff");
+    expect(last).toMatch(/round 1 p\d \(invalid: .*\{\{policy\}\}/);
+    expect(last).toMatch(/round \d p\d \(rejected, score 0\.\d{4}/);
+    // The lineage with score deltas.
+    expect(last).toMatch(
+      /Accepted edits so far[\s\S]*round \d [0-9a-f]{12}: score 0\.\d+ \(Δ [+-]0\.\d{4}\)|\(none yet: the incumbent is the seed\)/,
+    );
+    // Held-out and independent tasks never reach the proposer.
+    for (const task of tasks.filter((t) => t.split !== "search")) {
+      expect(last).not.toContain(task.id);
+      expect(JSON.stringify(inputs)).not.toContain(task.id);
+    }
+    for (const task of tasks.filter((t) => t.blocker))
+      expect(last).not.toContain(task.blocker?.description ?? "-");
+
+    // The budget: trimmed in a fixed order, deterministically, down to what fits.
+    const input = inputs[2] as ProposerInput;
+    const full = renderMetaPrompt({ ...input, count: 2, objective: "joint", maxTokens: 1_000_000 });
+    const small = renderMetaPrompt({
+      ...input,
+      count: 2,
+      objective: "joint",
+      maxTokens: estimateTokens(full) - 200,
+    });
+    expect(estimateTokens(small)).toBeLessThanOrEqual(estimateTokens(full) - 200);
+    expect(small).toBe(
+      renderMetaPrompt({ ...input, count: 2, objective: "joint", maxTokens: estimateTokens(full) - 200 }),
+    );
+    expect(small).toContain(input.harness.files["harness.yaml"] ?? "-");
+    store.close();
+  }, 120_000);
+});
