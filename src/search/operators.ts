@@ -258,13 +258,13 @@ function mergeGrams(a: string, b: string): string | null {
 function gramRegex(gram: string): string {
   const parts = gram.split(" ").map((word) => {
     if (word === SLOT.id || word === SLOT.name) return "\\S+";
-    if (word.startsWith("(?:")) return `(?:${word.slice(3, -1).split("|").map(escape).join("|")})`;
-    return escape(word);
+    if (word.startsWith("(?:")) return `(?:${word.slice(3, -1).split("|").map(escapeRegex).join("|")})`;
+    return escapeRegex(word);
   });
   return `\\b${parts.join("\\s+")}`;
 }
 
-function escape(word: string): string {
+function escapeRegex(word: string): string {
   return word.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
 

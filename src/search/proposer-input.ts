@@ -181,8 +181,10 @@ export async function operatorMaterial(
   view: SearchView,
   repo: string,
   incumbent: string,
+  round: number,
 ): Promise<{ known: Set<string>; donors: Donor[] }> {
-  const candidates = view.candidates();
+  // Only earlier rounds, like the rejected memory: a resumed round must propose what the interrupted one did.
+  const candidates = view.candidates().filter((c) => c.round < round);
   const known = new Set<string>();
   for (const c of candidates) known.add(hashJson(await filesOf(repo, c.commit)));
   const ancestors = new Set<string>();

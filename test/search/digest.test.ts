@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createModel } from "../../src/cli/models";
+import { createModel } from "../../src/cli/create-model";
 import { searchConfigSchema } from "../../src/search/config-schema";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
@@ -127,7 +127,8 @@ describe("what the llm proposer sees", () => {
         String(round),
       ]);
       expect(cli.code, cli.stderr).toBe(0);
-      expect(cli.stdout).toBe(`${sent[round - 1]}\n`);
+      const prompt = sent[round - 1] ?? "-";
+      expect(cli.stdout).toBe(prompt.endsWith("\n") ? prompt : `${prompt}\n`);
     }
 
     const last = sent[2] ?? "";

@@ -47,7 +47,11 @@ describe("harness YAML edits keep the parent's formatting", () => {
     expect(one.startsWith(seed.split("\n")[0] ?? "#")).toBe(true);
     expect(one).not.toContain("note:");
     expect(one.split("\n")[1]).toBe("- id: ambiguous-also-want");
-    const files = { "harness.yaml": "name: h\n", "system.md": "{{policy}}", "playbook.yaml": one };
+    const files = {
+      "harness.yaml": "name: h\n",
+      "system.md": "{{policy}}\n{{playbook}}",
+      "playbook.yaml": one,
+    };
     expect(parseHarness(files, "h").playbook).toEqual([rule]);
     // A hand-written rule keeps its flow style when another rule is added after it.
     const handWritten = `${seed.split("\n")[0]}\n- {id: a, when: {any: [x]}, then: verify} # mine\n`;
