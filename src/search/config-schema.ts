@@ -54,6 +54,12 @@ export const searchConfigSchema = z
       .string()
       .regex(/^(scripted|llm:.+)$/, "scripted or llm:<model>")
       .default("scripted"),
+    strategy: z
+      .enum(["greedy", "pareto"])
+      .default("greedy")
+      .describe(
+        "greedy: every round proposes from the incumbent; pareto: from a seeded draw of the front of candidates best on at least one search task, admitting a proposal when no member dominates it.",
+      ),
     acceptance: acceptanceSchema.default({ rule: "greater" }),
     early_stop: z
       .object({ patience: z.number().int().min(1).nullable().default(null) })

@@ -10,6 +10,7 @@ import { BudgetExhausted, BudgetGate, type BudgetLimit, type BudgetUsage } from 
 import { evaluateCandidate } from "./candidate-rollouts";
 import { decide, recordVerdict } from "./decide-round";
 import { diagnostic, finalEvaluations } from "./final-evaluation";
+import { decidePareto, paretoParent } from "./pareto-round";
 import { propose } from "./propose";
 import type { SearchDeps } from "./search-deps";
 
@@ -102,34 +103,40 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
     }
     // A spent budget stops before the proposer is asked (an LLM proposer costs too).
     deps.gate?.check();
-    store.startRound(round, incumbent);
+    // Greedy proposes from the incumbent; pareto from a front member drawn by a seeded rule (src/search/pareto.ts).
+    const parent = config.strategy === "pareto" ? paretoParent(deps, round) : incumbent;
+    store.startRound(round, parent);
     events.phase?.(`round ${round}: proposing`);
-    const proposals = await propose(deps, repo, incumbent, round);
+    const proposals = await propose(deps, repo, parent, round);
     // Commits and checks one after the other (the duplicate check reads earlier ones); then every admitted
     // proposal is evaluated at once on the run's shared slots. Results stay in proposal order, so acceptance does
     // not depend on which evaluation finished first.
     const admitted: Admitted[] = [];
     for (const [index, proposal] of proposals.entries()) {
-      const result = await admitProposal(deps, repo, incumbent, round, index + 1, proposal);
+      const result = await admitProposal(deps, repo, parent, round, index + 1, proposal);
       if (result) admitted.push(result);
     }
     const evaluated = (
-      await settleAll(admitted.map((proposal) => evaluateProposal(deps, repo, incumbent, round, proposal)))
+      await settleAll(admitted.map((proposal) => evaluateProposal(deps, repo, parent, round, proposal)))
     ).filter((result): result is EvaluatedProposal => result !== null);
-    const decision = await decide(deps, round, incumbent, incumbentScore, evaluated);
+    // Under pareto the incumbent is the front's best by the objective, which an admitted proposal may not change.
+    const pareto = config.strategy === "pareto" ? decidePareto(deps, round, evaluated) : null;
+    const decision = pareto ?? (await decide(deps, round, incumbent, incumbentScore, evaluated));
     for (const verdict of decision.verdicts) recordVerdict(deps, round, verdict);
-    if (decision.accepted) {
-      incumbent = decision.accepted;
+    const next = pareto ? pareto.best : decision.accepted;
+    if (next && next !== incumbent) {
+      incumbent = next;
       progress.incumbent = incumbent;
       incumbentScore = store.getCandidate(incumbent)?.score ?? incumbentScore;
       await moveIncumbent(repo, incumbent);
-      idleRounds = 0;
-    } else idleRounds++;
+    }
+    if (decision.accepted) idleRounds = 0;
+    else idleRounds++;
     store.finishRound(round, {
       incumbent_after: incumbent,
       accepted_commit: decision.accepted,
       decision: {
-        rule: config.acceptance.rule,
+        rule: config.strategy === "pareto" ? "pareto" : config.acceptance.rule,
         verdicts: decision.verdicts as unknown as Record<string, unknown>[],
       },
     });

@@ -1,0 +1,65 @@
+import { createRng } from "../core/rng";
+import type { EpisodeScore } from "../scoring";
+import type { SearchView } from "../store";
+import type { EvaluatedProposal, ProposalVerdict } from "./acceptance";
+import { admitToFront, bestByObjective, type FrontCandidate, pickParent, taskOutcomes } from "./pareto";
+import type { SearchDeps } from "./search-deps";
+
+/**
+ * The round steps of `strategy: pareto`, reading the search view only: the front is the seed and every proposal
+ * admitted in an earlier round (verdict `accepted`), so a resumed round sees the front the interrupted one saw.
+ */
+export function frontMembers(
+  view: SearchView,
+  objective: SearchDeps["config"]["objective"],
+  round: number,
+): FrontCandidate[] {
+  return view
+    .candidates()
+    .filter((c) => c.round < round && c.score !== null && (c.parent === null || c.verdict === "accepted"))
+    .map((c) => ({
+      commit: c.commit,
+      round: c.round,
+      proposal: c.proposal,
+      score: c.score as number,
+      outcomes: taskOutcomes(
+        view.rollouts(c.commit).map((r) => r.scores as unknown as EpisodeScore),
+        objective,
+      ),
+    }));
+}
+
+/** The parent of this round's proposals: a front member drawn by the seeded GEPA rule. */
+export function paretoParent(deps: SearchDeps, round: number): string {
+  const members = frontMembers(deps.store.searchView(), deps.config.objective, round);
+  return pickParent(members, createRng(deps.config.seed, "pareto-parent", round)).commit;
+}
+
+/**
+ * Admit the round's evaluated proposals into the front, in proposal order (each admitted one counts for the next);
+ * returns the verdicts and the selection so far (the front's best by the objective).
+ */
+export function decidePareto(
+  deps: SearchDeps,
+  round: number,
+  evaluated: readonly EvaluatedProposal[],
+): { verdicts: ProposalVerdict[]; accepted: string | null; best: string } {
+  const members = frontMembers(deps.store.searchView(), deps.config.objective, round);
+  const verdicts: ProposalVerdict[] = [];
+  let accepted: FrontCandidate | null = null;
+  for (const proposal of evaluated) {
+    const candidate: FrontCandidate = {
+      commit: proposal.commit,
+      round,
+      proposal: proposal.proposal,
+      score: proposal.score,
+      outcomes: taskOutcomes(proposal.scores, deps.config.objective),
+    };
+    const { admitted, reason } = admitToFront(candidate, members);
+    verdicts.push({ commit: proposal.commit, verdict: admitted ? "accepted" : "rejected", reason });
+    if (!admitted) continue;
+    members.push(candidate);
+    if (accepted === null || candidate.score > accepted.score) accepted = candidate;
+  }
+  return { verdicts, accepted: accepted?.commit ?? null, best: bestByObjective(members).commit };
+}
