@@ -105,7 +105,8 @@ function header(store: RunStore, c: CandidateRecord): string {
   const verdict = c.round === 0 ? "seed" : accepted ? "accepted" : (c.verdict ?? c.state);
   const parentScore = c.parent ? store.getCandidate(c.parent)?.score : undefined;
   const score = `score ${c.score === null ? "-" : c.score.toFixed(4)}${parentScore === undefined || parentScore === null ? "" : ` (parent ${parentScore.toFixed(4)})`}`;
-  return `round ${c.round} proposal ${c.proposal} · ${c.branch} · ${c.commit.slice(0, 12)} · ${verdict.replace("_", " ")} · ${score} · reason ${c.rejected_reason ?? "-"}`;
+  const parent = c.parent ? ` · parent ${c.parent.slice(0, 12)}` : "";
+  return `round ${c.round} proposal ${c.proposal} · ${c.branch} · ${c.commit.slice(0, 12)}${parent} · ${verdict.replace("_", " ")} · ${score} · reason ${c.rejected_reason ?? "-"}`;
 }
 
 function findCandidate(store: RunStore, sha: string, field: string): CandidateRecord {

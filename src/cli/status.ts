@@ -65,6 +65,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
     "",
   ];
   const rows: string[][] = [];
+  const idOf = new Map(status.rounds.flatMap((r) => r.proposals.map((p) => [p.commit, p.id] as const)));
   for (const round of status.rounds) {
     for (const p of round.proposals) {
       const verdict = p.accepted
@@ -75,6 +76,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       rows.push([
         String(round.round),
         p.id,
+        p.parent ? (idOf.get(p.parent) ?? p.parent.slice(0, 8)) : "-",
         p.commit.slice(0, 10),
         fmtRate(p.score),
         verdict,
@@ -82,11 +84,12 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       ]);
     }
     if (round.proposals.length === 0 && round.failures.length === 0)
-      rows.push([String(round.round), "-", "-", "-", "none", "no new proposal from this incumbent"]);
+      rows.push([String(round.round), "-", "-", "-", "-", "none", "no new proposal from this incumbent"]);
     for (const f of round.failures)
       rows.push([
         String(round.round),
         `r${round.round}p${f.proposal}`,
+        "-",
         "-",
         "-",
         "refused",
@@ -94,7 +97,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       ]);
   }
   lines.push(
-    formatTable(["round", "proposal", "commit", "score", "verdict", "rationale"], rows, {
+    formatTable(["round", "proposal", "parent", "commit", "score", "verdict", "rationale"], rows, {
       maxWidth: options.maxWidth,
     }),
     "",

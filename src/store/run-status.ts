@@ -9,6 +9,8 @@ export interface ProposalStatus {
   proposal: number;
   commit: string;
   branch: string;
+  /** The candidate it was proposed from (under `strategy: pareto`, any member of the front); null for the seed. */
+  parent: string | null;
   rationale: string;
   score: number | null;
   accepted: boolean;
@@ -76,6 +78,7 @@ export function runStatus(store: RunStore): RunStatus {
         proposal: c.proposal,
         commit: c.commit,
         branch: c.branch,
+        parent: c.parent,
         rationale: c.rationale,
         score: c.score,
         accepted: round.accepted_commit === c.commit,
