@@ -89,7 +89,9 @@ describe("hsearch run, end to end", () => {
     const json = await runCli(["status", runDir, "--json"], { cwd: work });
     expect(JSON.parse(json.stdout)).toEqual(status);
     const table = await runCli(["status", runDir], { cwd: work });
-    expect(table.stdout).toMatch(/round\s+proposal\s+commit\s+score\s+verdict/);
+    expect(table.stdout).toMatch(/round\s+proposal\s+parent\s+commit\s+score\s+verdict/);
+    // Each proposal names its parent: round 1 proposes from the seed.
+    expect(table.stdout).toMatch(/\n\s+1\s+r1p1\s+seed\s+[0-9a-f]{10}/);
   });
 
   it("diff shows the change of a proposal against its parent", async () => {
