@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Argv } from "yargs";
-import { searchConfigSchema } from "../search/config-schema";
 import { HsearchError } from "../core/errors";
+import { searchConfigSchema } from "../search/config-schema";
 import { renderMetaPrompt } from "../search/llm-proposer";
 import { buildProposerInput } from "../search/proposer-input";
 import { openRunStore } from "../store";

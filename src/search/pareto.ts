@@ -1,6 +1,6 @@
 import type { Rng } from "../core/rng";
 import type { EpisodeScore } from "../scoring";
-import type { Objective } from "../scoring/summary";
+import { type ObjectiveName as Objective, objectiveOf } from "../scoring/objective";
 
 /**
  * `strategy: pareto` (issue 11.4, after GEPA): instead of one incumbent, keep every candidate that is best on at
@@ -21,10 +21,9 @@ export interface FrontCandidate {
 /** Per-task outcomes of a candidate's search-split episode scores, under the objective. */
 export function taskOutcomes(scores: readonly EpisodeScore[], objective: Objective): Map<string, number> {
   const sums = new Map<string, { total: number; n: number }>();
+  const { episodeValue } = objectiveOf(objective);
   for (const score of scores) {
-    let value: number | null = null;
-    if (score.kind === "blocked") value = Number(score.strict_sa);
-    else if (score.kind === "feasible" && objective === "joint") value = Number(score.solve);
+    const value = episodeValue(score);
     if (value === null) continue;
     const entry = sums.get(score.task_id) ?? { total: 0, n: 0 };
     entry.total += value;

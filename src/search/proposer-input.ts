@@ -1,5 +1,4 @@
 import type { ProtocolName } from "../config/harness-schema";
-import type { SearchConfig } from "./config-schema";
 import { hashJson } from "../core/canonical-json";
 import type { Suite } from "../domain/task";
 import { retailToolSpecs } from "../envs/retail/tool-specs";
@@ -11,6 +10,7 @@ import { ABSTAIN_TOOL, ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tool
 import { renderSystemPrompt } from "../harness/render";
 import type { EpisodeScore } from "../scoring";
 import type { RejectedProposal, SearchView } from "../store";
+import type { SearchConfig } from "./config-schema";
 import { buildDigest, type Digest, type FamilyRow, familyTable } from "./digest";
 import type { Donor } from "./operators";
 
