@@ -137,7 +137,7 @@ export async function buildProposerInput(
   };
 }
 
-/** What each protocol does (DESIGN §3), as a proposer needs to know it to switch one on or off. */
+/** What each protocol does (docs/DESIGN.md §3), as a proposer needs to know it to switch one on or off. */
 export const PROTOCOL_DESCRIPTIONS: Record<ProtocolName, string> = {
   abandon:
     "tells the agent the certified deferral (the `abstain` tool in retail, an `infeasible.md` file in terminal) and when to use it; the deferral is the agent's own",
