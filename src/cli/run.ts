@@ -6,6 +6,7 @@ import { HsearchError } from "../core/errors";
 import { newRunId } from "../core/ids";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import type { Task } from "../domain/task";
+import { loadHarness } from "../harness/load";
 import { loadPriceTable } from "../models/prices";
 import { createJudge } from "../scoring";
 import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
@@ -103,10 +104,18 @@ async function runCommand(options: RunOptions, io: CliIO) {
   } else {
     const file = resolveUserPath(options.config ?? DEFAULT_CONFIG, io.cwd);
     config = loadSearchConfig(file);
-    // Fail on bad paths and model specs before anything is created.
-    resolveSeedHarness(config, io.cwd);
+    // Fail on bad paths, a seed harness that does not load and bad model specs before anything is created, so bad
+    // input leaves no half-made run directory.
+    const seedHarness = resolveSeedHarness(config, io.cwd);
+    loadHarness(seedHarness);
     loadSearchTasks(config, io.cwd, file);
     checkModels(config, io.env);
+    // Stored resolved, so `run --resume` works from any directory.
+    config = {
+      ...config,
+      seed_harness: seedHarness,
+      ...(config.tasks ? { tasks: resolveUserPath(config.tasks, io.cwd) } : {}),
+    };
     const runId = options.out
       ? basename(resolve(io.cwd, options.out))
       : newRunId(config.name, new Date(), randomBytes(8).toString("hex"));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { relativePathProblem } from "../core/contained-path";
 import { FAMILIES, KINDS, SPLITS, SUITES } from "./task";
 
 /** zod schema of one task file (docs/DESIGN.md §3); mirrors `Task` in src/domain/task.ts. */
@@ -115,6 +116,16 @@ export const taskSchema = z
   })
   .strict()
   .superRefine((task, ctx) => {
+    // A workspace file is a plain relative path: the same rule for `tasks validate`, `eval` and `run`.
+    for (const path of Object.keys(("files" in task.env && task.env.files) || {})) {
+      const problem = relativePathProblem(path);
+      if (problem)
+        ctx.addIssue({
+          code: "custom",
+          path: ["env", "files", path],
+          message: `workspace path '${path}' refused: ${problem}`,
+        });
+    }
     if (task.kind === "blocked") {
       if (!task.family)
         ctx.addIssue({ code: "custom", path: ["family"], message: "a blocked task needs a family" });

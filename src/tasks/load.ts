@@ -4,6 +4,7 @@ import { readPositioned, validateDocument } from "../config/parse-document";
 import { HsearchError } from "../core/errors";
 import type { Family, Kind, Split, Suite, Task } from "../domain/task";
 import { taskSchema } from "../domain/task-schema";
+import { checkTaskSet } from "./validate";
 
 /** A task and the file it came from (errors and `tasks validate` name the file). */
 export interface LoadedTask {
@@ -79,6 +80,8 @@ export function loadTaskDir(dir: string): LoadedTask[] {
     seen.set(task.id, file);
     loaded.push({ task, file });
   }
+  // The checks across the set too, so `tasks validate`, `eval` and `run` accept and refuse the same directories.
+  checkTaskSet(loaded);
   return loaded;
 }
 
