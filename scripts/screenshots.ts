@@ -13,13 +13,12 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { startViewer } from "../src/report/viewer/server";
 import { openRunStore } from "../src/store";
 import { runStatus } from "../src/store/run-status";
+import { launchBrowser } from "../test/helpers/browser";
 
-const CHROMIUM = process.env.HSEARCH_CHROMIUM ?? "/usr/bin/chromium";
 const OUT = join(PACKAGE_ROOT, "docs");
 const VIEWPORT = { width: 1100, height: 1000 };
 
@@ -50,23 +49,7 @@ async function main(): Promise<void> {
   if (!seed || !final) throw new Error("the run has no seed or final harness to compare");
 
   mkdirSync(OUT, { recursive: true });
-  const profile = mkdtempSync(join(tmpdir(), "hsearch-chromium-"));
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: VIEWPORT,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--hide-scrollbars",
-    ],
-  });
+  const browser = await launchBrowser(VIEWPORT, ["--hide-scrollbars"]);
   const viewer = await startViewer({ runDir });
   try {
     const page = await browser.newPage();

@@ -7,10 +7,13 @@ import { type BrowserContext, chromium } from "playwright-core";
 export const CHROMIUM = process.env.HSEARCH_CHROMIUM ?? "/usr/bin/chromium";
 
 /**
- * A headless Chromium with a fresh profile, nothing running in the background and no network of its own: it only
+ * A headless Chromium with a fresh profile (the browser tests and scripts/screenshots.ts), nothing running in the background and no network of its own: it only
  * reaches the local viewer and file:// reports.
  */
-export async function launchBrowser(viewport = { width: 1280, height: 900 }): Promise<BrowserContext> {
+export async function launchBrowser(
+  viewport = { width: 1280, height: 900 },
+  extraArgs: readonly string[] = [],
+): Promise<BrowserContext> {
   const profile = mkdtempSync(join(tmpdir(), "hsearch-chromium-"));
   return chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -25,6 +28,7 @@ export async function launchBrowser(viewport = { width: 1280, height: 900 }): Pr
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...extraArgs,
     ],
   });
 }
