@@ -125,7 +125,17 @@ export async function continueEpisode(input: ContinuationInput): Promise<Continu
     }
     if (call.name === REPORT_TOOL && offered.has(REPORT_TOOL)) {
       const status = args.status === "blocked" ? "blocked" : "done";
-      events.push({ type: "report", step, author: "agent", status });
+      // The whole report, as the agent loop records it: label, blocker and evidence as well as the status.
+      const label = family(args.category);
+      events.push({
+        type: "report",
+        step,
+        author: "agent",
+        status,
+        ...(label ? { label } : {}),
+        blocker: typeof args.blocker === "string" ? args.blocker : undefined,
+        evidence: typeof args.evidence === "string" ? args.evidence : undefined,
+      });
       if (status === "blocked") blockerStated = true;
       observe(call, "Report recorded.", true);
       return;

@@ -62,6 +62,28 @@ const deferred = [
 ];
 
 describe("continueEpisode (the challenge answer)", () => {
+  it("records a report in full, as the agent loop does: status, label, blocker and evidence", async () => {
+    const report = {
+      status: "blocked",
+      category: "trap",
+      blocker: "the order is another customer's",
+      evidence: "user_id differs",
+    };
+    const answer = new MockChatModel([
+      toolCallReply([{ name: "submit_report", arguments: report }]),
+      textReply("I stand by it."),
+    ]);
+    const replies = [...deferred, textReply("Nothing to report.")];
+    const { result } = await challenged(replies, answer, testHarness({ abandon: true, report: true }));
+    expect(result.events.find((e) => e.type === "report")).toMatchObject({
+      author: "agent",
+      status: "blocked",
+      label: "trap",
+      blocker: report.blocker,
+      evidence: report.evidence,
+    });
+  });
+
   it("sends the episode's messages plus the prompt, with its seed, repeat and tools", async () => {
     const answer = new MockChatModel([textReply("I stand by my decision.")]);
     const { episode, result, status } = await challenged(deferred, answer);

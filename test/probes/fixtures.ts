@@ -40,7 +40,7 @@ export function shippedHarness(name: string): Harness {
 
 /** A minimal harness with the given protocols switched on and an optional challenge prompt. */
 export function testHarness(
-  protocols: { abandon?: boolean; effect_gate?: boolean } = {},
+  protocols: { abandon?: boolean; effect_gate?: boolean; report?: boolean } = {},
   challenge?: string,
 ): Harness {
   const yaml = [
@@ -49,6 +49,7 @@ export function testHarness(
     "protocols:",
     `  abandon: {enabled: ${protocols.abandon ?? false}}`,
     `  effect_gate: {enabled: ${protocols.effect_gate ?? false}}`,
+    `  report: {enabled: ${protocols.report ?? false}}`,
   ].join("\n");
   return parseHarness(
     {
