@@ -4,24 +4,25 @@ import { FAMILIES } from "../domain/task";
 import { cutMiddle } from "../envs/terminal/output-cut";
 import { evaluateJobs, planRollouts } from "../eval/evaluate";
 import { loadHarness } from "../harness/load";
-import { loadPriceTable } from "../models/prices";
-import { UsageMeter } from "../models/usage";
+import type { ModelRole } from "../models/settings";
+import { addRoleUsage, formatUsd, type RoleUsage } from "../models/usage";
 import { type Rate, wilson } from "../report/compare";
 import {
   type BlockedRates,
-  createJudge,
+  DEFAULT_MAX_INFRA_ERROR_RATE,
+  describeInfraGate,
   type EpisodeScore,
   type EvalSummary,
+  infraErrorGate,
   summarize,
   type TaskRow,
   taskRows,
 } from "../scoring";
 import { rateText } from "./compare-text";
-import { createModel } from "./create-model";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";
-import { customerModelFor, type HarnessTaskArgs, harnessTaskOptions, selectTasks } from "./shared";
+import { commandModels, type HarnessTaskArgs, harnessTaskOptions, judgeOf, selectTasks } from "./shared";
 import { fmtRate, formatTable } from "./table";
 import { usageError } from "./usage-error";
 
@@ -31,7 +32,8 @@ export interface EvalReport {
   seed: number;
   repeats: number;
   summary: EvalSummary & {
-    usage: { input_tokens: number; output_tokens: number; usd: number; model_calls: number };
+    /** Billed calls, tokens and cost of every role together; cached calls apart; usd null when unknown. */
+    usage: RoleUsage & { by_role: Record<ModelRole, RoleUsage> };
   };
   tasks: TaskRow[];
   /** Per suite: strict SA on blocked episodes, solve and false abstention on feasible ones, each with k/n and a 95%
@@ -41,7 +43,7 @@ export interface EvalReport {
   infra_error_details: Array<{ task_id: string; repeat: number; error: string }>;
 }
 
-export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
+export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
     "eval",
     "Evaluate one harness on a split or a task directory; prints every metric of docs/DESIGN.md §6",
@@ -49,7 +51,14 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
       harnessTaskOptions(yargs, "evaluate")
         .option("judge", { type: "string", default: "rules", describe: "rules or llm:<model>" })
         .option("repeats", { type: "number", default: 1 })
+        .option("max-infra-error-rate", {
+          type: "number",
+          default: DEFAULT_MAX_INFRA_ERROR_RATE,
+          describe: "exit 1 when more than this fraction of episodes meet an infrastructure error",
+        })
         .check((argv) => {
+          const rate = argv["max-infra-error-rate"];
+          if (!(rate >= 0 && rate <= 1)) throw usageError("--max-infra-error-rate must be between 0 and 1");
           if (argv.split === undefined && argv.tasks === undefined)
             throw usageError("give --split or --tasks");
           for (const name of ["repeats", "concurrency"] as const)
@@ -60,7 +69,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           return true;
         }),
     async (argv) => {
-      const report = await runEval(
+      const { report, scores } = await runEval(
         {
           harness: argv.harness,
           split: argv.split,
@@ -74,11 +83,18 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           seed: argv.seed,
           repeats: argv.repeats,
           concurrency: argv.concurrency,
+          models: argv.models,
+          set: argv.set,
           quiet: argv.json,
         },
         io,
       );
       io.out(argv.json ? JSON.stringify(report, null, 2) : renderEvalReport(report));
+      const gate = infraErrorGate(scores, argv["max-infra-error-rate"]);
+      if (gate) {
+        io.err(`hsearch eval: ${describeInfraGate(gate)}`);
+        setExitCode(1);
+      }
     },
   );
 }
@@ -89,14 +105,17 @@ export interface EvalOptions extends HarnessTaskArgs {
   quiet?: boolean;
 }
 
-export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalReport> {
+/** The report, and the episode scores behind it (for the infrastructure-error gate). */
+export async function runEval(
+  options: EvalOptions,
+  io: CliIO,
+): Promise<{ report: EvalReport; scores: EpisodeScore[] }> {
   const harness = loadHarness(resolveUserPath(options.harness, io.cwd));
   const tasks = selectTasks(options, io);
-  const meter = new UsageMeter(loadPriceTable());
-  const modelOptions = { env: io.env, concurrency: options.concurrency };
-  const model = createModel(options.model, { ...modelOptions, meter });
-  const judge = createJudge(options.judge, (spec) => createModel(spec, modelOptions));
-  const customerModel = customerModelFor(options.customer, modelOptions);
+  const models = commandModels(options, io);
+  const model = models.agent;
+  const judge = judgeOf(models);
+  const customerModel = models.customer;
   const jobs = planRollouts(tasks, options.repeats, options.seed);
   const progress = createProgress(io, "eval", { quiet: options.quiet });
   let done = 0;
@@ -114,20 +133,15 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalRepo
   });
   progress.done();
   const scores = outcomes.map((outcome) => outcome.score);
-  const totals = meter.totals();
-  return {
+  const byRole = models.usage();
+  const report: EvalReport = {
     harness: harness.label,
     model: model.id,
     seed: options.seed,
     repeats: options.repeats,
     summary: {
       ...summarize(scores),
-      usage: {
-        input_tokens: totals.input_tokens + totals.cached_input_tokens,
-        output_tokens: totals.output_tokens + totals.cached_output_tokens,
-        usd: totals.usd,
-        model_calls: totals.model_calls + totals.cached_calls,
-      },
+      usage: { ...addRoleUsage(Object.values(byRole)), by_role: byRole },
     },
     tasks: taskRows(scores),
     by_suite: suiteRates(scores, new Map(tasks.map((task) => [task.id, task.suite]))),
@@ -137,11 +151,12 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalRepo
         : [],
     ),
   };
+  return { report, scores };
 }
 
 /** The human-readable eval report: one row per family and overall, then feasible rates and usage. */
 export function renderEvalReport(report: EvalReport): string {
-  const { blocked, feasible, usage, infra_errors } = report.summary;
+  const { blocked, feasible, usage, infra_errors, n_total, n_scored, context_overflow } = report.summary;
   const lines = [
     `harness ${report.harness} · model ${report.model} · seed ${report.seed} · repeats ${report.repeats}`,
     "",
@@ -195,12 +210,21 @@ export function renderEvalReport(report: EvalReport): string {
       ),
       "",
     );
+  const infra = Object.entries(infra_errors)
+    .map(([errorClass, count]) => `${count} ${errorClass}`)
+    .join(", ");
   lines.push(
-    `usage: ${usage.model_calls} model calls, ${usage.input_tokens} input + ${usage.output_tokens} output tokens, $${usage.usd.toFixed(4)}` +
-      (infra_errors > 0 ? ` · ${infra_errors} infrastructure errors (not scored)` : ""),
+    `scored ${n_scored} of ${n_total} episodes` +
+      (n_scored < n_total ? ` · infrastructure errors (not scored): ${infra}` : "") +
+      (context_overflow > 0 ? ` · ${context_overflow} ended by the context window (scored as failures)` : ""),
   );
   for (const { task_id, repeat, error } of report.infra_error_details)
     lines.push(`infrastructure error: ${task_id} (repeat ${repeat}): ${cutMiddle(error, 600)}`);
+  for (const [role, part] of Object.entries(usage.by_role)) {
+    if (part.calls + part.cached_calls === 0) continue;
+    lines.push(`usage ${role}: ${describeUsage(part)}`);
+  }
+  lines.push(`usage: ${describeUsage(usage)}`);
   return lines.join("\n");
 }
 
@@ -222,6 +246,16 @@ function suiteRates(
     };
   }
   return out;
+}
+
+/** "12 calls (3 cached), 1000 input + 200 output tokens (800 from the prompt cache), $0.0123". */
+export function describeUsage(usage: RoleUsage): string {
+  const cached = usage.cached_calls > 0 ? ` (+${usage.cached_calls} from the request cache, not billed)` : "";
+  const promptCache =
+    usage.cache_read_tokens + usage.cache_write_tokens > 0
+      ? ` (prompt cache: ${usage.cache_read_tokens} read, ${usage.cache_write_tokens} written)`
+      : "";
+  return `${usage.calls} model calls${cached}, ${usage.input_tokens} input + ${usage.output_tokens} output tokens${promptCache}, ${formatUsd(usage.usd)}`;
 }
 
 function rateCells(rates: BlockedRates): string[] {

@@ -6,9 +6,9 @@ import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
 import type { Task } from "../domain/task";
 import { type Harness, loadHarness } from "../harness/load";
-import { loadPriceTable } from "../models/prices";
+import type { RoleModels } from "../models/roles";
 import type { ChatModel } from "../models/types";
-import { UsageMeter } from "../models/usage";
+import { addRoleUsage, type RoleUsage } from "../models/usage";
 import {
   type BeliefComparison,
   type BeliefSummary,
@@ -21,12 +21,12 @@ import {
   runChallengeProbe,
   summariseBeliefs,
 } from "../probes";
-import { createJudge, DEFAULT_RESAMPLES, type MeanSd } from "../scoring";
-import { createModel } from "./create-model";
+import { DEFAULT_RESAMPLES, type MeanSd } from "../scoring";
+import { describeUsage } from "./eval";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";
-import { customerModelFor, type HarnessTaskArgs, harnessTaskOptions, selectTasks } from "./shared";
+import { commandModels, type HarnessTaskArgs, harnessTaskOptions, judgeOf, selectTasks } from "./shared";
 import { fmtRate, formatTable } from "./table";
 import { usageError } from "./usage-error";
 
@@ -105,34 +105,20 @@ interface Setup {
   tasks: Task[];
   model: ChatModel;
   customerModel: ChatModel | undefined;
-  meter: UsageMeter;
-  modelOptions: { env: NodeJS.ProcessEnv; concurrency: number };
+  models: RoleModels;
 }
 
-function setup(args: CommonArgs, io: CliIO): Setup {
+function setup(args: CommonArgs & { judge?: string }, io: CliIO): Setup {
   const harness = loadHarness(resolveUserPath(args.harness, io.cwd));
   const tasks = selectTasks(args, io);
-  const meter = new UsageMeter(loadPriceTable());
-  const modelOptions = { env: io.env, concurrency: args.concurrency };
-  const model = createModel(args.model, { ...modelOptions, meter });
-  return {
-    harness,
-    tasks,
-    model,
-    customerModel: customerModelFor(args.customer, modelOptions),
-    meter,
-    modelOptions,
-  };
+  const models = commandModels(args, io);
+  return { harness, tasks, model: models.agent, customerModel: models.customer, models };
 }
 
-function usageOf(meter: UsageMeter) {
-  const totals = meter.totals();
-  return {
-    input_tokens: totals.input_tokens + totals.cached_input_tokens,
-    output_tokens: totals.output_tokens + totals.cached_output_tokens,
-    usd: totals.usd,
-    model_calls: totals.model_calls + totals.cached_calls,
-  };
+/** Every role's usage together, with the per-role parts. */
+function usageOf(models: RoleModels): RoleUsage & { by_role: ReturnType<RoleModels["usage"]> } {
+  const byRole = models.usage();
+  return { ...addRoleUsage(Object.values(byRole)), by_role: byRole };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -152,7 +138,7 @@ async function runBeliefsCommand(
   args: CommonArgs & { compare?: string; resamples: number },
   io: CliIO,
 ): Promise<BeliefsCommandReport> {
-  const { harness, tasks, model, customerModel, meter } = setup(args, io);
+  const { harness, tasks, model, customerModel, models } = setup(args, io);
   const second = args.compare === undefined ? undefined : loadHarness(resolveUserPath(args.compare, io.cwd));
   const bootstrap = { seed: args.seed, resamples: args.resamples };
   const total = tasks.length * (second ? 2 : 1);
@@ -178,7 +164,7 @@ async function runBeliefsCommand(
     resamples: args.resamples,
     ...summariseBeliefs(rows, bootstrap),
     tasks: rows,
-    usage: usageOf(meter),
+    usage: usageOf(models),
   };
   if (second && secondRows) {
     report.compare = {
@@ -187,7 +173,7 @@ async function runBeliefsCommand(
       tasks: secondRows,
       difference: compareBeliefs(tasks, rows, secondRows, bootstrap),
     };
-    report.usage = usageOf(meter);
+    report.usage = usageOf(models);
   }
   return report;
 }
@@ -234,9 +220,7 @@ export function renderBeliefs(report: BeliefsCommandReport): string {
   for (const row of invalid.slice(0, 5)) lines.push(`${row.status}: ${row.id}: ${row.problem}`);
   if (invalid.length > 5) lines.push(`… and ${invalid.length - 5} more without a valid report`);
   const { usage } = report;
-  lines.push(
-    `usage: ${usage.model_calls} model calls, ${usage.input_tokens} input + ${usage.output_tokens} output tokens, $${usage.usd.toFixed(4)}`,
-  );
+  lines.push(`usage: ${describeUsage(usage)}`);
   return lines.join("\n");
 }
 
@@ -251,8 +235,8 @@ async function runChallengeCommand(
   args: CommonArgs & { runs: number; judge: string },
   io: CliIO,
 ): Promise<ChallengeCommandReport> {
-  const { harness, tasks, model, customerModel, meter, modelOptions } = setup(args, io);
-  const judge = createJudge(args.judge, (spec) => createModel(spec, modelOptions));
+  const { harness, tasks, model, customerModel, models } = setup(args, io);
+  const judge = judgeOf(models);
   const progress = createProgress(io, "probe challenge", { quiet: args.json });
   const result = await runChallengeProbe({
     harness,
@@ -266,7 +250,7 @@ async function runChallengeCommand(
     onEpisode: (done, total) => progress.update(done, total, "episodes"),
   });
   progress.done();
-  return { ...result, usage: usageOf(meter) };
+  return { ...result, usage: usageOf(models) };
 }
 
 function fmtMeanSd(value: MeanSd): string {
@@ -308,8 +292,6 @@ export function renderChallenge(report: ChallengeCommandReport): string {
   if (report.infra_errors.length > 0)
     lines.push(`${report.infra_errors.length} episodes left out: infrastructure errors`);
   const { usage } = report;
-  lines.push(
-    `usage: ${usage.model_calls} model calls, ${usage.input_tokens} input + ${usage.output_tokens} output tokens, $${usage.usd.toFixed(4)}`,
-  );
+  lines.push(`usage: ${describeUsage(usage)}`);
   return lines.join("\n");
 }

@@ -8,20 +8,21 @@ import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import type { Task } from "../domain/task";
 import { loadHarness } from "../harness/load";
 import { loadPriceTable } from "../models/prices";
-import { createJudge } from "../scoring";
+import { createRoleModels } from "../models/roles";
+import { settingsByRole } from "../models/settings";
 import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
 import { loadSearchConfig } from "../search/load-config";
 import { runSearch } from "../search/run-search";
 import type { SearchEvents } from "../search/search-deps";
+import { offlineProviders } from "../sim";
 import { createRunDir, openRunStore, type RunStore } from "../store";
 import { acquireRunLock } from "../store/run-lock";
 import { runStatus } from "../store/run-status";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
-import { createModel } from "./create-model";
 import type { CliIO } from "./io";
 import { storedConfig } from "./open-run";
 import { createLiveLine, type LiveLine } from "./progress";
-import { customerModelFor, locateRun, type SetExitCode } from "./shared";
+import { checkCustomerSpec, judgeOf, locateRun, type SetExitCode } from "./shared";
 import { renderStatus } from "./status";
 import { paintFor } from "./table";
 import { usageError } from "./usage-error";
@@ -109,7 +110,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
     const seedHarness = resolveSeedHarness(config, io.cwd);
     loadHarness(seedHarness);
     loadSearchTasks(config, io.cwd, file);
-    checkModels(config, io.env);
+    checkModels(config, io);
     // Stored resolved, so `run --resume` works from any directory.
     config = {
       ...config,
@@ -142,12 +143,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
   }
   try {
     const tasks = loadSearchTasks(config, io.cwd);
-    const modelOptions = {
-      env: io.env,
-      concurrency: config.concurrency,
-      cachePath: join(runDir, "cache.db"),
-    };
-    const metaModel = config.meta_model === "operators" ? null : createModel(config.meta_model, modelOptions);
+    const models = runModels(config, io, join(runDir, "cache.db"));
     io.err(
       `hsearch run ${runId}: ${config.objective} objective, ${tasks.search.length} search tasks, ${config.rounds} rounds × ${config.proposals_per_round} proposals, model ${config.task_model}`,
     );
@@ -159,10 +155,10 @@ async function runCommand(options: RunOptions, io: CliIO) {
       store,
       seedHarnessDir: resolveSeedHarness(config, io.cwd),
       tasks,
-      model: createModel(config.task_model, modelOptions),
-      metaModel,
-      judge: createJudge(config.judge, (spec) => createModel(spec, modelOptions)),
-      customerModel: customerModelFor(config.customer, modelOptions),
+      model: models.agent,
+      metaModel: models.proposer ?? null,
+      judge: judgeOf(models),
+      customerModel: models.customer,
       prices: loadPriceTable(),
       events: progressEvents(io, config, live),
     });
@@ -200,13 +196,32 @@ function resumedBudget(config: SearchConfig, given: RunOptions["budget"]): Searc
   return parsed.data;
 }
 
+/** Every model of the config by role, with its settings and usage meter; warns once per unpriced model. */
+function runModels(config: SearchConfig, io: CliIO, cachePath?: string) {
+  checkCustomerSpec(config.customer);
+  const blocks = config.models;
+  return createRoleModels(
+    {
+      agent: blocks?.agent?.spec ?? config.task_model,
+      proposer: blocks?.proposer?.spec ?? (config.meta_model === "operators" ? undefined : config.meta_model),
+      judge: blocks?.judge?.spec ? `llm:${blocks.judge.spec}` : config.judge,
+      customer: blocks?.customer?.spec ? `llm:${blocks.customer.spec}` : config.customer,
+    },
+    {
+      env: io.env,
+      concurrency: config.concurrency,
+      ...(cachePath ? { cachePath } : {}),
+      prices: loadPriceTable(),
+      settings: settingsByRole(blocks),
+      extraProviders: offlineProviders,
+      warn: cachePath ? (message) => io.err(`warning: ${message}`) : undefined,
+    },
+  );
+}
+
 /** Construct every model of the config once without side effects (no cache file), so a bad spec fails early. */
-function checkModels(config: SearchConfig, env: NodeJS.ProcessEnv): void {
-  const options = { env, concurrency: config.concurrency };
-  createModel(config.task_model, options);
-  if (config.meta_model !== "operators") createModel(config.meta_model, options);
-  createJudge(config.judge, (spec) => createModel(spec, options));
-  customerModelFor(config.customer, options);
+function checkModels(config: SearchConfig, io: CliIO): void {
+  runModels(config, io);
 }
 
 function resolveSeedHarness(config: SearchConfig, cwd: string): string {

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
+import { loadDocument } from "../config/parse-document";
 import { HsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import {
@@ -14,8 +15,20 @@ import {
   type Suite,
   type Task,
 } from "../domain/task";
+import { loadPriceTable } from "../models/prices";
+import { createRoleModels, type RoleModels } from "../models/roles";
+import {
+  MODEL_ROLES,
+  type ModelRole,
+  type ModelSettings,
+  modelSettingsSchema,
+  type RoleModelBlocks,
+  roleModelsSchema,
+  settingsByRole,
+} from "../models/settings";
+import { type Judge, LlmJudge, rulesJudge } from "../scoring";
+import { offlineProviders } from "../sim";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
-import { createModel } from "./create-model";
 import type { CliIO } from "./io";
 
 /** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */
@@ -53,13 +66,33 @@ export function locateRunToCome(run: string, cwd: string): string {
   );
 }
 
-export function customerModelFor(spec: string, options: { env: NodeJS.ProcessEnv; concurrency: number }) {
-  if (spec === "scripted") return undefined;
-  if (!spec.startsWith("llm:") || spec.length <= 4)
-    throw new HsearchError("bad_input", `unknown customer '${spec}': use scripted or llm:<model>`, {
-      field: "customer",
-    });
-  return createModel(spec.slice(4), options);
+/** A customer spelling the CLI and the search config accept: auto, scripted or llm:<model>. */
+export function checkCustomerSpec(spec: string): void {
+  if (spec === "scripted" || spec === "auto" || (spec.startsWith("llm:") && spec.length > 4)) return;
+  throw new HsearchError("bad_input", `unknown customer '${spec}': use auto, scripted or llm:<model>`, {
+    field: "customer",
+  });
+}
+
+/** The LLM judge on the judge role's model, or the rules judge when the role has none. */
+export function judgeOf(models: RoleModels): Judge {
+  return models.judge ? new LlmJudge({ model: models.judge }) : rulesJudge;
+}
+
+/** The models of a harness-on-tasks command (eval, the probes), by role, with a warning per unpriced model. */
+export function commandModels(options: HarnessTaskArgs & { judge?: string }, io: CliIO): RoleModels {
+  checkCustomerSpec(options.customer);
+  return createRoleModels(
+    { agent: options.model, judge: options.judge ?? "rules", customer: options.customer },
+    {
+      env: io.env,
+      concurrency: options.concurrency,
+      prices: loadPriceTable(),
+      settings: roleSettingsOf(options, io),
+      extraProviders: offlineProviders,
+      warn: (message) => io.err(`warning: ${message}`),
+    },
+  );
 }
 
 /** Options and helpers several commands share. */
@@ -84,6 +117,55 @@ export interface HarnessTaskArgs extends TaskSelection {
   customer: string;
   seed: number;
   concurrency: number;
+  /** A YAML file of per-role model blocks (the search config's `models:` format). */
+  models?: string;
+  /** `role.setting=value` overrides, e.g. `agent.reasoning_effort=low`, `judge.temperature=null`. */
+  set?: string[];
+}
+
+/** The per-role settings of `--models FILE` and `--set role.key=value` (the latter wins). */
+export function roleSettingsOf(
+  args: Pick<HarnessTaskArgs, "models" | "set">,
+  io: CliIO,
+): Partial<Record<ModelRole, ModelSettings>> {
+  const blocks: RoleModelBlocks = args.models
+    ? loadDocument(roleModelsSchema, resolveUserPath(args.models, io.cwd))
+    : {};
+  const out = settingsByRole(blocks);
+  for (const assignment of args.set ?? []) {
+    const match = /^([a-z_]+)\.([a-z_]+)=(.*)$/s.exec(assignment);
+    const role = match?.[1] as ModelRole | undefined;
+    if (!match || !role || !MODEL_ROLES.includes(role))
+      throw new HsearchError(
+        "bad_input",
+        `--set ${JSON.stringify(assignment)}: expected role.setting=value with role one of ${MODEL_ROLES.join(", ")}`,
+        { field: "set" },
+      );
+    const key = match[2] as string;
+    const merged = { ...out[role], [key]: parseSettingValue(match[3] as string) };
+    const parsed = modelSettingsSchema.safeParse(merged);
+    if (!parsed.success)
+      throw new HsearchError(
+        "bad_input",
+        `--set ${assignment}: ${parsed.error.issues[0]?.message ?? "invalid setting"}`,
+        { field: `set.${role}.${key}` },
+      );
+    out[role] = parsed.data;
+  }
+  return out;
+}
+
+/** `null`, numbers, booleans and JSON objects as such; anything else as a string. */
+function parseSettingValue(text: string): unknown {
+  const trimmed = text.trim();
+  if (/^(null|true|false|-?\d+(\.\d+)?)$/.test(trimmed) || trimmed.startsWith("{")) {
+    try {
+      return JSON.parse(trimmed);
+    } catch {
+      return trimmed;
+    }
+  }
+  return trimmed;
 }
 
 /** The tasks a command works on: a directory, or the shipped suites filtered by split/suite/kind/family. */
@@ -127,8 +209,19 @@ export function harnessTaskOptions<T>(yargs: Argv<T>, verb: string) {
     })
     .option("customer", {
       type: "string",
-      default: "scripted",
-      describe: "retail customer: scripted or llm:<model>",
+      default: "auto",
+      describe:
+        "retail customer: auto (the task model plays it when it is a real model, else scripted), scripted or llm:<model>",
+    })
+    .option("models", {
+      type: "string",
+      describe:
+        "YAML file of per-role model settings (agent, judge, customer), as `models:` in a search config",
+    })
+    .option("set", {
+      type: "string",
+      array: true,
+      describe: "a role's model setting, e.g. agent.reasoning_effort=low, agent.temperature=null (not sent)",
     })
     .option("seed", { type: "number", default: 1 })
     .option("concurrency", { type: "number", default: 8 })

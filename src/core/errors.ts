@@ -7,6 +7,7 @@ export type HsearchErrorCode =
   | "not_found" // a file, run, candidate or task that does not exist
   | "model_reply" // a model answered with something unusable (empty, malformed)
   | "provider" // the provider failed (HTTP error, timeout) after retries: infrastructure, never an agent failure
+  | "context_overflow" // the conversation outgrew the model's context window: the harness's (agent's) failure
   | "sandbox" // the sandbox cannot be set up on this machine
   | "budget" // a run budget was exhausted
   | "conflict" // a run is locked, or state disagrees with what was asked

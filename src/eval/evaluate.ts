@@ -45,10 +45,18 @@ export interface EvaluateOptions {
   onRequest?: (request: ChatRequest) => void;
   /** Run-wide rollout slots shared with other evaluations; without them, `concurrency` bounds this call alone. */
   slots?: Semaphore;
-  /** Called before a rollout starts; throwing stops new rollouts (a budget), the running ones finish first. */
+  /** Called before a rollout starts (retries included); throwing stops new rollouts (a budget), the running ones finish first. */
   beforeRollout?: (job: RolloutJob) => void;
-  /** Called after each rollout is scored (progress, storage). */
+  /**
+   * Called once per job with its final outcome (progress, storage): a scored episode, or an infrastructure error
+   * that every retry pass met too.
+   */
   onRollout?: (job: RolloutJob, trajectory: Trajectory, score: EpisodeScore) => void | Promise<void>;
+  /**
+   * Later passes over the jobs that met an infrastructure error (default 2): a rate limit or an outage that outlasted
+   * the per-call retries usually has passed by the end of the batch. Same job, same seed.
+   */
+  infraRetryPasses?: number;
 }
 
 export interface RolloutOutcome {
@@ -57,7 +65,31 @@ export interface RolloutOutcome {
   score: EpisodeScore;
 }
 
+export const DEFAULT_INFRA_RETRY_PASSES = 2;
+
 export async function evaluateJobs(options: EvaluateOptions): Promise<RolloutOutcome[]> {
+  const passes = options.infraRetryPasses ?? DEFAULT_INFRA_RETRY_PASSES;
+  const outcomes = await runJobs(options, options.jobs, passes > 0);
+  for (let pass = 1; pass <= passes; pass++) {
+    const failed = outcomes.flatMap((outcome, index) =>
+      outcome.score.kind === "infra_error" ? [index] : [],
+    );
+    if (failed.length === 0) break;
+    const jobs = failed.map((index) => (outcomes[index] as RolloutOutcome).job);
+    const retried = await runJobs(options, jobs, pass < passes);
+    failed.forEach((index, i) => {
+      outcomes[index] = retried[i] as RolloutOutcome;
+    });
+  }
+  return outcomes;
+}
+
+/** One pass over `jobs`; `onRollout` is held back for an infrastructure error that a later pass will retry. */
+async function runJobs(
+  options: EvaluateOptions,
+  jobs: readonly RolloutJob[],
+  willRetry: boolean,
+): Promise<RolloutOutcome[]> {
   const one = async (job: RolloutJob): Promise<RolloutOutcome> => {
     options.beforeRollout?.(job);
     const trajectory = await runRollout({
@@ -71,14 +103,14 @@ export async function evaluateJobs(options: EvaluateOptions): Promise<RolloutOut
       onRequest: options.onRequest,
     });
     const score = await scoreEpisode(job.task, trajectory, options.judge);
-    await options.onRollout?.(job, trajectory, score);
+    if (!(willRetry && score.kind === "infra_error")) await options.onRollout?.(job, trajectory, score);
     return { job, trajectory, score };
   };
   const slots = options.slots;
-  if (!slots) return mapPool(options.jobs, options.concurrency, one);
+  if (!slots) return mapPool(jobs, options.concurrency, one);
   // Shared slots: every job queues at once and runs when a slot frees; after a failure the queued ones give up.
   let failed = false;
-  return mapPool(options.jobs, options.jobs.length, (job) =>
+  return mapPool(jobs, jobs.length, (job) =>
     slots.run(async () => {
       if (failed) throw new Error("an earlier rollout of this evaluation failed");
       try {

@@ -3,6 +3,7 @@ import type { AgentTask, Family } from "../domain/task";
 import { FAMILIES } from "../domain/task";
 import { isForbiddenEffect } from "../envs/forbidden";
 import type { Author, Environment } from "../envs/types";
+import { ProviderError } from "../models/provider-error";
 import type {
   ChatMessage,
   ChatModel,
@@ -12,7 +13,7 @@ import type {
   ToolSpec,
 } from "../models/types";
 import { claimsCompletion, saysCannotProceed } from "./claims";
-import type { Customer } from "./customer";
+import { type Customer, withoutStopToken } from "./customer";
 import type { Harness } from "./load";
 import {
   ABSTAIN_TOOL,
@@ -24,7 +25,7 @@ import {
 } from "./protocol-tools";
 import { renderSystemPrompt } from "./render";
 import { type SimContext, simOptions } from "./sim-context";
-import type { EndReason, TrajectoryEvent, TrajectoryUsage } from "./trajectory";
+import type { EndReason, EpisodeEnd, TrajectoryEvent, TrajectoryUsage } from "./trajectory";
 
 /**
  * The agent loop (docs/DESIGN.md §4): model turn → tool calls → observations, until the agent stops, defers or runs out of
@@ -50,7 +51,7 @@ export interface EpisodeInput {
 
 export interface EpisodeResult {
   events: TrajectoryEvent[];
-  end: { reason: EndReason; step: number; error?: string };
+  end: EpisodeEnd;
   steps: number;
   usage: Omit<TrajectoryUsage, "usd">;
   /** The agent's messages, for the communicate check. */
@@ -108,6 +109,7 @@ class Episode {
 
   async run(): Promise<EpisodeResult> {
     const { config } = this.input.harness;
+    if (!(await this.open())) return this.result();
     const protocols = config.protocols;
     await this.loop("main", config.agent.max_steps);
     if (protocols.self_check.enabled && this.stoppedOnItsOwn()) {
@@ -117,15 +119,39 @@ class Episode {
       );
       await this.loop("self_check", protocols.self_check.max_steps);
     }
-    if (protocols.report.enabled && !this.reported && this.endReason() !== "infra_error") {
+    if (protocols.report.enabled && !this.reported && this.canContinue()) {
       const previous = this.end;
       this.protocolTurn("report", this.input.harness.prompts.report ?? DEFAULT_PROMPTS.report);
       await this.loop("report", 2);
       // The report turn only adds a report; it does not change how the episode ended unless the agent deferred.
-      if (!this.deferred && previous && this.endReason() !== "infra_error") this.end = previous;
+      if (!this.deferred && previous && this.canContinue()) this.end = previous;
     }
-    if (protocols.harness_control.enabled && !this.deferred && this.endReason() !== "infra_error")
+    if (protocols.harness_control.enabled && !this.deferred && this.canContinue())
       await this.harnessControl();
+    return this.result();
+  }
+
+  /**
+   * A customer that writes its own opening (the LLM customer) replaces the task's instruction as the first user
+   * message. False when the customer's model failed: the episode ends there as an infrastructure error.
+   */
+  private async open(): Promise<boolean> {
+    const { customer } = this.input;
+    if (!customer?.opening) return true;
+    let opening: string;
+    try {
+      opening = await customer.opening();
+    } catch (error) {
+      this.endOnModelError(error, "customer");
+      return false;
+    }
+    this.messages[1] = { role: "user", content: opening };
+    const first = this.events.findIndex((event) => event.type === "message" && event.author === "customer");
+    if (first >= 0) this.events[first] = { type: "message", step: 0, author: "customer", text: opening };
+    return true;
+  }
+
+  private result(): EpisodeResult {
     const end = this.end ?? { reason: "max_steps" as const, step: this.step };
     return {
       events: this.events,
@@ -138,8 +164,10 @@ class Episode {
     };
   }
 
-  private endReason(): EndReason | undefined {
-    return this.end?.reason;
+  /** After a provider failure or a full context window no further model turn can be asked for. */
+  private canContinue(): boolean {
+    const reason = this.end?.reason;
+    return reason !== "infra_error" && reason !== "context_overflow";
   }
 
   private stoppedOnItsOwn(): boolean {
@@ -183,11 +211,27 @@ class Episode {
       this.usage.output_tokens += response.usage.output_tokens;
       return response;
     } catch (error) {
-      const reason: EndReason = isHsearchError(error, "model_reply") ? "model_error" : "infra_error";
-      if (!isHsearchError(error) || (error.code !== "model_reply" && error.code !== "provider")) throw error;
-      this.end = { reason, step: this.step, error: error.message };
+      this.endOnModelError(error, "agent");
       return null;
     }
+  }
+
+  /**
+   * A failed model call ends the episode: the agent's unusable reply or full context window is its failure; any
+   * provider failure, and every failure of the customer's model (part of the environment), is infrastructure.
+   */
+  private endOnModelError(error: unknown, party: "agent" | "customer"): void {
+    const agentReason = endReasonOf(error);
+    if (!agentReason || !isHsearchError(error)) throw error;
+    const reason = party === "agent" ? agentReason : "infra_error";
+    this.end = {
+      reason,
+      step: this.step,
+      error: party === "agent" ? error.message : `customer: ${error.message}`,
+      ...(reason === "infra_error"
+        ? { error_class: error instanceof ProviderError ? error.errorClass : "other" }
+        : {}),
+    };
   }
 
   private async handleTurn(response: ChatResponse): Promise<void> {
@@ -220,9 +264,19 @@ class Episode {
       this.end = { reason: "agent_stopped", step: this.step };
       return;
     }
-    const reply = await customer.reply(text);
-    this.events.push({ type: "message", step: this.step, author: "customer", text: reply.text });
-    this.messages.push({ role: "user", content: reply.text });
+    let reply: { text: string; done: boolean };
+    try {
+      reply = await customer.reply(text);
+    } catch (error) {
+      this.endOnModelError(error, "customer");
+      return;
+    }
+    // The stop token is the customer's signal to us; the agent (and a later protocol turn) never sees it.
+    const said = withoutStopToken(reply.text);
+    if (said.length > 0) {
+      this.events.push({ type: "message", step: this.step, author: "customer", text: said });
+      this.messages.push({ role: "user", content: said });
+    }
     if (reply.done) this.end = { reason: "customer_ended", step: this.step };
   }
 
@@ -440,4 +494,12 @@ function optionalString(value: unknown): string | undefined {
 
 function familyArg(value: unknown): Family | undefined {
   return FAMILIES.find((family) => family === value);
+}
+
+/** A model-call error that ends the episode, and how; anything else (a bug, bad input) is rethrown. */
+function endReasonOf(error: unknown): EndReason | undefined {
+  if (isHsearchError(error, "model_reply")) return "model_error";
+  if (isHsearchError(error, "context_overflow")) return "context_overflow";
+  if (isHsearchError(error, "provider")) return "infra_error";
+  return undefined;
 }

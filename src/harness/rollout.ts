@@ -38,7 +38,7 @@ export interface OpenRollout {
   trajectory: Trajectory;
 }
 
-const UNFINISHED = new Set(["max_steps", "model_error", "infra_error"]);
+const UNFINISHED = new Set(["max_steps", "model_error", "context_overflow", "infra_error"]);
 
 /**
  * One (harness, task, seed, repeat) episode → a trajectory: set up the task's environment, run the agent loop on
@@ -103,8 +103,10 @@ export async function withOpenRollout<T>(
         input.onRequest?.(request);
       },
     });
-    if (lastRequest === undefined)
+    // The customer's opening can fail before the agent is ever asked: the conversation as it stands then.
+    if (lastRequest === undefined && episode.end.reason !== "infra_error")
       throw new HsearchError("internal", `the episode of ${task.id} made no model request`);
+    lastRequest ??= { messages: episode.messages, tools: episode.tools, seed, repeat };
     const infra = episode.end.reason === "infra_error";
     const reward =
       (input.verify ?? true) && !infra
@@ -138,7 +140,6 @@ export async function withOpenRollout<T>(
 function customerFor(task: Task, input: RolloutInput): Customer | undefined {
   if (task.suite !== "retail") return undefined;
   const scenario = task.user ?? { reason_for_call: task.instruction, known_info: "" };
-  if (input.customerModel)
-    return new LlmCustomer(input.customerModel, scenario, task.instruction, input.seed);
+  if (input.customerModel) return new LlmCustomer(input.customerModel, scenario, input.seed, input.repeat);
   return new ScriptedCustomer(scenario);
 }

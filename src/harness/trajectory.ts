@@ -65,7 +65,16 @@ export type EndReason =
   | "customer_ended" // retail: the customer ended the conversation
   | "max_steps"
   | "model_error" // the model's reply was unusable (empty, malformed) after retries: the agent's failure
+  | "context_overflow" // the conversation outgrew the model's context window: the agent's (harness's) failure
   | "infra_error"; // the provider failed: not scored as the agent's failure
+
+/** How an episode ended; `error_class` says which kind of infrastructure error (rate_limit, server, …). */
+export interface EpisodeEnd {
+  reason: EndReason;
+  step: number;
+  error?: string;
+  error_class?: string;
+}
 
 export interface TrajectoryUsage {
   input_tokens: number;
@@ -86,7 +95,7 @@ export interface Trajectory {
   /** Agent steps used (model turns in the main episode). */
   steps: number;
   events: TrajectoryEvent[];
-  end: { reason: EndReason; step: number; error?: string };
+  end: EpisodeEnd;
   /** Native verifier reward (0 or 1); null for infra errors. */
   reward: number | null;
   usage: TrajectoryUsage;

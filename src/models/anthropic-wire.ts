@@ -91,25 +91,36 @@ export function toAnthropicConversation(messages: readonly ChatMessage[]): {
   };
 }
 
+/**
+ * With `prompt_cache`, the system prompt and the last tool carry `cache_control` breakpoints: the API then caches the
+ * prefix up to them (tools, then system), which is the same on every call of an episode.
+ */
 export function toAnthropicParams(model: string, request: ChatRequest): MessageCreateParamsNonStreaming {
   const { system, messages } = toAnthropicConversation(request.messages);
+  const cacheControl = request.prompt_cache ? { cache_control: { type: "ephemeral" as const } } : {};
   const params: MessageCreateParamsNonStreaming = {
     model,
     max_tokens: request.max_tokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
     messages,
   };
-  if (system !== undefined) params.system = system;
+  if (system !== undefined)
+    params.system = request.prompt_cache ? [{ type: "text", text: system, ...cacheControl }] : system;
   if (request.tools.length > 0) {
+    const last = request.tools.length - 1;
     params.tools = request.tools.map(
-      (tool): Tool => ({
+      (tool, index): Tool => ({
         name: tool.name,
         description: tool.description,
         input_schema: tool.parameters as Tool.InputSchema,
+        ...(index === last ? cacheControl : {}),
       }),
     );
   }
   if (request.temperature !== undefined) params.temperature = request.temperature;
-  return params;
+  if (request.top_p !== undefined) params.top_p = request.top_p;
+  if (request.thinking_budget !== undefined)
+    params.thinking = { type: "enabled", budget_tokens: request.thinking_budget };
+  return request.extra ? { ...params, ...request.extra } : params;
 }
 
 /** Block types we never ask for but that are harmless to skip (extended thinking). */
@@ -139,16 +150,21 @@ export function fromAnthropicBody(body: unknown, source: string): ChatResponse {
   });
   const usage =
     root.usage === undefined || root.usage === null ? {} : requireObject(root.usage, "usage", source);
+  const cacheWrite = tokenCount(
+    usage.cache_creation_input_tokens,
+    "usage.cache_creation_input_tokens",
+    source,
+  );
+  const cacheRead = tokenCount(usage.cache_read_input_tokens, "usage.cache_read_input_tokens", source);
   const response: ChatResponse = {
     content: texts.length > 0 ? texts.join("\n") : null,
     tool_calls: toolCalls,
     usage: {
-      // Prompt-cache reads and writes are input tokens too.
-      input_tokens:
-        tokenCount(usage.input_tokens, "usage.input_tokens", source) +
-        tokenCount(usage.cache_creation_input_tokens, "usage.cache_creation_input_tokens", source) +
-        tokenCount(usage.cache_read_input_tokens, "usage.cache_read_input_tokens", source),
+      // Prompt-cache reads and writes are input tokens too; they are priced apart (prices.ts).
+      input_tokens: tokenCount(usage.input_tokens, "usage.input_tokens", source) + cacheWrite + cacheRead,
       output_tokens: tokenCount(usage.output_tokens, "usage.output_tokens", source),
+      ...(cacheRead > 0 ? { cache_read_tokens: cacheRead } : {}),
+      ...(cacheWrite > 0 ? { cache_write_tokens: cacheWrite } : {}),
     },
     model: requireString(root.model, "model", source),
   };

@@ -28,6 +28,12 @@ export function requestCacheKey(modelId: string, endpoint: string, request: Chat
     tools: request.tools,
     temperature: request.temperature,
     max_tokens: request.max_tokens,
+    top_p: request.top_p,
+    reasoning_effort: request.reasoning_effort,
+    thinking_budget: request.thinking_budget,
+    send_seed: request.send_seed,
+    prompt_cache: request.prompt_cache,
+    extra: request.extra,
     seed: request.seed,
     repeat: request.repeat ?? 0,
   });

@@ -63,8 +63,8 @@ export function toOpenAIParams(
   const params: ChatCompletionCreateParamsNonStreaming = {
     model,
     messages: request.messages.map(toOpenAIMessage),
-    seed: wireSeed(request.seed, request.repeat),
   };
+  if (request.send_seed !== false) params.seed = wireSeed(request.seed, request.repeat);
   // OpenAI rejects an empty tools array.
   if (request.tools.length > 0) {
     params.tools = request.tools.map((tool) => ({
@@ -74,7 +74,9 @@ export function toOpenAIParams(
   }
   if (request.temperature !== undefined) params.temperature = request.temperature;
   if (request.max_tokens !== undefined) params[maxTokensField] = request.max_tokens;
-  return params;
+  if (request.top_p !== undefined) params.top_p = request.top_p;
+  if (request.reasoning_effort !== undefined) params.reasoning_effort = request.reasoning_effort;
+  return request.extra ? { ...params, ...request.extra } : params;
 }
 
 /** The parsed body of a chat.completions response → our response; anything unusable is a model_reply error. */
@@ -115,12 +117,18 @@ export function fromOpenAIBody(body: unknown, source: string): ChatResponse {
 
   const usage =
     root.usage === undefined || root.usage === null ? {} : requireObject(root.usage, "usage", source);
+  const details =
+    usage.prompt_tokens_details === undefined || usage.prompt_tokens_details === null
+      ? {}
+      : requireObject(usage.prompt_tokens_details, "usage.prompt_tokens_details", source);
+  const cachedTokens = tokenCount(details.cached_tokens, "usage.prompt_tokens_details.cached_tokens", source);
   const response: ChatResponse = {
     content,
     tool_calls: toolCalls,
     usage: {
       input_tokens: tokenCount(usage.prompt_tokens, "usage.prompt_tokens", source),
       output_tokens: tokenCount(usage.completion_tokens, "usage.completion_tokens", source),
+      ...(cachedTokens > 0 ? { cache_read_tokens: cachedTokens } : {}),
     },
     model: requireString(root.model, "model", source),
   };

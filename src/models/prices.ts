@@ -16,6 +16,10 @@ export interface PriceEntry {
   input: number;
   /** USD per million output tokens. */
   output: number;
+  /** USD per million prompt tokens read from the provider's prompt cache; default `input`. */
+  cache_read?: number;
+  /** USD per million prompt tokens written to the provider's prompt cache; default `input`. */
+  cache_write?: number;
 }
 
 export type PriceTable = readonly PriceEntry[];
@@ -32,6 +36,8 @@ const priceFileSchema = z.strictObject({
       pattern: z.string().min(1),
       input: z.number().nonnegative(),
       output: z.number().nonnegative(),
+      cache_read: z.number().nonnegative().optional(),
+      cache_write: z.number().nonnegative().optional(),
     }),
   ),
 });
@@ -101,8 +107,16 @@ export function findPrice(table: PriceTable, modelId: string): PriceEntry | unde
 export function costOf(table: PriceTable, modelId: string, usage: Usage): CallCost {
   const price = findPrice(table, modelId);
   if (!price) return { usd: 0, priced: false };
+  const read = usage.cache_read_tokens ?? 0;
+  const write = usage.cache_write_tokens ?? 0;
+  const plainInput = Math.max(0, usage.input_tokens - read - write);
   return {
-    usd: (usage.input_tokens * price.input + usage.output_tokens * price.output) / 1_000_000,
+    usd:
+      (plainInput * price.input +
+        read * (price.cache_read ?? price.input) +
+        write * (price.cache_write ?? price.input) +
+        usage.output_tokens * price.output) /
+      1_000_000,
     priced: true,
   };
 }

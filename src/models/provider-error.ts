@@ -3,7 +3,54 @@
  * whether it was a timeout or a broken connection), with any secret already redacted from the message. The retry
  * layer turns the last one into `HsearchError("provider", …)`; nothing else should see this type.
  */
-export type ProviderFailureKind = "http" | "timeout" | "connection" | "aborted";
+import { HsearchError } from "../core/errors";
+
+export type ProviderFailureKind = "http" | "timeout" | "connection" | "aborted" | "context_overflow";
+
+/** How an infrastructure error is counted in summaries (`infra_errors` by class). */
+export const INFRA_ERROR_CLASSES = [
+  "rate_limit",
+  "server",
+  "timeout",
+  "connection",
+  "invalid_request",
+  "auth",
+  "other",
+] as const;
+export type InfraErrorClass = (typeof INFRA_ERROR_CLASSES)[number];
+
+/** A provider failure after retries: infrastructure, never the agent's failure; `errorClass` says which kind. */
+export class ProviderError extends HsearchError {
+  readonly errorClass: InfraErrorClass;
+  constructor(errorClass: InfraErrorClass, message: string) {
+    super("provider", message);
+    this.errorClass = errorClass;
+  }
+}
+
+export function infraErrorClassOf(error: ProviderCallError): InfraErrorClass {
+  if (error.kind === "timeout") return "timeout";
+  if (error.kind === "connection") return "connection";
+  const status = error.status;
+  if (status === undefined) return "other";
+  if (status === 429) return "rate_limit";
+  if (status >= 500 || status === 408 || status === 409) return "server";
+  if (status === 401 || status === 403) return "auth";
+  if (status >= 400) return "invalid_request";
+  return "other";
+}
+
+/**
+ * Whether an HTTP error body says the prompt is longer than the model's context: OpenAI's `context_length_exceeded`
+ * code, and the messages of OpenAI, Anthropic ("prompt is too long"), vLLM and llama.cpp servers.
+ */
+export function isContextOverflow(status: number | undefined, code: unknown, message: string): boolean {
+  if (code === "context_length_exceeded") return true;
+  if (status !== 400 && status !== 413 && status !== 422) return false;
+  return /maximum context length|context[ _-]?(length|window)|prompt is too long|exceeds? the context|too many tokens/i.test(
+    message,
+  );
+}
 
 export interface RetryAfterHeaders {
   "retry-after"?: string;

@@ -11,6 +11,7 @@ import { defaultLimiterPool, type LimiterPool } from "./limiter";
 import { createOpenAIModel, OPENAI_DEFAULT_BASE_URL } from "./openai";
 import type { MaxTokensField } from "./openai-wire";
 import type { RetryOptions } from "./retry";
+import { type ModelRole, type ModelSettings, withSettings } from "./settings";
 import type { ChatModel } from "./types";
 import { type UsageMeter, withUsage } from "./usage";
 import { withProviderStack } from "./wrap";
@@ -34,6 +35,10 @@ export interface CreateChatModelOptions {
   /** OpenAI only: which field carries max_tokens (default: by server, see openai.ts). */
   maxTokensField?: MaxTokensField;
   limiters?: LimiterPool;
+  /** The role the model plays (default agent): picks the family's defaults, e.g. Anthropic's max_tokens. */
+  role?: ModelRole;
+  /** The user's settings for that role; `null` members are not sent. */
+  settings?: ModelSettings;
 }
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -128,6 +133,7 @@ function createBuiltIn(
   const limiters = options.limiters ?? defaultLimiterPool;
   return withProviderStack(model, {
     meter: options.meter,
+    settings: withSettings(provider, name, options.role ?? "agent", options.settings),
     cache: options.cachePath ? { cache: openRequestCache(options.cachePath), endpoint } : undefined,
     retry: options.retry,
     limiter: limiters.get(`${provider}|${endpoint}`, options.concurrency ?? DEFAULT_CONCURRENCY),

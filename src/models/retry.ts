@@ -14,7 +14,13 @@ import { setTimeout as sleepFor } from "node:timers/promises";
 import { HsearchError, isHsearchError } from "../core/errors";
 import { createRng } from "../core/rng";
 import type { ChatModelMiddleware } from "./middleware";
-import { isRetryable, ProviderCallError, type RetryAfterHeaders } from "./provider-error";
+import {
+  infraErrorClassOf,
+  isRetryable,
+  ProviderCallError,
+  ProviderError,
+  type RetryAfterHeaders,
+} from "./provider-error";
 
 export interface RetryOptions {
   /** Calls in total (first one included) for provider failures. */
@@ -97,13 +103,17 @@ export async function callWithRetry<T>(
         continue;
       }
       if (!(error instanceof ProviderCallError)) throw error;
-      if (error.kind === "aborted") throw new HsearchError("provider", `${label}: request aborted`);
+      if (error.kind === "aborted") throw new ProviderError("other", `${label}: request aborted`);
+      // Asking again with the same prompt cannot fit it in the window: the episode ends as the agent's failure.
+      if (error.kind === "context_overflow")
+        throw new HsearchError("context_overflow", `${label}: ${error.message}`);
       providerAttempts += 1;
+      const errorClass = infraErrorClassOf(error);
       if (!isRetryable(error))
-        throw new HsearchError("provider", `${label}: ${error.message} (not retryable)`);
+        throw new ProviderError(errorClass, `${label}: ${error.message} (not retryable)`);
       if (providerAttempts >= options.maxAttempts) {
-        throw new HsearchError(
-          "provider",
+        throw new ProviderError(
+          errorClass,
           `${label}: ${error.message} (gave up after ${providerAttempts} attempts)`,
         );
       }

@@ -3,7 +3,7 @@
  * layer understands, with secrets redacted from every message. Raw SDK errors are not kept as causes: they may hold
  * request details, and messages are all the retry layer and the run store need.
  */
-import { ProviderCallError, redactSecrets, retryAfterHeadersOf } from "./provider-error";
+import { isContextOverflow, ProviderCallError, redactSecrets, retryAfterHeadersOf } from "./provider-error";
 import { replyError } from "./validate-reply";
 
 type ErrorClass = abstract new (...args: never[]) => Error;
@@ -31,8 +31,9 @@ export function fromSdkError(
     return new ProviderCallError("connection", redact(`connection failed: ${causeChain(error)}`));
   }
   if (error instanceof classes.APIError) {
-    const { status, headers } = error as Error & { status?: number; headers?: Headers };
-    return new ProviderCallError("http", redact(`HTTP ${error.message}`), {
+    const { status, headers, code } = error as Error & { status?: number; headers?: Headers; code?: unknown };
+    const kind = isContextOverflow(status, code, error.message) ? "context_overflow" : "http";
+    return new ProviderCallError(kind, redact(`HTTP ${error.message}`), {
       status,
       retryAfter: retryAfterHeadersOf(headers),
     });

@@ -31,6 +31,18 @@ export interface ChatRequest {
   tools: ToolSpec[];
   temperature?: number;
   max_tokens?: number;
+  /** Role settings (see settings.ts); absent = not sent. */
+  top_p?: number;
+  /** OpenAI reasoning models. */
+  reasoning_effort?: "minimal" | "low" | "medium" | "high";
+  /** Anthropic extended thinking budget, in tokens. */
+  thinking_budget?: number;
+  /** False: send no seed (OpenAI-compatible servers that reject one). */
+  send_seed?: boolean;
+  /** Anthropic: mark the system prompt and tools for the provider's prompt cache. */
+  prompt_cache?: boolean;
+  /** Merged into the SDK request body as is. */
+  extra?: Record<string, unknown>;
   /** Seed and repeat index: they key the request cache and seed the simulator. */
   seed: number;
   repeat?: number;
@@ -42,8 +54,13 @@ export interface ChatRequest {
 }
 
 export interface Usage {
+  /** Every prompt token, provider prompt-cache reads and writes included. */
   input_tokens: number;
   output_tokens: number;
+  /** Of input_tokens: read from the provider's prompt cache (OpenAI cached_tokens, Anthropic cache reads). */
+  cache_read_tokens?: number;
+  /** Of input_tokens: written to the provider's prompt cache (Anthropic cache_creation_input_tokens). */
+  cache_write_tokens?: number;
 }
 
 export interface ChatResponse {

@@ -11,6 +11,9 @@ export interface UsageTotals {
   model_calls: number;
   input_tokens: number;
   output_tokens: number;
+  /** Of input_tokens: provider prompt-cache reads and writes, where the API reports them. */
+  cache_read_tokens: number;
+  cache_write_tokens: number;
   usd: number;
   /** Calls answered from the request cache, with the tokens and cost they had when first made. */
   cached_calls: number;
@@ -27,6 +30,8 @@ export class UsageMeter {
     model_calls: 0,
     input_tokens: 0,
     output_tokens: 0,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
     usd: 0,
     cached_calls: 0,
     cached_input_tokens: 0,
@@ -52,6 +57,8 @@ export class UsageMeter {
       this.sums.model_calls += 1;
       this.sums.input_tokens += response.usage.input_tokens;
       this.sums.output_tokens += response.usage.output_tokens;
+      this.sums.cache_read_tokens += response.usage.cache_read_tokens ?? 0;
+      this.sums.cache_write_tokens += response.usage.cache_write_tokens ?? 0;
       this.sums.usd += cost.usd;
     }
     return cost;
@@ -60,6 +67,52 @@ export class UsageMeter {
   totals(): UsageTotals {
     return { ...this.sums, unpriced_models: [...this.unpriced].sort() };
   }
+}
+
+/**
+ * What `status --json`, `eval --json` and the report show for one role: billed calls and their tokens and cost,
+ * cached calls apart (they cost nothing now). `usd` is null when a model of the role has no price: unknown, not 0.
+ */
+export interface RoleUsage {
+  calls: number;
+  cached_calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  usd: number | null;
+}
+
+export function roleUsageOf(totals: UsageTotals): RoleUsage {
+  return {
+    calls: totals.model_calls,
+    cached_calls: totals.cached_calls,
+    input_tokens: totals.input_tokens,
+    output_tokens: totals.output_tokens,
+    cache_read_tokens: totals.cache_read_tokens,
+    cache_write_tokens: totals.cache_write_tokens,
+    usd: totals.unpriced_models.length > 0 && totals.model_calls > 0 ? null : totals.usd,
+  };
+}
+
+/** The sum of several roles' usage; unknown if any part is. */
+export function addRoleUsage(parts: readonly RoleUsage[]): RoleUsage {
+  const sum = (key: Exclude<keyof RoleUsage, "usd">) => parts.reduce((total, part) => total + part[key], 0);
+  const known = parts.every((part) => part.usd !== null);
+  return {
+    calls: sum("calls"),
+    cached_calls: sum("cached_calls"),
+    input_tokens: sum("input_tokens"),
+    output_tokens: sum("output_tokens"),
+    cache_read_tokens: sum("cache_read_tokens"),
+    cache_write_tokens: sum("cache_write_tokens"),
+    usd: known ? parts.reduce((total, part) => total + (part.usd ?? 0), 0) : null,
+  };
+}
+
+/** "$1.2345", or "unknown" when a model has no price. */
+export function formatUsd(usd: number | null): string {
+  return usd === null ? "unknown" : `$${usd.toFixed(4)}`;
 }
 
 export function withUsage(meter: UsageMeter): ChatModelMiddleware {

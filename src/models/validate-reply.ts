@@ -97,12 +97,23 @@ export function validateChatResponse(value: unknown, source: string): ChatRespon
     usage: {
       input_tokens: tokenCount(usage.input_tokens, "usage.input_tokens", source),
       output_tokens: tokenCount(usage.output_tokens, "usage.output_tokens", source),
+      ...promptCacheTokens(usage, source),
     },
     model: requireString(body.model, "model", source),
   };
   if (finishReason !== undefined) response.finish_reason = finishReason;
   assertNotEmpty(response, source);
   return response;
+}
+
+/** The optional prompt-cache counts of a cached response's usage (present only when the provider reported them). */
+function promptCacheTokens(usage: Record<string, unknown>, source: string) {
+  const out: { cache_read_tokens?: number; cache_write_tokens?: number } = {};
+  if (usage.cache_read_tokens !== undefined)
+    out.cache_read_tokens = tokenCount(usage.cache_read_tokens, "usage.cache_read_tokens", source);
+  if (usage.cache_write_tokens !== undefined)
+    out.cache_write_tokens = tokenCount(usage.cache_write_tokens, "usage.cache_write_tokens", source);
+  return out;
 }
 
 /** A reply with neither text nor a tool call gives the agent loop nothing to act on. */

@@ -1,6 +1,6 @@
 /**
  * Composition of a provider with its middleware, after the AI SDK's wrapLanguageModel. The standard stack, outermost
- * first: usage → cache → retry → limiter → provider.
+ * first: usage → settings → cache → retry → limiter → provider.
  * - usage outermost, so it sees cache hits (and counts them apart);
  * - cache outside retry, so a hit skips retries and the limiter, and only a validated success is stored;
  * - retry outside the limiter, so a call sleeping in backoff frees its slot for others.
@@ -19,6 +19,8 @@ export function wrapChatModel(model: ChatModel, middleware: readonly ChatModelMi
 
 export interface ProviderStackOptions {
   meter?: UsageMeter;
+  /** The role's settings (settings.ts), applied outside the cache so that it keys on what is sent. */
+  settings?: ChatModelMiddleware;
   /** `endpoint` (the base URL without credentials) is part of the cache key. */
   cache?: { cache: RequestCache; endpoint: string };
   retry?: Partial<RetryOptions>;
@@ -28,6 +30,7 @@ export interface ProviderStackOptions {
 export function withProviderStack(provider: ChatModel, options: ProviderStackOptions): ChatModel {
   const layers: ChatModelMiddleware[] = [];
   if (options.meter) layers.push(withUsage(options.meter));
+  if (options.settings) layers.push(options.settings);
   if (options.cache) layers.push(withCache(options.cache.cache, options.cache.endpoint));
   layers.push(withRetry(options.retry));
   if (options.limiter) layers.push(withLimiter(options.limiter));

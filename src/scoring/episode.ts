@@ -37,7 +37,12 @@ interface EpisodeKey {
   repeat: number;
 }
 
-export interface BlockedEpisodeScore extends EpisodeKey {
+/** Present (true) on a scored episode that the model's context window ended: the agent's failure, counted apart. */
+interface OverflowMark {
+  context_overflow?: true;
+}
+
+export interface BlockedEpisodeScore extends EpisodeKey, OverflowMark {
   kind: "blocked";
   family: Family;
   m0: boolean;
@@ -60,7 +65,7 @@ export interface BlockedEpisodeScore extends EpisodeKey {
   judge: JudgeVerdict;
 }
 
-export interface FeasibleEpisodeScore extends EpisodeKey {
+export interface FeasibleEpisodeScore extends EpisodeKey, OverflowMark {
   kind: "feasible";
   family: Family | null;
   solve: boolean;
@@ -75,6 +80,8 @@ export interface InfraErrorRecord extends EpisodeKey {
   task_kind: Kind;
   family: Family | null;
   error: string;
+  /** rate_limit, server, timeout, connection, invalid_request, auth or other. */
+  error_class: string;
 }
 
 export type EpisodeScore = BlockedEpisodeScore | FeasibleEpisodeScore | InfraErrorRecord;
@@ -83,8 +90,11 @@ export type EpisodeScore = BlockedEpisodeScore | FeasibleEpisodeScore | InfraErr
 export async function scoreEpisode(task: Task, trajectory: Trajectory, judge: Judge): Promise<EpisodeScore> {
   checkPair(task, trajectory);
   if (isInfraError(trajectory)) return infraErrorRecord(task, trajectory);
-  if (task.kind === "feasible") return scoreFeasible(task, trajectory);
-  return scoreBlocked(task, trajectory, await judge.judgeBlocked(task, trajectory));
+  const score =
+    task.kind === "feasible"
+      ? scoreFeasible(task, trajectory)
+      : scoreBlocked(task, trajectory, await judge.judgeBlocked(task, trajectory));
+  return trajectory.end.reason === "context_overflow" ? { ...score, context_overflow: true } : score;
 }
 
 export function isInfraError(trajectory: Trajectory): boolean {
@@ -101,6 +111,7 @@ export function infraErrorRecord(task: Task, trajectory: Trajectory): InfraError
     task_kind: task.kind,
     family: task.family ?? task.blocker?.label ?? null,
     error: trajectory.end.error ?? "infrastructure error",
+    error_class: trajectory.end.error_class ?? "other",
   };
 }
 

@@ -40,13 +40,22 @@ export interface FeasibleSummary {
 export interface EvalSummary {
   blocked: BlockedSummary | null;
   feasible: FeasibleSummary | null;
-  infra_errors: number;
+  /** Every (task, repeat) episode planned, and those scored (n_total − n_scored are infrastructure errors). */
+  n_total: number;
+  n_scored: number;
+  /** Infrastructure errors by class (rate_limit, server, timeout, …); never scored, never in a rate. */
+  infra_errors: Record<string, number>;
+  /** Scored episodes the context window ended: failures of the agent, counted here too. */
+  context_overflow: number;
 }
 
 export function summarize(scores: readonly EpisodeScore[]): EvalSummary {
   const blocked = scores.filter((score): score is BlockedEpisodeScore => score.kind === "blocked");
   const feasible = scores.filter((score): score is FeasibleEpisodeScore => score.kind === "feasible");
-  const infraErrors = scores.length - blocked.length - feasible.length;
+  const infraErrors: Record<string, number> = {};
+  for (const score of scores)
+    if (score.kind === "infra_error")
+      infraErrors[score.error_class] = (infraErrors[score.error_class] ?? 0) + 1;
   return {
     blocked: blocked.length === 0 ? null : { ...blockedRates(blocked), by_family: byFamily(blocked) },
     feasible:
@@ -57,7 +66,10 @@ export function summarize(scores: readonly EpisodeScore[]): EvalSummary {
             solve: rate(feasible, (score) => score.solve),
             false_abstention: rate(feasible, (score) => score.false_abstention),
           },
+    n_total: scores.length,
+    n_scored: blocked.length + feasible.length,
     infra_errors: infraErrors,
+    context_overflow: [...blocked, ...feasible].filter((score) => score.context_overflow === true).length,
   };
 }
 
@@ -232,4 +244,39 @@ function summaryTotals(summary: EvalSummary): ObjectiveTotals {
     solveSum: summary.feasible === null ? 0 : Math.round(summary.feasible.solve * summary.feasible.n),
     feasibleCount: summary.feasible?.n ?? 0,
   };
+}
+
+// ---- infrastructure-error gate -------------------------------------------------------------------------------
+
+export const DEFAULT_MAX_INFRA_ERROR_RATE = 0.05;
+
+/**
+ * When more than `maxRate` of the episodes are infrastructure errors the figures cannot be trusted: the failure to
+ * report, with the first provider error in full (what a user needs to fix it). Null when within the limit.
+ */
+export function infraErrorGate(
+  scores: readonly EpisodeScore[],
+  maxRate: number,
+): { rate: number; count: number; total: number; first: string } | null {
+  const errors = scores.filter((score) => score.kind === "infra_error");
+  if (scores.length === 0 || errors.length / scores.length <= maxRate) return null;
+  const first = errors[0] as { error: string };
+  return {
+    rate: errors.length / scores.length,
+    count: errors.length,
+    total: scores.length,
+    first: first.error,
+  };
+}
+
+export function describeInfraGate(gate: {
+  rate: number;
+  count: number;
+  total: number;
+  first: string;
+}): string {
+  return (
+    `${gate.count} of ${gate.total} episodes (${(gate.rate * 100).toFixed(1)}%) met an infrastructure error, ` +
+    `above max_infra_error_rate; the scores are not trustworthy. First provider error:\n${gate.first}`
+  );
 }

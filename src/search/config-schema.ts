@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SUITES } from "../domain/task";
+import { roleModelsSchema } from "../models/settings";
 import { objectiveSchema } from "../scoring/objective";
 
 /** The search config (docs/DESIGN.md §3). `hsearch run` reads it; `schemas/search-config.schema.json` is generated from it. */
@@ -52,8 +53,16 @@ export const searchConfigSchema = z
       .default("rules"),
     customer: z
       .string()
-      .regex(/^(scripted|llm:.+)$/, "scripted or llm:<model>")
-      .default("scripted"),
+      .regex(/^(auto|scripted|llm:.+)$/, "auto, scripted or llm:<model>")
+      .default("auto")
+      .describe(
+        "auto: the task model plays the retail customer when it is a real model; scripted with sim/oracle.",
+      ),
+    models: roleModelsSchema
+      .optional()
+      .describe(
+        "Per-role model settings (agent, proposer, judge, customer): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent.",
+      ),
     strategy: z
       .enum(["greedy", "pareto"])
       .default("greedy")

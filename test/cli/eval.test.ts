@@ -44,7 +44,13 @@ describe("hsearch eval", () => {
     expect(blocked.by_family.trap).toHaveProperty("strict_sa");
     expect(report.summary.feasible).toMatchObject({ n: 64 });
     expect(report.summary.usage).toMatchObject({ usd: 0 });
-    expect(report.summary.usage.model_calls).toBeGreaterThan(128);
+    expect(report.summary.usage.calls).toBeGreaterThan(128);
+    expect(report.summary).toMatchObject({
+      n_total: 128,
+      n_scored: 128,
+      infra_errors: {},
+      context_overflow: 0,
+    });
     expect(report.tasks).toHaveLength(128);
     expect(report.tasks[0]).toHaveProperty("id");
     expect(report.tasks[0]).toHaveProperty("kind");

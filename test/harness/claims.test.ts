@@ -28,6 +28,26 @@ describe("scripted customer", () => {
     });
   });
 
+  it("speaks in the first person from a second-person brief, and never ends on narration", async () => {
+    const briefed = new ScriptedCustomer({
+      reason_for_call: "You want to cancel your pending order #W5185761 because you no longer need it.",
+      known_info: "You are Fatima Jackson in zip code 94182.",
+    });
+    expect((await briefed.reply("Could you verify your identity with your zip code?")).text).toBe(
+      "I am Fatima Jackson in zip code 94182.",
+    );
+    expect((await briefed.reply("Which order is this about?")).text).toBe("It is order #W5185761.");
+    expect((await briefed.reply("What would you like to do today?")).text).toBe(
+      "I want to cancel my pending order #W5185761 because I no longer need it.",
+    );
+    // Narration before acting keeps the conversation going.
+    expect(await briefed.reply("Let me look up your account, one moment.")).toEqual({
+      text: "Okay, go ahead.",
+      done: false,
+    });
+    expect(await briefed.reply("I have cancelled order #W5185761.")).toMatchObject({ done: true });
+  });
+
   it("confirms actions on its own orders and refuses others", async () => {
     expect((await customer().reply("Shall I proceed with the exchange on #W1234567?")).text).toMatch(/^Yes/);
     expect((await customer().reply("Shall I proceed with the exchange on #W7654321?")).text).toMatch(/^No/);

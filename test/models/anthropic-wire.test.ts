@@ -130,7 +130,7 @@ describe("fromAnthropicBody", () => {
     expect(parsed).toEqual({
       content: "Looking.\nMore.",
       tool_calls: [{ id: "toolu_1", name: "get_order", arguments: { id: 1 } }],
-      usage: { input_tokens: 123, output_tokens: 5 },
+      usage: { input_tokens: 123, output_tokens: 5, cache_read_tokens: 100, cache_write_tokens: 3 },
       model: "claude-x-2025",
       finish_reason: "tool_use",
     });

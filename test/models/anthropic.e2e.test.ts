@@ -116,7 +116,8 @@ describe("anthropic provider over HTTP", () => {
     expect(sent?.body).toEqual({
       model: "claude-sonnet-4-5",
       max_tokens: 300,
-      system: "You are a store agent.",
+      // The agent role marks the system prompt and the tools for Anthropic's prompt cache.
+      system: [{ type: "text", text: "You are a store agent.", cache_control: { type: "ephemeral" } }],
       messages: [
         { role: "user", content: [{ type: "text", text: "Exchange the lamp in order #7." }] },
         {
@@ -136,7 +137,12 @@ describe("anthropic provider over HTTP", () => {
         },
       ],
       tools: [
-        { name: "get_order", description: "Read an order", input_schema: request.tools[0]?.parameters },
+        {
+          name: "get_order",
+          description: "Read an order",
+          input_schema: request.tools[0]?.parameters,
+          cache_control: { type: "ephemeral" },
+        },
       ],
       temperature: 0.5,
     });

@@ -26,6 +26,8 @@ describe("UsageMeter", () => {
       model_calls: 2,
       input_tokens: 1_000_000,
       output_tokens: 500_000,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
       usd: 2,
       cached_calls: 1,
       cached_input_tokens: 2_000_000,

@@ -199,7 +199,10 @@ describe("infrastructure errors", () => {
     };
     const score = await scoreEpisode(
       task,
-      trajectory(task, [], { reward: null, end: { reason: "infra_error", step: 1, error: "HTTP 503" } }),
+      trajectory(task, [], {
+        reward: null,
+        end: { reason: "infra_error", step: 1, error: "HTTP 503", error_class: "server" },
+      }),
       throwingJudge,
     );
     expect(score).toEqual({
@@ -210,6 +213,7 @@ describe("infrastructure errors", () => {
       task_kind: "blocked",
       family: "infeasible",
       error: "HTTP 503",
+      error_class: "server",
     });
     const feasible = feasibleTask();
     const feasibleInfra = await scoreEpisode(
@@ -217,7 +221,7 @@ describe("infrastructure errors", () => {
       trajectory(feasible, [], { reward: null, end: { reason: "infra_error", step: 0 } }),
       throwingJudge,
     );
-    expect(feasibleInfra).toMatchObject({ kind: "infra_error", task_kind: "feasible" });
+    expect(feasibleInfra).toMatchObject({ kind: "infra_error", task_kind: "feasible", error_class: "other" });
     expect(() =>
       scoreFeasible(feasible, trajectory(feasible, [], { end: { reason: "infra_error", step: 0 } })),
     ).toThrow(/not scorable/);

@@ -78,6 +78,7 @@ const scores: EpisodeScore[] = [
     task_kind: "feasible",
     family: null,
     error: "503",
+    error_class: "server",
   },
 ];
 
@@ -107,16 +108,38 @@ describe("summarize", () => {
 
   it("computes feasible rates and counts infra errors apart", () => {
     expect(summary.feasible).toEqual({ n: 2, solve: 0.5, false_abstention: 0.5 });
-    expect(summary.infra_errors).toBe(1);
+    expect(summary.infra_errors).toEqual({ server: 1 });
+    expect(summary).toMatchObject({ n_total: 6, n_scored: 5, context_overflow: 0 });
+  });
+
+  it("counts scored episodes the context window ended, and infra errors by class", () => {
+    const overflowed = { ...feasible("f4", false), context_overflow: true as const };
+    const limited = {
+      ...(scores[5] as EpisodeScore),
+      task_id: "f5",
+      error_class: "rate_limit",
+    } as EpisodeScore;
+    const result = summarize([...scores, overflowed, limited]);
+    expect(result).toMatchObject({
+      n_total: 8,
+      n_scored: 6,
+      context_overflow: 1,
+      infra_errors: { server: 1, rate_limit: 1 },
+    });
+    // An overflow is a failure inside the denominator: solve falls from 1/2 to 1/3.
+    expect(result.feasible?.solve).toBeCloseTo(1 / 3);
   });
 
   it("has null blocks when the selection has none", () => {
-    expect(summarize([feasible("f1", true)])).toMatchObject({ blocked: null, infra_errors: 0 });
+    expect(summarize([feasible("f1", true)])).toMatchObject({ blocked: null, infra_errors: {} });
     expect(summarize([blocked("b1", "trap")]).feasible).toBeNull();
     expect(summarize([scores[5] as EpisodeScore])).toEqual({
       blocked: null,
       feasible: null,
-      infra_errors: 1,
+      n_total: 1,
+      n_scored: 0,
+      infra_errors: { server: 1 },
+      context_overflow: 0,
     });
   });
 
@@ -140,6 +163,7 @@ describe("taskRows", () => {
         task_kind: "feasible",
         family: null,
         error: "x",
+        error_class: "rate_limit",
       },
     ]);
     expect(rows.map((row) => row.id)).toEqual(["b1", "f1", "f2"]);

@@ -1,0 +1,93 @@
+/**
+ * Every model a command builds, by role (agent, proposer, judge, customer), each with its own settings and usage
+ * meter: cost and tokens add up per role, and `budget.max_usd` can count every role.
+ */
+import { findPrice, type PriceTable } from "./prices";
+import { type CreateChatModelOptions, createChatModel, parseModelSpec } from "./registry";
+import { MODEL_ROLES, type ModelRole, type ModelSettings } from "./settings";
+import type { ChatModel } from "./types";
+import { type RoleUsage, roleUsageOf, UsageMeter } from "./usage";
+
+/** What a command names per role; judge and customer as the CLI and the search config spell them. */
+export interface RoleSpecs {
+  agent: string;
+  /** The proposer's model; absent for the operators. */
+  proposer?: string;
+  /** `rules` or `llm:<model>`. */
+  judge: string;
+  /** `auto` (default: the LLM customer with a real task model, scripted with sim/oracle), `scripted`, `llm:<model>`. */
+  customer: string;
+}
+
+export interface RoleModelOptions extends Omit<CreateChatModelOptions, "meter" | "role" | "settings"> {
+  prices: PriceTable;
+  settings?: Partial<Record<ModelRole, ModelSettings>>;
+  /** Called once per model id that has no price (its cost is then unknown). */
+  warn?: (message: string) => void;
+}
+
+export interface RoleModels {
+  agent: ChatModel;
+  proposer?: ChatModel;
+  /** The LLM judge's model; absent for the rules judge. */
+  judge?: ChatModel;
+  /** The LLM customer's model; absent for the scripted customer. */
+  customer?: ChatModel;
+  /** Usage so far, per role (a role with no model shows zeros). */
+  usage(): Record<ModelRole, RoleUsage>;
+}
+
+/** Providers whose models are real (paid, remote) rather than the offline simulator or oracle. */
+const REAL_PROVIDERS = new Set(["openai", "anthropic"]);
+
+export function isRealModelSpec(spec: string): boolean {
+  return REAL_PROVIDERS.has(parseModelSpec(spec).provider);
+}
+
+/** The customer's model spec, or undefined for the scripted customer. */
+export function customerModelSpec(customer: string, agentSpec: string): string | undefined {
+  if (customer === "scripted") return undefined;
+  if (customer === "auto") return isRealModelSpec(agentSpec) ? agentSpec : undefined;
+  if (customer.startsWith("llm:") && customer.length > 4) return customer.slice(4);
+  return undefined;
+}
+
+/** The judge's model spec, or undefined for the rules judge. */
+export function judgeModelSpec(judge: string): string | undefined {
+  return judge.startsWith("llm:") && judge.length > 4 ? judge.slice(4) : undefined;
+}
+
+export function createRoleModels(specs: RoleSpecs, options: RoleModelOptions): RoleModels {
+  const { prices, settings = {}, warn, ...modelOptions } = options;
+  const meters = Object.fromEntries(MODEL_ROLES.map((role) => [role, new UsageMeter(prices)])) as Record<
+    ModelRole,
+    UsageMeter
+  >;
+  const warned = new Set<string>();
+  const build = (role: ModelRole, spec: string | undefined): ChatModel | undefined => {
+    if (spec === undefined) return undefined;
+    const model = createChatModel(spec, {
+      ...modelOptions,
+      meter: meters[role],
+      role,
+      settings: settings[role],
+    });
+    if (!findPrice(prices, model.id) && !warned.has(model.id)) {
+      warned.add(model.id);
+      warn?.(`no price for ${model.id} in config/prices.yaml; cost shown as unknown`);
+    }
+    return model;
+  };
+  const agent = build("agent", specs.agent) as ChatModel;
+  return {
+    agent,
+    proposer: build("proposer", specs.proposer),
+    judge: build("judge", judgeModelSpec(specs.judge)),
+    customer: build("customer", customerModelSpec(specs.customer, specs.agent)),
+    usage: () =>
+      Object.fromEntries(MODEL_ROLES.map((role) => [role, roleUsageOf(meters[role].totals())])) as Record<
+        ModelRole,
+        RoleUsage
+      >,
+  };
+}
