@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { HsearchError } from "../../src/core/errors";
 import { LimiterPool } from "../../src/models/limiter";
 import { MockChatModel, textReply } from "../../src/models/mock";
 import { createChatModel, parseModelSpec } from "../../src/models/registry";
 import { UsageMeter } from "../../src/models/usage";
-
-function errorOf(run: () => unknown): HsearchError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof HsearchError) return error;
-    throw error;
-  }
-  throw new Error("expected an HsearchError");
-}
+import { hsearchErrorOf } from "../helpers/errors";
 
 const env = { OPENAI_API_KEY: "sk-test-registry-key", ANTHROPIC_API_KEY: "sk-ant-registry-key" };
 
@@ -27,7 +17,7 @@ describe("parseModelSpec", () => {
   it.each(["", ":gpt", "OpenAI:gpt", "openai: gpt", "openai:", "open ai:gpt"])(
     "rejects %j, naming it",
     (spec) => {
-      const error = errorOf(() => parseModelSpec(spec));
+      const error = hsearchErrorOf(() => parseModelSpec(spec));
       expect(error.code).toBe("bad_input");
       expect(error.message).toContain(JSON.stringify(spec));
     },
@@ -47,24 +37,24 @@ describe("createChatModel", () => {
     ["openai:gpt-x", "OPENAI_API_KEY"],
     ["anthropic:claude-x", "ANTHROPIC_API_KEY"],
   ])("asks for the missing key of %s by its variable name", (spec, variable) => {
-    const error = errorOf(() => createChatModel(spec, { env: {} }));
+    const error = hsearchErrorOf(() => createChatModel(spec, { env: {} }));
     expect(error.code).toBe("bad_input");
     expect(error.message).toContain(`${variable} is not set`);
     expect(error.message).toContain(spec);
   });
 
   it("refuses a base URL that is not an http(s) URL, naming where it came from", () => {
-    const fromEnv = errorOf(() =>
+    const fromEnv = hsearchErrorOf(() =>
       createChatModel("openai:m", { env: { ...env, OPENAI_BASE_URL: "localhost:8000" } }),
     );
     expect(fromEnv.code).toBe("bad_input");
     expect(fromEnv.message).toContain("OPENAI_BASE_URL must be an http(s) URL");
-    const fromOption = errorOf(() => createChatModel("openai:m", { env, baseURL: "not a url" }));
+    const fromOption = hsearchErrorOf(() => createChatModel("openai:m", { env, baseURL: "not a url" }));
     expect(fromOption.message).toContain("baseURL is not a URL");
   });
 
   it("names the spec and the known providers when the prefix is unknown", () => {
-    const error = errorOf(() =>
+    const error = hsearchErrorOf(() =>
       createChatModel("gemini:pro", { env, extraProviders: { sim: () => new MockChatModel([]) } }),
     );
     expect(error.code).toBe("bad_input");
@@ -95,7 +85,7 @@ describe("createChatModel", () => {
   });
 
   it("does not let extraProviders replace a built-in provider", () => {
-    const error = errorOf(() =>
+    const error = hsearchErrorOf(() =>
       createChatModel("openai:gpt-x", { env, extraProviders: { openai: () => new MockChatModel([]) } }),
     );
     expect(error.code).toBe("bad_input");

@@ -4,19 +4,11 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
 import { createRunDir, MIGRATIONS, openRunStore } from "../../src/store";
+import { caught } from "../helpers/errors";
 import { tempDir } from "./fixtures";
 
 function runDir(): string {
   return createRunDir(tempDir(), "run-1").dir;
-}
-
-function caught(work: () => unknown): unknown {
-  try {
-    work();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
 }
 
 describe("migrations", () => {

@@ -3,16 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
 import { createRunDir, openRunStore } from "../../src/store";
+import { caught } from "../helpers/errors";
 import { addSeedAndProposal, newStore, PROPOSAL, rollout, SEED, tempDir, tickingClock } from "./fixtures";
-
-function caught(work: () => unknown): unknown {
-  try {
-    work();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 describe("run directory", () => {
   it("creates runs/<id>/ with a trajectories folder and refuses an existing one", () => {

@@ -3,16 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
 import { appendTrajectoryLines, readTrajectoryAt, readTrajectoryLog } from "../../src/store/trajectory-log";
+import { caught } from "../helpers/errors";
 import { addSeedAndProposal, newStore, rollout, SEED, tempDir, trajectory } from "./fixtures";
-
-function caught(work: () => unknown): unknown {
-  try {
-    work();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 describe("trajectory log", () => {
   it("appends lines and reads them back by pointer and as a whole", () => {
