@@ -1,7 +1,7 @@
 /**
  * The study's round diagnostics as small hand-written SVG panels, one per metric: the incumbent after each round
  * (line) and every proposal (dots), on objective, strict SA, relaxed SA, solve, false abstention and AbsRec@1; the
- * held-out diagnostic per round on the objective panel when the run took one; and tokens and cost per candidate as
+ * held-out diagnostic per round on the objective panel when the run took one; and tokens, cost and time per candidate as
  * bars. In the viewer every dot and bar links to its candidate. Pure: data in, markup out, every value escaped.
  */
 import { escapeHtml } from "./html";
@@ -14,6 +14,8 @@ export interface DiagnosticCandidate {
   metrics: Partial<Record<DiagnosticMetric, number | null>>;
   tokens: number;
   usd: number;
+  /** Wall time of its search evaluation, first to last rollout stored. */
+  seconds: number;
 }
 
 export type DiagnosticMetric =
@@ -137,6 +139,13 @@ export function diagnosticsSvgs(
       candidates,
       (c) => c.usd,
       (v) => `$${v.toFixed(4)}`,
+      link,
+    ),
+    bars(
+      "time per candidate",
+      candidates,
+      (c) => c.seconds,
+      (v) => `${Math.round(v)} s`,
       link,
     ),
   );

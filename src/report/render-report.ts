@@ -80,7 +80,7 @@ ${section(
 )}
 ${section(
   "diagnostics",
-  html`<p class="muted small">Per round on the search split: the incumbent after the round (line) and every proposal (dots; filled when accepted${links ? "; click one to open it" : ""}). Then tokens and cost of each candidate's search evaluation.</p>
+  html`<p class="muted small">Per round on the search split: the incumbent after the round (line) and every proposal (dots; filled when accepted${links ? "; click one to open it" : ""}). Then tokens, cost and wall time of each candidate's search evaluation.</p>
 <div class="panels">${diagnosticsSvgs(data.diagnostics.candidates, data.diagnostics.rounds, links?.candidate).map((svg) => trustedMarkup(svg))}</div>`,
 )}
 ${section("rounds", renderRoundTable(status, links))}

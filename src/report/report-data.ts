@@ -229,6 +229,7 @@ function diagnostics(store: RunStore, status: RunStatus): ReportData["diagnostic
         },
         tokens: rollouts.reduce((sum, r) => sum + r.input_tokens + r.output_tokens, 0),
         usd: rollouts.reduce((sum, r) => sum + r.usd, 0),
+        seconds: evaluationSeconds(rollouts.map((r) => Date.parse(r.created_at))),
       };
     });
   const held = new Map(plotRounds(store, status).map((r) => [r.round, r.heldout ?? null]));
@@ -238,6 +239,11 @@ function diagnostics(store: RunStore, status: RunStatus): ReportData["diagnostic
     heldout: held.get(r.round) ?? null,
   }));
   return { candidates, rounds };
+}
+
+function evaluationSeconds(times: readonly number[]): number {
+  const finite = times.filter(Number.isFinite);
+  return finite.length < 2 ? 0 : (Math.max(...finite) - Math.min(...finite)) / 1000;
 }
 
 /** The one-line summaries of a commit against its parent; none when the trees cannot be read. */

@@ -22,6 +22,7 @@ const candidate = (
   },
   tokens: 1000 * (round + 1),
   usd: 0.01 * (round + 1),
+  seconds: 5 * (round + 1),
 });
 
 describe("round diagnostics", () => {
@@ -37,7 +38,7 @@ describe("round diagnostics", () => {
   const svgs = diagnosticsSvgs(candidates, rounds, (commit) => `/candidates/${commit}`);
 
   it("draws one panel per metric plus tokens and cost, with the incumbent's line and held-out dashed", () => {
-    expect(svgs).toHaveLength(8);
+    expect(svgs).toHaveLength(9);
     for (const label of [
       "objective",
       "strict SA",
