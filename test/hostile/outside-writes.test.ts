@@ -6,6 +6,7 @@ import { resolveInside } from "../../src/core/contained-path";
 import { isHsearchError } from "../../src/core/errors";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { exportHarness, initHarnessRepo } from "../../src/git";
+import { startViewer } from "../../src/report/viewer/server";
 import { loadSearchConfig } from "../../src/search/load-config";
 import { createRunDir, openRunStore } from "../../src/store";
 import { seedHarness, tempDir } from "../git/fixtures";
@@ -94,6 +95,20 @@ describe("nothing is written outside the destination", () => {
     expect(result.stderr).toContain("unsafe path '../evil.txt'");
     expect(existsSync(join(outParent, "evil.txt"))).toBe(false);
     expect(filesUnder(work).filter((f) => !before.includes(f))).toEqual([]);
+    // The viewer's file pages read the same tree through the same check: the crafted file is never served.
+    const viewer = await startViewer({ runDir: paths.dir, port: 0 });
+    try {
+      const base = `http://127.0.0.1:${viewer.port}`;
+      const first = await fetch(`${base}/?token=${viewer.token}`, { redirect: "manual" });
+      const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      for (const page of [`/candidates/${crafted}/files`, `/candidates/${crafted}/files/..%2Fevil.txt`]) {
+        const response = await fetch(`${base}${page}`, { headers: { cookie }, redirect: "manual" });
+        expect(response.status, page).not.toBe(200);
+        expect(await response.text()).not.toContain("written outside");
+      }
+    } finally {
+      await viewer.close();
+    }
   });
 
   it("resolves a stored relative path only below its root, with no symlink on the way", async () => {
