@@ -2,7 +2,7 @@
 // `operators` proposer, over 5 seeds per strategy (greedy, pareto): per setting, the selected harness's held-out strict
 // SA, held-out joint score and independent solve (mean ± SD over seeds), and the search rollouts spent. Both strategies
 // evaluate the same number of candidates per round, so they spend (nearly) the same rollouts.
-// `nice npx tsx bench/search-quality.ts [--seeds N] [--suites retail,terminal] [--rounds R]` (retail ≈ 1 min a search
+// `nice npx tsx bench/search-quality.ts [--seeds N] [--suites retail,terminal] [--strategies greedy,pareto] [--rounds R]` (retail ≈ 1 min a search
 // on an idle 2-core machine; terminal runs real sandboxed commands and takes several minutes a search).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +21,7 @@ const arg = (name: string, fallback: string): string => {
 const SEEDS = Number(arg("seeds", "5"));
 const SUITES = arg("suites", "retail,terminal").split(",");
 const ROUNDS = arg("rounds", "");
+const STRATEGIES = arg("strategies", "greedy,pareto").split(",");
 const CONFIGS: Record<string, string> = {
   retail: "search-configs/retail-joint.yaml",
   terminal: "search-configs/terminal-joint.yaml",
@@ -28,7 +29,8 @@ const CONFIGS: Record<string, string> = {
 
 const quiet: CliIO = {
   out: () => {},
-  err: () => {},
+  // Errors only (progress goes through errInline): a failed search says why.
+  err: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
   errInline: () => {},
   isTTY: false,
   cwd: PACKAGE_ROOT,
@@ -93,7 +95,7 @@ console.log(
 );
 console.log(`| --- | --- | --- | --- | --- | --- | --- |`);
 for (const suite of SUITES)
-  for (const strategy of ["greedy", "pareto"]) {
+  for (const strategy of STRATEGIES) {
     const outcomes: Outcome[] = [];
     for (let seed = 1; seed <= SEEDS; seed++) {
       const started = Date.now();

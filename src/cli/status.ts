@@ -83,7 +83,17 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
         p.rejected_reason ? `${p.rationale} [${p.rejected_reason}]` : p.rationale,
       ]);
     }
-    if (round.proposals.length === 0 && round.failures.length === 0)
+    if (round.exhausted)
+      rows.push([
+        String(round.round),
+        "-",
+        "-",
+        "-",
+        "-",
+        "exhausted",
+        `the operators found only ${round.proposals.length + round.failures.length} new edit(s) around this parent: their space is used up`,
+      ]);
+    else if (round.proposals.length === 0 && round.failures.length === 0)
       rows.push([String(round.round), "-", "-", "-", "-", "none", "no new proposal from this incumbent"]);
     for (const f of round.failures)
       rows.push([

@@ -29,6 +29,8 @@ export interface RoundStatus {
   proposals: ProposalStatus[];
   /** Proposals that never became a commit (refused edits, invalid meta-agent replies). */
   failures: Array<{ proposal: number; rationale: string; reason: string }>;
+  /** The operators proposer found fewer new edits than `proposals_per_round` around this round's parent. */
+  exhausted: boolean;
 }
 
 export interface RunStatus {
@@ -64,6 +66,12 @@ export function runStatus(store: RunStore): RunStatus {
     .searchView()
     .rejectedProposals()
     .filter((r) => r.commit === null);
+  const exhaustedRounds = new Set(
+    store
+      .listEvents()
+      .filter((e) => e.kind === "operators_exhausted")
+      .map((e) => Number((e.data as { round?: number }).round)),
+  );
   const roundStatus: RoundStatus[] = rounds.map((round) => ({
     round: round.round,
     incumbent_before: round.incumbent_before,
@@ -89,6 +97,7 @@ export function runStatus(store: RunStore): RunStatus {
     failures: failures
       .filter((f) => f.round === round.round)
       .map((f) => ({ proposal: f.proposal, rationale: f.rationale, reason: f.reason ?? "" })),
+    exhausted: exhaustedRounds.has(round.round),
   }));
   const last = [...rounds].reverse().find((r) => r.incumbent_after !== null);
   const incumbentCommit = last?.incumbent_after ?? rounds[0]?.incumbent_before ?? null;
