@@ -21,6 +21,12 @@ import { canonicalJson, sha256 } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
 import type { Trajectory } from "../harness/trajectory";
 
+/**
+ * The format of a trajectory line, written on every line. A line without one was written before lines were
+ * versioned and has format 1's shape; a later format is refused by name rather than misread.
+ */
+export const TRAJECTORY_FORMAT = 1;
+
 export interface TrajectoryEntry {
   key: string;
   trajectory: Trajectory;
@@ -76,7 +82,7 @@ export function appendTrajectoryLines(file: string, entries: TrajectoryEntry[]):
     const lines: Buffer[] = [];
     for (const entry of entries) {
       const line = Buffer.from(
-        `${canonicalJson({ key: entry.key, trajectory: entry.trajectory })}\n`,
+        `${canonicalJson({ format: TRAJECTORY_FORMAT, key: entry.key, trajectory: entry.trajectory })}\n`,
         "utf8",
       );
       pointers.push({ offset, length: line.length, sha256: trajectoryHash(entry.trajectory) });
@@ -123,15 +129,22 @@ export function readTrajectoryAt(file: string, key: string, pointer: LinePointer
 }
 
 function parseLine(file: string, line: string, at: number): TrajectoryEntry {
+  let entry: Partial<TrajectoryEntry> & { format?: unknown };
   try {
-    const entry = JSON.parse(line) as Partial<TrajectoryEntry>;
-    if (typeof entry.key === "string" && entry.trajectory !== undefined && entry.trajectory !== null) {
-      return entry as TrajectoryEntry;
-    }
+    entry = JSON.parse(line);
   } catch {
-    // reported below with the position
+    throw corrupt(file, `malformed line at byte ${at}`);
   }
-  throw corrupt(file, `malformed line at byte ${at}`);
+  const format = entry.format ?? 1;
+  if (format !== TRAJECTORY_FORMAT)
+    throw new HsearchError(
+      "conflict",
+      `trajectory log ${file}: the line at byte ${at} has format ${JSON.stringify(format)}; this hsearch reads format ${TRAJECTORY_FORMAT}`,
+      { file },
+    );
+  if (typeof entry.key !== "string" || entry.trajectory === undefined || entry.trajectory === null)
+    throw corrupt(file, `malformed line at byte ${at}`);
+  return { key: entry.key, trajectory: entry.trajectory };
 }
 
 /**

@@ -2,7 +2,12 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
-import { appendTrajectoryLines, readTrajectoryAt, readTrajectoryLog } from "../../src/store/trajectory-log";
+import {
+  appendTrajectoryLines,
+  readTrajectoryAt,
+  readTrajectoryLog,
+  TRAJECTORY_FORMAT,
+} from "../../src/store/trajectory-log";
 import { caught } from "../helpers/errors";
 import { addSeedAndProposal, newStore, rollout, SEED, tempDir, trajectory } from "./fixtures";
 
@@ -18,6 +23,18 @@ describe("trajectory log", () => {
     expect(second[0]?.offset).toBe(first[0]?.length);
     expect(readTrajectoryAt(file, "k3", second[1] as (typeof second)[number]).task_id).toBe("t3");
     expect([...readTrajectoryLog(file).keys()]).toEqual(["k1", "k2", "k3"]);
+  });
+
+  it("versions every line, reads unversioned lines as format 1, and refuses a format it does not know", () => {
+    const file = join(tempDir(), "c.jsonl");
+    appendTrajectoryLines(file, [{ key: "k1", trajectory: trajectory("t1") }]);
+    expect(JSON.parse(readFileSync(file, "utf8")).format).toBe(TRAJECTORY_FORMAT);
+    appendFileSync(file, `${JSON.stringify({ key: "k0", trajectory: trajectory("t0") })}\n`);
+    expect([...readTrajectoryLog(file).keys()]).toEqual(["k1", "k0"]);
+    appendFileSync(file, `${JSON.stringify({ format: 2, key: "k2", trajectory: trajectory("t2") })}\n`);
+    const error = caught(() => readTrajectoryLog(file));
+    expect(isHsearchError(error, "conflict")).toBe(true);
+    expect((error as Error).message).toContain("format 2; this hsearch reads format 1");
   });
 
   it("dedupes by key, the last line winning (the one a resumed run's row points at)", () => {
