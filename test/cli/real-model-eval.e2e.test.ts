@@ -49,8 +49,10 @@ function realisticServer(contextChars: number) {
     const system = body.messages[0]?.content ?? "";
     if (system.startsWith("You are playing a customer")) {
       const turns = body.messages.filter((m) => m.role === "assistant").length;
+      if (turns === 0) return openaiCompletion({ content: "Hi, I need help with my order." });
+      const agentSaid = body.messages.at(-1)?.content ?? "";
       return openaiCompletion({
-        content: turns === 0 ? "Hi, I need help with my order." : "Okay, thanks. ###STOP###",
+        content: agentSaid.startsWith("Let me") ? "Sure, take your time." : "Okay, thanks. ###STOP###",
       });
     }
     const agentTurns = body.messages.filter((m) => m.role === "assistant").length;
@@ -100,6 +102,9 @@ describe("eval against a server that behaves like a real gpt-5 model", () => {
     const agentCalls = bodies.filter((b) => !JSON.stringify(b).includes("You are playing a customer"));
     const customerCalls = bodies.filter((b) => JSON.stringify(b).includes("You are playing a customer"));
     expect(JSON.stringify(customerCalls)).toContain("Let me look up your account");
+    // …and the agent was asked again after the customer's go-ahead: two agent turns per episode.
+    expect(agentCalls).toHaveLength(2 * report.summary.n_total);
+    expect(JSON.stringify(agentCalls)).toContain("Sure, take your time.");
     expect(JSON.stringify(agentCalls)).not.toContain("###STOP###");
     expect(result.stderr).not.toContain("no price");
   });
