@@ -117,4 +117,43 @@ describe("eval against a server that behaves like a real gpt-5 model", () => {
     expect(report.summary.infra_errors).toEqual({});
     expect(report.summary.feasible?.solve ?? 0).toBe(0);
   });
+
+  it("exits 1 above max_infra_error_rate and prints the first provider error in full, scoring nothing", async () => {
+    server = await startFakeOpenAIServer(() => ({
+      status: 401,
+      json: {
+        error: {
+          message: "Incorrect API key provided: te**key.",
+          type: "invalid_request_error",
+          code: "invalid_api_key",
+        },
+      },
+    }));
+    const { dir } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
+    const result = await runCli(
+      [
+        "eval",
+        "--harness",
+        "harnesses/bare",
+        "--tasks",
+        dir,
+        "--split",
+        "search",
+        "--model",
+        "openai:gpt-5-mini",
+        "--json",
+      ],
+      { env: { ...process.env, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL } },
+    );
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.summary).toMatchObject({
+      n_scored: 0,
+      blocked: null,
+      feasible: null,
+      infra_errors: { auth: report.summary.n_total },
+    });
+    expect(result.stderr).toContain("above max_infra_error_rate");
+    expect(result.stderr).toContain("Incorrect API key provided: te**key.");
+  });
 });
