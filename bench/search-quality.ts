@@ -84,10 +84,10 @@ async function search(suite: string, strategy: string, seed: number): Promise<Ou
   }
 }
 
-const meanSd = (values: number[]): string => {
+const meanSd = (values: number[], digits = 3): string => {
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
   const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, values.length - 1));
-  return `${mean.toFixed(3)} ± ${sd.toFixed(3)}`;
+  return `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
 };
 
 console.log(
@@ -105,6 +105,9 @@ for (const suite of SUITES)
       );
     }
     console.log(
-      `| ${suite} | operators + ${strategy} | ${meanSd(outcomes.map((o) => o.heldoutSA))} | ${meanSd(outcomes.map((o) => o.heldoutJoint))} | ${meanSd(outcomes.map((o) => o.independentSolve))} | ${meanSd(outcomes.map((o) => o.rollouts)).replace(/\.000/g, "")} | ${SEEDS} |`,
+      `| ${suite} | operators + ${strategy} | ${meanSd(outcomes.map((o) => o.heldoutSA))} | ${meanSd(outcomes.map((o) => o.heldoutJoint))} | ${meanSd(outcomes.map((o) => o.independentSolve))} | ${meanSd(
+        outcomes.map((o) => o.rollouts),
+        0,
+      )} | ${SEEDS} |`,
     );
   }
