@@ -3,6 +3,7 @@ import { type Task, toAgentTask } from "../domain/task";
 import { createTaskEnvironment, suitePolicy, verifyTask } from "../envs/suite-env";
 import { type Environment, TaskSetupError } from "../envs/types";
 import { costOf, type PriceTable } from "../models/prices";
+import type { InfraErrorClass } from "../models/provider-error";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type EpisodeResult, runEpisode } from "./agent-loop";
 import { type Customer, LlmCustomer, ScriptedCustomer } from "./customer";
@@ -72,7 +73,12 @@ function setupFailure(input: RolloutInput, error: TaskSetupError): Trajectory {
     repeat: input.repeat,
     steps: 0,
     events: [],
-    end: { reason: "infra_error", step: 0, error: `${TASK_SETUP_FAILED}: ${error.message}` },
+    end: {
+      reason: "infra_error",
+      step: 0,
+      error: `${TASK_SETUP_FAILED}: ${error.message}`,
+      error_class: "task_setup" satisfies InfraErrorClass,
+    },
     reward: null,
     usage: { input_tokens: 0, output_tokens: 0, usd: 0, model_calls: 0 },
   };

@@ -15,6 +15,7 @@ export const INFRA_ERROR_CLASSES = [
   "connection",
   "invalid_request",
   "auth",
+  "task_setup",
   "other",
 ] as const;
 export type InfraErrorClass = (typeof INFRA_ERROR_CLASSES)[number];

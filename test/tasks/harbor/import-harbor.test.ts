@@ -144,7 +144,7 @@ describe("hsearch tasks import-harbor", () => {
     const summary = summarize(outcomes.map((outcome) => outcome.score));
     expect(summary.feasible?.n).toBe(5);
     expect(summary.feasible?.solve).toBe(1);
-    expect(summary.infra_errors).toBe(1);
+    expect(summary.infra_errors).toEqual({ task_setup: 1 });
     const failed = outcomes.find((outcome) => outcome.job.task.id === "harbor-failing-setup");
     expect(failed?.trajectory.reward).toBeNull();
     expect(failed?.trajectory.end.error).toMatch(
