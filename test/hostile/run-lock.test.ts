@@ -57,13 +57,15 @@ describe("the run lock", () => {
           stdio: ["ignore", "pipe", "inherit"],
         }),
       );
+      // Listen for exits now: a refused contender may exit before all the others have answered.
+      const exited = children.map((child) => new Promise((resolve) => child.on("exit", resolve)));
       const outputs = children.map(lines);
       await until(() => outputs.every((out) => out.count("ready") === 1));
       writeFileSync(join(signals, "go"), "");
       await until(() => outputs.every((out) => out.count("held") + out.count("refused") === 1));
       const held = outputs.filter((out) => out.count("held") === 1).length;
       writeFileSync(join(signals, "done"), "");
-      await Promise.all(children.map((child) => new Promise((resolve) => child.on("exit", resolve))));
+      await Promise.all(exited);
       expect(held, outputs.map((out) => out.all.join(" | ")).join("\n")).toBe(1);
       expect(outputs.filter((out) => out.all.some((line) => /in use by process/.test(line)))).toHaveLength(
         CONTENDERS - 1,
