@@ -69,10 +69,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function evalAgainst(contextChars: number) {
-  server = await startFakeOpenAIServer(realisticServer(contextChars));
+/** `hsearch eval --json` of the bare harness on one retail search task per family, as openai:gpt-5-mini at `baseURL`. */
+function evalOneTaskPerFamily(baseURL: string) {
   const { dir } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
-  const result = await runCli(
+  return runCli(
     [
       "eval",
       "--harness",
@@ -85,8 +85,13 @@ async function evalAgainst(contextChars: number) {
       "openai:gpt-5-mini",
       "--json",
     ],
-    { env: { ...process.env, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL } },
+    { env: { ...process.env, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: baseURL } },
   );
+}
+
+async function evalAgainst(contextChars: number) {
+  server = await startFakeOpenAIServer(realisticServer(contextChars));
+  const result = await evalOneTaskPerFamily(server.baseURL);
   return { result, report: result.code === 0 ? JSON.parse(result.stdout) : undefined };
 }
 
@@ -129,22 +134,7 @@ describe("eval against a server that behaves like a real gpt-5 model", () => {
         },
       },
     }));
-    const { dir } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
-    const result = await runCli(
-      [
-        "eval",
-        "--harness",
-        "harnesses/bare",
-        "--tasks",
-        dir,
-        "--split",
-        "search",
-        "--model",
-        "openai:gpt-5-mini",
-        "--json",
-      ],
-      { env: { ...process.env, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL } },
-    );
+    const result = await evalOneTaskPerFamily(server.baseURL);
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout);
     expect(report.summary).toMatchObject({

@@ -1,7 +1,13 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import { prepareWorkspace, type SandboxInfo } from "../../../src/envs/terminal/sandbox";
+import {
+  createTerminalEnv,
+  type TerminalEnv,
+  type TerminalEnvOptions,
+} from "../../../src/envs/terminal/terminal-env";
 
 /** A fresh workspace handed to the sandbox identity; removed by the returned cleanup. */
 export async function makeWorkspace(
@@ -29,4 +35,17 @@ export async function processesMatching(marker: string): Promise<number[]> {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Opens terminal environments for a test file and closes every one of them after each test. */
+export function terminalEnvOpener(): (options?: TerminalEnvOptions) => Promise<TerminalEnv> {
+  const opened: TerminalEnv[] = [];
+  afterEach(async () => {
+    for (const env of opened.splice(0)) await env.close();
+  });
+  return async (options = {}) => {
+    const env = await createTerminalEnv(options);
+    opened.push(env);
+    return env;
+  };
 }

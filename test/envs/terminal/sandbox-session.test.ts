@@ -1,26 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { availableMechanisms } from "../../../src/envs/terminal/sandbox";
-import {
-  createTerminalEnv,
-  type TerminalEnv,
-  type TerminalEnvOptions,
-} from "../../../src/envs/terminal/terminal-env";
+import { createTerminalEnv } from "../../../src/envs/terminal/terminal-env";
 import { runVerifier } from "../../../src/envs/terminal/verifier";
-import { processesMatching } from "./helpers";
+import { processesMatching, terminalEnvOpener } from "./helpers";
 
 const mechanisms = (await availableMechanisms()).map((info) => info.mechanism);
 const agent = (step: number) => ({ step, author: "agent" as const });
 
-const opened: TerminalEnv[] = [];
-async function open(options: TerminalEnvOptions = {}): Promise<TerminalEnv> {
-  const env = await createTerminalEnv(options);
-  opened.push(env);
-  return env;
-}
-afterEach(async () => {
-  for (const env of opened.splice(0)) await env.close();
-});
+const open = terminalEnvOpener();
 
 /** A tiny HTTP server on the sandbox's loopback that answers `marker`, started in the background. */
 function serverCommand(port: number, marker: string): string {

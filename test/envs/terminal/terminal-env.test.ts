@@ -2,30 +2,17 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../../src/core/errors";
 import { availableMechanisms } from "../../../src/envs/terminal/sandbox";
-import {
-  createTerminalEnv,
-  DEFERRAL_FILE,
-  isDeferralCall,
-  type TerminalEnv,
-  type TerminalEnvOptions,
-} from "../../../src/envs/terminal/terminal-env";
+import { createTerminalEnv, DEFERRAL_FILE, isDeferralCall } from "../../../src/envs/terminal/terminal-env";
+import { terminalEnvOpener } from "./helpers";
 
 const mechanisms = (await availableMechanisms()).map((info) => info.mechanism);
 const agent = (step: number) => ({ step, author: "agent" as const });
 const harness = (step: number) => ({ step, author: "harness" as const });
 
-const opened: TerminalEnv[] = [];
-async function open(options: TerminalEnvOptions = {}): Promise<TerminalEnv> {
-  const env = await createTerminalEnv(options);
-  opened.push(env);
-  return env;
-}
-afterEach(async () => {
-  for (const env of opened.splice(0)) await env.close();
-});
+const open = terminalEnvOpener();
 
 describe.each(mechanisms)("the terminal environment (%s)", (mechanism) => {
   it("logs created, modified and deleted files per call, with author and step, and flags forbidden paths", async () => {
