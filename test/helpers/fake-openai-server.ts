@@ -3,9 +3,12 @@
  * of anything that calls `openai:<model>`: point OPENAI_BASE_URL (or the baseURL option) at `server.baseURL`.
  * Replies are scripted (a list, or a function of the request); every request is recorded, and the server counts how
  * many were in flight at once. `startFakeHttpServer` is the wire-neutral core, also used by the Anthropic fake.
+ * Options: a seeded fault plan (`faults`, see fault-plan.ts) in front of the script, and the server's own bill — the
+ * tokens of every well-formed 200 reply it sent, by model — to check a client's cost accounting against.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createFaultInjector, type FaultInjector, type FaultPlan, firstToolName } from "./fault-plan";
 
 export interface RecordedRequest {
   method: string;
@@ -20,8 +23,8 @@ export type ScriptedReply =
   | { status?: number; headers?: Record<string, string>; json: unknown; delayMs?: number }
   /** A body sent as is, e.g. malformed JSON; content type application/json unless given. */
   | { status?: number; headers?: Record<string, string>; raw: string; contentType?: string; delayMs?: number }
-  /** Never answer (the connection stays open until the client gives up or the server closes). */
-  | { hang: true };
+  /** Never answer: the connection stays open until the client gives up, the server closes, or `dropAfterMs` passes. */
+  | { hang: true; dropAfterMs?: number };
 
 export type ReplyScript =
   | readonly ScriptedReply[]
@@ -34,11 +37,67 @@ export interface FakeHttpServer {
   /** Requests being handled right now, and the most there ever were at once. */
   readonly inFlight: number;
   readonly maxInFlight: number;
+  /** What the server billed: the usage of every 200 JSON reply that carried one, in total and by requested model. */
+  readonly billed: Bill;
+  /** Faults the plan injected, by kind (all zero without a plan). */
+  readonly faults: FaultInjector["injected"] | null;
   close(): Promise<void>;
 }
 
-export async function startFakeHttpServer(script: ReplyScript): Promise<FakeHttpServer> {
+export interface BilledTokens {
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** Of input_tokens: read from / written to the provider's prompt cache. */
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+}
+
+export interface Bill extends BilledTokens {
+  by_model: Record<string, BilledTokens>;
+}
+
+export interface FakeServerOptions {
+  /** A seeded fault plan in front of the script. */
+  faults?: FaultPlan;
+}
+
+/** Wire-specific parts of a fake server: how its replies state usage, and its fault replies. */
+interface WireSupport {
+  usageOf(json: unknown): Omit<BilledTokens, "calls"> | null;
+  faults: Parameters<typeof createFaultInjector>[1];
+}
+
+function emptyBill(): BilledTokens {
+  return { calls: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+}
+
+function addTo(bill: BilledTokens, usage: Omit<BilledTokens, "calls">): void {
+  bill.calls += 1;
+  bill.input_tokens += usage.input_tokens;
+  bill.output_tokens += usage.output_tokens;
+  bill.cache_read_tokens += usage.cache_read_tokens;
+  bill.cache_write_tokens += usage.cache_write_tokens;
+}
+
+export async function startFakeHttpServer(
+  script: ReplyScript,
+  options: FakeServerOptions & { wire?: WireSupport } = {},
+): Promise<FakeHttpServer> {
   const requests: RecordedRequest[] = [];
+  const billed: Bill = { ...emptyBill(), by_model: {} };
+  const bill = (request: RecordedRequest, json: unknown): void => {
+    const usage = options.wire?.usageOf(json);
+    if (!usage) return;
+    const model = String((request.body as { model?: unknown } | null)?.model ?? "");
+    addTo(billed, usage);
+    billed.by_model[model] ??= emptyBill();
+    addTo(billed.by_model[model], usage);
+  };
+  const injector =
+    options.faults && options.wire ? createFaultInjector(options.faults, options.wire.faults) : null;
+  if (options.faults && !options.wire) throw new Error("fake server: a fault plan needs a wire format");
+  const effective = injector ? injector.script(script) : script;
   let inFlight = 0;
   let maxInFlight = 0;
 
@@ -70,7 +129,7 @@ export async function startFakeHttpServer(script: ReplyScript): Promise<FakeHttp
       };
       const index = requests.length;
       requests.push(recorded);
-      void replyTo(res, script, recorded, index);
+      void replyTo(res, effective, recorded, index, bill);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -85,6 +144,8 @@ export async function startFakeHttpServer(script: ReplyScript): Promise<FakeHttp
     get maxInFlight() {
       return maxInFlight;
     },
+    billed,
+    faults: injector?.injected ?? null,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
@@ -98,6 +159,7 @@ async function replyTo(
   script: ReplyScript,
   request: RecordedRequest,
   index: number,
+  bill: (request: RecordedRequest, json: unknown) => void,
 ): Promise<void> {
   let reply: ScriptedReply | undefined;
   try {
@@ -116,13 +178,18 @@ async function replyTo(
     status: 400,
     json: { error: { message: `fake server: no scripted reply for request ${index + 1}` } },
   };
-  if ("hang" in reply) return;
+  if ("hang" in reply) {
+    const drop = reply.dropAfterMs;
+    if (drop !== undefined) setTimeout(() => res.destroy(), drop).unref();
+    return;
+  }
   if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
   if (res.destroyed) return;
   const payload = "json" in reply ? JSON.stringify(reply.json) : reply.raw;
   const contentType = "raw" in reply ? (reply.contentType ?? "application/json") : "application/json";
   res.writeHead(reply.status ?? 200, { "content-type": contentType, ...reply.headers });
   res.end(payload);
+  if ((reply.status ?? 200) === 200 && "json" in reply) bill(request, reply.json);
 }
 
 export interface FakeOpenAIServer extends FakeHttpServer {
@@ -130,11 +197,35 @@ export interface FakeOpenAIServer extends FakeHttpServer {
   baseURL: string;
 }
 
+/** The OpenAI wire's usage block and fault replies. */
+const OPENAI_WIRE: WireSupport = {
+  usageOf(json) {
+    const usage = (json as { usage?: Record<string, unknown> } | null)?.usage;
+    if (!usage || typeof usage.prompt_tokens !== "number") return null;
+    const details = usage.prompt_tokens_details as { cached_tokens?: number } | undefined;
+    return {
+      input_tokens: usage.prompt_tokens,
+      output_tokens: Number(usage.completion_tokens ?? 0),
+      cache_read_tokens: details?.cached_tokens ?? 0,
+      cache_write_tokens: 0,
+    };
+  },
+  faults: {
+    error: (status, message, headers) => openaiError(status, message, headers),
+    emptyChoices: () => ({
+      json: { id: "chatcmpl-fault", object: "chat.completion", model: "fake-model", choices: [] },
+    }),
+    malformedToolArgs: (request) =>
+      openaiCompletion({ toolCalls: [{ name: firstToolName(request), arguments: '{"not json' }] }),
+  },
+};
+
 /** With no script, every request gets the answer "ok". */
 export async function startFakeOpenAIServer(
   script: ReplyScript = () => openaiCompletion({ content: "ok" }),
+  options: FakeServerOptions = {},
 ): Promise<FakeOpenAIServer> {
-  const server = await startFakeHttpServer(script);
+  const server = await startFakeHttpServer(script, { ...options, wire: OPENAI_WIRE });
   return Object.assign(server, { baseURL: `${server.url}/v1` });
 }
 
@@ -142,7 +233,8 @@ export interface OpenAICompletionSpec {
   content?: string | null;
   /** `arguments` may be a value (sent as its JSON) or a string (sent as is, e.g. to send invalid JSON). */
   toolCalls?: Array<{ id?: string; name: string; arguments: unknown }>;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** `cached_tokens`: of prompt_tokens, read from the provider's prompt cache (prompt_tokens_details). */
+  usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
   model?: string;
   finishReason?: string;
   status?: number;
@@ -179,7 +271,14 @@ export function openaiCompletion(spec: OpenAICompletionSpec): ScriptedReply {
           finish_reason: spec.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
         },
       ],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      usage: {
+        prompt_tokens: usage.prompt_tokens,
+        completion_tokens: usage.completion_tokens,
+        total_tokens: usage.prompt_tokens + usage.completion_tokens,
+        ...(usage.cached_tokens === undefined
+          ? {}
+          : { prompt_tokens_details: { cached_tokens: usage.cached_tokens } }),
+      },
     },
   };
 }
