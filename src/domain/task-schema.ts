@@ -46,6 +46,7 @@ const terminalEnv = z
     timeouts: z
       .object({
         agent_sec: z.number().positive().optional(),
+        command_sec: z.number().positive().optional(),
         verifier_sec: z.number().positive().optional(),
         setup_sec: z.number().positive().optional(),
       })

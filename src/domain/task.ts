@@ -83,8 +83,10 @@ export interface TerminalEnvSpec {
 }
 
 export interface TerminalTimeouts {
-  /** The agent's whole budget; also the limit of one of its commands. */
+  /** The agent's budget for the whole episode: the wall time of its commands, summed (Harbor's agent timeout). */
   agent_sec?: number;
+  /** The limit of one command of the agent (hsearch's own; default 60 s). */
+  command_sec?: number;
   verifier_sec?: number;
   /** The setup (the image build's local steps). */
   setup_sec?: number;

@@ -1,6 +1,7 @@
 /**
  * A terminal task's environment spec (the task format) → the options of its environment and verifier: files,
- * setup, variables, and the task's own time limits where it has them.
+ * setup, variables, and the task's own time limits where it has them: the agent's budget for the episode, one
+ * command's limit, the setup's and the verifier's.
  */
 import type { TerminalEnvSpec } from "../../domain/task";
 import type { TerminalEnvOptions } from "./terminal-env";
@@ -12,7 +13,8 @@ export function terminalEnvOptions(spec: TerminalEnvSpec): TerminalEnvOptions {
     ...(spec.binary_files ? { binaryFiles: spec.binary_files } : {}),
     ...(spec.setup !== undefined ? { setup: spec.setup } : {}),
     ...(spec.env_vars ? { env: spec.env_vars } : {}),
-    ...(timeouts.agent_sec !== undefined ? { commandTimeoutMs: timeouts.agent_sec * 1000 } : {}),
+    ...(timeouts.agent_sec !== undefined ? { agentBudgetMs: timeouts.agent_sec * 1000 } : {}),
+    ...(timeouts.command_sec !== undefined ? { commandTimeoutMs: timeouts.command_sec * 1000 } : {}),
     ...(timeouts.setup_sec !== undefined ? { setupTimeoutMs: timeouts.setup_sec * 1000 } : {}),
     ...(spec.sandbox === "docker" || spec.sandbox === "podman" ? { container: spec.sandbox } : {}),
     ...(spec.limits ? { limits: sandboxLimits(spec.limits) } : {}),

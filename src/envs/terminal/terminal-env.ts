@@ -74,8 +74,15 @@ export interface TerminalEnvOptions {
   forbidden?: Forbidden;
   /** Where the environment's temp dir is made; default the system temp dir. */
   workspaceRoot?: string;
-  /** Wall time of one `bash` call. */
+  /** Wall time of one call (`bash`, `read_file`, `write_file`). */
   commandTimeoutMs?: number;
+  /**
+   * The agent's time budget for the whole episode (Harbor's `[agent] timeout_sec`): the wall time its calls spend
+   * in the sandbox, summed. A call gets at most what is left; once it is spent, the agent's calls are refused
+   * (the harness's are not). The model's own thinking time is not counted, so a slow provider cannot decide an
+   * episode and a seeded run stays reproducible.
+   */
+  agentBudgetMs?: number;
   setupTimeoutMs?: number;
   /** CPU, memory, process and output limits of every call. */
   limits?: Omit<SandboxLimits, "timeoutMs">;
@@ -162,7 +169,7 @@ export function isDeferralCall(name: string, args: unknown): boolean {
 
 /** Make a workspace, write the task's files, run its setup as the harness, and take the initial snapshot. */
 export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promise<TerminalEnv> {
-  for (const field of ["commandTimeoutMs", "setupTimeoutMs"] as const) {
+  for (const field of ["commandTimeoutMs", "agentBudgetMs", "setupTimeoutMs"] as const) {
     const value = options[field];
     if (value !== undefined && !(Number.isFinite(value) && value > 0))
       throw new HsearchError("bad_input", `${field} must be a positive number of ms, got ${value}`, {
@@ -243,6 +250,8 @@ export class TerminalEnv implements Environment {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private longCommands = 0;
+  /** Wall time the agent's calls have spent in the sandbox (see `agentBudgetMs`). */
+  private agentSpentMs = 0;
 
   constructor(
     readonly sandbox: SandboxInfo,
@@ -357,7 +366,20 @@ export class TerminalEnv implements Environment {
       this.log.append({ ...base, ok: false, wrote: false });
       return { output: `Error: ${error.message}`, ok: false, wrote: false };
     }
-    const result = await this.execute(call);
+    const budgeted = ctx.author === "agent" && this.options.agentBudgetMs !== undefined;
+    const timeoutMs = this.callTimeoutMs(budgeted);
+    if (timeoutMs <= 0) {
+      this.log.append({ ...base, ok: false, wrote: false });
+      const seconds = (this.options.agentBudgetMs ?? 0) / 1000;
+      return {
+        output: `Error: the agent's time budget (${seconds} s) is spent; no command runs`,
+        ok: false,
+        wrote: false,
+      };
+    }
+    const started = performance.now();
+    const result = await this.execute(call, timeoutMs);
+    if (budgeted) this.agentSpentMs += performance.now() - started;
     if (!this.writeTools().has(name)) {
       this.log.append({ ...base, ok: result.ok, wrote: false });
       return result;
@@ -388,38 +410,43 @@ export class TerminalEnv implements Environment {
     };
   }
 
-  private execute(call: ParsedCall): Promise<ToolResult> {
+  /** One call's wall time: the per-call limit, cut to what is left of the agent's budget when it counts. */
+  private callTimeoutMs(budgeted: boolean): number {
+    const perCall = this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    if (!budgeted) return perCall;
+    const left = (this.options.agentBudgetMs ?? Number.POSITIVE_INFINITY) - this.agentSpentMs;
+    return Math.min(perCall, Math.floor(left));
+  }
+
+  private execute(call: ParsedCall, timeoutMs: number): Promise<ToolResult> {
     switch (call.tool) {
       case "bash":
-        return this.bash(call.command);
+        return this.bash(call.command, timeoutMs);
       case "read_file":
-        return this.readFile(call.path);
+        return this.readFile(call.path, timeoutMs);
       case "write_file":
-        return this.writeFile(call.path, call.content);
+        return this.writeFile(call.path, call.content, timeoutMs);
     }
   }
 
-  private async bash(command: string): Promise<ToolResult> {
-    const timeoutMs = this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  private async bash(command: string, timeoutMs: number): Promise<ToolResult> {
     const result = await this.runCommand(command, { timeoutMs, mergeOutput: true });
     const ok = result.exitCode === 0;
     const body = result.output === "" ? "(no output)" : result.output;
     return { output: ok ? body : `Error: ${describeStatus(result)}\n${body}`, ok, wrote: false };
   }
 
-  private async readFile(path: string): Promise<ToolResult> {
-    const result = await this.runCommand(["/bin/cat", "--", path], {
-      timeoutMs: this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
-    });
+  private async readFile(path: string, timeoutMs: number): Promise<ToolResult> {
+    const result = await this.runCommand(["/bin/cat", "--", path], { timeoutMs });
     if (result.exitCode !== 0)
       return { output: `Error: ${result.stderr.trim() || describeStatus(result)}`, ok: false, wrote: false };
     return { output: cutMiddle(result.stdout, DISPLAY_LIMIT_BYTES), ok: true, wrote: false };
   }
 
-  private async writeFile(path: string, content: string): Promise<ToolResult> {
+  private async writeFile(path: string, content: string, timeoutMs: number): Promise<ToolResult> {
     const script = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1"';
     const result = await this.runCommand(["/bin/sh", "-c", script, "write_file", path], {
-      timeoutMs: this.options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+      timeoutMs,
       stdin: content,
     });
     if (result.exitCode !== 0)

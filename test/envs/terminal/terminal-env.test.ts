@@ -211,6 +211,39 @@ describe("the terminal environment", () => {
     expect(result.output).toContain("before");
   });
 
+  it("gives the agent one time budget for the episode, apart from each command's limit", async () => {
+    // Per command 20 s, per episode 2.5 s: the second command is cut to what is left, the third never runs.
+    const env = await open({ commandTimeoutMs: 20_000, agentBudgetMs: 2_500 });
+    const first = await env.call("bash", { command: "sleep 1; echo one" }, agent(1));
+    expect(first).toMatchObject({ ok: true, output: "one\n" });
+    const started = Date.now();
+    const second = await env.call("bash", { command: "echo two; sleep 30" }, agent(2));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(second.ok).toBe(false);
+    expect(second.output).toMatch(/^Error: timed out after \d+ s/);
+    const third = await env.call("write_file", { path: "late.txt", content: "late\n" }, agent(3));
+    expect(third).toEqual({
+      output: "Error: the agent's time budget (2.5 s) is spent; no command runs",
+      ok: false,
+      wrote: false,
+    });
+    expect(existsSync(join(env.workspace, "late.txt"))).toBe(false);
+    expect(env.effects().map((record) => [record.step, record.ok])).toEqual([
+      [1, true],
+      [2, false],
+      [3, false],
+    ]);
+    // The harness's own calls are not the agent's and still run.
+    const check = await env.call("bash", { command: "echo harness" }, harness(4));
+    expect(check).toMatchObject({ ok: true, output: "harness\n" });
+  });
+
+  it("refuses a budget that is not a positive number", async () => {
+    await expect(createTerminalEnv({ agentBudgetMs: 0 })).rejects.toSatisfy((error) =>
+      isHsearchError(error, "bad_input"),
+    );
+  });
+
   it("removes its directory on close, twice safely, and refuses calls afterwards", async () => {
     const env = await createTerminalEnv({ files: { "a.txt": "a" } });
     await env.close();
