@@ -6,7 +6,7 @@ import { HsearchError } from "../core/errors";
 import { newRunId } from "../core/ids";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import type { Task } from "../domain/task";
-import { loadHarness } from "../harness/load";
+import { harnessLimitsOf, loadHarness } from "../harness/load";
 import { loadPriceTable } from "../models/prices";
 import { createRoleModels } from "../models/roles";
 import { settingsByRole } from "../models/settings";
@@ -108,7 +108,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
     // Fail on bad paths, a seed harness that does not load and bad model specs before anything is created, so bad
     // input leaves no half-made run directory.
     const seedHarness = resolveSeedHarness(config, io.cwd);
-    loadHarness(seedHarness);
+    loadHarness(seedHarness, harnessLimitsOf(config.limits));
     loadSearchTasks(config, io.cwd, file);
     checkModels(config, io);
     // Stored resolved, so `run --resume` works from any directory.
@@ -213,6 +213,7 @@ function runModels(config: SearchConfig, io: CliIO, cachePath?: string) {
       ...(cachePath ? { cachePath } : {}),
       prices: loadPriceTable(),
       settings: settingsByRole(blocks),
+      maxReplyChars: config.limits?.model_reply_chars,
       extraProviders: offlineProviders,
       warn: cachePath ? (message) => io.err(`warning: ${message}`) : undefined,
     },

@@ -36,7 +36,10 @@ const KNOWN_FILE =
   /^(harness\.yaml|system\.md|playbook\.yaml|README\.md|provenance\.json|prompts\/[a-z0-9-]+\.md)$/;
 
 /** Read every file of a harness directory (no symlinks, no dot files). */
-export function readHarnessFiles(dir: string): Record<string, string> {
+export function readHarnessFiles(
+  dir: string,
+  limits: HarnessLimits = HARNESS_LIMITS,
+): Record<string, string> {
   let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(dir);
@@ -55,26 +58,26 @@ export function readHarnessFiles(dir: string): Record<string, string> {
         throw new HsearchError("bad_input", "a harness may not contain symlinks", { file: path });
       if (entry.isDirectory()) walk(path);
       // Sized before reading: a 50 MB system.md is refused by its size, not read into memory first.
-      else
-        files[relative(dir, path).split(sep).join("/")] = readRegularFile(
-          path,
-          HARNESS_LIMITS.total_chars * 4,
-        );
+      else files[relative(dir, path).split(sep).join("/")] = readRegularFile(path, limits.total_chars * 4);
     }
   };
   walk(dir);
   return files;
 }
 
-export function loadHarness(dir: string): Harness {
-  return parseHarness(readHarnessFiles(dir), dir);
+export function loadHarness(dir: string, limits: HarnessLimits = HARNESS_LIMITS): Harness {
+  return parseHarness(readHarnessFiles(dir, limits), dir, limits);
 }
 
 /**
  * Validate a harness given as files (a directory on disk or a proposal in memory). Errors name the file, the
  * field and the line.
  */
-export function parseHarness(files: Record<string, string>, label: string): Harness {
+export function parseHarness(
+  files: Record<string, string>,
+  label: string,
+  limits: HarnessLimits = HARNESS_LIMITS,
+): Harness {
   const at = (name: string) => join(label, name);
   for (const name of Object.keys(files)) {
     if (!KNOWN_FILE.test(name))
@@ -93,7 +96,7 @@ export function parseHarness(files: Record<string, string>, label: string): Harn
   if (system === undefined)
     throw new HsearchError("bad_input", "missing system.md", { file: at("system.md") });
   checkPlaceholders(system, at("system.md"));
-  checkSize(system, HARNESS_LIMITS.template_chars, at("system.md"));
+  checkSize(system, limits.template_chars, at("system.md"), "harness_file_chars");
 
   const playbookText = files["playbook.yaml"];
   const playbook =
@@ -111,10 +114,10 @@ export function parseHarness(files: Record<string, string>, label: string): Harn
 
   checkRequiredPlaceholders(system, config, playbook.length, at("system.md"));
   const total = Object.values(files).reduce((sum, text) => sum + text.length, 0);
-  if (total > HARNESS_LIMITS.total_chars)
+  if (total > limits.total_chars)
     throw new HsearchError(
       "bad_input",
-      `the harness files hold ${total} characters, more than ${HARNESS_LIMITS.total_chars}`,
+      `the harness files hold ${total} characters, more than ${limits.total_chars} (limits.harness_total_chars)`,
       { file: label },
     );
 
@@ -133,7 +136,7 @@ export function parseHarness(files: Record<string, string>, label: string): Harn
     const text = files[name] ?? "";
     if (text.trim() === "")
       throw new HsearchError("bad_input", "a prompt may not be empty", { file: at(name) });
-    checkSize(text, HARNESS_LIMITS.template_chars, at(name));
+    checkSize(text, limits.template_chars, at(name), "harness_file_chars");
     prompts[prompt as HarnessPromptName] = text;
   }
   return { config, system, playbook, prompts, files, hash: hashJson(files), label };
@@ -143,12 +146,32 @@ export function parseHarness(files: Record<string, string>, label: string): Harn
  * Sizes a harness may not exceed (issue 11.2): a proposal that balloons a prompt is refused before any rollout, not
  * discovered as a slow or truncated run. Playbook patterns and notes are limited in the playbook schema.
  */
-export const HARNESS_LIMITS = { template_chars: 20_000, total_chars: 100_000 } as const;
+export interface HarnessLimits {
+  /** Characters of one template (system.md, a prompt). */
+  template_chars: number;
+  /** Characters of all files together; a file over four times this many bytes is refused before it is read. */
+  total_chars: number;
+}
 
-function checkSize(text: string, max: number, file: string): void {
+/** The defaults; a run sets its own in the search config's `limits`. */
+export const HARNESS_LIMITS: HarnessLimits = { template_chars: 20_000, total_chars: 100_000 };
+
+/** The search config's `limits` as harness limits (the defaults when a config has none). */
+export function harnessLimitsOf(
+  limits: { harness_file_chars: number; harness_total_chars: number } | undefined,
+): HarnessLimits {
+  return limits
+    ? { template_chars: limits.harness_file_chars, total_chars: limits.harness_total_chars }
+    : HARNESS_LIMITS;
+}
+
+function checkSize(text: string, max: number, file: string, setting: string): void {
   if (text.length <= max) return;
   const line = text.slice(0, max).split("\n").length;
-  throw new HsearchError("bad_input", `${text.length} characters, more than ${max}`, { file, line });
+  throw new HsearchError("bad_input", `${text.length} characters, more than ${max} (limits.${setting})`, {
+    file,
+    line,
+  });
 }
 
 /**

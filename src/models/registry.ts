@@ -10,6 +10,7 @@ import { endpointOf, openRequestCache } from "./cache";
 import { defaultLimiterPool, type LimiterPool } from "./limiter";
 import { createOpenAIModel, OPENAI_DEFAULT_BASE_URL } from "./openai";
 import type { MaxTokensField } from "./openai-wire";
+import { withReplyLimit } from "./reply-limit";
 import type { RetryOptions } from "./retry";
 import { type ModelRole, type ModelSettings, withSettings } from "./settings";
 import type { ChatModel } from "./types";
@@ -39,6 +40,8 @@ export interface CreateChatModelOptions {
   role?: ModelRole;
   /** The user's settings for that role; `null` members are not sent. */
   settings?: ModelSettings;
+  /** Characters one reply may hold; a longer one is a model_reply error, never stored. */
+  maxReplyChars?: number;
 }
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -87,7 +90,7 @@ export function createChatModel(spec: string, options: CreateChatModelOptions = 
       `model spec ${JSON.stringify(spec)}: unknown provider '${provider}' (known: ${known})`,
     );
   }
-  const model = factory(name);
+  const model = withReplyLimit(options.maxReplyChars)(factory(name));
   return options.meter ? withUsage(options.meter)(model) : model;
 }
 
@@ -136,6 +139,7 @@ function createBuiltIn(
     settings: withSettings(provider, name, options.role ?? "agent", options.settings),
     cache: options.cachePath ? { cache: openRequestCache(options.cachePath), endpoint } : undefined,
     retry: options.retry,
+    maxReplyChars: options.maxReplyChars,
     limiter: limiters.get(`${provider}|${endpoint}`, options.concurrency ?? DEFAULT_CONCURRENCY),
   });
 }

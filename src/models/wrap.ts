@@ -1,13 +1,15 @@
 /**
  * Composition of a provider with its middleware, after the AI SDK's wrapLanguageModel. The standard stack, outermost
- * first: usage → settings → cache → retry → limiter → provider.
+ * first: usage → settings → cache → retry → reply limit → limiter → provider.
  * - usage outermost, so it sees cache hits (and counts them apart);
  * - cache outside retry, so a hit skips retries and the limiter, and only a validated success is stored;
- * - retry outside the limiter, so a call sleeping in backoff frees its slot for others.
+ * - retry outside the limiter, so a call sleeping in backoff frees its slot for others;
+ * - the reply limit inside retry, so an oversized reply is re-asked like any unusable one and never cached.
  */
 import { type RequestCache, withCache } from "./cache";
 import { type Semaphore, withLimiter } from "./limiter";
 import type { ChatModelMiddleware } from "./middleware";
+import { withReplyLimit } from "./reply-limit";
 import { type RetryOptions, withRetry } from "./retry";
 import type { ChatModel } from "./types";
 import { type UsageMeter, withUsage } from "./usage";
@@ -25,6 +27,8 @@ export interface ProviderStackOptions {
   cache?: { cache: RequestCache; endpoint: string };
   retry?: Partial<RetryOptions>;
   limiter?: Semaphore;
+  /** Characters one reply may hold (default DEFAULT_MAX_REPLY_CHARS). */
+  maxReplyChars?: number;
 }
 
 export function withProviderStack(provider: ChatModel, options: ProviderStackOptions): ChatModel {
@@ -32,7 +36,7 @@ export function withProviderStack(provider: ChatModel, options: ProviderStackOpt
   if (options.meter) layers.push(withUsage(options.meter));
   if (options.settings) layers.push(options.settings);
   if (options.cache) layers.push(withCache(options.cache.cache, options.cache.endpoint));
-  layers.push(withRetry(options.retry));
+  layers.push(withRetry(options.retry), withReplyLimit(options.maxReplyChars));
   if (options.limiter) layers.push(withLimiter(options.limiter));
   return wrapChatModel(provider, layers);
 }

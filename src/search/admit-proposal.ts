@@ -1,7 +1,7 @@
 import { HsearchError } from "../core/errors";
 import { createRng } from "../core/rng";
 import { commitProposal, readTree, treeHash } from "../git";
-import { parseHarness } from "../harness/load";
+import { harnessLimitsOf, parseHarness } from "../harness/load";
 import { definedObjectiveScore, type EpisodeScore } from "../scoring";
 import { type EvaluatedProposal, screenStep } from "./acceptance";
 import { evaluateCandidate, loadCandidate, runJobs } from "./candidate-rollouts";
@@ -96,7 +96,7 @@ export async function admitProposal(
     });
   try {
     const files = applyProposal(await readTree(repo, incumbent), proposal);
-    parseHarness(files, `round-${round}/p${index}`);
+    parseHarness(files, `round-${round}/p${index}`, harnessLimitsOf(deps.config.limits));
   } catch (error) {
     if (!(error instanceof HsearchError)) throw error;
     return fail({ state: "invalid", commit, reason: error.describe() });
@@ -138,7 +138,7 @@ async function screenedOut(
   const ids = new Set(subset.map((task) => task.id));
   const proposalScores = await runJobs(
     deps,
-    await loadCandidate(repo, commit),
+    await loadCandidate(repo, commit, harnessLimitsOf(deps.config.limits)),
     commit,
     "search",
     subset,

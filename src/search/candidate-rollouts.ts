@@ -2,7 +2,7 @@ import { rolloutKey } from "../core/ids";
 import type { Split, Task } from "../domain/task";
 import { evaluateJobs, planRollouts, type RolloutJob } from "../eval/evaluate";
 import { readTree } from "../git";
-import { type Harness, parseHarness } from "../harness/load";
+import { type Harness, type HarnessLimits, harnessLimitsOf, parseHarness } from "../harness/load";
 import type { Trajectory } from "../harness/trajectory";
 import { type EpisodeScore, objectiveScore, summarize } from "../scoring";
 import type { SearchDeps } from "./search-deps";
@@ -15,8 +15,8 @@ import type { SearchDeps } from "./search-deps";
 /** Rollouts are written to the store in batches of this many. */
 const STORE_BATCH = 25;
 
-export async function loadCandidate(repo: string, commit: string): Promise<Harness> {
-  return parseHarness(await readTree(repo, commit), commit.slice(0, 12));
+export async function loadCandidate(repo: string, commit: string, limits: HarnessLimits): Promise<Harness> {
+  return parseHarness(await readTree(repo, commit), commit.slice(0, 12), limits);
 }
 
 /** Evaluate a candidate on the search split (skipping stored rollouts), record its score, return it. */
@@ -32,7 +32,7 @@ export async function evaluateCandidate(
   // Evaluated before (a resumed run may find it already judged and rejected): its score stands.
   if ((known?.state === "evaluated" || known?.state === "rejected") && known.score !== null)
     return known.score;
-  const harness = await loadCandidate(repo, commit);
+  const harness = await loadCandidate(repo, commit, harnessLimitsOf(config.limits));
   const scores = await runJobs(
     deps,
     harness,

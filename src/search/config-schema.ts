@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { SUITES } from "../domain/task";
+import { HARNESS_LIMITS } from "../harness/load";
+import { DEFAULT_MAX_REPLY_CHARS } from "../models/reply-limit";
 import { roleModelsSchema } from "../models/settings";
 import { objectiveSchema } from "../scoring/objective";
 
@@ -130,6 +132,37 @@ export const searchConfigSchema = z
       .strict()
       .default({ max_rollouts: null, max_usd: null, max_minutes: null })
       .describe("Limits: no rollout starts once one is reached; the run stops as budget_exhausted."),
+    limits: z
+      .object({
+        harness_file_chars: z
+          .number()
+          .int()
+          .min(1_000)
+          .max(10_000_000)
+          .default(HARNESS_LIMITS.template_chars)
+          .describe("Characters of one harness template (system.md, a prompt): the seed and every proposal."),
+        harness_total_chars: z
+          .number()
+          .int()
+          .min(1_000)
+          .max(40_000_000)
+          .default(HARNESS_LIMITS.total_chars)
+          .describe("Characters of all harness files together."),
+        model_reply_chars: z
+          .number()
+          .int()
+          .min(1_000)
+          .max(100_000_000)
+          .default(DEFAULT_MAX_REPLY_CHARS)
+          .describe("Characters of one model reply (text and tool calls); a longer one is never stored."),
+      })
+      .strict()
+      .default({
+        harness_file_chars: HARNESS_LIMITS.template_chars,
+        harness_total_chars: HARNESS_LIMITS.total_chars,
+        model_reply_chars: DEFAULT_MAX_REPLY_CHARS,
+      })
+      .describe("Size limits on input a run reads: harness files and model replies."),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { settleAll } from "../core/pool";
+import { harnessLimitsOf } from "../harness/load";
 import type { EpisodeScore } from "../scoring";
 import {
   decideGreater,
@@ -41,7 +42,7 @@ export async function decide(
         [incumbent, proposal.commit].map(async (commit) =>
           runJobs(
             deps,
-            await loadCandidate(repo, commit),
+            await loadCandidate(repo, commit, harnessLimitsOf(deps.config.limits)),
             commit,
             "search",
             deps.tasks.search,

@@ -1,5 +1,6 @@
 import { settleAll } from "../core/pool";
 import type { Task } from "../domain/task";
+import { harnessLimitsOf } from "../harness/load";
 import { definedObjectiveScore, summarize } from "../scoring";
 import { loadCandidate, runJobs } from "./candidate-rollouts";
 import type { SearchDeps } from "./search-deps";
@@ -16,7 +17,7 @@ export async function diagnostic(
 ): Promise<void> {
   // The same incumbent on the same tasks and seeds gives the same diagnostic: one row per incumbent, read per round.
   if (deps.store.getEvaluation(incumbent, "diagnostic", "heldout")) return;
-  const harness = await loadCandidate(repo, incumbent);
+  const harness = await loadCandidate(repo, incumbent, harnessLimitsOf(deps.config.limits));
   const scores = await runJobs(
     deps,
     harness,
@@ -58,7 +59,7 @@ export async function finalEvaluations(
   // All final evaluations share the run's slots at once: a small split no longer leaves most of them idle.
   await settleAll(
     todo.map(async ({ commit, purpose, tasks, role }) => {
-      const harness = await loadCandidate(repo, commit);
+      const harness = await loadCandidate(repo, commit, harnessLimitsOf(deps.config.limits));
       const scores = await runJobs(deps, harness, commit, purpose, tasks, `${role} on ${purpose}`);
       deps.store.putEvaluation({
         candidate: commit,

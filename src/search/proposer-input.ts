@@ -5,7 +5,7 @@ import { retailToolSpecs } from "../envs/retail/tool-specs";
 import { suitePolicy } from "../envs/suite-env";
 import { TERMINAL_TOOLS } from "../envs/terminal/terminal-env";
 import { diff, readTree } from "../git";
-import { type Harness, parseHarness } from "../harness/load";
+import { type Harness, harnessLimitsOf, parseHarness } from "../harness/load";
 import { ABSTAIN_TOOL, ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
 import { renderSystemPrompt } from "../harness/render";
 import type { EpisodeScore } from "../scoring";
@@ -55,7 +55,7 @@ export interface ProposerInputDeps {
   view: SearchView;
   /** The run's harness repository. */
   repo: string;
-  config: Pick<SearchConfig, "suites" | "seed" | "proposer">;
+  config: Pick<SearchConfig, "suites" | "seed" | "proposer"> & Partial<Pick<SearchConfig, "limits">>;
 }
 
 export async function buildProposerInput(
@@ -64,7 +64,11 @@ export async function buildProposerInput(
   round: number,
 ): Promise<ProposerInput> {
   const { view, repo, config } = deps;
-  const harness = parseHarness(await filesOf(repo, incumbent), incumbent.slice(0, 12));
+  const harness = parseHarness(
+    await filesOf(repo, incumbent),
+    incumbent.slice(0, 12),
+    harnessLimitsOf(config.limits),
+  );
   const scoresOf = (commit: string) => view.rollouts(commit).map((r) => r.scores as unknown as EpisodeScore);
   const episodes = view.rollouts(incumbent).map((r) => ({
     trajectory: view.trajectory(incumbent, r.key),

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { settleAll } from "../core/pool";
 import { initHarnessRepo, moveIncumbent, readTree, tagSelected } from "../git";
-import { parseHarness } from "../harness/load";
+import { harnessLimitsOf, parseHarness } from "../harness/load";
 import { Semaphore } from "../models/limiter";
 import type { EvaluatedProposal } from "./acceptance";
 import { type Admitted, admitProposal, evaluateProposal } from "./admit-proposal";
@@ -158,7 +158,7 @@ async function initSeed(deps: SearchDeps, repo: string): Promise<string> {
   if (existing && existsSync(join(repo, ".git"))) return existing.commit;
   const init = await initHarnessRepo(repo, deps.seedHarnessDir, { runId: deps.runId });
   const files = await readTree(repo, init.seed);
-  const harness = parseHarness(files, deps.seedHarnessDir);
+  const harness = parseHarness(files, deps.seedHarnessDir, harnessLimitsOf(deps.config.limits));
   store.addCandidate({
     commit: init.seed,
     round: 0,

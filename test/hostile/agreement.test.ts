@@ -10,7 +10,7 @@ import { tempDir } from "../store/fixtures";
 const TERMINAL_TASK = join(PACKAGE_ROOT, "tasks/terminal/independent/terminal-log-errors-09.json");
 
 describe("one validation for every command", () => {
-  it("a workspace file with '../' is refused alike by tasks validate and eval (run loads tasks the same way)", async () => {
+  it("a workspace file with '../' is refused alike by tasks validate, eval and run, and run makes no run directory", async () => {
     const work = tempDir();
     const tasks = join(work, "tasks");
     mkdirSync(tasks);
@@ -24,11 +24,19 @@ describe("one validation for every command", () => {
         cwd: work,
       },
     );
-    for (const result of [validate, evaluate]) {
+    writeFileSync(
+      join(work, "search.yaml"),
+      "name: escape\nsuites: [terminal]\ntasks: tasks\nobjective: joint\nseed_harness: harnesses/bare\nrounds: 1\nproposals_per_round: 1\ntask_model: sim:default\n",
+    );
+    const run = await runCli(["run", "search.yaml", "--out", "runs/escape"], { cwd: work });
+    for (const result of [validate, evaluate, run]) {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain("workspace path '../escape.txt' refused");
     }
+    expect(evaluate.stderr).toBe(validate.stderr);
+    expect(run.stderr).toBe(validate.stderr);
     expect(existsSync(join(work, "escape.txt"))).toBe(false);
+    expect(existsSync(join(work, "runs"))).toBe(false);
   });
 
   it("run and eval refuse a task directory that tasks validate rejects, and run leaves no run directory", async () => {

@@ -249,6 +249,33 @@ describe("openai provider over HTTP", () => {
     expect((await recovering.model.generate(request)).content).toBe("here it is");
   });
 
+  it("refuses a reply longer than the reply limit as model_reply after the re-asks, and caches nothing", async () => {
+    const cachePath = join(mkdtempSync(join(tmpdir(), "hsearch-reply-limit-")), "cache.db");
+    const huge = openaiCompletion({ content: "x".repeat(5_000) });
+    const { server, model } = await setup(() => huge, {
+      maxReplyChars: 4_000,
+      cachePath,
+      retry: { maxReplyAttempts: 2 },
+    });
+    const error = await failureOf(model.generate(request));
+    expect(error.code).toBe("model_reply");
+    expect(error.message).toBe(
+      "openai:gpt-test: a reply of 5000 characters, more than the limit of 4000 (limits.model_reply_chars) (2 attempts)",
+    );
+    expect(server.requests).toHaveLength(2);
+    // Nothing was stored: the same request asks the server again.
+    await failureOf(model.generate(request));
+    expect(server.requests).toHaveLength(4);
+
+    const bigArguments = openaiCompletion({
+      toolCalls: [{ name: "get_order", arguments: JSON.stringify({ id: "y".repeat(5_000) }) }],
+    });
+    const tools = await setup(() => bigArguments, { maxReplyChars: 4_000, retry: { maxReplyAttempts: 1 } });
+    expect((await failureOf(tools.model.generate(request))).message).toContain("a reply of 5018 characters");
+    const fits = await setup(() => huge, { maxReplyChars: 5_000 });
+    expect((await fits.model.generate(request)).content).toHaveLength(5_000);
+  });
+
   it("reports tool arguments that are not JSON as a model_reply error", async () => {
     const { model } = await setup(
       () => openaiCompletion({ toolCalls: [{ name: "get_order", arguments: '{"id": ' }] }),
