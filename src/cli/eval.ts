@@ -84,6 +84,7 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
           repeats: argv.repeats,
           concurrency: argv.concurrency,
           models: argv.models,
+          cache: argv.cache,
           set: argv.set,
           quiet: argv.json,
         },

@@ -2,11 +2,12 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Argv } from "yargs";
-import { HsearchError } from "../core/errors";
+import { HsearchError, isHsearchError } from "../core/errors";
 import { newRunId } from "../core/ids";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import type { Task } from "../domain/task";
 import { harnessLimitsOf, loadHarness } from "../harness/load";
+import { openRequestCache, requestCacheFile } from "../models/cache";
 import { loadPriceTable } from "../models/prices";
 import { createRoleModels } from "../models/roles";
 import { settingsByRole } from "../models/settings";
@@ -111,6 +112,8 @@ async function runCommand(options: RunOptions, io: CliIO) {
     loadHarness(seedHarness, harnessLimitsOf(config.limits));
     loadSearchTasks(config, io.cwd, file);
     checkModels(config, io);
+    // A shared cache that cannot be opened fails now, before a run directory exists.
+    if (config.cache.dir !== "run") openRunCache(config, io, undefined, file);
     // Stored resolved, so `run --resume` works from any directory.
     config = {
       ...config,
@@ -143,7 +146,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
   }
   try {
     const tasks = loadSearchTasks(config, io.cwd);
-    const models = runModels(config, io, join(runDir, "cache.db"));
+    const models = runModels(config, io, openRunCache(config, io, runDir));
     io.err(
       `hsearch run ${runId}: ${config.objective} objective, ${tasks.search.length} search tasks, ${config.rounds} rounds × ${config.proposals_per_round} proposals, model ${config.task_model}`,
     );
@@ -218,6 +221,27 @@ function runModels(config: SearchConfig, io: CliIO, cachePath?: string) {
       warn: cachePath ? (message) => io.err(`warning: ${message}`) : undefined,
     },
   );
+}
+
+/** The run's request cache file (opened once here, so a bad location is one error naming the config field). */
+function openRunCache(
+  config: SearchConfig,
+  io: CliIO,
+  runDir: string | undefined,
+  configFile?: string,
+): string {
+  const path = requestCacheFile(config.cache.dir, { runDir, base: io.cwd, env: io.env });
+  try {
+    openRequestCache(path);
+  } catch (error) {
+    if (!isHsearchError(error)) throw error;
+    throw new HsearchError("bad_input", `cache.dir: ${error.message}`, {
+      ...(configFile ? { file: configFile } : {}),
+      field: "cache.dir",
+      cause: error,
+    });
+  }
+  return path;
 }
 
 /** Construct every model of the config once without side effects (no cache file), so a bad spec fails early. */

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { loadDocument } from "../config/parse-document";
-import { HsearchError } from "../core/errors";
+import { HsearchError, isHsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import {
   FAMILIES,
@@ -15,6 +15,7 @@ import {
   type Suite,
   type Task,
 } from "../domain/task";
+import { openRequestCache, requestCacheFile } from "../models/cache";
 import { loadPriceTable } from "../models/prices";
 import { createRoleModels, type RoleModels } from "../models/roles";
 import {
@@ -82,17 +83,40 @@ export function judgeOf(models: RoleModels): Judge {
 /** The models of a harness-on-tasks command (eval, the probes), by role, with a warning per unpriced model. */
 export function commandModels(options: HarnessTaskArgs & { judge?: string }, io: CliIO): RoleModels {
   checkCustomerSpec(options.customer);
+  const cachePath = commandCacheFile(options.cache, io);
   return createRoleModels(
     { agent: options.model, judge: options.judge ?? "rules", customer: options.customer },
     {
       env: io.env,
       concurrency: options.concurrency,
+      ...(cachePath ? { cachePath } : {}),
       prices: loadPriceTable(),
       settings: roleSettingsOf(options, io),
       extraProviders: offlineProviders,
       warn: (message) => io.err(`warning: ${message}`),
     },
   );
+}
+
+/** `--cache user|DIR` of eval and probe: the request cache file, opened now so a bad location fails first. */
+function commandCacheFile(setting: string | undefined, io: CliIO): string | undefined {
+  if (setting === undefined) return undefined;
+  if (setting === "run" || setting.length === 0)
+    throw new HsearchError(
+      "bad_input",
+      "--cache takes user or a directory (eval and probe have no run directory)",
+      {
+        field: "cache",
+      },
+    );
+  const path = requestCacheFile(setting, { base: io.cwd, env: io.env });
+  try {
+    openRequestCache(path);
+  } catch (error) {
+    if (!isHsearchError(error)) throw error;
+    throw new HsearchError("bad_input", `--cache: ${error.message}`, { field: "cache", cause: error });
+  }
+  return path;
 }
 
 /** Options and helpers several commands share. */
@@ -119,6 +143,8 @@ export interface HarnessTaskArgs extends TaskSelection {
   concurrency: number;
   /** A YAML file of per-role model blocks (the search config's `models:` format). */
   models?: string;
+  /** The request cache: `user` or a directory; none when absent. */
+  cache?: string;
   /** `role.setting=value` overrides, e.g. `agent.reasoning_effort=low`, `judge.temperature=null`. */
   set?: string[];
 }
@@ -222,6 +248,11 @@ export function harnessTaskOptions<T>(yargs: Argv<T>, verb: string) {
       type: "string",
       array: true,
       describe: "a role's model setting, e.g. agent.reasoning_effort=low, agent.temperature=null (not sent)",
+    })
+    .option("cache", {
+      type: "string",
+      describe:
+        "request cache: user ($XDG_CACHE_HOME/hsearch, else ~/.cache/hsearch) or a directory; a call already answered there is not sent again",
     })
     .option("seed", { type: "number", default: 1 })
     .option("concurrency", { type: "number", default: 8 })

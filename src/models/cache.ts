@@ -5,7 +5,8 @@
  * responses are stored, so a failure is never replayed.
  */
 import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { hashJson } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
@@ -14,6 +15,37 @@ import type { ChatRequest, ChatResponse } from "./types";
 import { validateChatResponse } from "./validate-reply";
 
 const CACHE_KEY_VERSION = 1;
+
+/** The request cache's file name inside its directory. */
+export const CACHE_FILE = "cache.db";
+
+/**
+ * Where the request cache lives (`cache.dir` of a search config, `--cache` of eval and probe): `run` (the run
+ * directory), `user` (one cache for every run of this user, as promptfoo's: `$XDG_CACHE_HOME/hsearch`, else
+ * `~/.cache/hsearch`), or a directory.
+ */
+export type CacheDirSetting = "run" | "user" | (string & {});
+
+/** The cache file for a `cache.dir` setting; a relative directory is taken relative to `base`. */
+export function requestCacheFile(
+  setting: CacheDirSetting,
+  where: { runDir?: string; base: string; env: NodeJS.ProcessEnv },
+): string {
+  if (setting === "run") {
+    if (where.runDir === undefined)
+      throw new HsearchError("internal", "cache dir 'run' needs a run directory", { field: "cache.dir" });
+    return join(where.runDir, CACHE_FILE);
+  }
+  if (setting === "user") return join(userCacheDir(where.env), CACHE_FILE);
+  return join(resolve(where.base, setting), CACHE_FILE);
+}
+
+/** `$XDG_CACHE_HOME/hsearch` when that is an absolute path (the XDG spec ignores a relative one), else ~/.cache/hsearch. */
+export function userCacheDir(env: NodeJS.ProcessEnv): string {
+  const xdg = env.XDG_CACHE_HOME;
+  if (xdg && isAbsolute(xdg)) return join(xdg, "hsearch");
+  return join(env.HOME || homedir(), ".cache", "hsearch");
+}
 
 /**
  * `endpoint` tells apart two servers that answer to the same model name (a vLLM and an Ollama both serving
@@ -53,11 +85,20 @@ export class RequestCache {
 
   constructor(path: string) {
     this.path = resolve(path);
-    mkdirSync(dirname(this.path), { recursive: true });
-    this.db = new Database(this.path);
-    this.db.pragma("journal_mode = WAL");
-    // Several worker processes may share one cache file.
-    this.db.pragma("busy_timeout = 5000");
+    try {
+      mkdirSync(dirname(this.path), { recursive: true });
+      this.db = new Database(this.path);
+      // Several processes (two runs sharing a user cache, worker processes) may open one cache file at once: wait
+      // for a lock rather than fail, and set that before switching to WAL, which itself takes a lock.
+      this.db.pragma("busy_timeout = 10000");
+      this.db.pragma("journal_mode = WAL");
+    } catch (error) {
+      throw new HsearchError(
+        "bad_input",
+        `cannot open the request cache ${this.path}: ${(error as Error).message}`,
+        { file: this.path, cause: error },
+      );
+    }
     // A cache can lose its last writes on power loss without harm; a fsync per insert would stall the event loop.
     this.db.pragma("synchronous = NORMAL");
     this.db.exec(

@@ -65,6 +65,19 @@ export const searchConfigSchema = z
       .describe(
         "Per-role model settings (agent, proposer, judge, customer): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent.",
       ),
+    cache: z
+      .object({
+        dir: z
+          .string()
+          .min(1)
+          .default("run")
+          .describe(
+            "run: the run directory; user: $XDG_CACHE_HOME/hsearch (else ~/.cache/hsearch), shared by every run; or a directory, relative to the config file. Keyed by the canonical request, seed and repeat.",
+          ),
+      })
+      .strict()
+      .default({ dir: "run" })
+      .describe("The request cache of every role's model calls: a call already answered is not sent again."),
     strategy: z
       .enum(["greedy", "pareto"])
       .default("greedy")
@@ -167,3 +180,19 @@ export const searchConfigSchema = z
   .strict();
 
 export type SearchConfig = z.output<typeof searchConfigSchema>;
+
+/**
+ * What a config file may say: the stored (resolved) config's schema, except that `models` may name a models file
+ * (the `--models` format of eval and probe), read by load-config.ts, so one block serves several configs.
+ */
+export const searchConfigFileSchema = searchConfigSchema.extend({
+  models: z
+    .union([
+      z.string().min(1).describe("A YAML file of per-role model blocks, relative to this config."),
+      roleModelsSchema,
+    ])
+    .optional()
+    .describe(
+      "Per-role model settings (agent, proposer, judge, customer): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent. Or the path of a file of such blocks.",
+    ),
+});

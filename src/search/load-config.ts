@@ -1,6 +1,42 @@
-import { readPositioned, validateDocument } from "../config/parse-document";
-import { type SearchConfig, searchConfigSchema } from "./config-schema";
+import { existsSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { loadDocument, readPositioned, validateDocument } from "../config/parse-document";
+import { HsearchError } from "../core/errors";
+import { roleModelsSchema } from "../models/settings";
+import { type SearchConfig, searchConfigFileSchema } from "./config-schema";
 
+/**
+ * A search config as a run stores it: validated, a `models` file read in place of its path (errors in it name that
+ * file and line), and a `cache.dir` directory made absolute, both relative to the config file.
+ */
 export function loadSearchConfig(file: string): SearchConfig {
-  return validateDocument(searchConfigSchema, readPositioned(file));
+  const doc = readPositioned(file);
+  const parsed = validateDocument(searchConfigFileSchema, doc);
+  const base = dirname(resolve(file));
+  const at = (path: string[]) => {
+    const line = doc.lineOf(path);
+    return { file, field: path.join("."), ...(line ? { line } : {}) };
+  };
+  const models =
+    typeof parsed.models === "string"
+      ? loadModelsFile(resolve(base, parsed.models), at(["models"]))
+      : parsed.models;
+  const dir = parsed.cache.dir;
+  const cache = {
+    dir: dir === "run" || dir === "user" ? dir : checkedCacheDir(resolve(base, dir), at(["cache", "dir"])),
+  };
+  return { ...parsed, models, cache };
+}
+
+function loadModelsFile(path: string, at: { file: string; field: string; line?: number }) {
+  if (!existsSync(path)) throw new HsearchError("bad_input", `models: no models file at ${path}`, at);
+  if (!statSync(path).isFile()) throw new HsearchError("bad_input", `models: ${path} is not a file`, at);
+  return loadDocument(roleModelsSchema, path);
+}
+
+/** A cache directory that exists must be a directory; one that does not is created when the run opens it. */
+function checkedCacheDir(dir: string, at: { file: string; field: string; line?: number }): string {
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new HsearchError("bad_input", `cache.dir: ${dir} exists and is not a directory`, at);
+  return dir;
 }

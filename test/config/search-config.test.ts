@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HsearchError } from "../../src/core/errors";
@@ -43,5 +44,79 @@ describe("search configs", () => {
       expect(error).toBeInstanceOf(HsearchError);
       expect((error as HsearchError).code).toBe("not_found");
     }
+  });
+});
+
+describe("a config naming a models file", () => {
+  const configText = (models: string) =>
+    [
+      "name: with-models",
+      "suites: [retail]",
+      "objective: joint",
+      "seed_harness: harnesses/bare",
+      "rounds: 1",
+      "proposals_per_round: 1",
+      "task_model: sim:default",
+      `models: ${models}`,
+      "",
+    ].join("\n");
+  const setup = (models: string, file?: string) => {
+    const root = mkdtempSync(join(tmpdir(), "hsearch-models-"));
+    mkdirSync(join(root, "configs"));
+    if (file !== undefined) writeFileSync(join(root, "shared-models.yaml"), file);
+    const config = join(root, "configs", "a.yaml");
+    writeFileSync(config, configText(models));
+    return { root, config };
+  };
+  const errorOf = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (error) {
+      return error as HsearchError;
+    }
+    throw new Error("expected an error");
+  };
+
+  it("reads the blocks from the file, relative to the config, so several configs share one block", () => {
+    const { config } = setup(
+      "../shared-models.yaml",
+      "agent: {spec: 'openai:gpt-5-mini', reasoning_effort: low}\njudge: {temperature: null}\n",
+    );
+    expect(loadSearchConfig(config).models).toEqual({
+      agent: { spec: "openai:gpt-5-mini", reasoning_effort: "low" },
+      judge: { temperature: null },
+    });
+  });
+
+  it("a missing file names the config, the field models and its line", () => {
+    const { config } = setup("../absent.yaml");
+    const error = errorOf(() => loadSearchConfig(config));
+    expect(error.code).toBe("bad_input");
+    expect(error.location).toEqual({ file: config, field: "models", line: 8 });
+    expect(error.message).toContain("absent.yaml");
+  });
+
+  it("a bad setting in the file names that file, the field and its line", () => {
+    const { root, config } = setup(
+      "../shared-models.yaml",
+      "agent:\n  spec: openai:gpt-5-mini\n  temprature: 0\n",
+    );
+    const error = errorOf(() => loadSearchConfig(config));
+    expect(error.code).toBe("bad_input");
+    expect(error.location).toMatchObject({
+      file: join(root, "shared-models.yaml"),
+      field: "agent.temprature",
+      line: 3,
+    });
+  });
+
+  it("cache.dir: run and user stay keywords; a directory is made absolute relative to the config", () => {
+    const { config, root } = setup("{}");
+    writeFileSync(config, `${readFileSync(config, "utf8")}cache: {dir: ../shared-cache}\n`);
+    expect(loadSearchConfig(config).cache).toEqual({ dir: join(root, "shared-cache") });
+    writeFileSync(config, configText("{}").concat("cache: {dir: user}\n"));
+    expect(loadSearchConfig(config).cache).toEqual({ dir: "user" });
+    writeFileSync(config, configText("{}"));
+    expect(loadSearchConfig(config).cache).toEqual({ dir: "run" });
   });
 });

@@ -1,13 +1,18 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { HsearchError } from "../../src/core/errors";
+import { PACKAGE_ROOT } from "../../src/core/paths";
 import {
   closeRequestCaches,
   endpointOf,
   openRequestCache,
   RequestCache,
+  requestCacheFile,
   requestCacheKey,
   withCache,
 } from "../../src/models/cache";
@@ -26,6 +31,11 @@ const base: ChatRequest = {
   seed: 1,
   repeat: 0,
 };
+
+const TSX_IMPORT = [
+  "--import",
+  pathToFileURL(createRequire(join(PACKAGE_ROOT, "package.json")).resolve("tsx")).href,
+];
 
 const tempCachePath = () => join(mkdtempSync(join(tmpdir(), "hsearch-cache-")), "nested", "cache.db");
 
@@ -128,5 +138,53 @@ describe("withCache", () => {
     direct.close();
     // Closing another handle on the same file leaves the shared one registered and open.
     expect(openRequestCache(path).size()).toBe(0);
+  });
+});
+
+describe("a cache shared by processes", () => {
+  it("two processes opening and filling one new cache file at once both succeed and see each other's answers", async () => {
+    const path = tempCachePath();
+    // Each child opens the (not yet existing) file, writes 200 answers and reads them all back, racing the other.
+    const child = (name: string) => {
+      const script = `
+        import { RequestCache } from ${JSON.stringify(join(PACKAGE_ROOT, "src", "models", "cache.ts"))};
+        const cache = new RequestCache(${JSON.stringify(path)});
+        const response = (i) => ({ content: "answer " + i, tool_calls: [], usage: { input_tokens: 1, output_tokens: 1 }, model: "m" });
+        for (let i = 0; i < 200; i++) cache.put("${name}-" + i, "openai:m", response(i));
+        for (let i = 0; i < 200; i++) if (cache.get("${name}-" + i)?.content !== "answer " + i) throw new Error("lost " + i);
+        cache.close();
+      `;
+      return execa(process.execPath, [...TSX_IMPORT, "--input-type=module", "-e", script], { reject: false });
+    };
+    const results = await Promise.all([child("a"), child("b")]);
+    for (const result of results) expect(result.exitCode, result.stderr).toBe(0);
+    expect(openRequestCache(path).size()).toBe(400);
+  }, 60_000);
+});
+
+describe("requestCacheFile", () => {
+  const env = { HOME: "/home/u" };
+  it("run: the run directory; user: $XDG_CACHE_HOME/hsearch when absolute, else ~/.cache/hsearch; else a directory", () => {
+    expect(requestCacheFile("run", { runDir: "/r/run-1", base: "/c", env })).toBe("/r/run-1/cache.db");
+    expect(requestCacheFile("user", { base: "/c", env: { ...env, XDG_CACHE_HOME: "/x" } })).toBe(
+      "/x/hsearch/cache.db",
+    );
+    expect(requestCacheFile("user", { base: "/c", env: { ...env, XDG_CACHE_HOME: "relative" } })).toBe(
+      "/home/u/.cache/hsearch/cache.db",
+    );
+    expect(requestCacheFile("user", { base: "/c", env })).toBe("/home/u/.cache/hsearch/cache.db");
+    expect(requestCacheFile("shared", { base: "/c/configs", env })).toBe("/c/configs/shared/cache.db");
+    expect(requestCacheFile("/abs", { base: "/c", env })).toBe("/abs/cache.db");
+  });
+
+  it("a cache that cannot be opened is bad input naming the file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hsearch-cache-"));
+    writeFileSync(join(dir, "file"), "x");
+    expect(() => new RequestCache(join(dir, "file", "cache.db"))).toThrow(
+      expect.objectContaining({
+        code: "bad_input",
+        message: expect.stringContaining("cannot open the request cache"),
+      }),
+    );
   });
 });

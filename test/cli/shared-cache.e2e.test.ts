@@ -1,0 +1,189 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { closeRequestCaches } from "../../src/models/cache";
+import { runCli } from "../helpers/cli";
+import {
+  type FakeOpenAIServer,
+  openaiCompletion,
+  type RecordedRequest,
+  type ScriptedReply,
+  startFakeOpenAIServer,
+} from "../helpers/fake-openai-server";
+import { retailSubset } from "../helpers/task-subset";
+
+const API_KEY = "sk-test-secret-key-0123456789";
+
+/** A model that plays both parts (the `auto` customer with a real task model): it reads once, then gives up. */
+function scriptedModel(request: RecordedRequest): ScriptedReply {
+  const body = request.body as { messages: Array<{ role: string; content: string }>; tools?: unknown[] };
+  const assistantTurns = body.messages.filter((m) => m.role === "assistant").length;
+  const usage = { prompt_tokens: 1000, completion_tokens: 50 };
+  if ((body.messages[0]?.content ?? "").startsWith("You are playing a customer"))
+    return openaiCompletion({
+      content: assistantTurns === 0 ? "Hi, I need help with my order." : "Okay, thanks. ###STOP###",
+      usage,
+    });
+  if (assistantTurns === 0 && (body.tools?.length ?? 0) > 0)
+    return openaiCompletion({
+      toolCalls: [{ name: "find_user_id_by_email", arguments: { email: "nobody@example.com" } }],
+      usage,
+    });
+  return openaiCompletion({ content: "I cannot help with this request.", usage });
+}
+
+let server: FakeOpenAIServer | undefined;
+afterEach(async () => {
+  closeRequestCaches();
+  await server?.close();
+  server = undefined;
+});
+
+const envFor = (baseURL: string, extra: NodeJS.ProcessEnv = {}) => ({
+  ...process.env,
+  OPENAI_API_KEY: API_KEY,
+  OPENAI_BASE_URL: baseURL,
+  ...extra,
+});
+
+describe("a request cache shared across runs", () => {
+  it("a second identical run makes no request; both end the same; no API key is stored; models from a file", async () => {
+    server = await startFakeOpenAIServer(scriptedModel);
+    const root = mkdtempSync(join(tmpdir(), "hsearch-shared-cache-"));
+    const { dir: tasks } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
+    const config = join(root, "configs", "real.yaml");
+    mkdirSync(join(root, "configs"));
+    writeFileSync(
+      config,
+      [
+        "name: shared-cache",
+        "suites: [retail]",
+        "objective: joint",
+        "seed_harness: harnesses/bare",
+        `tasks: ${tasks}`,
+        "rounds: 1",
+        "proposals_per_round: 1",
+        "task_model: openai:gpt-4.1-mini",
+        "heldout: {final: false}",
+        "cache: {dir: ../shared-cache}",
+        "models: ../models.yaml",
+        "",
+      ].join("\n"),
+    );
+    // The models block comes from a file beside the configs (what several configs would share).
+    writeFileSync(join(root, "models.yaml"), "agent: {temperature: null, max_tokens: 333}\n");
+    const run = (out: string) =>
+      runCli(["run", config, "--out", join(root, out), "--json"], { env: envFor(server?.baseURL ?? "") });
+    const first = await run("first");
+    expect(first.code, first.stderr).toBe(0);
+    const sent = server.requests.length;
+    expect(sent).toBeGreaterThan(0);
+    const agentBodies = server.requests
+      .map((request) => request.body as Record<string, unknown>)
+      .filter((body) => !JSON.stringify(body).includes("You are playing a customer"));
+    expect(agentBodies.length).toBeGreaterThan(0);
+    for (const body of agentBodies) {
+      expect(body).not.toHaveProperty("temperature");
+      expect(body.max_tokens ?? body.max_completion_tokens).toBe(333);
+    }
+    const second = await run("second");
+    expect(second.code, second.stderr).toBe(0);
+    expect(server.requests.length).toBe(sent);
+    // The same outcome, round by round (commit ids differ: each run has its own repository and dates).
+    const outcome = (stdout: string) => {
+      const status = JSON.parse(stdout);
+      return JSON.stringify({ rounds: status.rounds, score: status.selected.score }).replace(
+        /[0-9a-f]{40}/g,
+        "sha",
+      );
+    };
+    expect(outcome(second.stdout)).toBe(outcome(first.stdout));
+    // The cache is the config's (relative to the config file), not inside either run.
+    closeRequestCaches(); // checkpoints the WAL into the file
+    const cacheBytes = readFileSync(join(root, "shared-cache", "cache.db"));
+    expect(cacheBytes.includes("I cannot help with this request.")).toBe(true);
+    expect(cacheBytes.includes(API_KEY)).toBe(false);
+  });
+
+  it("eval --cache user: the second eval is answered from $XDG_CACHE_HOME/hsearch, billed nothing, cached calls apart", async () => {
+    server = await startFakeOpenAIServer(scriptedModel);
+    const xdg = mkdtempSync(join(tmpdir(), "hsearch-xdg-"));
+    const { dir: tasks } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
+    const evalOnce = () =>
+      runCli(
+        [
+          "eval",
+          "--harness",
+          "harnesses/bare",
+          "--tasks",
+          tasks,
+          "--split",
+          "search",
+          "--model",
+          "openai:gpt-4.1-mini",
+          "--cache",
+          "user",
+          "--json",
+        ],
+        { env: envFor(server?.baseURL ?? "", { XDG_CACHE_HOME: xdg }) },
+      );
+    const first = await evalOnce();
+    expect(first.code, first.stderr).toBe(0);
+    const sent = server.requests.length;
+    const billed = JSON.parse(first.stdout).summary.usage;
+    expect(billed.calls).toBe(sent);
+    expect(billed.usd).toBeGreaterThan(0);
+    const second = await evalOnce();
+    expect(second.code, second.stderr).toBe(0);
+    expect(server.requests.length).toBe(sent);
+    const report = JSON.parse(second.stdout);
+    expect(report.summary.usage).toMatchObject({ calls: 0, input_tokens: 0, output_tokens: 0, usd: 0 });
+    expect(report.summary.usage.cached_calls).toBe(sent);
+    expect(report.summary.usage.by_role.agent.cached_calls).toBeGreaterThan(0);
+    expect(report.summary.usage.by_role.customer.cached_calls).toBeGreaterThan(0);
+    expect(report.tasks).toEqual(JSON.parse(first.stdout).tasks);
+    closeRequestCaches();
+    const cacheBytes = readFileSync(join(xdg, "hsearch", "cache.db"));
+    expect(cacheBytes.includes("Hi, I need help with my order.")).toBe(true);
+    expect(cacheBytes.includes(API_KEY)).toBe(false);
+  });
+
+  it("a bad cache setting is exit 2 naming the file, the field and the line", async () => {
+    const root = mkdtempSync(join(tmpdir(), "hsearch-bad-cache-"));
+    writeFileSync(join(root, "a-file"), "not a directory");
+    const write = (cacheLine: string) => {
+      const file = join(root, "config.yaml");
+      writeFileSync(
+        file,
+        [
+          "name: bad-cache",
+          "suites: [retail]",
+          "objective: joint",
+          "seed_harness: harnesses/bare",
+          "rounds: 0",
+          "proposals_per_round: 1",
+          "task_model: sim:default",
+          cacheLine,
+          "",
+        ].join("\n"),
+      );
+      return file;
+    };
+    for (const [line, message] of [
+      ["cache: {directory: x}", "directory"],
+      ["cache: {dir: 3}", "expected string"],
+      ["cache: {dir: a-file}", "not a directory"],
+    ] as const) {
+      const file = write(line);
+      const result = await runCli(["run", file, "--out", join(root, "run")]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`${file}:8`);
+      expect(result.stderr).toContain("cache");
+      expect(result.stderr).toContain(message);
+    }
+    const flag = await runCli(["eval", "--harness", "harnesses/bare", "--split", "search", "--cache", "run"]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("--cache takes user or a directory");
+  });
+});
