@@ -1,6 +1,11 @@
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { type HsearchError, isHsearchError } from "../../../src/core/errors";
-import { chooseMechanism, detectSandbox } from "../../../src/envs/terminal/sandbox-detect";
+import {
+  availableMechanisms,
+  chooseMechanism,
+  detectSandbox,
+} from "../../../src/envs/terminal/sandbox-detect";
 import type { SandboxInfo, SandboxMechanism } from "../../../src/envs/terminal/sandbox-types";
 
 const works = (mechanism: SandboxMechanism): SandboxInfo => ({
@@ -46,5 +51,20 @@ describe("choosing a sandbox mechanism", () => {
       if (saved === undefined) delete process.env.HSEARCH_SANDBOX;
       else process.env.HSEARCH_SANDBOX = saved;
     }
+  });
+
+  it("runs every mechanism whose program is installed, so the per-mechanism tests never drop one silently", async () => {
+    const installed = (program: string) => {
+      try {
+        execFileSync("sh", ["-c", `command -v ${program}`], { stdio: "ignore" });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const working = (await availableMechanisms()).map((info) => info.mechanism);
+    // bubblewrap is installed by .ci/run; where it is, the persistent sandbox is tested with it and with unshare.
+    expect(working.includes("bwrap")).toBe(installed("bwrap"));
+    expect(working.includes("unshare")).toBe(installed("unshare"));
   });
 });
