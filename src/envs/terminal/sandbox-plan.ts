@@ -17,9 +17,10 @@
  * drops to the unprivileged identity with no capabilities and no_new_privs before the command runs.
  */
 import { HsearchError } from "../../core/errors";
+import { bwrapMountArgs, fstabText, type HostEntry, MIB, type Mount, viewMounts } from "./sandbox-mounts";
 import { SANDBOX_PATHS, type SandboxInfo, type SandboxUser } from "./sandbox-types";
 
-export const MIB = 1024 * 1024;
+export { DEVICES, fstabEscape, type HostEntry, MIB } from "./sandbox-mounts";
 
 export const DEFAULT_LIMITS = {
   memoryMb: 4096,
@@ -48,9 +49,6 @@ export const SYSTEM_ENTRIES = ["usr", "etc", "opt", "bin", "sbin", "lib", "lib32
 /** /var/tmp, which some programs expect, is the sandbox's /tmp. */
 export const VAR_TMP_LINK = { path: "/var/tmp", target: "../tmp" } as const;
 
-/** Device nodes bound into the sandbox's /dev. */
-export const DEVICES = ["null", "zero", "full", "random", "urandom", "tty"];
-
 /** Symlinks of a minimal /dev. */
 export const DEV_LINKS: Record<string, string> = {
   fd: "/proc/self/fd",
@@ -58,8 +56,6 @@ export const DEV_LINKS: Record<string, string> = {
   stdout: "/proc/self/fd/1",
   stderr: "/proc/self/fd/2",
 };
-
-export type HostEntry = { name: string; kind: "dir" } | { name: string; kind: "symlink"; target: string };
 
 export interface ResolvedLimits {
   timeoutMs: number;
@@ -154,41 +150,31 @@ export function bwrapInvocation(input: PlanInput): Invocation {
   const { info } = input;
   if (!info.tools.bwrap) throw new HsearchError("internal", "sandbox plan: the bwrap path is unknown");
   const args = [...bwrapNamespaces(info), "--die-with-parent", "--new-session"];
-  for (const entry of input.hostEntries) {
-    if (entry.kind === "dir") args.push("--ro-bind", `/${entry.name}`, `/${entry.name}`);
-    else args.push("--symlink", entry.target, `/${entry.name}`);
-  }
-  args.push("--dir", "/var", "--symlink", VAR_TMP_LINK.target, VAR_TMP_LINK.path);
-  if (input.identity) {
-    args.push(
-      "--ro-bind",
-      input.identity.passwd,
-      "/etc/passwd",
-      "--ro-bind",
-      input.identity.group,
-      "/etc/group",
-    );
-  }
-  const bind = input.readOnlyWorkspace ? "--ro-bind" : "--bind";
-  args.push(bind, input.workspace, SANDBOX_PATHS.workspace, bind, input.workspace, SANDBOX_PATHS.app);
-  args.push("--proc", "/proc", "--dev", "/dev");
-  if (input.tmpDir) args.push("--bind", input.tmpDir, SANDBOX_PATHS.tmp);
-  else
-    args.push(
-      "--perms",
-      "1777",
-      "--size",
-      String(DEFAULT_LIMITS.tmpfsMb * MIB),
-      "--tmpfs",
-      SANDBOX_PATHS.tmp,
-    );
-  args.push("--perms", "1777", "--size", String(DEFAULT_LIMITS.shmMb * MIB), "--tmpfs", "/dev/shm");
-  if (input.testsDir) args.push("--ro-bind", input.testsDir, SANDBOX_PATHS.tests);
-  if (input.logsDir) args.push("--bind", input.logsDir, SANDBOX_PATHS.logs);
-  if (input.shimDir) args.push("--ro-bind", input.shimDir, SANDBOX_PATHS.shims);
-  args.push("--remount-ro", "/", "--chdir", SANDBOX_PATHS.workspace, "--json-status-fd", "3");
+  args.push(...bwrapMountArgs(commandMounts(input)));
+  args.push("--chdir", SANDBOX_PATHS.workspace, "--json-status-fd", "3");
   args.push("--", ...limitAndDropArgv(input));
   return { file: info.tools.bwrap, args };
+}
+
+/** The one-command view: a read-only root (`skeleton` under unshare), no /var but the /var/tmp link. */
+export function commandMounts(input: PlanInput & { skeleton?: string }): Mount[] {
+  return viewMounts({
+    hostEntries: input.hostEntries,
+    hostSymlinks: true,
+    ...(input.skeleton ? { root: input.skeleton } : {}),
+    writableRoot: false,
+    varTmpLink: VAR_TMP_LINK,
+    ...(input.identity ? { identity: input.identity } : {}),
+    workspace: input.workspace,
+    readOnlyWorkspace: input.readOnlyWorkspace,
+    ...(input.tmpDir ? { tmpDir: input.tmpDir } : {}),
+    tmpfsMb: DEFAULT_LIMITS.tmpfsMb,
+    shmMb: DEFAULT_LIMITS.shmMb,
+    pts: false,
+    ...(input.testsDir ? { testsDir: input.testsDir } : {}),
+    ...(input.logsDir ? { logsDir: input.logsDir } : {}),
+    readOnlyExtras: input.shimDir ? [{ source: input.shimDir, target: SANDBOX_PATHS.shims }] : [],
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -219,41 +205,7 @@ export interface UnshareInput extends PlanInput {
 
 /** The mounts of the unshare mechanism, as an fstab for one `mount -a` (one process instead of one per mount). */
 export function unshareFstab(input: PlanInput & { skeleton: string }): string {
-  const root = input.skeleton;
-  const at = (path: string) => `${root}${path}`;
-  const lines: string[] = [];
-  const add = (source: string, target: string, type: string, options: string[]) =>
-    lines.push([fstabEscape(source), fstabEscape(target), type, options.join(","), "0", "0"].join(" "));
-  add(root, root, "none", ["bind", "ro", "nosuid", "nodev"]);
-  for (const entry of input.hostEntries) {
-    if (entry.kind === "dir")
-      add(`/${entry.name}`, at(`/${entry.name}`), "none", ["bind", "ro", "nosuid", "nodev"]);
-  }
-  if (input.identity) {
-    add(input.identity.passwd, at("/etc/passwd"), "none", ["bind", "ro", "nosuid", "nodev"]);
-    add(input.identity.group, at("/etc/group"), "none", ["bind", "ro", "nosuid", "nodev"]);
-  }
-  const workspaceOptions = ["bind", ...(input.readOnlyWorkspace ? ["ro"] : []), "nosuid", "nodev"];
-  add(input.workspace, at(SANDBOX_PATHS.workspace), "none", workspaceOptions);
-  add(input.workspace, at(SANDBOX_PATHS.app), "none", workspaceOptions);
-  if (input.tmpDir) add(input.tmpDir, at(SANDBOX_PATHS.tmp), "none", ["bind", "nosuid", "nodev"]);
-  else add("tmpfs", at(SANDBOX_PATHS.tmp), "tmpfs", tmpfsOptions(DEFAULT_LIMITS.tmpfsMb));
-  add("tmpfs", at("/dev/shm"), "tmpfs", tmpfsOptions(DEFAULT_LIMITS.shmMb));
-  for (const device of DEVICES) add(`/dev/${device}`, at(`/dev/${device}`), "none", ["bind", "nosuid"]);
-  if (input.testsDir) add(input.testsDir, at(SANDBOX_PATHS.tests), "none", ["bind", "ro", "nosuid", "nodev"]);
-  if (input.logsDir) add(input.logsDir, at(SANDBOX_PATHS.logs), "none", ["bind", "nosuid", "nodev"]);
-  if (input.shimDir) add(input.shimDir, at(SANDBOX_PATHS.shims), "none", ["bind", "ro", "nosuid", "nodev"]);
-  add("proc", at("/proc"), "proc", ["nosuid", "nodev", "noexec"]);
-  return `${lines.join("\n")}\n`;
-}
-
-function tmpfsOptions(sizeMb: number): string[] {
-  return ["nosuid", "nodev", `size=${sizeMb}m`, "mode=1777"];
-}
-
-/** fstab fields are separated by whitespace; octal escapes keep any path one field. */
-export function fstabEscape(path: string): string {
-  return path.replace(/[\\\s]/g, (char) => `\\${char.charCodeAt(0).toString(8).padStart(3, "0")}`);
+  return fstabText(commandMounts(input), input.skeleton);
 }
 
 export function unshareInvocation(input: UnshareInput): Invocation {

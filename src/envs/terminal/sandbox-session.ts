@@ -126,6 +126,7 @@ export class SandboxSession {
       paths,
       readOnlyWorkspace: options.readOnlyWorkspace ?? false,
       user: info.privileged ? user : undefined,
+      hasVarLib,
     };
     const texts = info.privileged && user ? identityTexts(user) : undefined;
     if (texts) {
@@ -135,7 +136,7 @@ export class SandboxSession {
     }
     if (info.mechanism === "unshare") {
       input.fstabPath = join(dir, "fstab");
-      await writeFile(input.fstabPath, sessionFstab({ ...input, hasVarLib }), { mode: 0o644 });
+      await writeFile(input.fstabPath, sessionFstab(input), { mode: 0o644 });
     }
     const invocation =
       info.mechanism === "bwrap" ? bwrapSessionInvocation(input) : unshareSessionInvocation(input);

@@ -21,16 +21,15 @@
  * user namespace, as the one-command sandbox's are.
  */
 import { HsearchError } from "../../core/errors";
+import { bwrapMountArgs, containerMountArgs, fstabText, type Mount, viewMounts } from "./sandbox-mounts";
 import {
   BASE_ENV,
   bwrapNamespaces,
   DEFAULT_LIMITS,
   DEV_LINKS,
   DEVICES,
-  fstabEscape,
   type HostEntry,
   type Invocation,
-  MIB,
   SHIMS,
   setprivDropArgv,
   unshareLaunch,
@@ -84,6 +83,8 @@ export interface SessionPlanInput {
   user?: SandboxUser;
   /** Privileged only: host files shown as /etc/passwd and /etc/group, naming `user`. */
   identity?: { passwd: string; group: string };
+  /** Whether the host has a /var/lib to show read-only. */
+  hasVarLib: boolean;
   /** unshare only: where the fstab text of `sessionFstab` was written. */
   fstabPath?: string;
 }
@@ -232,63 +233,50 @@ function supervisorArgv(input: SessionPlanInput): string[] {
   return [...setprivDropArgv(info.tools.setpriv, undefined), ...supervisor];
 }
 
+/**
+ * The episode's view: its own writable root, the host's /var/lib, /dev/pts, /tests, /logs and the control dir. A
+ * container's root is its image (no `root` path): the engine mounts the rest the same way.
+ */
+export function sessionMounts(input: {
+  hostEntries: readonly HostEntry[];
+  hasVarLib: boolean;
+  identity?: { passwd: string; group: string };
+  paths: Omit<SessionPaths, "root"> & { root?: string };
+  readOnlyWorkspace: boolean;
+}): Mount[] {
+  const { paths } = input;
+  return viewMounts({
+    hostEntries: input.hostEntries,
+    hostSymlinks: false,
+    ...(paths.root ? { root: paths.root } : {}),
+    writableRoot: true,
+    ...(input.hasVarLib ? { varLib: HOST_VAR_LIB } : {}),
+    ...(input.identity ? { identity: input.identity } : {}),
+    workspace: paths.workspace,
+    readOnlyWorkspace: input.readOnlyWorkspace,
+    tmpDir: paths.tmp,
+    tmpfsMb: DEFAULT_LIMITS.tmpfsMb,
+    shmMb: DEFAULT_LIMITS.shmMb,
+    pts: true,
+    testsDir: paths.tests,
+    logsDir: paths.logs,
+    readOnlyExtras: [{ source: paths.control, target: CONTROL_PATH }],
+  });
+}
+
 export function bwrapSessionInvocation(input: SessionPlanInput): Invocation {
-  const { info, paths } = input;
+  const { info } = input;
   if (!info.tools.bwrap) throw new HsearchError("internal", "session plan: the bwrap path is unknown");
-  const args = [...bwrapNamespaces(info), "--die-with-parent", "--new-session", "--bind", paths.root, "/"];
-  for (const entry of input.hostEntries)
-    if (entry.kind === "dir") args.push("--ro-bind", `/${entry.name}`, `/${entry.name}`);
-  args.push("--ro-bind-try", HOST_VAR_LIB, HOST_VAR_LIB);
-  if (input.identity)
-    args.push(
-      "--ro-bind",
-      input.identity.passwd,
-      "/etc/passwd",
-      "--ro-bind",
-      input.identity.group,
-      "/etc/group",
-    );
-  const bind = input.readOnlyWorkspace ? "--ro-bind" : "--bind";
-  args.push(bind, paths.workspace, SANDBOX_PATHS.workspace, bind, paths.workspace, SANDBOX_PATHS.app);
-  args.push("--proc", "/proc", "--dev", "/dev", "--bind", paths.tmp, SANDBOX_PATHS.tmp);
-  args.push("--perms", "1777", "--size", String(DEFAULT_LIMITS.shmMb * MIB), "--tmpfs", "/dev/shm");
-  args.push("--ro-bind", paths.tests, SANDBOX_PATHS.tests, "--bind", paths.logs, SANDBOX_PATHS.logs);
-  args.push("--ro-bind", paths.control, CONTROL_PATH);
+  const args = [...bwrapNamespaces(info), "--die-with-parent", "--new-session"];
+  args.push(...bwrapMountArgs(sessionMounts(input)));
   if (info.privileged) for (const cap of SUPERVISOR_CAPS) args.push("--cap-add", `CAP_${cap.toUpperCase()}`);
   args.push("--chdir", SANDBOX_PATHS.workspace, "--json-status-fd", "3", "--", ...supervisorArgv(input));
   return { file: info.tools.bwrap, args };
 }
 
 /** The mounts of an episode under the unshare mechanism, as an fstab for one `mount -a`. */
-export function sessionFstab(input: SessionPlanInput & { hasVarLib: boolean }): string {
-  const { paths } = input;
-  const root = paths.root;
-  const at = (path: string) => `${root}${path}`;
-  const lines: string[] = [];
-  const add = (source: string, target: string, type: string, options: string[]) =>
-    lines.push([fstabEscape(source), fstabEscape(target), type, options.join(","), "0", "0"].join(" "));
-  const ro = ["bind", "ro", "nosuid", "nodev"];
-  const rw = ["bind", "nosuid", "nodev"];
-  add(root, root, "none", rw);
-  for (const entry of input.hostEntries)
-    if (entry.kind === "dir") add(`/${entry.name}`, at(`/${entry.name}`), "none", ro);
-  if (input.hasVarLib) add(HOST_VAR_LIB, at(HOST_VAR_LIB), "none", ro);
-  if (input.identity) {
-    add(input.identity.passwd, at("/etc/passwd"), "none", ro);
-    add(input.identity.group, at("/etc/group"), "none", ro);
-  }
-  const workspace = input.readOnlyWorkspace ? ro : rw;
-  add(paths.workspace, at(SANDBOX_PATHS.workspace), "none", workspace);
-  add(paths.workspace, at(SANDBOX_PATHS.app), "none", workspace);
-  add(paths.tmp, at(SANDBOX_PATHS.tmp), "none", rw);
-  add("tmpfs", at("/dev/shm"), "tmpfs", ["nosuid", "nodev", `size=${DEFAULT_LIMITS.shmMb}m`, "mode=1777"]);
-  for (const device of DEVICES) add(`/dev/${device}`, at(`/dev/${device}`), "none", ["bind", "nosuid"]);
-  add("devpts", at("/dev/pts"), "devpts", ["nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"]);
-  add(paths.tests, at(SANDBOX_PATHS.tests), "none", ro);
-  add(paths.logs, at(SANDBOX_PATHS.logs), "none", rw);
-  add(paths.control, at(CONTROL_PATH), "none", ro);
-  add("proc", at("/proc"), "proc", ["nosuid", "nodev", "noexec"]);
-  return `${lines.join("\n")}\n`;
+export function sessionFstab(input: SessionPlanInput): string {
+  return fstabText(sessionMounts(input), input.paths.root);
 }
 
 export function unshareSessionInvocation(input: SessionPlanInput): Invocation {
@@ -340,30 +328,14 @@ export function containerImageLayout(hostEntries: readonly HostEntry[], hasVarLi
 
 /** `docker run` (or podman's) of the episode: one container, the supervisor as its first process, on stdin. */
 export function containerRunInvocation(input: ContainerPlanInput): Invocation {
-  const { paths } = input;
   const args = ["run", "-i", "--rm", "--name", input.name, "--network", input.network ? "bridge" : "none"];
   args.push("--cap-drop", "ALL");
   for (const cap of CONTAINER_CAPS) args.push("--cap-add", cap.toUpperCase());
   // Processes of the whole container: the episode's own limit plus the supervisor and its helpers.
   args.push("--pids-limit", String(input.maxProcs + 16), "--ipc", "private", "--hostname", "sandbox");
-  args.push("--tmpfs", `/dev/shm:rw,nosuid,nodev,size=${DEFAULT_LIMITS.shmMb}m`);
   // The clean environment of every sandbox (the image has none of its own).
   for (const [name, value] of Object.entries(BASE_ENV)) args.push("--env", `${name}=${value}`);
-  const volume = (source: string, target: string, readOnly: boolean) =>
-    args.push("--volume", `${source}:${target}${readOnly ? ":ro" : ""}`);
-  for (const entry of input.hostEntries)
-    if (entry.kind === "dir") volume(`/${entry.name}`, `/${entry.name}`, true);
-  if (input.hasVarLib) volume(HOST_VAR_LIB, HOST_VAR_LIB, true);
-  if (input.identity) {
-    volume(input.identity.passwd, "/etc/passwd", true);
-    volume(input.identity.group, "/etc/group", true);
-  }
-  volume(paths.workspace, SANDBOX_PATHS.workspace, input.readOnlyWorkspace);
-  volume(paths.workspace, SANDBOX_PATHS.app, input.readOnlyWorkspace);
-  volume(paths.tmp, SANDBOX_PATHS.tmp, false);
-  volume(paths.tests, SANDBOX_PATHS.tests, true);
-  volume(paths.logs, SANDBOX_PATHS.logs, false);
-  volume(paths.control, CONTROL_PATH, true);
+  args.push(...containerMountArgs(sessionMounts(input)));
   args.push("--workdir", SANDBOX_PATHS.workspace, input.image);
   const owner = input.user ? `${input.user.uid}:${input.user.gid}` : "";
   const handOver = owner

@@ -97,6 +97,8 @@ describe("the container backend", () => {
         `${workspace}:/workspace`,
         `${workspace}:/app`,
         `${tmp}:/tmp`,
+      ].flatMap((volume) => ["--volume", volume]);
+      const afterShm = [
         `${envDir}/verifier/tests:/tests:ro`,
         `${envDir}/verifier/logs:/logs`,
         `${envDir}/control:/.hsearch:ro`,
@@ -119,10 +121,11 @@ describe("the container backend", () => {
         "private",
         "--hostname",
         "sandbox",
-        "--tmpfs",
-        "/dev/shm:rw,nosuid,nodev,size=64m",
         ...Object.entries(BASE_ENV).flatMap(([key, value]) => ["--env", `${key}=${value}`]),
         ...volumes,
+        "--tmpfs",
+        "/dev/shm:rw,nosuid,nodev,size=64m",
+        ...afterShm,
         "--workdir",
         "/workspace",
         tag,

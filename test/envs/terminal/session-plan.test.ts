@@ -38,6 +38,7 @@ function input(mechanism: SandboxInfo["mechanism"], privileged: boolean): Sessio
     },
     readOnlyWorkspace: false,
     user: privileged ? { uid: 2000123, gid: 2000123 } : undefined,
+    hasVarLib: true,
     fstabPath: "/e/fstab",
   };
 }
@@ -59,7 +60,10 @@ describe("the episode sandbox's plan", () => {
     expect(file).toBe("/usr/bin/bwrap");
     const line = args.join(" ");
     expect(line).toContain("--new-session --bind /e/root / --ro-bind /usr /usr --ro-bind /etc /etc");
-    expect(line).toContain("--ro-bind-try /var/lib /var/lib");
+    expect(line).toContain("--ro-bind /var/lib /var/lib");
+    expect(bwrapSessionInvocation({ ...input("bwrap", true), hasVarLib: false }).args).not.toContain(
+      "/var/lib",
+    );
     expect(line).toContain("--bind /e/workspace /workspace --bind /e/workspace /app --proc /proc --dev /dev");
     expect(line).toContain("--ro-bind /e/verifier/tests /tests --bind /e/verifier/logs /logs");
     expect(line).toContain("--ro-bind /e/control /.hsearch");
@@ -100,9 +104,7 @@ describe("the episode sandbox's plan", () => {
   });
 
   it("mounts the root writable, /var/lib, /dev/pts, /tests, /logs and the control dir under unshare", () => {
-    const lines = sessionFstab({ ...input("unshare", true), hasVarLib: true })
-      .trim()
-      .split("\n");
+    const lines = sessionFstab(input("unshare", true)).trim().split("\n");
     expect(lines[0]).toBe("/e/root /e/root none bind,nosuid,nodev 0 0");
     expect(lines).toContain("/usr /e/root/usr none bind,ro,nosuid,nodev 0 0");
     expect(lines).toContain("/var/lib /e/root/var/lib none bind,ro,nosuid,nodev 0 0");
