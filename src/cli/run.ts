@@ -18,13 +18,12 @@ import type { SearchEvents } from "../search/search-deps";
 import { offlineProviders } from "../sim";
 import { createRunDir, openRunStore, type RunStore } from "../store";
 import { acquireRunLock } from "../store/run-lock";
-import { runStatus } from "../store/run-status";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import type { CliIO } from "./io";
 import { storedConfig } from "./open-run";
 import { createLiveLine, type LiveLine } from "./progress";
 import { checkCustomerSpec, judgeOf, locateRun, type SetExitCode } from "./shared";
-import { renderStatus } from "./status";
+import { renderStatus, statusWithSuites } from "./status";
 import { paintFor } from "./table";
 import { usageError } from "./usage-error";
 
@@ -76,6 +75,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           : renderStatus(status, {
               maxWidth: io.outColumns,
               paint: paintFor(io, argv.color as boolean | undefined),
+              suites: status.suites,
             }),
       );
     },
@@ -171,7 +171,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
         `stopped: ${outcome.budget.message}; incumbent ${outcome.selected.slice(0, 12)} (${score}). Continue with: hsearch run --resume ${runDir} --${outcome.budget.limit.replace("_", "-")} <more>`,
       );
     else live.print(`selected ${outcome.selected.slice(0, 12)} (${score}; stopped by ${outcome.stoppedBy})`);
-    return runStatus(store);
+    return statusWithSuites(store);
   } catch (error) {
     live.clear();
     store.setRunState("failed", error instanceof Error ? error.message : String(error));

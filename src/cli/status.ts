@@ -21,14 +21,14 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
     async (argv) => {
       const store = openRunForReading(argv.run, io.cwd);
       try {
-        const status = runStatus(store);
+        const status = statusWithSuites(store);
         io.out(
           argv.json
             ? JSON.stringify(status, null, 2)
             : renderStatus(status, {
                 maxWidth: argv.wide ? undefined : io.outColumns,
                 paint: paintFor(io, argv.color as boolean | undefined),
-                suites: suiteComparisons(store, status),
+                suites: status.suites,
               }),
         );
       } finally {
@@ -44,6 +44,14 @@ export interface StatusOptions {
   paint?: Paint;
   /** Seed against the selected (or incumbent) harness on each split, by suite and family. */
   suites?: readonly Comparison[];
+}
+
+/** The status with seed against the final harness by suite and family on every split, as `--json` prints it. */
+export type StatusWithSuites = RunStatus & { suites: Comparison[] };
+
+export function statusWithSuites(store: RunStore): StatusWithSuites {
+  const status = runStatus(store);
+  return { ...status, suites: suiteComparisons(store, status) };
 }
 
 /** Seed against the final harness per split, from the stored episodes. */

@@ -83,14 +83,14 @@ ${section(
   html`<p class="muted small">Per round on the search split: the incumbent after the round (line) and every proposal (dots; filled when accepted${links ? "; click one to open it" : ""}). Then tokens, cost and wall time of each candidate's search evaluation.</p>
 <div class="panels">${diagnosticsSvgs(data.diagnostics.candidates, data.diagnostics.rounds, links?.candidate).map((svg) => trustedMarkup(svg))}</div>`,
 )}
-${section("rounds", renderRoundTable(status, links))}
+${section("rounds", renderRoundTable(status, links, new Map(Object.entries(data.episodes))))}
 ${section(
   "blocked",
   compare(
     (
       s,
       f,
-    ) => html`<p class="muted small">Rates over blocked episodes, seed against the ${finalLabel} harness. Post-hoc abstention is better lower; everything else higher.</p>
+    ) => html`<p class="muted small">Rates over blocked episodes, seed against the ${finalLabel} harness: each with k/n and a 95% Wilson interval, and Δ with a 95% Newcombe interval, coloured only when it excludes 0. Post-hoc abstention is better lower; everything else higher. SPL is a mean, not a count: no interval.</p>
 <h3>Search split</h3>${renderBlockedTable(s, f, "search")}
 <h3>Held-out split</h3>${renderBlockedTable(s, f, "heldout")}`,
   ),

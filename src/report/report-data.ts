@@ -8,7 +8,7 @@ import { diff, readTree } from "../git";
 import type { EventRecord, Purpose, RunRecord, RunStore } from "../store";
 import { type RunStatus, runStatus } from "../store/run-status";
 import { summarizeChange } from "./change-summary";
-import { type Comparison, suiteOfTask } from "./compare";
+import { type Comparison, passed, type Rate, suiteOfTask, wilson } from "./compare";
 import { storedComparisons } from "./comparisons";
 import type { DiagnosticCandidate, DiagnosticRound } from "./diagnostics-plot";
 import { type Episode, pickExamples, type TrajectoryExample } from "./examples";
@@ -63,6 +63,8 @@ export interface ReportData {
   comparisons: Comparison[];
   inProgress: InProgress[];
   diagnostics: { candidates: DiagnosticCandidate[]; rounds: DiagnosticRound[] };
+  /** Each evaluated candidate's search episodes passed (the objective's outcome), k/n with a 95% interval. */
+  episodes: Record<string, Rate>;
   examples: TrajectoryExample[];
   events: EventRecord[];
   generatedAt: string;
@@ -117,6 +119,7 @@ export async function loadReportData(store: RunStore, options: LoadOptions = {})
         : [],
     inProgress: run.state === "running" ? inProgress(store, status, options.now ?? new Date()) : [],
     diagnostics: diagnostics(store, status),
+    episodes: episodeRates(store),
     examples: finalCommit ? examplesOf(store, finalCommit, seedCommit) : [],
     events: store.listEvents(),
     generatedAt: (options.now ?? new Date()).toISOString(),
@@ -239,6 +242,17 @@ function diagnostics(store: RunStore, status: RunStatus): ReportData["diagnostic
     heldout: held.get(r.round) ?? null,
   }));
   return { candidates, rounds };
+}
+
+function episodeRates(store: RunStore): Record<string, Rate> {
+  const rates: Record<string, Rate> = {};
+  for (const candidate of store.listCandidates()) {
+    const scored = store
+      .listRollouts(candidate.commit, "search")
+      .filter((r) => r.scores.kind !== "infra_error");
+    if (scored.length > 0) rates[candidate.commit] = wilson(scored.filter(passed).length, scored.length);
+  }
+  return rates;
 }
 
 function evaluationSeconds(times: readonly number[]): number {

@@ -51,6 +51,10 @@ table.kv th { background: none; border-bottom: 1px solid #eaeef2; font-weight: 5
 table.metrics td.sel { font-weight: 600; }
 table.metrics th.group { text-align: center; border-left: 1px solid var(--line); }
 table.metrics td.first, table.metrics th.first { border-left: 1px solid var(--line); }
+table.metrics td.cmp { font-size: 12.5px; border-left: 1px solid var(--line); }
+table.metrics td.cmp .side { white-space: nowrap; }
+table.metrics td.cmp .delta { margin-top: 1px; }
+.table-scroll { overflow-x: auto; }
 .better { color: var(--good); }
 .kn { color: var(--muted); font-size: 12px; }
 .ci { color: var(--faint); font-size: 11.5px; }

@@ -136,6 +136,25 @@ describe("hsearch diff", () => {
     expect(missing.code).toBe(2);
   });
 
+  it("status and status --json give the seed against the final harness by suite, with k/n and intervals", async () => {
+    const json = JSON.parse((await runCli(["status", runDir, "--json"], { cwd: work })).stdout);
+    expect(json.rounds).toEqual(status.rounds);
+    const search = json.suites.find((c: { purpose: string }) => c.purpose === "search");
+    expect(search.bySuite).toContainEqual(
+      expect.objectContaining({
+        group: "retail",
+        metric: "strict_sa",
+        before: expect.objectContaining({
+          k: expect.any(Number),
+          n: expect.any(Number),
+          low: expect.any(Number),
+        }),
+      }),
+    );
+    const table = stripVTControlCharacters((await runCli(["status", runDir], { cwd: work })).stdout);
+    expect(table).toMatch(/retail\s+strict SA\s+\d\.\d{3} \d+\/\d+ \[\d\.\d\d, \d\.\d\d\]/);
+  });
+
   it("compares any two candidates with --from/--to: per-suite rates with k/n and intervals, flips, the diff", async () => {
     const seed = status.rounds[0]?.proposals[0]?.commit as string;
     const final = (status.selected ?? status.incumbent)?.commit as string;

@@ -4,7 +4,7 @@ import { summarizeChange } from "../../src/report/change-summary";
 import { compareRollouts } from "../../src/report/compare";
 import { html } from "../../src/report/html";
 import { classifyDiffLine, renderDiff } from "../../src/report/sections/diff";
-import { renderHeadline } from "../../src/report/sections/metrics";
+import { renderBlockedTable, renderFeasibleTable, renderHeadline } from "../../src/report/sections/metrics";
 import { scoreLine } from "../../src/report/sections/score-line";
 import { eventAuthor, renderTimeline } from "../../src/report/sections/timeline";
 import type { RolloutRecord } from "../../src/store";
@@ -271,5 +271,43 @@ describe("headline figures", () => {
     expect(renderHeadline(results("seed", 0), results("selected", 1), [large]).text).toContain(
       'class="better"',
     );
+  });
+});
+
+describe("the per-family and feasible tables", () => {
+  const blocked = (strict: number, n: number) => ({
+    n,
+    strict_sa: strict,
+    m0: 1,
+    spl: 0.25,
+    post_hoc_rate: 0,
+    by_family: { trap: { n, strict_sa: strict, m0: 1, spl: 0.25, post_hoc_rate: 0 } },
+  });
+  const harness = (role: "seed" | "selected", strict: number, solve: number) =>
+    ({
+      role,
+      commit: role,
+      search: {
+        objective: null,
+        blocked: blocked(strict, 16),
+        feasible: { n: 20, solve, false_abstention: 0 },
+      },
+      heldout: null,
+      independent: null,
+    }) as never;
+
+  it("show k/n and a 95% interval in every rate cell and Δ with its interval, coloured only when clear", () => {
+    const table = renderBlockedTable(harness("seed", 0.25, 0.5), harness("selected", 1, 0.55), "search").text;
+    // strict SA of all blocked and of the trap family: 4/16 → 16/16, a clear gain.
+    expect(table).toContain('0.250 <span class="kn">4/16</span> <span class="ci">[0.10, 0.49]</span>');
+    expect(table).toContain('1.000 <span class="kn">16/16</span> <span class="ci">[0.81, 1.00]</span>');
+    expect(table.match(/<span class="better">\+0\.750 <span class="ci">\[/g)).toHaveLength(2);
+    // SPL is a mean: its n, no interval.
+    expect(table).toMatch(/0\.250 <span class="kn">n 16<\/span>/);
+    const feasible = renderFeasibleTable(harness("seed", 0.25, 0.5), harness("selected", 1, 0.55)).text;
+    expect(feasible).toContain('0.500 <span class="kn">10/20</span>');
+    expect(feasible).toContain('0.550 <span class="kn">11/20</span>');
+    // 10/20 → 11/20 is no evidence of a change: not coloured.
+    expect(feasible).toMatch(/<span class="unclear" title="the 95% interval contains 0">\+0\.050/);
   });
 });

@@ -1,7 +1,7 @@
 /** Seed against the final harness: headline figures, blocked rates per family, feasible solve and false abstention. */
 import { FAMILIES, type Family } from "../../domain/task";
-import { type Comparison, type Difference, difference, wilson } from "../compare";
-import { fmtRate } from "../format";
+import { type Comparison, type Difference, difference, type Rate, wilson } from "../compare";
+import { fmtRate, num } from "../format";
 import { type Html, html } from "../html";
 import type { HarnessResults } from "../report-data";
 import {
@@ -11,6 +11,7 @@ import {
   feasibleMetric,
   type SummaryView,
 } from "../summary-view";
+import { deltaCell, rateCell } from "./comparison";
 
 type Split = "search" | "heldout" | "independent";
 const SPLIT_LABEL: Record<Split, string> = {
@@ -24,11 +25,34 @@ function roleLabel(results: HarnessResults): string {
 }
 
 /**
- * The final value as it is: these tables carry no counts, so they colour nothing; "Seed vs final by suite" gives
- * each difference with its interval and colours only those whose interval excludes 0.
+ * A stored rate back as k/n with its 95% Wilson interval: every rate of a summary is a count over the block's n, so
+ * rounding recovers the exact count. Null when there is no n (the block is missing).
  */
-function compared(_seed: number | null, final: number | null, _lowerIsBetter = false): Html {
-  return final === null ? html`–` : html`${fmtRate(final)}`;
+export function summaryRate(rate: number | null, n: number | null): Rate | null {
+  if (rate === null || n === null || n <= 0) return null;
+  return wilson(Math.round(rate * n), n);
+}
+
+/** Seed, final and their difference stacked in one cell; Δ coloured only when its interval excludes 0. */
+function comparedCell(
+  before: Rate | null,
+  after: Rate | null,
+  finalLabel: string,
+  lowerIsBetter = false,
+): Html {
+  const line = (label: string, rate: Rate | null) =>
+    html`<div class="side"><span class="muted small">${label}</span> ${rate ? rateCell(rate) : "–"}</div>`;
+  const delta =
+    before && after
+      ? html`<div class="side delta"><span class="muted small">Δ</span> ${deltaCell(difference(before, after), lowerIsBetter)}</div>`
+      : "";
+  return html`${line("seed", before)}${line(finalLabel, after)}${delta}`;
+}
+
+/** A mean that is not a count (SPL): the value and its n, and no interval. */
+function meanCell(before: number | null, after: number | null, n: number | null, finalLabel: string): Html {
+  const kn = n === null ? "" : html` <span class="kn">n ${String(n)}</span>`;
+  return html`<div class="side"><span class="muted small">seed</span> ${fmtRate(before)}${kn}</div><div class="side"><span class="muted small">${finalLabel}</span> ${fmtRate(after)}${kn}</div>`;
 }
 
 /** A headline figure; coloured only when the difference's 95% interval (from the episodes) excludes 0. */
@@ -38,7 +62,11 @@ function card(label: string, seed: number | null, final: number | null, interval
     interval && interval.low !== null && interval.high !== null
       ? html`<div class="ci">Δ 95% [${interval.low.toFixed(2)}, ${interval.high.toFixed(2)}]</div>`
       : "";
-  return html`<div class="card"><div class="label">${label}</div><div class="value"><span class="from">${fmtRate(seed)} → </span><span class="${cls}">${fmtRate(final)}</span></div>${ci}</div>`;
+  const kn =
+    interval && interval.before.n > 0 && interval.after.n > 0
+      ? html`<div class="kn">${interval.before.k}/${interval.before.n} → ${interval.after.k}/${interval.after.n} episodes</div>`
+      : "";
+  return html`<div class="card"><div class="label">${label}</div><div class="value"><span class="from">${fmtRate(seed)} → </span><span class="${cls}">${fmtRate(final)}</span></div>${kn}${ci}</div>`;
 }
 
 /** The pooled difference of one split and metric (the "all" row, or the only suite's), or the objective's. */
@@ -96,37 +124,44 @@ export function renderBlockedTable(
     { label: "all blocked" },
     ...FAMILIES.map((family) => ({ label: family, family })),
   ];
-  const count = (view: SummaryView | null, family?: Family) => blockedRates(view, family)?.n;
-  const head = html`<tr><th rowspan="2">metric</th>${groups.map(
+  const count = (view: SummaryView | null, family?: Family) => num(blockedRates(view, family)?.n);
+  const head = html`<tr><th>metric</th>${groups.map(
     (g) =>
-      html`<th class="group" colspan="2">${g.label} <span class="muted">(n ${String(count(finalView, g.family) ?? count(seedView, g.family) ?? "–")})</span></th>`,
-  )}</tr><tr>${groups.map(() => html`<th class="num first">seed</th><th class="num">${roleLabel(final)}</th>`)}</tr>`;
+      html`<th class="group">${g.label} <span class="muted">(n ${String(count(finalView, g.family) ?? count(seedView, g.family) ?? "–")})</span></th>`,
+  )}</tr>`;
   const rows = BLOCKED_METRICS.map(({ key, label, lowerIsBetter }) => {
     const cells = groups.map((g) => {
       const before = blockedMetric(blockedRates(seedView, g.family), key);
       const after = blockedMetric(blockedRates(finalView, g.family), key);
-      return html`<td class="num first">${fmtRate(before)}</td><td class="num sel">${compared(before, after, lowerIsBetter)}</td>`;
+      const n = count(finalView, g.family) ?? count(seedView, g.family);
+      if (key === "spl")
+        return html`<td class="num cmp">${meanCell(before, after, n, roleLabel(final))}</td>`;
+      return html`<td class="num cmp">${comparedCell(
+        summaryRate(before, count(seedView, g.family)),
+        summaryRate(after, count(finalView, g.family)),
+        roleLabel(final),
+        lowerIsBetter,
+      )}</td>`;
     });
     return html`<tr><td>${label}</td>${cells}</tr>`;
   });
-  return html`<table class="metrics"><thead>${head}</thead><tbody>${rows}</tbody></table>`;
+  return html`<div class="table-scroll"><table class="metrics"><thead>${head}</thead><tbody>${rows}</tbody></table></div>`;
 }
 
 export function renderFeasibleTable(seed: HarnessResults, final: HarnessResults): Html {
   const splits: Split[] = ["search", "heldout", "independent"];
   const rows = splits.map((split) => {
-    const n = feasibleMetric(final[split], "n") ?? feasibleMetric(seed[split], "n");
-    const solve = [feasibleMetric(seed[split], "solve"), feasibleMetric(final[split], "solve")] as const;
-    const abstain = [
-      feasibleMetric(seed[split], "false_abstention"),
-      feasibleMetric(final[split], "false_abstention"),
-    ] as const;
-    return html`<tr><td>${SPLIT_LABEL[split]}</td><td class="num">${n === null ? "–" : String(n)}</td>
-<td class="num first">${fmtRate(solve[0])}</td><td class="num sel">${compared(...solve)}</td>
-<td class="num first">${fmtRate(abstain[0])}</td><td class="num sel">${compared(abstain[0], abstain[1], true)}</td></tr>`;
+    const n = (results: HarnessResults) => feasibleMetric(results[split], "n");
+    const rates = (metric: "solve" | "false_abstention") =>
+      [
+        summaryRate(feasibleMetric(seed[split], metric), n(seed)),
+        summaryRate(feasibleMetric(final[split], metric), n(final)),
+      ] as const;
+    const total = n(final) ?? n(seed);
+    return html`<tr><td>${SPLIT_LABEL[split]}</td><td class="num">${total === null ? "–" : String(total)}</td>
+<td class="num cmp">${comparedCell(...rates("solve"), roleLabel(final))}</td><td class="num cmp">${comparedCell(...rates("false_abstention"), roleLabel(final), true)}</td></tr>`;
   });
   return html`<table class="metrics"><thead>
-<tr><th rowspan="2">split</th><th class="num" rowspan="2">n</th><th class="group" colspan="2">feasible solve</th><th class="group" colspan="2">false abstention</th></tr>
-<tr><th class="num first">seed</th><th class="num">${roleLabel(final)}</th><th class="num first">seed</th><th class="num">${roleLabel(final)}</th></tr>
+<tr><th>split</th><th class="num">n</th><th class="group">feasible solve</th><th class="group">false abstention <span class="muted">(lower is better)</span></th></tr>
 </thead><tbody>${rows}</tbody></table>`;
 }

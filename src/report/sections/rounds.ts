@@ -1,9 +1,11 @@
 /** The round table: every proposal with its score, the change against the incumbent it was proposed from, its
  * verdict and its rationale (and the reason of the verdict). */
 import type { RunStatus } from "../../store/run-status";
+import type { Rate } from "../compare";
 import { fmtDelta, fmtRate, shortSha } from "../format";
 import { type Html, html } from "../html";
 import type { Links } from "../page";
+import { rateCell } from "./comparison";
 
 type Round = RunStatus["rounds"][number];
 type Proposal = Round["proposals"][number];
@@ -17,10 +19,32 @@ export function proposalVerdict(proposal: Proposal, round: Round): string {
   return proposal.state.replace("_", " ");
 }
 
-export function renderRoundTable(status: RunStatus, links?: Links): Html {
+/**
+ * `episodes`: each candidate's search episodes passed (strict SA on blocked, solve on feasible) as k/n with a 95%
+ * interval, shown under its score.
+ */
+export function renderRoundTable(
+  status: RunStatus,
+  links?: Links,
+  episodes: ReadonlyMap<string, Rate> = new Map(),
+): Html {
   if (status.rounds.length === 0) return html`<p class="muted">No round has started yet.</p>`;
   const scoreOf = new Map<string, number | null>();
-  for (const round of status.rounds) for (const p of round.proposals) scoreOf.set(p.commit, p.score);
+  const idOf = new Map<string, string>();
+  for (const round of status.rounds)
+    for (const p of round.proposals) {
+      scoreOf.set(p.commit, p.score);
+      idOf.set(p.commit, p.id);
+    }
+  const parentCell = (parent: string | null) => {
+    if (parent === null) return html`<td class="muted">–</td>`;
+    const label = idOf.get(parent) ?? shortSha(parent);
+    return html`<td class="parent">${links ? html`<a href="${links.candidate(parent)}">${label}</a>` : label}</td>`;
+  };
+  const rateOf = (commit: string) => {
+    const rate = episodes.get(commit);
+    return rate && rate.n > 0 ? html`<div class="kn-line">${rateCell(rate)}</div>` : "";
+  };
   const rows: Html[] = [];
   for (const round of status.rounds) {
     const before = scoreOf.get(round.incumbent_before) ?? null;
@@ -37,21 +61,21 @@ export function renderRoundTable(status: RunStatus, links?: Links): Html {
         : shortSha(p.commit);
       const reason = p.rejected_reason ? html`<div class="reason">${p.rejected_reason}</div>` : "";
       rows.push(html`<tr class="${cls(p.accepted && round.round > 0 ? "accepted-row" : "")}">
-<td class="num">${round.round}</td><td>${p.id}</td><td class="mono">${commit}</td>
-<td class="num">${fmtRate(p.score)}</td><td class="num muted">${round.round === 0 ? "" : fmtDelta(p.score, before)}</td>
+<td class="num">${round.round}</td><td>${p.id}</td>${parentCell(p.parent)}<td class="mono">${commit}</td>
+<td class="num">${fmtRate(p.score)}${rateOf(p.commit)}</td><td class="num muted">${round.round === 0 ? "" : fmtDelta(p.score, before)}</td>
 <td><span class="badge ${verdict.replace(" ", "-")}">${verdict}</span></td>
 <td class="rationale">${p.rationale}${reason}</td></tr>`);
     }
     for (const failure of round.failures)
       rows.push(html`<tr class="${cls()}"><td class="num">${round.round}</td><td>r${round.round}p${failure.proposal}</td>
-<td class="muted">–</td><td class="num">–</td><td></td><td><span class="badge invalid">refused</span></td>
+<td class="muted">–</td><td class="muted">–</td><td class="num">–</td><td></td><td><span class="badge invalid">refused</span></td>
 <td class="rationale">${failure.rationale}<div class="reason">${failure.reason}</div></td></tr>`);
     if (round.proposals.length === 0 && round.failures.length === 0)
-      rows.push(html`<tr class="${cls()}"><td class="num">${round.round}</td><td class="muted">–</td><td></td><td></td><td></td>
+      rows.push(html`<tr class="${cls()}"><td class="num">${round.round}</td><td class="muted">–</td><td></td><td></td><td></td><td></td>
 <td><span class="badge">${round.finished ? "none" : "running"}</span></td>
 <td class="rationale muted">${round.finished ? "no new proposal from this incumbent" : "proposals are being made"}</td></tr>`);
   }
   return html`<table class="rounds">
-<thead><tr><th class="num">round</th><th>proposal</th><th>commit</th><th class="num">score</th><th class="num">Δ incumbent</th><th>verdict</th><th>rationale</th></tr></thead>
+<thead><tr><th class="num">round</th><th>proposal</th><th>parent</th><th>commit</th><th class="num">score <span class="muted small">(episodes passed)</span></th><th class="num">Δ incumbent</th><th>verdict</th><th>rationale</th></tr></thead>
 <tbody>${rows}</tbody></table>`;
 }
