@@ -4,6 +4,7 @@
  */
 import { type ErrorLocation, HsearchError } from "../core/errors";
 import type { ToolSpec } from "../models/types";
+import type { DeferralChange } from "./deferral";
 
 /** Tool specs are the model contract's; environments list theirs. */
 export type { ToolSpec };
@@ -27,6 +28,10 @@ export interface ToolResult {
   ok: boolean;
   /** True when the call changed state outside the agent (a successful write, a file change). */
   wrote: boolean;
+  /** The call made, or withdrew, the certified deferral (the environment is the only judge of this). */
+  deferral?: DeferralChange;
+  /** The call ended the conversation (retail: a successful transfer to a human agent). */
+  ends?: "transferred";
 }
 
 /** One entry of the effect log: every tool call, with its author and step. */
@@ -51,16 +56,20 @@ export interface Environment {
   /** Every call so far, in order. */
   effects(): readonly EffectRecord[];
   /**
-   * Terminal: the certified deferral if the workspace now holds `infeasible.md` (its content is the reason), with the
-   * author and step of the call that wrote it. Retail defers through the harness's `abstain` tool instead.
+   * The suite's deferral tool, offered next to `tools()` (retail: `abstain`, answered by `call` like any tool);
+   * absent where the deferral is written with the suite's own tools (terminal: `infeasible.md`).
    */
-  deferral?(): { author: Author; step: number; reason: string } | null;
+  readonly deferralTool?: ToolSpec;
+  /** The file whose writing is the certified deferral (terminal: `infeasible.md`); never a forbidden effect. */
+  readonly deferralFile?: string;
   /**
    * Is this call the certified deferral itself (terminal: writing `infeasible.md`, however the path is spelled)? The
-   * one write an effect gate lets through. The environment is the only judge of this, so the loop and its
-   * continuations agree with what the environment then records as the deferral.
+   * one write an effect gate lets through. The environment is the only judge of this, so the episode agrees with what
+   * the environment then reports as the deferral.
    */
   isDeferralCall?(name: string, args: unknown): boolean;
+  /** Harness control: make the certified deferral as the harness, with `reason`; what the environment recorded. */
+  deferAsHarness(reason: string, step: number): Promise<DeferralChange | undefined>;
   /** Release resources (temp dirs). Safe to call twice. */
   close(): Promise<void>;
 }

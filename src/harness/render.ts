@@ -1,6 +1,7 @@
 import type { Suite } from "../domain/task";
+import { ABSTAIN_TOOL } from "../envs/deferral";
 import { type Harness, renderTemplate } from "./load";
-import { ABSTAIN_TOOL, ASSESS_TOOL, REPORT_TOOL } from "./protocol-tools";
+import { ASSESS_TOOL, REPORT_TOOL } from "./protocol-tools";
 
 /** How a suite's certified deferral is made: the abandon protocol tells the agent this. */
 const DEFERRAL_HOWTO: Record<Suite, string> = {

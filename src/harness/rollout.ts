@@ -1,12 +1,11 @@
-import { HsearchError } from "../core/errors";
 import { type Task, toAgentTask } from "../domain/task";
 import { createTaskEnvironment, suitePolicy, verifyTask } from "../envs/suite-env";
 import { type Environment, TaskSetupError } from "../envs/types";
 import { costOf, type PriceTable } from "../models/prices";
 import type { InfraErrorClass } from "../models/provider-error";
 import type { ChatModel, ChatRequest } from "../models/types";
-import { type EpisodeResult, runEpisode } from "./agent-loop";
 import { type Customer, LlmCustomer, ScriptedCustomer } from "./customer";
+import { Episode, type EpisodeResult } from "./episode";
 import type { Harness } from "./load";
 import type { Trajectory } from "./trajectory";
 
@@ -32,9 +31,10 @@ export interface RolloutInput {
 export interface OpenRollout {
   task: Task;
   env: Environment;
+  /** The finished episode as the trajectory records it. */
   episode: EpisodeResult;
-  /** The episode's last request as sent: a continuation takes the model settings and simulator context from it. */
-  lastRequest: ChatRequest;
+  /** The same episode, to continue (`continueWith`) or ask (`ask`) on the same conversation and environment. */
+  engine: Episode;
   /** `reward` is null when the verifier was not run, and always for infrastructure errors. */
   trajectory: Trajectory;
 }
@@ -93,8 +93,7 @@ export async function withOpenRollout<T>(
   const readOnly = input.readOnly ?? false;
   const env = await (input.createEnvironment ?? createTaskEnvironment)(task, { readOnly });
   try {
-    let lastRequest: ChatRequest | undefined;
-    const episode = await runEpisode({
+    const engine = new Episode({
       harness,
       task: toAgentTask(task),
       env,
@@ -104,15 +103,9 @@ export async function withOpenRollout<T>(
       policy: suitePolicy(task.suite),
       customer: customerFor(task, input),
       readOnly,
-      onRequest: (request) => {
-        lastRequest = request;
-        input.onRequest?.(request);
-      },
+      ...(input.onRequest ? { onRequest: input.onRequest } : {}),
     });
-    // The customer's opening can fail before the agent is ever asked: the conversation as it stands then.
-    if (lastRequest === undefined && episode.end.reason !== "infra_error")
-      throw new HsearchError("internal", `the episode of ${task.id} made no model request`);
-    lastRequest ??= { messages: episode.messages, tools: episode.tools, seed, repeat };
+    const episode = await engine.run();
     const infra = episode.end.reason === "infra_error";
     const reward =
       (input.verify ?? true) && !infra
@@ -137,7 +130,7 @@ export async function withOpenRollout<T>(
       reward,
       usage: { ...episode.usage, usd },
     };
-    return await use({ task, env, episode, lastRequest, trajectory });
+    return await use({ task, env, episode, engine, trajectory });
   } finally {
     await env.close();
   }

@@ -1,9 +1,10 @@
-import type { Family, Kind, SimCues } from "../domain/task";
+import type { AgentTask, Family, Kind, SimCues } from "../domain/task";
 import type { ChatRequest, ProviderOptions } from "../models/types";
+import type { Harness } from "./load";
 
 /**
  * What the simulator reads besides the messages (docs/DESIGN.md §5): the structured harness (protocols and playbook rules,
- * not prose) and the task's sim cues. Built by the agent loop and passed as the `sim` provider option, so real
+ * not prose) and the task's sim cues. Built by the episode engine and passed as the `sim` provider option, so real
  * providers ignore it.
  */
 export interface SimContext {
@@ -45,9 +46,37 @@ export function simContextOf(request: ChatRequest): SimContext | undefined {
   return request.providerOptions?.sim as SimContext | undefined;
 }
 
-/** A continuation's provider options: the episode's, with the simulator told which protocol turn this is. */
-export function withSimPhase(request: ChatRequest, phase: SimPhase): { providerOptions?: ProviderOptions } {
-  const context = simContextOf(request);
-  if (!context) return request.providerOptions ? { providerOptions: request.providerOptions } : {};
-  return { providerOptions: { ...request.providerOptions, ...simOptions({ ...context, phase }) } };
+/** The simulator's view of one request of an episode (pure). */
+export function simContextFor(
+  harness: Harness,
+  task: AgentTask,
+  phase: SimPhase,
+  writeTools: ReadonlySet<string>,
+): SimContext {
+  const { protocols } = harness.config;
+  return {
+    suite: task.suite,
+    task_id: task.id,
+    kind: task.kind,
+    ...(task.family ? { family: task.family } : {}),
+    cues: task.sim ?? { steps: [] },
+    protocols: {
+      abandon: protocols.abandon.enabled,
+      report: protocols.report.enabled,
+      self_check: protocols.self_check.enabled,
+      harness_control: protocols.harness_control.enabled,
+      effect_gate: protocols.effect_gate.enabled,
+    },
+    playbook: harness.config.playbook.enabled
+      ? harness.playbook.map((rule) => ({
+          id: rule.id,
+          ...(rule.family ? { family: rule.family } : {}),
+          patterns: rule.when.any,
+          then: rule.then,
+        }))
+      : [],
+    max_steps: harness.config.agent.max_steps,
+    write_tools: [...writeTools].sort(),
+    phase,
+  };
 }

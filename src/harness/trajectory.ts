@@ -4,9 +4,10 @@
  */
 
 import type { Family, Kind, Suite } from "../domain/task";
+import type { DeferralVia } from "../envs/deferral";
 import type { Author } from "../envs/types";
 
-export type DeferralVia = "abstain" | "infeasible.md";
+export type { DeferralVia };
 
 export type TrajectoryEvent =
   /** Text shown to or written by a party. `customer` is the simulated retail customer or the terminal user. */

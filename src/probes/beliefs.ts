@@ -3,7 +3,6 @@ import { mapPool } from "../core/pool";
 import type { Family, Kind, Task } from "../domain/task";
 import { planRollouts } from "../eval/evaluate";
 import type { Harness } from "../harness/load";
-import { withSimPhase } from "../harness/sim-context";
 import type { ChatModel, ChatRequest } from "../models/types";
 import {
   type BeliefReport,
@@ -76,7 +75,7 @@ export async function collectBeliefs(options: BeliefProbeOptions): Promise<Belie
         createEnvironment: options.createEnvironment,
         onRequest: options.onRequest,
       },
-      (rollout) => beliefRow(rollout, options),
+      beliefRow,
     );
     done++;
     options.onEpisode?.(done, jobs.length);
@@ -84,7 +83,7 @@ export async function collectBeliefs(options: BeliefProbeOptions): Promise<Belie
   });
 }
 
-async function beliefRow(rollout: OpenRollout, options: BeliefProbeOptions): Promise<BeliefTaskRow> {
+async function beliefRow(rollout: OpenRollout): Promise<BeliefTaskRow> {
   const { task, episode } = rollout;
   const base = {
     id: task.id,
@@ -97,18 +96,9 @@ async function beliefRow(rollout: OpenRollout, options: BeliefProbeOptions): Pro
   };
   if (episode.end.reason === "infra_error")
     return { ...base, p: null, status: "infra_error", problem: episode.end.error ?? "infrastructure error" };
-  const { lastRequest } = rollout;
-  const request: ChatRequest = {
-    messages: [...episode.messages.map((m) => ({ ...m })), { role: "user", content: DEFAULT_BELIEF_PROMPT }],
-    tools: [reportBeliefTool],
-    ...(lastRequest.temperature !== undefined ? { temperature: lastRequest.temperature } : {}),
-    seed: lastRequest.seed,
-    ...(lastRequest.repeat !== undefined ? { repeat: lastRequest.repeat } : {}),
-    ...withSimPhase(lastRequest, "belief"),
-  };
-  options.onRequest?.(request);
   try {
-    const parsed = parseBeliefReport(await options.model.generate(request));
+    const reply = await rollout.engine.ask(DEFAULT_BELIEF_PROMPT, "belief", [reportBeliefTool]);
+    const parsed = parseBeliefReport(reply);
     if (parsed.status === "invalid") return { ...base, p: null, status: "invalid", problem: parsed.problem };
     return { ...base, p: parsed.p_feasible, status: "valid", reason: parsed.reason };
   } catch (error) {

@@ -1,10 +1,9 @@
 import { mapPool } from "../core/pool";
-import { type Family, type Task, toAgentTask } from "../domain/task";
+import type { Family, Task } from "../domain/task";
 import { planRollouts } from "../eval/evaluate";
 import type { Harness } from "../harness/load";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type HoldSummary, holdSummary, type Judge, scoreEpisode } from "../scoring";
-import { continueEpisode } from "./continue-episode";
 import {
   type ChallengedEpisode,
   challengeStatus,
@@ -105,18 +104,11 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
           });
         const score = await scoreEpisode(job.task, trajectory, options.judge);
         const preDeferral = episode.events.some((e) => e.type === "deferral" && e.author === "agent");
-        const answer = await continueEpisode({
-          harness,
-          task: toAgentTask(job.task),
-          env: rollout.env,
-          model,
-          episode,
-          lastRequest: rollout.lastRequest,
-          prompt,
+        const answer = await rollout.engine.continueWith({
           phase: "challenge",
+          prompt,
           extraTools: preDeferral ? [withdrawDeferralTool] : [],
           maxSteps: options.answerSteps ?? DEFAULT_ANSWER_STEPS,
-          onRequest: options.onRequest,
         });
         if (answer.end.reason === "infra_error")
           return finish({

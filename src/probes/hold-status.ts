@@ -1,7 +1,7 @@
 import type { Kind } from "../domain/task";
+import type { Decision } from "../harness/episode";
 import type { TrajectoryEvent } from "../harness/trajectory";
 import type { HoldEpisode } from "../scoring/hold";
-import { type Decision, standingDeferral } from "./continue-episode";
 
 /**
  * Pre- and post-challenge status of one episode (docs/DESIGN.md §6, "hold"), pure. Two predicates:
@@ -34,6 +34,14 @@ export function challengeStatus(
     withdrew: agents.some((decision) => decision.kind === "withdraw"),
     deferred_in_answer: agents.some((decision) => decision.kind === "defer"),
   };
+}
+
+/** The standing deferral after a list of decisions, starting from `before`; only the agent's count. */
+export function standingDeferral(before: boolean, decisions: readonly Decision[]): boolean {
+  return decisions.reduce(
+    (standing, decision) => (decision.author !== "agent" ? standing : decision.kind === "defer"),
+    before,
+  );
 }
 
 export type HoldView = "deferral" | "strict_sa";

@@ -2,7 +2,6 @@
 export * from "./belief-report";
 export * from "./beliefs";
 export * from "./challenge";
-export * from "./continue-episode";
 export * from "./hold-status";
 export * from "./open-rollout";
 export * from "./probe-tools";

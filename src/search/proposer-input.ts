@@ -1,12 +1,13 @@
 import type { ProtocolName } from "../config/harness-schema";
 import { hashJson } from "../core/canonical-json";
 import type { Suite } from "../domain/task";
+import { ABSTAIN_TOOL } from "../envs/deferral";
 import { retailToolSpecs } from "../envs/retail/tool-specs";
 import { suitePolicy } from "../envs/suite-env";
 import { TERMINAL_TOOLS } from "../envs/terminal/terminal-env";
 import { diff, readTree } from "../git";
 import { type Harness, harnessLimitsOf, parseHarness } from "../harness/load";
-import { ABSTAIN_TOOL, ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
+import { ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
 import { renderSystemPrompt } from "../harness/render";
 import type { EpisodeScore } from "../scoring";
 import type { RejectedProposal, SearchView } from "../store";

@@ -1,8 +1,19 @@
+import {
+  ABSTAIN_TOOL,
+  ABSTAINED,
+  abstainDeferral,
+  abstainTool,
+  type DeferralChange,
+} from "../../src/envs/deferral";
 import type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../../src/envs/types";
 
-/** A tiny environment for loop tests: `read` returns a note, `write` sets a key; every call is logged. */
+/**
+ * A tiny environment for loop tests: `read` returns a note, `write` sets a key, `abstain` defers as retail's does;
+ * every call is logged.
+ */
 export class FakeEnv implements Environment {
   readonly suite = "retail" as const;
+  readonly deferralTool = abstainTool;
   readonly state = new Map<string, string>();
   private readonly log: EffectRecord[] = [];
   closed = false;
@@ -35,6 +46,8 @@ export class FakeEnv implements Environment {
       });
       return result;
     };
+    if (name === ABSTAIN_TOOL)
+      return record({ output: ABSTAINED, ok: true, wrote: false, deferral: abstainDeferral(args) });
     if (name === "read") return record({ output: this.note, ok: true, wrote: false });
     if (name === "write") {
       const { key, value } = args as { key?: string; value?: string };
@@ -43,6 +56,10 @@ export class FakeEnv implements Environment {
       return record({ output: "ok", ok: true, wrote: true });
     }
     return record({ output: `Error: unknown tool ${name}`, ok: false, wrote: false });
+  }
+
+  async deferAsHarness(reason: string, step: number): Promise<DeferralChange | undefined> {
+    return (await this.call(ABSTAIN_TOOL, { reason }, { step, author: "harness" })).deferral;
   }
 
   effects(): readonly EffectRecord[] {

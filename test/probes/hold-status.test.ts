@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { Decision } from "../../src/harness/episode";
 import type { TrajectoryEvent } from "../../src/harness/trajectory";
 import { holdViews } from "../../src/probes/challenge";
-import type { Decision } from "../../src/probes/continue-episode";
 import {
   type ChallengedEpisode,
   challengeStatus,

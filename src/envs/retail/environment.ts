@@ -5,6 +5,7 @@
 import { HsearchError } from "../../core/errors";
 import type { Forbidden, RetailEnvSpec, ToolCallSpec } from "../../domain/task";
 import type { ToolSpec } from "../../models/types";
+import { ABSTAIN_TOOL, ABSTAINED, abstainDeferral, abstainTool, type DeferralChange } from "../deferral";
 import { EffectLog } from "../effect-log";
 import type { Author, EffectRecord, Environment, ToolResult } from "../types";
 import { stateHash } from "./hash";
@@ -16,6 +17,7 @@ import { checkArguments, RETAIL_TOOL_BY_NAME, RETAIL_WRITE_TOOLS, retailToolSpec
 import { WRITE_TOOLS } from "./write-tools";
 
 const IMPLEMENTATIONS: Readonly<Record<string, ToolImpl>> = { ...READ_TOOLS, ...WRITE_TOOLS };
+const TRANSFER_TOOL = "transfer_to_human_agents";
 
 export interface RetailEnvOptions {
   /** What the task forbids; the environment still performs the call (the effect must be observable), and reports it. */
@@ -44,6 +46,7 @@ export function createRetailEnv(spec: RetailEnvSpec = {}, options: RetailEnvOpti
 
 class RetailEnv implements RetailEnvironment {
   readonly suite = "retail" as const;
+  readonly deferralTool = abstainTool;
   private readonly state = new RetailState();
   private readonly log = new EffectLog();
   private readonly forbiddenTools: ReadonlySet<string>;
@@ -81,7 +84,13 @@ class RetailEnv implements RetailEnvironment {
     return result;
   }
 
+  async deferAsHarness(reason: string, step: number): Promise<DeferralChange | undefined> {
+    return this.callSync(ABSTAIN_TOOL, { reason }, { step, author: "harness" }).deferral;
+  }
+
   private run(name: string, args: unknown): ToolResult {
+    if (name === ABSTAIN_TOOL)
+      return { ok: true, output: ABSTAINED, wrote: false, deferral: abstainDeferral(args) };
     const tool = RETAIL_TOOL_BY_NAME.get(name);
     const implementation = IMPLEMENTATIONS[name];
     if (tool === undefined || implementation === undefined) return failure(`Tool '${name}' not found.`);
@@ -89,7 +98,12 @@ class RetailEnv implements RetailEnvironment {
     if (!checked.ok) return failure(checked.message);
     try {
       const output = implementation(this.state, checked.values as ToolArgs);
-      return { ok: true, output, wrote: tool.kind === "write" };
+      return {
+        ok: true,
+        output,
+        wrote: tool.kind === "write",
+        ...(name === TRANSFER_TOOL ? { ends: "transferred" as const } : {}),
+      };
     } catch (error) {
       if (error instanceof ToolError) return failure(error.message);
       throw error;

@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { HsearchError, isHsearchError } from "../../core/errors";
 import type { Forbidden } from "../../domain/task";
+import { type DeferralChange, familyNamedIn } from "../deferral";
 import { EffectLog } from "../effect-log";
 import { globToRegExp, isForbiddenEffect } from "../forbidden";
 import {
@@ -242,6 +243,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
 
 export class TerminalEnv implements Environment {
   readonly suite = "terminal" as const;
+  readonly deferralFile = DEFERRAL_FILE;
   private readonly log = new EffectLog();
   private snapshot: WorkspaceSnapshot = new Map();
   private deferralMade: Deferral | null = null;
@@ -294,9 +296,18 @@ export class TerminalEnv implements Environment {
     return isDeferralCall(name, args);
   }
 
-  /** The certified deferral: who wrote infeasible.md, at which step, and its content; null if none. */
+  /** The first certified deferral: who wrote infeasible.md, at which step, and its content; null if none. */
   deferral(): Deferral | null {
     return this.deferralMade;
+  }
+
+  async deferAsHarness(reason: string, step: number): Promise<DeferralChange | undefined> {
+    const result = await this.call(
+      "write_file",
+      { path: DEFERRAL_FILE, content: reason },
+      { step, author: "harness" },
+    );
+    return result.deferral;
   }
 
   /** Every change to a path the task forbids, in call order. */
@@ -388,8 +399,8 @@ export class TerminalEnv implements Environment {
     const wrote = hasChanges(changes);
     const record = this.log.append({ ...base, ok: result.ok, wrote, files: changes });
     this.noteForbidden(record, changes);
-    await this.noteDeferral(ctx, changes);
-    return { ...result, wrote };
+    const deferral = await this.deferralChange(ctx, changes);
+    return { ...result, wrote, ...(deferral ? { deferral } : {}) };
   }
 
   /** Check a call's arguments; a `bad_input` error here is the model's mistake, shown to it as an observation. */
@@ -478,14 +489,23 @@ export class TerminalEnv implements Environment {
     }
   }
 
-  private async noteDeferral(
+  /**
+   * The call deferred if the workspace now holds a new or changed regular `infeasible.md` (its content, however it
+   * was written, is the reason), and withdrew the deferral if it deleted the file.
+   */
+  private async deferralChange(
     ctx: { step: number; author: Author },
     changes: WorkspaceChanges,
-  ): Promise<void> {
-    if (this.deferralMade) return;
-    if (!changes.created.includes(DEFERRAL_FILE) && !changes.modified.includes(DEFERRAL_FILE)) return;
-    if (this.snapshot.get(DEFERRAL_FILE)?.kind !== "file") return;
-    this.deferralMade = { author: ctx.author, step: ctx.step, reason: await this.readDeferralReason() };
+  ): Promise<DeferralChange | undefined> {
+    if (changes.deleted.includes(DEFERRAL_FILE))
+      return { kind: "withdraw", reason: `deleted ${DEFERRAL_FILE}` };
+    if (!changes.created.includes(DEFERRAL_FILE) && !changes.modified.includes(DEFERRAL_FILE))
+      return undefined;
+    if (this.snapshot.get(DEFERRAL_FILE)?.kind !== "file") return undefined;
+    const reason = await this.readDeferralReason();
+    this.deferralMade ??= { author: ctx.author, step: ctx.step, reason };
+    const label = familyNamedIn(reason);
+    return { kind: "defer", via: DEFERRAL_FILE, ...(label ? { label } : {}), reason };
   }
 
   /** Read on the host, so never through a symlink (the sandbox user could point one at a root-only file). */

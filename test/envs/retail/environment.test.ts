@@ -298,3 +298,36 @@ describe("task overlay", () => {
 it("serves the policy text", () => {
   expect(retailPolicy()).toMatch(/^# Retail agent policy/);
 });
+
+describe("the certified deferral", () => {
+  it("offers abstain next to the 16 tools and answers it with the deferral, changing nothing", async () => {
+    const env = fresh();
+    const before = env.hash();
+    expect(env.deferralTool?.name).toBe("abstain");
+    const result = await env.call(
+      "abstain",
+      { category: "trap", reason: "the order is another customer's" },
+      { step: 3, author: "agent" },
+    );
+    expect(result).toEqual({
+      ok: true,
+      output: "Deferral recorded. The conversation ends.",
+      wrote: false,
+      deferral: { kind: "defer", via: "abstain", label: "trap", reason: "the order is another customer's" },
+    });
+    expect(env.hash()).toBe(before);
+    expect(env.forbiddenEffects()).toEqual([]);
+  });
+
+  it("makes the harness's deferral without a category, logged as the harness's call", async () => {
+    const env = fresh();
+    expect(await env.deferAsHarness("Harness: an action failed", 4)).toEqual({
+      kind: "defer",
+      via: "abstain",
+      reason: "Harness: an action failed",
+    });
+    expect(env.effects().map((effect) => [effect.step, effect.author, effect.tool])).toEqual([
+      [4, "harness", "abstain"],
+    ]);
+  });
+});

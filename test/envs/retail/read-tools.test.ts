@@ -129,13 +129,14 @@ describe("record details", () => {
 });
 
 describe("generic tools", () => {
-  it("transfers to a human without changing anything", () => {
+  it("transfers to a human without changing anything, and says the call ends the conversation", () => {
     const env = fresh();
     const before = env.hash();
     expect(call(env, "transfer_to_human_agents", { summary: "wants a refund to a new card" })).toEqual({
       ok: true,
       output: "Transfer successful",
       wrote: false,
+      ends: "transferred",
     });
     expect(env.hash()).toBe(before);
     expect(env.successfulWrites()).toEqual([]);

@@ -108,6 +108,26 @@ describe("the terminal environment", () => {
     expect(env.effects().at(-1)?.author).toBe("harness");
   });
 
+  it("says of each call whether it deferred (with the file's reason) or withdrew the deferral", async () => {
+    const env = await open();
+    const made = await env.call("bash", { command: `echo 'trap: not ours' > ${DEFERRAL_FILE}` }, agent(1));
+    expect(made.deferral).toEqual({
+      kind: "defer",
+      via: DEFERRAL_FILE,
+      label: "trap",
+      reason: "trap: not ours",
+    });
+    const withdrawn = await env.call("bash", { command: `rm ${DEFERRAL_FILE}` }, agent(2));
+    expect(withdrawn.deferral).toEqual({ kind: "withdraw", reason: `deleted ${DEFERRAL_FILE}` });
+    expect((await env.call("bash", { command: "echo x > other.txt" }, agent(3))).deferral).toBeUndefined();
+    expect(await env.deferAsHarness("Harness: an action failed", 4)).toEqual({
+      kind: "defer",
+      via: DEFERRAL_FILE,
+      reason: "Harness: an action failed",
+    });
+    expect(env.effects().at(-1)).toMatchObject({ step: 4, author: "harness", tool: "write_file" });
+  });
+
   it("ignores an infeasible.md that the task shipped until a call changes it", async () => {
     const env = await open({ files: { [DEFERRAL_FILE]: "from the task" } });
     await env.call("bash", { command: "cat infeasible.md" }, agent(1));
