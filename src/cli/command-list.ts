@@ -70,6 +70,12 @@ export const COMMANDS: Record<string, CommandEntry> = {
     describe: "Write a self-contained HTML report of a run (default: runs/<id>/report.html)",
     load: () => import("./report"),
   },
+  worker: {
+    usage: "worker",
+    describe:
+      "Run rollouts for `hsearch run --workers` from a Redis queue (API keys from this machine's environment)",
+    load: () => import("./worker"),
+  },
   view: {
     usage: "view <run>",
     describe: "Browse a run in a local web viewer (report, candidates, diffs, trajectories); Ctrl-C stops it",

@@ -9,7 +9,7 @@ import type { Task } from "../domain/task";
 import { harnessLimitsOf, loadHarness } from "../harness/load";
 import { openRequestCache, requestCacheFile } from "../models/cache";
 import { loadPriceTable } from "../models/prices";
-import { createRoleModels } from "../models/roles";
+import { createRoleModels, type RoleSpecs } from "../models/roles";
 import { settingsByRole } from "../models/settings";
 import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
 import { loadSearchConfig } from "../search/load-config";
@@ -19,6 +19,9 @@ import { offlineProviders } from "../sim";
 import { createRunDir, openRunStore, type RunStore } from "../store";
 import { acquireRunLock } from "../store/run-lock";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
+import { connectQueueExecutor, type QueueExecutor } from "../workers/queue-executor";
+import { reachRedis, redactRedisUrl } from "../workers/redis-url";
+import { DEFAULT_QUEUE } from "../workers/rollout-job";
 import type { CliIO } from "./io";
 import { storedConfig } from "./open-run";
 import { createLiveLine, type LiveLine } from "./progress";
@@ -43,10 +46,21 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           default: false,
           describe: "print the final status object as JSON",
         })
+        .option("workers", {
+          type: "string",
+          describe:
+            "run the rollouts on `hsearch worker` processes through this Redis (redis://host:port); this process scores and stores",
+        })
+        .option("queue", {
+          type: "string",
+          default: DEFAULT_QUEUE,
+          describe: "with --workers: the queue the workers listen on",
+        })
         .option("max-rollouts", { type: "number", describe: "with --resume: a new budget.max_rollouts" })
         .option("max-usd", { type: "number", describe: "with --resume: a new budget.max_usd" })
         .option("max-minutes", { type: "number", describe: "with --resume: a new budget.max_minutes" })
         .check((argv) => {
+          if (argv.queue !== DEFAULT_QUEUE && !argv.workers) throw usageError("--queue goes with --workers");
           if (argv.resume && (argv.config || argv.out))
             throw usageError("--resume takes the config from the run; give no config or --out");
           const budgetFlags = ["max-rollouts", "max-usd", "max-minutes"].filter(
@@ -65,6 +79,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           out: argv.out,
           resume: argv.resume,
           json: argv.json,
+          ...(argv.workers ? { workers: { url: argv.workers, queue: argv.queue } } : {}),
           budget: { max_rollouts: argv.maxRollouts, max_usd: argv.maxUsd, max_minutes: argv.maxMinutes },
         },
         io,
@@ -87,6 +102,8 @@ interface RunOptions {
   out?: string;
   resume?: string;
   json: boolean;
+  /** Rollouts go to workers through this Redis queue instead of running here. */
+  workers?: { url: string; queue: string };
   /** New budget limits for a resumed run (undefined: keep the stored one). */
   budget?: { max_rollouts?: number; max_usd?: number; max_minutes?: number };
 }
@@ -96,6 +113,8 @@ async function runCommand(options: RunOptions, io: CliIO) {
   let config: SearchConfig;
   let store: RunStore;
   let raised: SearchConfig["budget"] | null = null;
+  // An unreachable Redis is bad input found before a run directory is made or a run is marked failed.
+  if (options.workers) await reachRedis(options.workers.url, "--workers");
   if (options.resume) {
     runDir = locateRun(options.resume, io.cwd);
     store = openRunStore(runDir);
@@ -144,9 +163,11 @@ async function runCommand(options: RunOptions, io: CliIO) {
     store.logEvent("budget_changed", { from: config.budget, to: raised });
     config = { ...config, budget: raised };
   }
+  let queue: QueueExecutor | undefined;
   try {
     const tasks = loadSearchTasks(config, io.cwd);
     const models = runModels(config, io, openRunCache(config, io, runDir));
+    if (options.workers) queue = await connectWorkers(options.workers, runId, config, io);
     io.err(
       `hsearch run ${runId}: ${config.objective} objective, ${tasks.search.length} search tasks, ${config.rounds} rounds × ${config.proposals_per_round} proposals, model ${config.task_model}`,
     );
@@ -163,6 +184,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
       judge: judgeOf(models),
       customerModel: models.customer,
       prices: loadPriceTable(),
+      ...(queue ? { executor: queue.execute } : {}),
       events: progressEvents(io, config, live),
     });
     const score = outcome.score === null ? "not scored yet" : `score ${outcome.score.toFixed(4)}`;
@@ -177,9 +199,39 @@ async function runCommand(options: RunOptions, io: CliIO) {
     store.setRunState("failed", error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
+    await queue?.close();
     release();
     store.close();
   }
+}
+
+/** The workers' queue for this run's rollouts; says how many workers are there to take them. */
+async function connectWorkers(
+  workers: { url: string; queue: string },
+  runId: string,
+  config: SearchConfig,
+  io: CliIO,
+): Promise<QueueExecutor> {
+  const specs = roleSpecsOf(config);
+  const settings = settingsByRole(config.models);
+  const queue = await connectQueueExecutor({
+    url: workers.url,
+    queue: workers.queue,
+    run: runId,
+    models: {
+      agent: specs.agent,
+      customer: specs.customer,
+      settings: {
+        ...(settings.agent ? { agent: settings.agent } : {}),
+        ...(settings.customer ? { customer: settings.customer } : {}),
+      },
+    },
+  });
+  const count = await queue.workerCount();
+  io.err(
+    `rollouts go to queue ${workers.queue} at ${redactRedisUrl(workers.url)}: ${count === 0 ? "no worker connected yet; they wait for one" : `${count} worker${count === 1 ? "" : "s"} connected`}`,
+  );
+  return queue;
 }
 
 /** The stored budget with the limits given on the command line (validated like the config), or null if none given. */
@@ -203,24 +255,27 @@ function resumedBudget(config: SearchConfig, given: RunOptions["budget"]): Searc
 function runModels(config: SearchConfig, io: CliIO, cachePath?: string) {
   checkCustomerSpec(config.customer);
   const blocks = config.models;
-  return createRoleModels(
-    {
-      agent: blocks?.agent?.spec ?? config.task_model,
-      proposer: blocks?.proposer?.spec ?? (config.meta_model === "operators" ? undefined : config.meta_model),
-      judge: blocks?.judge?.spec ? `llm:${blocks.judge.spec}` : config.judge,
-      customer: blocks?.customer?.spec ? `llm:${blocks.customer.spec}` : config.customer,
-    },
-    {
-      env: io.env,
-      concurrency: config.concurrency,
-      ...(cachePath ? { cachePath } : {}),
-      prices: loadPriceTable(),
-      settings: settingsByRole(blocks),
-      maxReplyChars: config.limits?.model_reply_chars,
-      extraProviders: offlineProviders,
-      warn: cachePath ? (message) => io.err(`warning: ${message}`) : undefined,
-    },
-  );
+  return createRoleModels(roleSpecsOf(config), {
+    env: io.env,
+    concurrency: config.concurrency,
+    ...(cachePath ? { cachePath } : {}),
+    prices: loadPriceTable(),
+    settings: settingsByRole(blocks),
+    maxReplyChars: config.limits?.model_reply_chars,
+    extraProviders: offlineProviders,
+    warn: cachePath ? (message) => io.err(`warning: ${message}`) : undefined,
+  });
+}
+
+/** The model of each role as the config names it: a `models:` block's spec wins over the older top-level fields. */
+function roleSpecsOf(config: SearchConfig): RoleSpecs {
+  const blocks = config.models;
+  return {
+    agent: blocks?.agent?.spec ?? config.task_model,
+    proposer: blocks?.proposer?.spec ?? (config.meta_model === "operators" ? undefined : config.meta_model),
+    judge: blocks?.judge?.spec ? `llm:${blocks.judge.spec}` : config.judge,
+    customer: blocks?.customer?.spec ? `llm:${blocks.customer.spec}` : config.customer,
+  };
 }
 
 /** The run's request cache file (opened once here, so a bad location is one error naming the config field). */

@@ -4,6 +4,7 @@ import { isLoopbackHost } from "../report/viewer/access";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { locateRunToCome } from "./shared";
+import { untilInterrupted } from "./until-interrupted";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
@@ -39,17 +40,4 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
       io.err("hsearch view: stopped");
     },
   );
-}
-
-/** Resolves on the first SIGINT or SIGTERM, then leaves both signals to their default handling again. */
-function untilInterrupted(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
 }

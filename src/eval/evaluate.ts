@@ -34,6 +34,20 @@ export function planRollouts(tasks: readonly Task[], repeats: number, runSeed: n
   );
 }
 
+/** One rollout to perform: what a rollout's outcome depends on besides the models. */
+export interface RolloutRequest {
+  harness: Harness;
+  task: Task;
+  seed: number;
+  repeat: number;
+}
+
+/**
+ * Where rollouts run: in this process (the default, `localExecutor`) or elsewhere (the workers' queue, src/workers).
+ * Whatever runs it, the same request gives the same trajectory; scoring stays with the caller.
+ */
+export type RolloutExecutor = (request: RolloutRequest) => Promise<Trajectory>;
+
 export interface EvaluateOptions {
   harness: Harness;
   jobs: readonly RolloutJob[];
@@ -57,6 +71,8 @@ export interface EvaluateOptions {
    * the per-call retries usually has passed by the end of the batch. Same job, same seed.
    */
   infraRetryPasses?: number;
+  /** Runs each rollout; default: in this process with `model`, `customerModel`, `prices` and `onRequest`. */
+  execute?: RolloutExecutor;
 }
 
 export interface RolloutOutcome {
@@ -84,24 +100,31 @@ export async function evaluateJobs(options: EvaluateOptions): Promise<RolloutOut
   return outcomes;
 }
 
+/** Rollouts in this process, on the given models. */
+export function localExecutor(
+  models: Pick<EvaluateOptions, "model" | "customerModel" | "prices" | "onRequest">,
+): RolloutExecutor {
+  return (request) =>
+    runRollout({
+      ...request,
+      model: models.model,
+      customerModel: models.customerModel,
+      prices: models.prices,
+      onRequest: models.onRequest,
+    });
+}
+
 /** One pass over `jobs`; `onRollout` is held back for an infrastructure error that a later pass will retry. */
 async function runJobs(
   options: EvaluateOptions,
   jobs: readonly RolloutJob[],
   willRetry: boolean,
 ): Promise<RolloutOutcome[]> {
+  const execute = options.execute ?? localExecutor(options);
   const one = async (job: RolloutJob): Promise<RolloutOutcome> => {
     options.beforeRollout?.(job);
-    const trajectory = await runRollout({
-      harness: options.harness,
-      task: job.task,
-      model: options.model,
-      seed: job.seed,
-      repeat: job.repeat,
-      customerModel: options.customerModel,
-      prices: options.prices,
-      onRequest: options.onRequest,
-    });
+    const request = { harness: options.harness, task: job.task, seed: job.seed, repeat: job.repeat };
+    const trajectory = await execute(request);
     const score = await scoreEpisode(job.task, trajectory, options.judge);
     if (!(willRetry && score.kind === "infra_error")) await options.onRollout?.(job, trajectory, score);
     return { job, trajectory, score };

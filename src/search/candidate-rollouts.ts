@@ -98,6 +98,7 @@ export async function runJobs(
       customerModel: deps.customerModel,
       prices: deps.prices,
       slots: deps.slots,
+      execute: deps.executor,
       beforeRollout: () => deps.gate?.admit(),
       onRollout: (job, trajectory, score) => {
         pending.push({ key: keyOf(job), split: job.task.split, trajectory, score });

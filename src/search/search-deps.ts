@@ -1,4 +1,5 @@
 import type { Task } from "../domain/task";
+import type { RolloutExecutor } from "../eval/evaluate";
 import type { Semaphore } from "../models/limiter";
 import type { PriceTable } from "../models/prices";
 import type { ChatModel } from "../models/types";
@@ -22,6 +23,8 @@ export interface SearchDeps {
   judge: Judge;
   customerModel?: ChatModel;
   prices?: PriceTable;
+  /** Where rollouts run (`run --workers`: the workers' queue); default in this process on `model`. */
+  executor?: RolloutExecutor;
   events?: SearchEvents;
   /** Set by runSearch: every rollout of the run passes it before starting. */
   gate?: BudgetGate;

@@ -1,65 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
-import { openRunStore } from "../../src/store";
 import { SOURCE_CLI } from "../helpers/cli";
+import { finished, storedRollouts, runSummary as summary } from "../helpers/run-summary";
 import { retailSubset } from "../helpers/task-subset";
 
 let work: string;
 const configs: Record<"greedy" | "pareto", string> = { greedy: "", pareto: "" };
 function hsearch(args: string[]): ChildProcess {
   return spawn(process.execPath, [...SOURCE_CLI, ...args], { cwd: work, stdio: ["ignore", "pipe", "pipe"] });
-}
-
-function finished(
-  child: ChildProcess,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stderr })));
-}
-
-function storedRollouts(runDir: string): number {
-  const file = join(runDir, "run.db");
-  if (!existsSync(file)) return 0;
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      return (db.prepare("SELECT COUNT(*) AS n FROM rollouts").get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
-  } catch {
-    return 0; // the schema may not exist yet
-  }
-}
-
-function summary(runDir: string) {
-  const store = openRunStore(runDir, { readonly: true });
-  try {
-    const keys = store
-      .listCandidates()
-      .flatMap((c) =>
-        (["search", "heldout", "independent"] as const).flatMap((p) =>
-          store.listRollouts(c.commit, p).map((r) => `${p}:${r.key}`),
-        ),
-      );
-    return {
-      hash: store.contentHash(),
-      selected: store.listRounds().at(-1)?.incumbent_after,
-      scores: store.listCandidates().map((c) => [c.commit, c.state, c.score]),
-      keys: keys.sort(),
-      total: store.countRollouts(),
-      state: store.getRun()?.state,
-    };
-  } finally {
-    store.close();
-  }
 }
 
 beforeAll(async () => {

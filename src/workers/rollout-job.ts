@@ -1,0 +1,94 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { hashJson } from "../core/canonical-json";
+import { PACKAGE_ROOT } from "../core/paths";
+import type { Task } from "../domain/task";
+import { taskSchema } from "../domain/task-schema";
+import { type ModelSettings, modelSettingsSchema } from "../models/settings";
+
+/**
+ * One rollout as a queue job: everything a worker needs to run it, and nothing secret. The harness travels as its
+ * files (a few KB; the worker re-parses them and checks the hash), the task as its validated record, the models as
+ * specs and settings — each worker takes the API keys from its own environment, so no key ever enters Redis.
+ */
+
+/** The queue every worker listens on unless told otherwise. */
+export const DEFAULT_QUEUE = "hsearch-rollouts";
+
+/** Bumped when the job's shape changes, so an old worker refuses a new job instead of misreading it. */
+export const JOB_FORMAT = 1;
+
+/** The models a rollout uses, as the run's config names them (the judge scores on the coordinator). */
+export interface WorkerModels {
+  agent: string;
+  /** `auto`, `scripted` or `llm:<model>`, as in the search config. */
+  customer: string;
+  settings: { agent?: ModelSettings; customer?: ModelSettings };
+}
+
+export interface RolloutJobData {
+  format: number;
+  /** The coordinator's hsearch version: a worker of another version refuses the job (its rollouts could differ). */
+  hsearch: string;
+  run: string;
+  harness: { hash: string; files: Record<string, string> };
+  task: Task;
+  seed: number;
+  repeat: number;
+  models: WorkerModels;
+}
+
+const jobSchema = z
+  .object({
+    format: z.literal(JOB_FORMAT),
+    hsearch: z.string(),
+    run: z.string(),
+    harness: z.object({ hash: z.string(), files: z.record(z.string(), z.string()) }).strict(),
+    task: taskSchema,
+    seed: z.number().int(),
+    repeat: z.number().int().min(0),
+    models: z
+      .object({
+        agent: z.string().min(1),
+        customer: z.string().min(1),
+        settings: z
+          .object({ agent: modelSettingsSchema.optional(), customer: modelSettingsSchema.optional() })
+          .strict(),
+      })
+      .strict(),
+  })
+  .strict();
+
+let version: string | undefined;
+export function hsearchVersion(): string {
+  version ??= (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string })
+    .version;
+  return version;
+}
+
+/** A job as a worker receives it, checked; the message says what does not fit (it becomes the job's failure). */
+export function parseJobData(data: unknown): RolloutJobData {
+  const format = (data as { format?: unknown } | null)?.format;
+  if (format !== JOB_FORMAT)
+    throw new Error(`job format ${String(format)}; this worker reads format ${JOB_FORMAT} (upgrade hsearch)`);
+  const parsed = jobSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`malformed rollout job: ${issue?.path.join(".")}: ${issue?.message}`);
+  }
+  if (parsed.data.hsearch !== hsearchVersion())
+    throw new Error(
+      `the coordinator runs hsearch ${parsed.data.hsearch}, this worker ${hsearchVersion()}: run the same version everywhere`,
+    );
+  return parsed.data as RolloutJobData;
+}
+
+/**
+ * The job's id: the run and a hash of everything the rollout depends on. Adding a job whose id is still in the queue
+ * (a resumed coordinator asking again for a rollout a worker is running or has finished) joins that job instead of
+ * running the rollout twice. BullMQ ids may not contain ':'.
+ */
+export function rolloutJobId(data: RolloutJobData): string {
+  return `${data.run.replace(/[^A-Za-z0-9._-]/g, "_")}.${hashJson(data).slice(0, 32)}`;
+}

@@ -1,0 +1,135 @@
+import { hostname } from "node:os";
+import { UnrecoverableError, Worker } from "bullmq";
+import { canonicalJson } from "../core/canonical-json";
+import { type Harness, parseHarness } from "../harness/load";
+import { runRollout } from "../harness/rollout";
+import type { Trajectory } from "../harness/trajectory";
+import type { PriceTable } from "../models/prices";
+import { createRoleModels, type RoleModelOptions, type RoleModels } from "../models/roles";
+import { reachRedis, redactRedisUrl } from "./redis-url";
+import { DEFAULT_QUEUE, parseJobData, type RolloutJobData, type WorkerModels } from "./rollout-job";
+
+/**
+ * `hsearch worker`: takes rollout jobs from the queue, runs each like a local rollout (same harness, task, seed and
+ * repeat ⇒ same trajectory), and returns the trajectory. It writes nothing of the run: the coordinator scores and
+ * stores. A worker that dies mid-rollout stops renewing its job's lock; after `stallSeconds` another worker (or this
+ * one restarted) takes the job again from the start, and the coordinator still receives exactly one result.
+ */
+
+export interface RolloutWorkerOptions {
+  url: string;
+  queue?: string;
+  /** Rollouts this worker runs at once. */
+  concurrency: number;
+  /** How long a job's lock lives without renewal before the job counts as stalled and is handed out again. */
+  stallSeconds: number;
+  prices: PriceTable;
+  /** Builds models from the job's specs: the worker's own environment (API keys, base URLs), providers, cache. */
+  modelOptions: Omit<RoleModelOptions, "prices" | "settings" | "concurrency">;
+  log?: (line: string) => void;
+}
+
+export interface RunningWorker {
+  /** Stops taking jobs; waits for the running rollouts unless `force`. */
+  close(force?: boolean): Promise<void>;
+  /** Resolves when the worker has closed. */
+  closed: Promise<void>;
+}
+
+/** How often a job may stall (its worker vanished) before it fails the run instead of being handed out again. */
+const MAX_STALLS = 5;
+/** Parsed harnesses kept by hash: a search evaluates a few candidates at a time, many rollouts each. */
+const HARNESS_CACHE = 32;
+
+export async function startRolloutWorker(options: RolloutWorkerOptions): Promise<RunningWorker> {
+  await reachRedis(options.url, "--redis");
+  const name = options.queue ?? DEFAULT_QUEUE;
+  const log = options.log ?? (() => {});
+  const harnesses = new Map<string, Harness>();
+  const models = new Map<string, RoleModels>();
+
+  const harnessOf = (sent: RolloutJobData["harness"]): Harness => {
+    const cached = harnesses.get(sent.hash);
+    if (cached) return cached;
+    const harness = parseHarness(sent.files, `harness ${sent.hash.slice(0, 12)}`);
+    if (harness.hash !== sent.hash)
+      throw new UnrecoverableError(`the harness files hash to ${harness.hash}, the job says ${sent.hash}`);
+    if (harnesses.size >= HARNESS_CACHE) harnesses.delete(harnesses.keys().next().value as string);
+    harnesses.set(sent.hash, harness);
+    return harness;
+  };
+  const modelsOf = (wanted: WorkerModels): RoleModels => {
+    const key = canonicalJson(wanted);
+    let built = models.get(key);
+    if (!built) {
+      built = createRoleModels(
+        { agent: wanted.agent, judge: "rules", customer: wanted.customer },
+        {
+          ...options.modelOptions,
+          prices: options.prices,
+          settings: wanted.settings,
+          concurrency: options.concurrency,
+        },
+      );
+      models.set(key, built);
+    }
+    return built;
+  };
+
+  const worker = new Worker(
+    name,
+    async (job): Promise<Trajectory> => {
+      let data: RolloutJobData;
+      let harness: Harness;
+      let roles: RoleModels;
+      try {
+        data = parseJobData(job.data);
+        harness = harnessOf(data.harness);
+        roles = modelsOf(data.models);
+      } catch (error) {
+        // A job this worker cannot run (format, version, a model spec it cannot build) fails once, not per retry.
+        throw error instanceof UnrecoverableError
+          ? error
+          : new UnrecoverableError(
+              `${hostname()}: ${error instanceof Error ? error.message : String(error)}`,
+            );
+      }
+      const started = Date.now();
+      const trajectory = await runRollout({
+        harness,
+        task: data.task,
+        model: roles.agent,
+        customerModel: roles.customer,
+        prices: options.prices,
+        seed: data.seed,
+        repeat: data.repeat,
+      });
+      log(
+        `${data.task.id} seed ${data.seed} repeat ${data.repeat} (run ${data.run}): ${trajectory.end.reason}, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
+      return trajectory;
+    },
+    {
+      connection: { url: options.url },
+      concurrency: options.concurrency,
+      lockDuration: options.stallSeconds * 1000,
+      stalledInterval: options.stallSeconds * 1000,
+      maxStalledCount: MAX_STALLS,
+    },
+  );
+  worker.on("error", (error) => log(`redis: ${error.message}`));
+  await worker.waitUntilReady();
+  log(`ready: queue ${name} at ${redactRedisUrl(options.url)}, ${options.concurrency} rollouts at a time`);
+  let resolveClosed: () => void = () => {};
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  worker.on("closed", () => resolveClosed());
+  return {
+    close: async (force = false) => {
+      await worker.close(force);
+      resolveClosed();
+    },
+    closed,
+  };
+}

@@ -1,0 +1,210 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { QueueEvents } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PACKAGE_ROOT } from "../../src/core/paths";
+import { runCli, SOURCE_CLI } from "../helpers/cli";
+import { freePort, startRedis, type TestRedis } from "../helpers/redis-server";
+import { finished, runSummary, storedRollouts } from "../helpers/run-summary";
+import { retailSubset } from "../helpers/task-subset";
+
+/**
+ * `hsearch run --workers` with `hsearch worker` processes on one machine, against a private redis-server: the same
+ * selection, scores and content hash as a single-process run of the same config and seed, also when a worker is
+ * SIGKILLed with rollouts in flight; and a Redis that cannot be reached is a clear exit 2.
+ */
+
+let work: string;
+let config: string;
+let redis: TestRedis;
+let reference: ReturnType<typeof runSummary>;
+const children: ChildProcess[] = [];
+/** Not to be sent anywhere: the coordinator's environment has it, Redis must never see it. */
+const SECRET = "sk-test-never-in-redis-7f3a";
+
+function hsearch(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const child = spawn(process.execPath, [...SOURCE_CLI, ...args], {
+    cwd: work,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  children.push(child);
+  return child;
+}
+
+/** A worker on `queue`, resolved once it listens; its stderr collected in `log`. */
+async function startWorker(queue: string, extra: string[] = []) {
+  const child = hsearch(["worker", "--redis", redis.url, "--queue", queue, "--concurrency", "4", ...extra]);
+  const exit = finished(child);
+  let log = "";
+  await new Promise<void>((resolve, reject) => {
+    child.stderr?.on("data", (chunk) => {
+      log += chunk;
+      if (log.includes("ready: queue")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`worker exited ${code} before it was ready: ${log}`)));
+  });
+  return { child, exit, log: () => log };
+}
+
+const rolloutsBy = (log: string) =>
+  log.split("\n").filter((line) => / seed \d+ repeat \d+ /.test(line)).length;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "hsearch-workers-"));
+  redis = await startRedis();
+  const tasks = retailSubset({ perFamily: 3, heldoutPerFamily: 2, independent: 2 }).dir;
+  config = join(work, "search.yaml");
+  writeFileSync(
+    config,
+    `name: workers\nsuites: [retail]\ntasks: ${tasks}\nobjective: joint\nseed_harness: ${join(PACKAGE_ROOT, "harnesses", "bare")}\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\nseed: 5\nconcurrency: 4\n`,
+  );
+  const local = await finished(hsearch(["run", config, "--out", join(work, "local", "run")]));
+  expect(local.code, local.stderr).toBe(0);
+  reference = runSummary(join(work, "local", "run"));
+}, 240_000);
+
+afterAll(async () => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  await redis?.stop();
+});
+
+describe("hsearch run --workers", () => {
+  it("two workers select the same harness with the same scores as one process, and no API key reaches Redis", async () => {
+    const watcher = new Redis(redis.url);
+    const monitor = await watcher.monitor();
+    let sent = "";
+    monitor.on("monitor", (_time: string, args: string[]) => {
+      sent += `${args.join(" ")}\n`;
+    });
+    const workers = [await startWorker("two"), await startWorker("two")];
+    const runDir = join(work, "two", "run");
+    const run = await finished(
+      hsearch(["run", config, "--out", runDir, "--workers", redis.url, "--queue", "two"], {
+        OPENAI_API_KEY: SECRET,
+      }),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(
+      /rollouts go to queue two at redis:\/\/127\.0\.0\.1:\d+\/?: 2 workers connected/,
+    );
+    const after = runSummary(runDir);
+    expect(after.state).toBe("finished");
+    expect(after.selected).toBe(reference.selected);
+    expect(after.scores).toEqual(reference.scores);
+    expect(after.keys).toEqual(reference.keys);
+    expect(after.hash).toBe(reference.hash);
+    // Both workers took part, and together they ran every rollout exactly once.
+    const counts = workers.map((w) => rolloutsBy(w.log()));
+    expect(
+      counts.every((n) => n > 0),
+      JSON.stringify(counts),
+    ).toBe(true);
+    expect(counts[0]! + counts[1]!).toBe(reference.total);
+    // The jobs did travel through Redis (the harness files and tasks), the coordinator's key did not.
+    expect(sent).toMatch(/harness\.yaml/);
+    expect(sent).not.toContain(SECRET);
+    // No job is left behind: the coordinator removes each one once it has the result.
+    expect(await watcher.keys("bull:two:[0-9a-z]*.*")).toEqual([]);
+    await monitor.disconnect();
+    watcher.disconnect();
+    for (const worker of workers) worker.child.kill("SIGTERM");
+    for (const worker of workers) expect((await worker.exit).code).toBe(0);
+    console.info(
+      `two workers: ${reference.total} rollouts split ${counts.join(" + ")}, content hash equal to the single-process run`,
+    );
+  }, 240_000);
+
+  it("a worker SIGKILLed with rollouts in flight loses nothing: they are handed out again and the run ends the same", async () => {
+    const queue = "kill";
+    const stalled: string[] = [];
+    const events = new QueueEvents(queue, { connection: { url: redis.url } });
+    events.on("stalled", ({ jobId }) => stalled.push(jobId));
+    await events.waitUntilReady();
+    const watcher = new Redis(redis.url);
+    // The victim alone at first, so the jobs in flight at the kill are its own.
+    const victim = await startWorker(queue, ["--stall-seconds", "2"]);
+    const runDir = join(work, "kill", "run");
+    const run = finished(hsearch(["run", config, "--out", runDir, "--workers", redis.url, "--queue", queue]));
+    let inFlight = 0;
+    while (true) {
+      if (storedRollouts(runDir) >= reference.total * 0.3) {
+        inFlight = await watcher.llen(`bull:${queue}:active`);
+        if (inFlight > 0) break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    victim.child.kill("SIGKILL");
+    expect((await victim.exit).signal).toBe("SIGKILL");
+    const storedAtKill = storedRollouts(runDir);
+    const rescuer = await startWorker(queue, ["--stall-seconds", "2"]);
+    const exit = await run;
+    expect(exit.code, exit.stderr).toBe(0);
+    const after = runSummary(runDir);
+    expect(after.selected).toBe(reference.selected);
+    expect(after.scores).toEqual(reference.scores);
+    // 0 rollouts lost, none stored twice.
+    expect(after.keys).toEqual(reference.keys);
+    expect(new Set(after.keys).size).toBe(after.keys.length);
+    expect(after.hash).toBe(reference.hash);
+    // The victim's jobs were taken mid-rollout and recovered as stalled.
+    expect(stalled.length).toBeGreaterThan(0);
+    expect(rolloutsBy(rescuer.log())).toBeGreaterThanOrEqual(reference.total - storedAtKill);
+    rescuer.child.kill("SIGTERM");
+    expect((await rescuer.exit).code).toBe(0);
+    await events.close();
+    watcher.disconnect();
+    console.info(
+      `worker kill: killed at ${storedAtKill}/${reference.total} stored with ${inFlight} in flight; ${stalled.length} stalled jobs re-run; 0 lost`,
+    );
+  }, 240_000);
+});
+
+describe("an unusable Redis is a clear exit 2", () => {
+  it("names a URL that is not a Redis URL", async () => {
+    const worker = await runCli(["worker", "--redis", "http://127.0.0.1:6379"], { cwd: work });
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toMatch(/--redis.*http:\/\/127\.0\.0\.1:6379: a Redis URL starts with redis:\/\//);
+    const run = await runCli(
+      ["run", config, "--out", join(work, "bad-url", "run"), "--workers", "localhost:6379"],
+      {
+        cwd: work,
+      },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--workers/);
+    expect(existsSync(join(work, "bad-url"))).toBe(false);
+  });
+
+  it("names a Redis nobody listens at, for the worker and the coordinator, and makes no run", async () => {
+    const url = `redis://:hunter2@127.0.0.1:${await freePort()}`;
+    const worker = await runCli(["worker", "--redis", url], { cwd: work });
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toMatch(/cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+.*ECONNREFUSED/);
+    expect(worker.stderr).not.toContain("hunter2");
+    const run = await runCli(["run", config, "--out", join(work, "unreachable", "run"), "--workers", url], {
+      cwd: work,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/field '--workers': cannot reach Redis at/);
+    expect(existsSync(join(work, "unreachable"))).toBe(false);
+  });
+
+  it("gives up on a server that accepts the connection and never answers", async () => {
+    const { createServer } = await import("node:net");
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const worker = await runCli(["worker", "--redis", `redis://127.0.0.1:${port}`], { cwd: work });
+      expect(worker.code).toBe(2);
+      expect(worker.stderr).toMatch(new RegExp(`cannot reach Redis at redis://127\\.0\\.0\\.1:${port}`));
+    } finally {
+      silent.close();
+    }
+  }, 30_000);
+});
