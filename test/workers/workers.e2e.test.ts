@@ -6,6 +6,13 @@ import { QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
+import { localExecutor } from "../../src/eval/evaluate";
+import { loadHarness } from "../../src/harness/load";
+import { loadPriceTable } from "../../src/models/prices";
+import { createRoleModels } from "../../src/models/roles";
+import { offlineProviders } from "../../src/sim";
+import { connectQueueExecutor } from "../../src/workers/queue-executor";
+import { startRolloutWorker } from "../../src/workers/rollout-worker";
 import { runCli, SOURCE_CLI } from "../helpers/cli";
 import { freePort, startRedis, type TestRedis } from "../helpers/redis-server";
 import { finished, runSummary, storedRollouts } from "../helpers/run-summary";
@@ -162,6 +169,64 @@ describe("hsearch run --workers", () => {
       `worker kill: killed at ${storedAtKill}/${reference.total} stored with ${inFlight} in flight; ${stalled.length} stalled jobs re-run; 0 lost`,
     );
   }, 240_000);
+});
+
+describe("a rollout a worker cannot run", () => {
+  it("fails the coordinator's rollout with the worker's reason and leaves no job behind", async () => {
+    const queue = "refused";
+    const worker = await startRolloutWorker({
+      url: redis.url,
+      queue,
+      concurrency: 1,
+      stallSeconds: 30,
+      prices: loadPriceTable(),
+      modelOptions: { extraProviders: offlineProviders },
+    });
+    const executor = await connectQueueExecutor({
+      url: redis.url,
+      queue,
+      run: "refused",
+      models: { agent: "sim:default", customer: "auto", settings: {} },
+    });
+    try {
+      const harness = loadHarness(join(PACKAGE_ROOT, "harnesses", "bare"));
+      const task = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 }).tasks[0]!;
+      const request = { task, seed: 3, repeat: 0 };
+      // Files that do not hash to what the job says: the worker refuses rather than run another harness.
+      await expect(
+        executor.execute({ ...request, harness: { ...harness, hash: "0".repeat(64) } }),
+      ).rejects.toThrow(
+        new RegExp(
+          `a worker failed the rollout of ${task.id} \\(seed 3, repeat 0\\) from queue refused at .*: .*the harness files hash to ${harness.hash}`,
+        ),
+      );
+      // A model this worker cannot build: its reason reaches the coordinator.
+      const noModel = await connectQueueExecutor({
+        url: redis.url,
+        queue,
+        run: "refused",
+        models: { agent: "nosuch:model", customer: "auto", settings: {} },
+      });
+      await expect(noModel.execute({ ...request, harness })).rejects.toThrow(/nosuch/);
+      await noModel.close();
+      // The same worker still runs a good job afterwards, with the trajectory a local rollout gives.
+      const remote = await executor.execute({ ...request, harness });
+      const local = await localExecutor({
+        model: createRoleModels(
+          { agent: "sim:default", judge: "rules", customer: "auto" },
+          { prices: loadPriceTable(), extraProviders: offlineProviders },
+        ).agent,
+        prices: loadPriceTable(),
+      })({ ...request, harness });
+      expect(remote).toEqual(JSON.parse(JSON.stringify(local)));
+      const watcher = new Redis(redis.url);
+      expect(await watcher.keys(`bull:${queue}:refused.*`)).toEqual([]);
+      watcher.disconnect();
+    } finally {
+      await executor.close();
+      await worker.close();
+    }
+  }, 60_000);
 });
 
 describe("an unusable Redis is a clear exit 2", () => {
