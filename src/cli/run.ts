@@ -225,7 +225,9 @@ async function connectWorkers(
         ...(settings.agent ? { agent: settings.agent } : {}),
         ...(settings.customer ? { customer: settings.customer } : {}),
       },
+      ...(config.limits ? { max_reply_chars: config.limits.model_reply_chars } : {}),
     },
+    harnessLimits: harnessLimitsOf(config.limits),
   });
   const count = await queue.workerCount();
   io.err(

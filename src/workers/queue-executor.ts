@@ -1,6 +1,7 @@
 import { Queue, QueueEvents } from "bullmq";
 import { HsearchError } from "../core/errors";
 import type { RolloutExecutor, RolloutRequest } from "../eval/evaluate";
+import type { HarnessLimits } from "../harness/load";
 import type { Trajectory } from "../harness/trajectory";
 import { reachRedis, redactRedisUrl } from "./redis-url";
 import {
@@ -23,6 +24,8 @@ export interface QueueExecutorOptions {
   queue?: string;
   run: string;
   models: WorkerModels;
+  /** The run's harness size limits: a worker checks the files it is sent against the same ones. */
+  harnessLimits: HarnessLimits;
 }
 
 export interface QueueExecutor {
@@ -51,7 +54,7 @@ export async function connectQueueExecutor(options: QueueExecutorOptions): Promi
       format: JOB_FORMAT,
       hsearch: hsearchVersion(),
       run: options.run,
-      harness: { hash: request.harness.hash, files: request.harness.files },
+      harness: { hash: request.harness.hash, files: request.harness.files, limits: options.harnessLimits },
       task: request.task,
       seed: request.seed,
       repeat: request.repeat,

@@ -5,6 +5,7 @@ import { hashJson } from "../core/canonical-json";
 import { PACKAGE_ROOT } from "../core/paths";
 import type { Task } from "../domain/task";
 import { taskSchema } from "../domain/task-schema";
+import type { HarnessLimits } from "../harness/load";
 import { type ModelSettings, modelSettingsSchema } from "../models/settings";
 
 /**
@@ -25,6 +26,8 @@ export interface WorkerModels {
   /** `auto`, `scripted` or `llm:<model>`, as in the search config. */
   customer: string;
   settings: { agent?: ModelSettings; customer?: ModelSettings };
+  /** The run's `limits.model_reply_chars`. */
+  max_reply_chars?: number;
 }
 
 export interface RolloutJobData {
@@ -32,7 +35,8 @@ export interface RolloutJobData {
   /** The coordinator's hsearch version: a worker of another version refuses the job (its rollouts could differ). */
   hsearch: string;
   run: string;
-  harness: { hash: string; files: Record<string, string> };
+  /** The files of the harness and the run's size limits for them (`limits` of the search config). */
+  harness: { hash: string; files: Record<string, string>; limits: HarnessLimits };
   task: Task;
   seed: number;
   repeat: number;
@@ -44,7 +48,15 @@ const jobSchema = z
     format: z.literal(JOB_FORMAT),
     hsearch: z.string(),
     run: z.string(),
-    harness: z.object({ hash: z.string(), files: z.record(z.string(), z.string()) }).strict(),
+    harness: z
+      .object({
+        hash: z.string(),
+        files: z.record(z.string(), z.string()),
+        limits: z
+          .object({ template_chars: z.number().int().positive(), total_chars: z.number().int().positive() })
+          .strict(),
+      })
+      .strict(),
     task: taskSchema,
     seed: z.number().int(),
     repeat: z.number().int().min(0),
@@ -55,6 +67,7 @@ const jobSchema = z
         settings: z
           .object({ agent: modelSettingsSchema.optional(), customer: modelSettingsSchema.optional() })
           .strict(),
+        max_reply_chars: z.number().int().positive().optional(),
       })
       .strict(),
   })

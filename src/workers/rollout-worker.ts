@@ -49,13 +49,15 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
   const models = new Map<string, RoleModels>();
 
   const harnessOf = (sent: RolloutJobData["harness"]): Harness => {
-    const cached = harnesses.get(sent.hash);
+    // Keyed by the limits too: the same files may be within one run's limits and over another's.
+    const key = `${sent.hash} ${sent.limits.template_chars} ${sent.limits.total_chars}`;
+    const cached = harnesses.get(key);
     if (cached) return cached;
-    const harness = parseHarness(sent.files, `harness ${sent.hash.slice(0, 12)}`);
+    const harness = parseHarness(sent.files, `harness ${sent.hash.slice(0, 12)}`, sent.limits);
     if (harness.hash !== sent.hash)
       throw new UnrecoverableError(`the harness files hash to ${harness.hash}, the job says ${sent.hash}`);
     if (harnesses.size >= HARNESS_CACHE) harnesses.delete(harnesses.keys().next().value as string);
-    harnesses.set(sent.hash, harness);
+    harnesses.set(key, harness);
     return harness;
   };
   const modelsOf = (wanted: WorkerModels): RoleModels => {
@@ -69,6 +71,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
           prices: options.prices,
           settings: wanted.settings,
           concurrency: options.concurrency,
+          ...(wanted.max_reply_chars === undefined ? {} : { maxReplyChars: wanted.max_reply_chars }),
         },
       );
       models.set(key, built);

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
-import { loadHarness } from "../../src/harness/load";
+import { HARNESS_LIMITS, loadHarness } from "../../src/harness/load";
 import { loadTaskDir } from "../../src/tasks/load";
 import {
   hsearchVersion,
@@ -20,7 +20,7 @@ function job(overrides: Partial<RolloutJobData> = {}): RolloutJobData {
     format: JOB_FORMAT,
     hsearch: hsearchVersion(),
     run: "20261201-1000-demo-ab12",
-    harness: { hash: harness.hash, files: harness.files },
+    harness: { hash: harness.hash, files: harness.files, limits: HARNESS_LIMITS },
     task,
     seed: 17,
     repeat: 0,

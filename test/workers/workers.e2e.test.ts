@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { localExecutor } from "../../src/eval/evaluate";
-import { loadHarness } from "../../src/harness/load";
+import { HARNESS_LIMITS, loadHarness } from "../../src/harness/load";
 import { loadPriceTable } from "../../src/models/prices";
 import { createRoleModels } from "../../src/models/roles";
 import { offlineProviders } from "../../src/sim";
@@ -187,6 +187,7 @@ describe("a rollout a worker cannot run", () => {
       queue,
       run: "refused",
       models: { agent: "sim:default", customer: "auto", settings: {} },
+      harnessLimits: HARNESS_LIMITS,
     });
     try {
       const harness = loadHarness(join(PACKAGE_ROOT, "harnesses", "bare"));
@@ -206,9 +207,20 @@ describe("a rollout a worker cannot run", () => {
         queue,
         run: "refused",
         models: { agent: "nosuch:model", customer: "auto", settings: {} },
+        harnessLimits: HARNESS_LIMITS,
       });
       await expect(noModel.execute({ ...request, harness })).rejects.toThrow(/nosuch/);
       await noModel.close();
+      // The worker holds the files to the run's size limits, as the coordinator does.
+      const tight = await connectQueueExecutor({
+        url: redis.url,
+        queue,
+        run: "refused",
+        models: { agent: "sim:default", customer: "auto", settings: {} },
+        harnessLimits: { template_chars: 10, total_chars: 100 },
+      });
+      await expect(tight.execute({ ...request, harness })).rejects.toThrow(/limits\.harness_/);
+      await tight.close();
       // The same worker still runs a good job afterwards, with the trajectory a local rollout gives.
       const remote = await executor.execute({ ...request, harness });
       const local = await localExecutor({
