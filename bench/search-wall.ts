@@ -4,16 +4,23 @@
  * moment). The demo config (retail, 8 rounds × 3 proposals, operators proposer, final held-out and independent
  * evaluations) with `task_model: openai:bench`, run by the real CLI in a child process so the server and hsearch do
  * not share an event loop. The server plays an agent that reads twice (the first tool offered) and then answers in
- * text, so every episode makes several requests.
+ * text, so every episode makes several requests; with `--customer auto` (the default, as for any real task model)
+ * it also plays the retail customer, with `scripted` the customer is hsearch's scripted one (shorter episodes, so
+ * hsearch's work per rollout weighs more).
  *
- *   npx tsx bench/search-wall.ts [--latency-ms 200] [--concurrency 32] [--rounds 8] [--profile DIR]
+ * hsearch's time per step is measured from the answer to a request to the next request of the same episode: every
+ * answer carries a reference (the tool call's id, or "(ref N)" in a text), and the next request quotes it (a tool
+ * result names the call; the customer's and the agent's next messages are the other side's text).
  *
- * `--profile DIR` writes a V8 CPU profile of the hsearch process there (open it in Chrome DevTools).
+ *   npx tsx bench/search-wall.ts [--latency-ms 200] [--concurrency 32] [--rounds 8] [--customer auto|scripted]
+ *                                [--profile DIR]
+ *
+ * `--profile DIR` writes a V8 CPU profile of the hsearch process there (open it in Chrome DevTools, or summarise it
+ * with `npx tsx bench/profile-summary.ts FILE`).
  */
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { PACKAGE_ROOT } from "../src/core/paths";
@@ -25,6 +32,7 @@ const { values } = parseArgs({
     "latency-ms": { type: "string", default: "200" },
     concurrency: { type: "string", default: "32" },
     rounds: { type: "string", default: "8" },
+    customer: { type: "string", default: "auto" },
     profile: { type: "string" },
   },
 });
@@ -32,7 +40,12 @@ const latencyMs = Number(values["latency-ms"]);
 const concurrency = Number(values.concurrency);
 
 interface ChatBody {
-  messages?: Array<{ role: string; content?: unknown }>;
+  messages?: Array<{
+    role: string;
+    content?: unknown;
+    tool_call_id?: string;
+    tool_calls?: Array<{ id?: string }>;
+  }>;
   tools?: Array<{ function?: { name?: string } }>;
 }
 
@@ -42,43 +55,60 @@ let busyMs = 0; // ∑ over time of min(inFlight, concurrency): how full the slo
 let lastChange = performance.now();
 let firstRequestAt = 0;
 let lastAnswerAt = 0;
+// Stalls: stretches with no request in flight between the first and the last (a round's end, proposing, acceptance).
+const stalls: Array<{ at: number; ms: number }> = [];
 const account = (delta: number) => {
   const now = performance.now();
   busyMs += Math.min(inFlight, concurrency) * (now - lastChange);
+  if (inFlight === 0 && delta > 0 && firstRequestAt > 0 && lastChange > firstRequestAt)
+    stalls.push({ at: lastChange, ms: now - lastChange });
   lastChange = now;
   inFlight += delta;
 };
-// hsearch's time per step: from the answer to an episode's request to the episode's next request. The next request
-// repeats the conversation so far, so a hash of its messages minus the newest ones finds the answered one.
-const answeredAt = new Map<string, number>();
+// hsearch's time per step: from the answer to an episode's request to the episode's next request, found by the
+// reference the next request quotes (see the header).
+let nextReference = 0;
+const answeredAt = new Map<number, number>();
 const stepGapsMs: number[] = [];
-const hashOf = (messages: unknown[]) => createHash("sha256").update(JSON.stringify(messages)).digest("hex");
+// The newest reference among the request's last messages: a tool result names its call, the customer's and the
+// agent's messages quote the other side's text, and after the scripted customer the agent's own answer is next-to-last.
+const quotedReference = (body: ChatBody): number | undefined => {
+  for (const message of (body.messages ?? []).slice(-3).reverse()) {
+    const texts = [
+      message.tool_call_id,
+      message.content,
+      ...(message.tool_calls ?? []).map((call) => call.id),
+    ];
+    for (const text of texts) {
+      const match = typeof text === "string" ? /(?:call_r|\(ref )(\d+)/.exec(text) : null;
+      if (match) return Number(match[1]);
+    }
+  }
+  return undefined;
+};
 const server = await startFakeOpenAIServer(async (request) => {
   requests++;
   const arrived = performance.now();
-  if (firstRequestAt === 0) firstRequestAt = arrived;
   account(1);
+  if (firstRequestAt === 0) firstRequestAt = arrived;
   const body = request.body as ChatBody;
-  const messages = body.messages ?? [];
-  for (let newest = 1; newest <= 3 && newest < messages.length; newest++) {
-    const key = hashOf(messages.slice(0, messages.length - newest));
-    const at = answeredAt.get(key);
-    if (at === undefined) continue;
-    stepGapsMs.push(arrived - at);
-    answeredAt.delete(key);
-    break;
+  const quoted = quotedReference(body);
+  const answered = quoted === undefined ? undefined : answeredAt.get(quoted);
+  if (answered !== undefined && quoted !== undefined) {
+    stepGapsMs.push(arrived - answered);
+    answeredAt.delete(quoted);
   }
+  const reference = nextReference++;
   const turns = (body.messages ?? []).filter((m) => m.role === "assistant").length;
   const tool = body.tools?.[0]?.function?.name;
   const reply =
     turns < 2 && tool
-      ? openaiCompletion({ toolCalls: [{ name: tool, arguments: {} }] })
-      : openaiCompletion({ content: "I cannot do more here; please contact support." });
+      ? openaiCompletion({ toolCalls: [{ id: `call_r${reference}`, name: tool, arguments: {} }] })
+      : openaiCompletion({ content: `I cannot do more here; please contact support. (ref ${reference})` });
   await new Promise((resolve) => setTimeout(resolve, latencyMs));
   account(-1);
   lastAnswerAt = performance.now();
-  // Keyed with the assistant reply the client will append, as it will appear in the next request.
-  answeredAt.set(hashOf(messages), lastAnswerAt);
+  answeredAt.set(reference, lastAnswerAt);
   return reply;
 });
 // The recorded bodies are not needed and would only grow.
@@ -92,7 +122,8 @@ writeFileSync(
     .replace("name: demo", "name: demo-openai")
     .replace("task_model: sim:default", "task_model: openai:bench")
     .replace("concurrency: 8", `concurrency: ${concurrency}`)
-    .replace("rounds: 8", `rounds: ${values.rounds}`),
+    .replace("rounds: 8", `rounds: ${values.rounds}`)
+    .concat(`customer: ${values.customer}\n`),
 );
 
 const started = performance.now();
@@ -114,15 +145,40 @@ const child = spawn(
       OPENAI_API_KEY: "sk-bench",
       OPENAI_BASE_URL: server.baseURL,
     },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   },
 );
+// The child's CPU time (user + system, every thread), read from /proc while it runs: its last reading before the exit.
+const ticksPerSecond = 100;
+let cpuSeconds = Number.NaN;
+const readCpu = () => {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    cpuSeconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  } catch {
+    // exited, or not Linux
+  }
+};
+const cpuPoll = setInterval(readCpu, 250);
+const loadBefore = loadavg()[0] ?? Number.NaN;
+// hsearch's progress lines, stamped on arrival, to say what a stall was waiting for.
+const progress: Array<{ at: number; line: string }> = [];
+let partial = "";
+child.stderr.on("data", (chunk) => {
+  const lines = (partial + chunk).split("\n");
+  partial = lines.pop() ?? "";
+  for (const line of lines) {
+    process.stderr.write(`${line}\n`);
+    progress.push({ at: performance.now(), line });
+  }
+});
 let stdout = "";
 child.stdout.on("data", (chunk) => {
   stdout += chunk;
 });
 const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
 const wallMs = performance.now() - started;
+clearInterval(cpuPoll);
 account(0);
 await server.close();
 if (code !== 0) {
@@ -132,7 +188,7 @@ if (code !== 0) {
 const status = JSON.parse(stdout) as { usage?: { rollouts?: number } };
 const boundMs = (requests * latencyMs) / concurrency;
 console.log(
-  `search: ${requests} requests, ${status.usage?.rollouts ?? "?"} rollouts, latency ${latencyMs} ms, concurrency ${concurrency}`,
+  `search: ${requests} requests, ${status.usage?.rollouts ?? "?"} rollouts, latency ${latencyMs} ms, concurrency ${concurrency}, customer ${values.customer}`,
 );
 const searchMs = lastAnswerAt - firstRequestAt;
 stepGapsMs.sort((a, b) => a - b);
@@ -147,3 +203,16 @@ console.log(
 console.log(
   `wall ${(wallMs / 1000).toFixed(1)} s, bound ${(boundMs / 1000).toFixed(1)} s: ${(wallMs / boundMs).toFixed(2)} × the bound; slots busy ${((100 * busyMs) / (wallMs * concurrency)).toFixed(0)}% of the wall`,
 );
+console.log(
+  `hsearch CPU ${cpuSeconds.toFixed(1)} s (${((100 * cpuSeconds * 1000) / wallMs).toFixed(0)}% of one core over the wall); load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? Number.NaN).toFixed(1)} after`,
+);
+const stalledMs = stalls.reduce((sum, stall) => sum + stall.ms, 0);
+console.log(
+  `stalls (no request in flight) between the first and the last request: ${stalls.length}, ${(stalledMs / 1000).toFixed(1)} s in all; the longest:`,
+);
+for (const stall of [...stalls].sort((a, b) => b.ms - a.ms).slice(0, 5)) {
+  const before = progress.filter((entry) => entry.at <= stall.at).at(-1);
+  console.log(
+    `  ${(stall.ms / 1000).toFixed(2)} s at ${((stall.at - started) / 1000).toFixed(1)} s, after "${before?.line ?? "(start)"}"`,
+  );
+}
