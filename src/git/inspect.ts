@@ -1,6 +1,7 @@
 /** Reading commits back for review: unified diffs and commit metadata (rationale and trailers). */
 import { type ParsedCommitMessage, parseCommitMessage } from "./commit-message";
 import { git, gitLine } from "./git-exec";
+import { memoizedByObject } from "./object-memo";
 import { resolveCommit } from "./tree";
 
 export interface CommitInfo extends ParsedCommitMessage {
@@ -12,6 +13,11 @@ export interface CommitInfo extends ParsedCommitMessage {
 
 export async function commitInfo(repo: string, commit: string): Promise<CommitInfo> {
   const sha = await resolveCommit(repo, commit);
+  const info = await memoizedByObject(repo, ["show", sha], () => showCommit(repo, sha));
+  return structuredClone(info);
+}
+
+async function showCommit(repo: string, sha: string): Promise<CommitInfo> {
   const { stdout } = await git(repo, ["show", "-s", "--format=%H%x00%T%x00%P%x00%B", sha]);
   const [hash = "", tree = "", parents = "", ...message] = stdout.split("\0");
   const text = message.join("\0").replace(/\n+$/, "");
@@ -34,8 +40,16 @@ export async function diff(repo: string, commit: string, parent?: string): Promi
   if (parent !== undefined) base = await resolveCommit(repo, parent);
   else {
     const [first] = (await commitInfo(repo, sha)).parents;
-    base = first ?? (await gitLine(repo, ["hash-object", "-t", "tree", "--stdin"], { input: "" }));
+    base =
+      first ??
+      (await memoizedByObject(repo, ["empty-tree"], () =>
+        gitLine(repo, ["hash-object", "-t", "tree", "--stdin"], { input: "" }),
+      ));
   }
+  return memoizedByObject(repo, ["diff", base, sha], () => diffObjects(repo, base, sha));
+}
+
+async function diffObjects(repo: string, base: string, sha: string): Promise<string> {
   const { stdout } = await git(repo, [
     "diff",
     "--no-color",

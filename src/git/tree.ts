@@ -7,6 +7,7 @@ import { dirname } from "node:path";
 import { relativePathProblem, resolveInside } from "../core/contained-path";
 import { HsearchError } from "../core/errors";
 import { git, gitBytes, gitLine } from "./git-exec";
+import { isFullObjectId, memoizedByObject } from "./object-memo";
 
 export type TreeEntryKind = "file" | "executable" | "symlink" | "submodule";
 
@@ -26,6 +27,12 @@ const KIND_BY_MODE: Record<string, TreeEntryKind> = {
 
 /** The full sha of a commit-ish (branch, tag, sha prefix); not_found when it names no commit. */
 export async function resolveCommit(repo: string, ref: string): Promise<string> {
+  // A full id names one commit for good: checking once that it is one is enough.
+  if (isFullObjectId(ref)) return memoizedByObject(repo, ["commit", ref], () => revParseCommit(repo, ref));
+  return revParseCommit(repo, ref);
+}
+
+async function revParseCommit(repo: string, ref: string): Promise<string> {
   const result = await git(
     repo,
     ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`],
@@ -45,12 +52,17 @@ export async function resolveCommit(repo: string, ref: string): Promise<string> 
 /** The tree id of a commit: two candidates with the same tree hash have identical files. */
 export async function treeHash(repo: string, commit: string): Promise<string> {
   const sha = await resolveCommit(repo, commit);
-  return gitLine(repo, ["rev-parse", `${sha}^{tree}`]);
+  return memoizedByObject(repo, ["tree", sha], () => gitLine(repo, ["rev-parse", `${sha}^{tree}`]));
 }
 
 /** Every entry of a commit's tree, recursively, sorted by path as git sorts them. */
 export async function listTree(repo: string, commit: string): Promise<TreeEntry[]> {
   const sha = await resolveCommit(repo, commit);
+  const entries = await memoizedByObject(repo, ["ls-tree", sha], () => lsTree(repo, sha));
+  return entries.map((entry) => ({ ...entry }));
+}
+
+async function lsTree(repo: string, sha: string): Promise<TreeEntry[]> {
   const { stdout } = await git(repo, ["ls-tree", "-r", "-z", "--full-tree", sha]);
   return stdout
     .split("\0")
@@ -114,6 +126,13 @@ export interface HarnessFile {
 
 /** Every file of a commit with its bytes. */
 export async function readFiles(repo: string, commit: string): Promise<HarnessFile[]> {
+  const sha = await resolveCommit(repo, commit);
+  const files = await memoizedByObject(repo, ["files", sha], () => readCommitFiles(repo, sha));
+  // Copies: a caller may change what it was given.
+  return files.map((file) => ({ ...file, content: Buffer.from(file.content) }));
+}
+
+async function readCommitFiles(repo: string, commit: string): Promise<HarnessFile[]> {
   const entries = await listTree(repo, commit);
   assertHarnessEntries(repo, commit, entries);
   const blobs = await readBlobs(repo, [...new Set(entries.map((entry) => entry.object))]);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readdir, readFile, symlink } from "node:fs/promises";
+import { readdir, readFile, rename, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
@@ -365,5 +365,31 @@ describe("concurrent proposals", () => {
     expect((await listProposalBranches(parallel.repo)).map((branch) => branch.commit)).toEqual(
       oneByOne.map((result) => result.commit),
     );
+  });
+});
+
+describe("answers about full commit ids", () => {
+  it("are read from git once: they stand when the object store is gone, refs do not, and callers get copies", async () => {
+    const { repo, seed } = await newRepo();
+    const { commit } = await commitProposal(repo, proposal(seed, { "playbook.yaml": "rules:\n  - id: owner\n" }));
+    const files = await readTree(repo, commit);
+    const tree = await treeHash(repo, commit);
+    const change = await diff(repo, commit);
+    const info = await commitInfo(repo, commit);
+    expect(change).toContain("+  - id: owner");
+
+    await rename(join(repo, ".git", "objects"), join(repo, ".git", "objects-gone"));
+    const again = await readTree(repo, commit);
+    expect(again).toEqual(files);
+    expect(await treeHash(repo, commit)).toBe(tree);
+    expect(await diff(repo, commit)).toBe(change);
+    expect(await commitInfo(repo, commit)).toEqual(info);
+    // A ref can move, so it is asked of git every time (and git now fails).
+    await expect(resolveCommit(repo, "incumbent")).rejects.toThrow(/incumbent/);
+
+    again["playbook.yaml"] = "changed by a caller";
+    info.parents.push("changed by a caller");
+    expect((await readTree(repo, commit))["playbook.yaml"]).toBe(files["playbook.yaml"]);
+    expect((await commitInfo(repo, commit)).parents).toEqual([seed]);
   });
 });
