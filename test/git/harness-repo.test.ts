@@ -371,7 +371,10 @@ describe("concurrent proposals", () => {
 describe("answers about full commit ids", () => {
   it("are read from git once: they stand when the object store is gone, refs do not, and callers get copies", async () => {
     const { repo, seed } = await newRepo();
-    const { commit } = await commitProposal(repo, proposal(seed, { "playbook.yaml": "rules:\n  - id: owner\n" }));
+    const { commit } = await commitProposal(
+      repo,
+      proposal(seed, { "playbook.yaml": "rules:\n  - id: owner\n" }),
+    );
     const files = await readTree(repo, commit);
     const tree = await treeHash(repo, commit);
     const change = await diff(repo, commit);
