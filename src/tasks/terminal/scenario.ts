@@ -16,6 +16,9 @@ export const TERMINAL_DOMAINS = [
   "shell",
   "make",
   "permissions",
+  "packaging",
+  "install",
+  "credentials",
 ] as const;
 export type TerminalDomain = (typeof TERMINAL_DOMAINS)[number];
 

@@ -37,11 +37,11 @@ describe("the terminal suite", () => {
     tasks = buildTerminalSuite({ seed: 1 });
   });
 
-  it("has 48/24 blocked tasks with as many counterparts, families balanced, and 9 independent tasks", () => {
-    expect(tasks).toHaveLength(153);
+  it("has 63/33 blocked tasks with as many counterparts, families balanced, and 12 independent tasks", () => {
+    expect(tasks).toHaveLength(204);
     for (const [split, size] of [
-      ["search", 48],
-      ["heldout", 24],
+      ["search", 63],
+      ["heldout", 33],
     ] as const) {
       const blocked = tasks.filter((task) => task.split === split && task.kind === "blocked");
       expect(blocked).toHaveLength(size);
@@ -52,7 +52,7 @@ describe("the terminal suite", () => {
         ).toBe(size / 3);
       expect(count(tasks, (task) => task.split === split && task.kind === "feasible")).toBe(size);
     }
-    expect(count(tasks, (task) => task.split === "independent")).toBe(9);
+    expect(count(tasks, (task) => task.split === "independent")).toBe(12);
     expect(count(tasks, (task) => task.kind === "feasible")).toBeGreaterThanOrEqual(40);
     expect(tasks.every((task) => task.suite === "terminal" && task.verify.kind === "terminal_test")).toBe(
       true,
@@ -142,7 +142,7 @@ describe("the terminal suite", () => {
     temps.push(cli);
     const result = await runCli(["tasks", "generate", "--suite", "terminal", "--no-check", "--out", cli]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/wrote 153 terminal tasks .*search: 96, heldout: 48, independent: 9/);
+    expect(result.stdout).toMatch(/wrote 204 terminal tasks .*search: 126, heldout: 66, independent: 12/);
     expect(readTree(cli)).toEqual(readTree(SHIPPED));
   });
 
@@ -156,11 +156,11 @@ describe("the terminal suite", () => {
 
   it("validates as committed (hsearch tasks validate)", async () => {
     const loaded = loadTaskDir(SHIPPED);
-    expect(loaded).toHaveLength(153);
+    expect(loaded).toHaveLength(204);
     const result = await runCli(["tasks", "validate", SHIPPED]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe("153 tasks ok\n");
+    expect(result.stdout).toBe("204 tasks ok\n");
   });
 
   it("writes reference solutions that run each bash step in its own shell in /app", () => {

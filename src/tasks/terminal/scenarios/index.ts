@@ -7,8 +7,11 @@ import { jsonStock } from "./json-stock";
 import { logErrors } from "./log-errors";
 import { makeBuild } from "./make-build";
 import { permissions } from "./permissions";
+import { releaseSign } from "./release-sign";
 import { shellBackup } from "./shell-backup";
 import { sqliteReport } from "./sqlite-report";
+import { toolInstall } from "./tool-install";
+import { vendorUpdate } from "./vendor-update";
 
 export const TERMINAL_SCENARIOS: readonly Scenario[] = [
   logErrors,
@@ -20,4 +23,7 @@ export const TERMINAL_SCENARIOS: readonly Scenario[] = [
   shellBackup,
   makeBuild,
   permissions,
+  vendorUpdate,
+  toolInstall,
+  releaseSign,
 ];
