@@ -12,11 +12,18 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { chown, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { chown, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { badInput, HsearchError } from "../../core/errors";
 import { CommandOutput, cutMiddle } from "./output-cut";
-import { findTool, hostEntries, identityTexts, isDirectory, sandboxUserFor } from "./sandbox-host";
+import {
+  findTool,
+  handWorkspaceTo,
+  hostEntries,
+  identityTexts,
+  isDirectory,
+  sandboxUserFor,
+} from "./sandbox-host";
 import { commandArgv, DEFAULT_LIMITS, type HostEntry, resolveLimits } from "./sandbox-plan";
 import { checkLimits } from "./sandbox-run";
 import type { SandboxInfo, SandboxLimits, SandboxResult, SandboxUser } from "./sandbox-types";
@@ -29,6 +36,7 @@ import {
   encodeRequest,
   episodeRootLayout,
   HOST_VAR_LIB,
+  IMAGE_OWNER_PATH,
   type SessionPaths,
   type SessionPlanInput,
   sessionFstab,
@@ -56,8 +64,22 @@ export interface SessionOptions {
   /** Limits applied to each command (the wall time is per command). */
   limits?: Omit<SandboxLimits, "timeoutMs">;
   /** Run the episode in one container of this engine instead of the namespaces of `info`. */
-  container?: { engine: ContainerEngine; network?: boolean };
+  container?: { engine: ContainerEngine; network?: boolean; taskImage?: TaskImage };
 }
+
+/**
+ * A container episode's task image: the base image after the task's setup, built once per content hash (as `docker
+ * build` caches an image) and reused by every later episode of the same task, which then runs no setup.
+ */
+export interface TaskImage {
+  /** Hash of what the setup starts from and does (the task's files, setup script and variables). */
+  key: string;
+  /** Runs the task's setup in the build container (a failure is the task's setup error). */
+  build: (session: SandboxSession) => Promise<void>;
+}
+
+/** Where a task image keeps the workspace its setup left (restored into each episode's workspace). */
+const IMAGE_WORKSPACE = "/.hsearch-workspace";
 
 export interface SessionCommand {
   /** A string runs as `bash -c COMMAND`; an array is an argv run as is. */
@@ -157,13 +179,11 @@ export class SandboxSession {
     entries: HostEntry[],
     hasVarLib: boolean,
   ): Promise<SandboxSession> {
-    const { info, dir } = options;
+    const { dir } = options;
     const engine = options.container?.engine ?? "docker";
     const binary = findTool(engine);
     if (!binary)
       throw new HsearchError("sandbox", `the task asks for ${engine}, which is not installed here`);
-    const timeout = info.tools.timeout ?? findTool("timeout");
-    if (!timeout) throw new HsearchError("sandbox", "coreutils timeout is not installed");
     const user = options.user ?? (process.geteuid?.() === 0 ? sandboxUserFor(options.workspace) : undefined);
     const texts = user ? identityTexts(user) : undefined;
     let identity: { passwd: string; group: string } | undefined;
@@ -172,22 +192,70 @@ export class SandboxSession {
       await writeFile(identity.passwd, texts.passwd, { mode: 0o644 });
       await writeFile(identity.group, texts.group, { mode: 0o644 });
     }
-    const image = await ensureBaseImage(binary, engine, containerImageLayout(entries, hasVarLib), dir);
+    const base = await ensureBaseImage(binary, engine, containerImageLayout(entries, hasVarLib), dir);
+    const launch = (image: string, keep: boolean) =>
+      SandboxSession.launchContainer(options, {
+        engine,
+        binary,
+        paths,
+        entries,
+        hasVarLib,
+        user,
+        identity,
+        image,
+        keep,
+      });
+    const task = options.container?.taskImage;
+    if (!task) return launch(base, false);
+    const image = `hsearch-task:${createHash("sha256").update(`${base}\n${task.key}`).digest("hex").slice(0, 16)}`;
+    const builtHere = await ensureTaskImage(binary, engine, image, async () => {
+      const builder = await launch(base, true);
+      try {
+        await task.build(builder);
+      } catch (error) {
+        await builder.close();
+        throw error;
+      }
+      await finishBuild(binary, builder, image, paths.workspace, user);
+    });
+    if (!builtHere) await restoreWorkspace(binary, image, paths.workspace, user);
+    return launch(image, false);
+  }
+
+  /** One container of `image` with the supervisor as its first process; `keep` leaves it for a commit. */
+  private static async launchContainer(
+    options: SessionOptions,
+    spec: {
+      engine: ContainerEngine;
+      binary: string;
+      paths: SessionPaths;
+      entries: HostEntry[];
+      hasVarLib: boolean;
+      user: SandboxUser | undefined;
+      identity: { passwd: string; group: string } | undefined;
+      image: string;
+      keep: boolean;
+    },
+  ): Promise<SandboxSession> {
+    const { info } = options;
+    const timeout = info.tools.timeout ?? findTool("timeout");
+    if (!timeout) throw new HsearchError("sandbox", "coreutils timeout is not installed");
     const name = `hsearch-${randomBytes(8).toString("hex")}`;
     const invocation = containerRunInvocation({
-      engine,
-      binary,
-      image,
+      engine: spec.engine,
+      binary: spec.binary,
+      image: spec.image,
       name,
       tools: { timeout, setpriv: info.tools.setpriv },
-      hostEntries: entries,
-      hasVarLib,
-      paths,
+      hostEntries: spec.entries,
+      hasVarLib: spec.hasVarLib,
+      paths: spec.paths,
       readOnlyWorkspace: options.readOnlyWorkspace ?? false,
-      user,
-      identity,
+      user: spec.user,
+      identity: spec.identity,
       maxProcs: options.limits?.maxProcs ?? DEFAULT_LIMITS.maxProcs,
       network: options.container?.network ?? false,
+      keep: spec.keep,
     });
     const child = spawn(invocation.file, invocation.args, {
       env: { ...process.env },
@@ -195,10 +263,11 @@ export class SandboxSession {
       detached: true,
     });
     const stop = async () => {
-      await engineCommand(binary, ["rm", "--force", name]).catch(() => {});
+      await engineCommand(spec.binary, ["rm", "--force", name]).catch(() => {});
       killGroup(child.pid);
     };
-    const session = new SandboxSession(info, paths, child, { ...options, user }, stop);
+    const session = new SandboxSession(info, spec.paths, child, { ...options, user: spec.user }, stop);
+    session.containerName = name;
     try {
       await session.waitReady();
     } catch (error) {
@@ -206,6 +275,19 @@ export class SandboxSession {
       throw error;
     }
     return session;
+  }
+
+  /** The container's name (container sessions only). */
+  containerName: string | undefined;
+
+  /** Let the supervisor end on its own (no more requests) and wait for it: a kept container then stops. */
+  async finish(): Promise<void> {
+    if (this.exited) return;
+    const gone = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
+    this.child.stdin?.end();
+    const timer = setTimeout(() => void this.stop(), START_TIMEOUT_MS);
+    await gone;
+    clearTimeout(timer);
   }
 
   /** Run one command in the episode; commands run one at a time, in call order. */
@@ -503,6 +585,87 @@ async function buildBaseImage(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+const taskImages = new Map<string, Promise<void>>();
+
+/**
+ * Make `image` unless the engine has it: `build` runs at most once per image in this process (concurrent episodes
+ * of a task wait for it). True when this call built it (its workspace already holds what the setup left).
+ */
+async function ensureTaskImage(
+  binary: string,
+  engine: ContainerEngine,
+  image: string,
+  build: () => Promise<void>,
+): Promise<boolean> {
+  const key = `${binary} ${image}`;
+  const pending = taskImages.get(key);
+  if (pending) {
+    await pending;
+    return false;
+  }
+  const present = await engineCommand(binary, ["image", "inspect", "--format", "{{.Id}}", image]).then(
+    () => true,
+    () => false,
+  );
+  if (present) return false;
+  const building = build();
+  taskImages.set(key, building);
+  building.catch(() => taskImages.delete(key));
+  try {
+    await building;
+  } catch (error) {
+    if (error instanceof HsearchError) throw error;
+    throw new HsearchError(
+      "sandbox",
+      `${engine} cannot make the task image ${image}: ${(error as Error).message}`,
+    );
+  }
+  return true;
+}
+
+/** After the setup ran in the kept build container: stop it, put the workspace and its uid in, commit, remove it. */
+async function finishBuild(
+  binary: string,
+  builder: SandboxSession,
+  image: string,
+  workspace: string,
+  user: SandboxUser | undefined,
+): Promise<void> {
+  const name = builder.containerName ?? "";
+  try {
+    await builder.finish();
+    await engineCommand(binary, ["cp", workspace, `${name}:${IMAGE_WORKSPACE}`]);
+    if (user) {
+      const owner = join(dirname(workspace), "image-owner");
+      await writeFile(owner, `${user.uid}:${user.gid}\n`, { mode: 0o644 });
+      await engineCommand(binary, ["cp", owner, `${name}:${IMAGE_OWNER_PATH}`]);
+      await rm(owner, { force: true });
+    }
+    await engineCommand(binary, ["commit", name, image]);
+  } finally {
+    await engineCommand(binary, ["rm", "--force", name]).catch(() => {});
+  }
+}
+
+/** An episode of a task image starts from the workspace its setup left, copied out of the image. */
+async function restoreWorkspace(
+  binary: string,
+  image: string,
+  workspace: string,
+  user: SandboxUser | undefined,
+): Promise<void> {
+  for (const name of await readdir(workspace))
+    await rm(join(workspace, name), { recursive: true, force: true });
+  const name = `hsearch-${randomBytes(8).toString("hex")}`;
+  await engineCommand(binary, ["create", "--name", name, image, "/bin/true"]);
+  try {
+    await engineCommand(binary, ["cp", `${name}:${IMAGE_WORKSPACE}/.`, workspace]);
+  } finally {
+    await engineCommand(binary, ["rm", "--force", name]).catch(() => {});
+  }
+  if (user) await handWorkspaceTo(workspace, user);
 }
 
 function engineCommand(binary: string, args: string[]): Promise<string> {

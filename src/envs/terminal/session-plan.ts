@@ -295,6 +295,9 @@ export function supervisorEnv(): Record<string, string> {
 export const CONTAINER_ENGINES = ["docker", "podman"] as const;
 export type ContainerEngine = (typeof CONTAINER_ENGINES)[number];
 
+/** Where a task image notes the uid:gid that built it (sandbox-session.ts writes it). */
+export const IMAGE_OWNER_PATH = "/.hsearch-owner";
+
 /** The container's supervisor also hands the writable root to the episode's uid when it starts. */
 export const CONTAINER_CAPS = [...SUPERVISOR_CAPS, "chown"] as const;
 
@@ -317,6 +320,8 @@ export interface ContainerPlanInput {
   maxProcs: number;
   /** A network of the engine's default kind instead of none. */
   network: boolean;
+  /** Leave the container when it ends (a task image's build is committed from it); default removed. */
+  keep?: boolean;
 }
 
 /** The base image: the episode root's directories and symlinks (the container engine supplies /dev and /proc). */
@@ -328,7 +333,8 @@ export function containerImageLayout(hostEntries: readonly HostEntry[], hasVarLi
 
 /** `docker run` (or podman's) of the episode: one container, the supervisor as its first process, on stdin. */
 export function containerRunInvocation(input: ContainerPlanInput): Invocation {
-  const args = ["run", "-i", "--rm", "--name", input.name, "--network", input.network ? "bridge" : "none"];
+  const args = ["run", "-i", ...(input.keep ? [] : ["--rm"]), "--name", input.name];
+  args.push("--network", input.network ? "bridge" : "none");
   args.push("--cap-drop", "ALL");
   for (const cap of CONTAINER_CAPS) args.push("--cap-add", cap.toUpperCase());
   // Processes of the whole container: the episode's own limit plus the supervisor and its helpers.
@@ -338,8 +344,10 @@ export function containerRunInvocation(input: ContainerPlanInput): Invocation {
   args.push(...containerMountArgs(sessionMounts(input)));
   args.push("--workdir", SANDBOX_PATHS.workspace, input.image);
   const owner = input.user ? `${input.user.uid}:${input.user.gid}` : "";
+  // A task image's files belong to the uid that built it: handed to this episode's uid (this file system only).
   const handOver = owner
-    ? `chown ${owner} ${WRITABLE_ROOT_DIRS.map((dir) => `/${dir}`).join(" ")} || exit 125\n`
+    ? `chown ${owner} ${WRITABLE_ROOT_DIRS.map((dir) => `/${dir}`).join(" ")} || exit 125\n` +
+      `if [ -f ${IMAGE_OWNER_PATH} ]; then find / -xdev -user "$(cut -d: -f1 ${IMAGE_OWNER_PATH})" -exec chown -h ${owner} {} + 2>/dev/null; fi\n`
     : "";
   const drop = input.user ? setprivDropArgv(input.tools.setpriv, input.user) : [];
   // No fd 4 in a container: replies follow each command's marker on stdout, where nothing can fake them.

@@ -14,6 +14,7 @@
  *   <dir>/root        the sandbox's writable / (see session-plan.ts)
  *   <dir>/verifier    tests (sandbox /tests) and logs (sandbox /logs), filled by `runVerifier`
  */
+import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -217,6 +218,14 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
           user,
         }),
       );
+    // In a container the setup builds the task's image once (by content hash); later episodes start from it.
+    const imaged = options.container !== undefined && setup !== undefined && !options.readOnly;
+    const build = async (builder: SandboxSession) => {
+      const env = new TerminalEnv(info, dir, workspace, tmp, user, options, builder);
+      await runSetupScript(setup ?? "", options, (command, timeoutMs) =>
+        env.runCommand(command, { timeoutMs, mergeOutput: true }),
+      );
+    };
     session = await SandboxSession.start({
       info,
       dir,
@@ -225,10 +234,17 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
       user,
       readOnlyWorkspace: options.readOnly ?? false,
       limits: options.limits,
-      ...(options.container ? { container: { engine: options.container } } : {}),
+      ...(options.container
+        ? {
+            container: {
+              engine: options.container,
+              ...(imaged ? { taskImage: { key: taskImageKey(options), build } } : {}),
+            },
+          }
+        : {}),
     });
     const env = new TerminalEnv(info, dir, workspace, tmp, user, options, session);
-    if (setup && !options.readOnly)
+    if (setup && !options.readOnly && !imaged)
       await runSetupScript(setup, options, (command, timeoutMs) =>
         env.runCommand(command, { timeoutMs, mergeOutput: true }),
       );
@@ -533,6 +549,17 @@ async function runSetupScript(
       `the task's setup script failed (${describeStatus(result)}): ${cutMiddle(result.output, 2000)}`,
       { field: "env.setup" },
     );
+}
+
+/** What a task's setup starts from and does: its image is rebuilt when any of it changes. */
+export function taskImageKey(options: TerminalEnvOptions): string {
+  const content = JSON.stringify([
+    Object.entries(options.files ?? {}).sort(),
+    Object.entries(options.binaryFiles ?? {}).sort(),
+    options.setup ?? "",
+    Object.entries(options.env ?? {}).sort(),
+  ]);
+  return createHash("sha256").update(content).digest("hex");
 }
 
 /** A task's own variables as a command gets them: a PATH of its own keeps the sandbox's shims at the end. */

@@ -26,7 +26,7 @@ const FAKE_DOCKER = `#!/bin/bash
 { printf '%s\\0' "$@"; printf '\\036'; } >> "$FAKE_DOCKER_LOG"
 case "$1" in
   image) exit 1 ;;
-  import|rm) exit 0 ;;
+  import|rm|cp|create|commit) exit 0 ;;
   run)
     field() { IFS= read -r -d '' "$1"; }
     printf 'ready\\n'
@@ -35,6 +35,7 @@ case "$1" in
       for ((i = 0; i < nenv; i++)); do field kv; done
       field nargv; argv=()
       for ((i = 0; i < nargv; i++)); do field a; argv+=("$a"); done
+      { printf '@request\\0%s\\0' "\${argv[*]}"; printf '\\036'; } >> "$FAKE_DOCKER_LOG"
       printf 'fake ran: %s\\n' "\${argv[*]}"
       printf '%s' "$marker"; printf '%s' "$marker" >&2; printf '%s 0\\n' "$id"
     done ;;
@@ -42,11 +43,16 @@ case "$1" in
 esac
 `;
 
-function invocations(log: string): string[][] {
+/** The engine's invocations in order (`@request` records: a command the fake supervisor was sent). */
+function records(log: string): string[][] {
   return readFileSync(log, "utf8")
     .split("\x1e")
     .filter((record) => record !== "")
     .map((line) => line.split("\0").slice(0, -1));
+}
+
+function invocations(log: string): string[][] {
+  return records(log).filter((record) => record[0] !== "@request");
 }
 
 describe("the container backend", () => {
@@ -157,6 +163,63 @@ describe("the container backend", () => {
     }
   });
 
+  it("with a fake docker: builds a task's image once, reuses it in the next episode, rebuilds when the setup changes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hsearch-fake-docker-"));
+    temps.push(dir);
+    const log = join(dir, "calls.log");
+    writeFileSync(join(dir, "docker"), FAKE_DOCKER);
+    chmodSync(join(dir, "docker"), 0o755);
+    const saved = { PATH: process.env.PATH, FAKE_DOCKER_LOG: process.env.FAKE_DOCKER_LOG };
+    process.env.PATH = `${dir}:${process.env.PATH}`;
+    process.env.FAKE_DOCKER_LOG = log;
+    const episode = async (setup: string) => {
+      writeFileSync(log, "");
+      const env = await createTerminalEnv({ files: { "a.txt": "a" }, setup, container: "docker" });
+      await env.close();
+      return invocations(log);
+    };
+    const verbs = (calls: string[][]) => calls.map((call) => call[0]);
+    try {
+      const first = await episode("echo built > b.txt");
+      const inspect = first.filter((call) => call[0] === "image");
+      const taskTag = inspect.at(-1)?.[4] ?? "";
+      expect(taskTag).toMatch(/^hsearch-task:[0-9a-f]{16}$/);
+      // Built: a kept container runs the setup, gets the workspace, and is committed as the task's image.
+      const build = first.find((call) => call[0] === "run") ?? [];
+      expect(build).not.toContain("--rm");
+      const builder = build[build.indexOf("--name") + 1];
+      expect(first.find((call) => call[0] === "commit")).toEqual(["commit", builder, taskTag]);
+      expect(first.find((call) => call[0] === "cp")?.[2]).toBe(`${builder}:/.hsearch-workspace`);
+      // The setup was sent to the build container, before its commit, and never again.
+      const sent = records(log).map((record) =>
+        record[0] === "@request" ? `request ${record[1]}` : record[0],
+      );
+      expect(sent.filter((verb) => verb?.startsWith("request"))).toEqual([
+        "request /bin/bash -c echo built > b.txt",
+      ]);
+      expect(sent.indexOf("request /bin/bash -c echo built > b.txt")).toBeLessThan(sent.indexOf("commit"));
+      const runs = first.filter((call) => call[0] === "run");
+      expect(runs).toHaveLength(2);
+      expect(runs[1]).toContain("--rm");
+      expect(runs[1]).toContain(taskTag);
+      // Reused: no setup, no build; the workspace comes out of the image.
+      const second = await episode("echo built > b.txt");
+      expect(verbs(second)).toEqual(["create", "cp", "rm", "run", "rm"]);
+      expect(second[0]?.slice(-2)).toEqual([taskTag, "/bin/true"]);
+      expect(second[1]?.[1]).toMatch(/:\/\.hsearch-workspace\/\.$/);
+      expect(second[3]).toContain(taskTag);
+      // Changed: another tag, built again.
+      const third = await episode("echo rebuilt > b.txt");
+      const otherTag = third.find((call) => call[0] === "commit")?.[2];
+      expect(otherTag).toMatch(/^hsearch-task:[0-9a-f]{16}$/);
+      expect(otherTag).not.toBe(taskTag);
+    } finally {
+      process.env.PATH = saved.PATH;
+      if (saved.FAKE_DOCKER_LOG === undefined) delete process.env.FAKE_DOCKER_LOG;
+      else process.env.FAKE_DOCKER_LOG = saved.FAKE_DOCKER_LOG;
+    }
+  });
+
   it("takes `sandbox: docker` and the limits from a task's environment", () => {
     expect(
       terminalEnvOptions({
@@ -219,4 +282,41 @@ describe("the container backend", () => {
     });
     expect(left.trim()).toBe("");
   }, 120_000);
+
+  it("builds a task's image once with the real daemon where it answers: the next episode starts from it", async () => {
+    try {
+      execFileSync("docker", ["info"], { stdio: "ignore", timeout: 20_000 });
+    } catch {
+      console.log("container backend: no docker daemon here; the task image is tested with the fake only");
+      return;
+    }
+    const marker = `m${Date.now()}`;
+    const episode = async (setup: string) => {
+      const env = await createTerminalEnv({ files: { "a.txt": "a\n" }, setup, container: "docker" });
+      try {
+        return (await env.call("bash", { command: "cat /srv/count made.txt" }, agent(1))).output;
+      } finally {
+        await env.close();
+      }
+    };
+    const setup = `echo ${marker} >> /srv/count && echo made-by-setup > made.txt`;
+    const tags = () =>
+      execFileSync("docker", ["image", "ls", "--format", "{{.Repository}}:{{.Tag}}", "hsearch-task"], {
+        encoding: "utf8",
+      })
+        .split("\n")
+        .filter(Boolean);
+    const before = new Set(tags());
+    try {
+      expect(await episode(setup)).toBe(`${marker}\nmade-by-setup\n`);
+      // From the image: the setup did not run again (/srv/count still has one line), the workspace came out of it.
+      expect(await episode(setup)).toBe(`${marker}\nmade-by-setup\n`);
+      expect(tags().filter((tag) => !before.has(tag))).toHaveLength(1);
+      expect(await episode(`${setup} && echo again >> /srv/count`)).toBe(`${marker}\nagain\nmade-by-setup\n`);
+      expect(tags().filter((tag) => !before.has(tag))).toHaveLength(2);
+    } finally {
+      const made = tags().filter((tag) => !before.has(tag));
+      if (made.length > 0) execFileSync("docker", ["rmi", "--force", ...made], { stdio: "ignore" });
+    }
+  }, 180_000);
 });
