@@ -80,7 +80,7 @@ ${section(
 )}
 ${section(
   "diagnostics",
-  html`<p class="muted small">Per round on the search split: the incumbent after the round (line) and every proposal (dots; filled when accepted${links ? "; click one to open it" : ""}). Then tokens, cost and wall time of each candidate's search evaluation.</p>
+  html`<p class="muted small">Per round on the search split: the incumbent after the round (solid line) and every proposal (dots; filled when accepted${links ? "; click one to open it" : ""}); with <code>heldout.per_round</code>, the incumbent on the held-out split (dashed) and the independent split (dotted), never read by the search. Then the incumbent's failed blocked search episodes by failure mode (the proposer digest's classification, first mode that applies), and tokens, cost and wall time of each candidate's search evaluation.</p>
 <div class="panels">${diagnosticsSvgs(data.diagnostics.candidates, data.diagnostics.rounds, links?.candidate).map((svg) => trustedMarkup(svg))}</div>`,
 )}
 ${section("rounds", renderRoundTable(status, links, new Map(Object.entries(data.episodes))))}

@@ -5,12 +5,20 @@
  */
 import { HsearchError } from "../core/errors";
 import { diff, readTree } from "../git";
+import type { BlockedEpisodeScore } from "../scoring";
+import { blockedModesOf } from "../search/digest";
 import type { EventRecord, Purpose, RunRecord, RunStore } from "../store";
 import { type RunStatus, runStatus } from "../store/run-status";
 import { summarizeChange } from "./change-summary";
 import { type Comparison, passed, type Rate, suiteOfTask, wilson } from "./compare";
 import { storedComparisons } from "./comparisons";
-import type { DiagnosticCandidate, DiagnosticRound } from "./diagnostics-plot";
+import {
+  type DiagnosticCandidate,
+  type DiagnosticRound,
+  FAILURE_MODES,
+  type FailureModeKey,
+  type MetricValues,
+} from "./diagnostics-plot";
 import { type Episode, pickExamples, type TrajectoryExample } from "./examples";
 import { num } from "./format";
 import type { PlotRound, PlotVerdict } from "./score-plot";
@@ -153,10 +161,9 @@ function plotVerdict(proposal: RunStatus["rounds"][number]["proposals"][number],
 }
 
 function plotRounds(store: RunStore, status: RunStatus): PlotRound[] {
-  const diagnostics = new Map<number, number | null>();
-  for (const evaluation of store.listEvaluations())
-    if (evaluation.purpose === "diagnostic" && evaluation.split === "heldout" && evaluation.round !== null)
-      diagnostics.set(evaluation.round, num(evaluation.summary.objective));
+  // A diagnostic is one row per incumbent (taken when it first held a round): every round it held shows it.
+  const heldoutOf = (commit: string | null) =>
+    commit ? num(store.getEvaluation(commit, "diagnostic", "heldout")?.summary.objective) : null;
   return status.rounds.map((round) => ({
     round: round.round,
     incumbent:
@@ -168,7 +175,7 @@ function plotRounds(store: RunStore, status: RunStatus): PlotRound[] {
       score: proposal.score,
       verdict: plotVerdict(proposal, round.round),
     })),
-    heldout: diagnostics.get(round.round) ?? null,
+    heldout: heldoutOf(round.finished ? round.incumbent_after : null),
   }));
 }
 
@@ -207,6 +214,36 @@ async function acceptedChanges(
   return changes;
 }
 
+/** The panels' metrics of a stored summary. */
+function metricsOf(view: SummaryView | null, objective: number | null): MetricValues {
+  const rates = blockedRates(view);
+  return {
+    objective,
+    strict_sa: blockedMetric(rates, "strict_sa"),
+    relaxed_sa: blockedMetric(rates, "relaxed_sa"),
+    absrec1: blockedMetric(rates, "absrec1"),
+    solve: feasibleMetric(view, "solve"),
+    false_abstention: feasibleMetric(view, "false_abstention"),
+  };
+}
+
+/** A candidate's failed blocked search episodes by their first failure mode (the digest's classification). */
+function failuresOf(store: RunStore, commit: string): DiagnosticRound["failures"] {
+  const blocked = store
+    .listRollouts(commit, "search")
+    .filter((r) => r.kind === "blocked" && r.scores.kind === "blocked");
+  if (blocked.length === 0) return null;
+  const modes: Partial<Record<FailureModeKey, number>> = {};
+  for (const rollout of blocked) {
+    const score = rollout.scores as unknown as BlockedEpisodeScore;
+    if (score.strict_sa) continue;
+    const found = blockedModesOf(rollout.end_reason, score);
+    const mode = FAILURE_MODES.find((m) => (found as string[]).includes(m.key))?.key ?? "other";
+    modes[mode] = (modes[mode] ?? 0) + 1;
+  }
+  return { n: blocked.length, modes };
+}
+
 /** Every evaluated candidate's search metrics, tokens and cost, and each round's incumbent, for the panels. */
 function diagnostics(store: RunStore, status: RunStatus): ReportData["diagnostics"] {
   const accepted = new Set(status.rounds.flatMap((r) => (r.round > 0 && r.accepted ? [r.accepted] : [])));
@@ -214,33 +251,34 @@ function diagnostics(store: RunStore, status: RunStatus): ReportData["diagnostic
     .listCandidates()
     .filter((c) => c.score !== null)
     .map((c): DiagnosticCandidate => {
-      const view = summaryView(c.summary, c.score);
-      const rates = blockedRates(view);
       const rollouts = store.listRollouts(c.commit, "search");
       return {
         id: c.round === 0 ? "seed" : `r${c.round}p${c.proposal}`,
         commit: c.commit,
         round: c.round,
         accepted: accepted.has(c.commit),
-        metrics: {
-          objective: c.score,
-          strict_sa: blockedMetric(rates, "strict_sa"),
-          relaxed_sa: blockedMetric(rates, "relaxed_sa"),
-          absrec1: blockedMetric(rates, "absrec1"),
-          solve: feasibleMetric(view, "solve"),
-          false_abstention: feasibleMetric(view, "false_abstention"),
-        },
+        metrics: metricsOf(summaryView(c.summary, c.score), c.score),
         tokens: rollouts.reduce((sum, r) => sum + r.input_tokens + r.output_tokens, 0),
         usd: rollouts.reduce((sum, r) => sum + r.usd, 0),
         seconds: evaluationSeconds(rollouts.map((r) => Date.parse(r.created_at))),
       };
     });
-  const held = new Map(plotRounds(store, status).map((r) => [r.round, r.heldout ?? null]));
-  const rounds = status.rounds.map((r) => ({
-    round: r.round,
-    incumbent: r.round === 0 ? r.incumbent_before : r.finished ? r.incumbent_after : null,
-    heldout: held.get(r.round) ?? null,
-  }));
+  // A diagnostic is one row per incumbent: every round that incumbent held shows it.
+  const diagnostic = (commit: string | null, split: "heldout" | "independent") => {
+    const summary = commit ? store.getEvaluation(commit, "diagnostic", split)?.summary : undefined;
+    const view = summaryView(summary);
+    return view ? metricsOf(view, view.objective) : null;
+  };
+  const rounds = status.rounds.map((r): DiagnosticRound => {
+    const incumbent = r.round === 0 ? r.incumbent_before : r.finished ? r.incumbent_after : null;
+    return {
+      round: r.round,
+      incumbent,
+      heldout: diagnostic(incumbent, "heldout"),
+      independent: diagnostic(incumbent, "independent"),
+      failures: incumbent ? failuresOf(store, incumbent) : null,
+    };
+  });
   return { candidates, rounds };
 }
 

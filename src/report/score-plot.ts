@@ -4,6 +4,7 @@
  * Pure: data in, markup out; no value from the data reaches the markup unescaped.
  */
 import { escapeHtml } from "./html";
+import { coord, niceTicks, roundAxis, roundScale, svgDocument, yGrid } from "./svg-axes";
 
 export type PlotVerdict = "seed" | "accepted" | "rejected" | "indecisive" | "screened_out" | "pending";
 
@@ -48,18 +49,7 @@ const LEGEND: Array<{ verdict: PlotVerdict; label: string }> = [
   { verdict: "pending", label: "pending" },
 ];
 
-/** Round steps of 1, 2 or 5 × 10^k covering [lo, hi] with about `target` ticks. */
-export function niceTicks(lo: number, hi: number, target = 5): number[] {
-  if (!Number.isFinite(lo) || !Number.isFinite(hi) || hi < lo) return [];
-  if (hi === lo) return [lo];
-  const rough = (hi - lo) / Math.max(1, target);
-  const power = 10 ** Math.floor(Math.log10(rough));
-  const step = ([1, 2, 5, 10].find((factor) => factor * power >= rough) ?? 10) * power;
-  const ticks: number[] = [];
-  for (let value = Math.ceil(lo / step - 1e-9) * step; value <= hi + step * 1e-9; value += step)
-    ticks.push(Number(value.toFixed(10)));
-  return ticks;
-}
+export { niceTicks };
 
 /** The y range: the data with a little room, snapped to round values, kept inside [0, 1] for rates. */
 export function scoreDomain(values: readonly number[]): [number, number] {
@@ -81,69 +71,46 @@ export function scoreDomain(values: readonly number[]): [number, number] {
   return [Number(lo.toFixed(10)), Number(hi.toFixed(10))];
 }
 
-function decimalsFor(ticks: readonly number[]): number {
-  const step = ticks.length > 1 ? Math.abs((ticks[1] as number) - (ticks[0] as number)) : 0.1;
-  return step >= 1 ? 0 : Math.min(4, Math.ceil(-Math.log10(step) - 1e-9));
-}
-
 const isScore = (value: number | null | undefined): value is number =>
   typeof value === "number" && Number.isFinite(value);
 
-const f = (value: number) => (Math.round(value * 10) / 10).toString();
+const f = coord;
 
 export function scorePlotSvg(rounds: readonly PlotRound[], options: PlotOptions = {}): string {
   const width = options.width ?? 1040;
   const height = options.height ?? 320;
-  const title = escapeHtml(options.title ?? "Search score per round");
-  const open = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" class="score-plot" font-family="system-ui, sans-serif" font-size="11"><title>${title}</title>`;
+  const title = options.title ?? "Search score per round";
   const scores = rounds.flatMap((round) => [
     round.incumbent,
     round.heldout ?? null,
     ...round.proposals.map((proposal) => proposal.score),
   ]);
   const values = scores.filter(isScore);
-  if (rounds.length === 0 || values.length === 0) {
-    return `${open}<text x="${f(width / 2)}" y="${f(height / 2)}" text-anchor="middle" fill="#6b7280">no scores yet</text></svg>`;
-  }
+  if (rounds.length === 0 || values.length === 0)
+    return svgDocument(
+      width,
+      height,
+      title,
+      `<text x="${f(width / 2)}" y="${f(height / 2)}" text-anchor="middle" fill="#6b7280">no scores yet</text>`,
+      "score-plot",
+    );
 
-  const plotLeft = MARGIN.left;
-  const plotRight = width - MARGIN.right;
-  const plotTop = MARGIN.top;
-  const plotBottom = height - MARGIN.bottom;
+  const box = {
+    left: MARGIN.left,
+    right: width - MARGIN.right,
+    top: MARGIN.top,
+    bottom: height - MARGIN.bottom,
+  };
   const roundNumbers = rounds.map((round) => round.round);
-  const firstRound = Math.min(...roundNumbers);
-  const lastRound = Math.max(...roundNumbers);
   // One round alone sits in the middle; otherwise half a slot of room on each side for the dots' spread.
-  const span = lastRound - firstRound;
-  const slot = (plotRight - plotLeft) / (span + 1);
-  const x = (round: number) => plotLeft + slot / 2 + (round - firstRound) * slot;
+  const { x, slot } = roundScale(roundNumbers, box);
   const [lo, hi] = scoreDomain(values);
-  const y = (value: number) => plotBottom - ((value - lo) / (hi - lo || 1)) * (plotBottom - plotTop);
+  const y = (value: number) => box.bottom - ((value - lo) / (hi - lo || 1)) * (box.bottom - box.top);
 
-  const parts: string[] = [open];
-  // Grid and y axis.
-  const yTicks = niceTicks(lo, hi, 5);
-  const decimals = decimalsFor(yTicks);
-  for (const tick of yTicks) {
-    parts.push(
-      `<line class="grid" x1="${f(plotLeft)}" x2="${f(plotRight)}" y1="${f(y(tick))}" y2="${f(y(tick))}" stroke="#e6e7ea"/>`,
-      `<text class="y-tick" x="${f(plotLeft - 8)}" y="${f(y(tick) + 3.5)}" text-anchor="end" fill="#6b7280">${tick.toFixed(decimals)}</text>`,
-    );
-  }
+  const parts: string[] = [yGrid(niceTicks(lo, hi, 5), y, box), roundAxis(roundNumbers, x, box)];
   parts.push(
-    `<line class="axis" x1="${f(plotLeft)}" x2="${f(plotRight)}" y1="${f(plotBottom)}" y2="${f(plotBottom)}" stroke="#9ca3af"/>`,
-  );
-  // X axis: every round when they fit, otherwise round-numbered steps.
-  const xTicks = span <= 20 ? roundNumbers : niceTicks(firstRound, lastRound, 10).filter(Number.isInteger);
-  for (const round of new Set(xTicks)) {
-    parts.push(
-      `<line x1="${f(x(round))}" x2="${f(x(round))}" y1="${f(plotBottom)}" y2="${f(plotBottom + 4)}" stroke="#9ca3af"/>`,
-      `<text class="x-tick" x="${f(x(round))}" y="${f(plotBottom + 16)}" text-anchor="middle" fill="#6b7280">${round}</text>`,
-    );
-  }
-  parts.push(
-    `<text x="${f((plotLeft + plotRight) / 2)}" y="${f(height - 6)}" text-anchor="middle" fill="#4b5563">round</text>`,
-    `<text transform="translate(12 ${f((plotTop + plotBottom) / 2)}) rotate(-90)" text-anchor="middle" fill="#4b5563">search score</text>`,
+    `<text x="${f((box.left + box.right) / 2)}" y="${f(height - 6)}" text-anchor="middle" fill="#4b5563">round</text>`,
+    `<text transform="translate(12 ${f((box.top + box.bottom) / 2)}) rotate(-90)" text-anchor="middle" fill="#4b5563">search score</text>`,
   );
 
   // Held-out diagnostic (dashed), then the incumbent as a step line: flat through a round, up where one was accepted.
@@ -171,9 +138,8 @@ export function scorePlotSvg(rounds: readonly PlotRound[], options: PlotOptions 
     }
   }
 
-  parts.push(legend(rounds, plotLeft));
-  parts.push("</svg>");
-  return parts.join("");
+  parts.push(legend(rounds, box.left));
+  return svgDocument(width, height, title, parts.join(""), "score-plot");
 }
 
 function stepLine(

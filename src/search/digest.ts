@@ -196,8 +196,13 @@ export function familyTable(scores: readonly EpisodeScore[]): FamilyRow[] {
 
 /** The failure modes of one blocked episode (an episode can show several). */
 export function blockedModes(trajectory: Trajectory, score: BlockedEpisodeScore): FailureMode[] {
+  return blockedModesOf(trajectory.end.reason, score);
+}
+
+/** The same from the episode's end reason alone (what a stored rollout record carries). */
+export function blockedModesOf(endReason: string, score: BlockedEpisodeScore): FailureMode[] {
   const modes: FailureMode[] = [];
-  if (trajectory.end.reason === "max_steps") modes.push("step_limit");
+  if (endReason === "max_steps") modes.push("step_limit");
   if (score.post_hoc) modes.push("post_hoc");
   if (score.fabricated_claim) modes.push("fabrication");
   if (score.strict_sa) {

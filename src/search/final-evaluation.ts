@@ -6,8 +6,9 @@ import { loadCandidate, runJobs } from "./candidate-rollouts";
 import type { SearchDeps } from "./search-deps";
 
 /**
- * Optional per-round held-out diagnostic of the incumbent. Stored with purpose `diagnostic`, which the search view
- * (the only store access proposers and acceptance get) cannot read; `hsearch status` shows it per round.
+ * Optional per-round diagnostic of the incumbent on the held-out and the independent split. Stored with purpose
+ * `diagnostic`, which the search view (the only store access proposers and acceptance get) cannot read; `hsearch
+ * status` and the report show it per round.
  */
 export async function diagnostic(
   deps: SearchDeps,
@@ -15,27 +16,35 @@ export async function diagnostic(
   incumbent: string,
   round: number,
 ): Promise<void> {
-  // The same incumbent on the same tasks and seeds gives the same diagnostic: one row per incumbent, read per round.
-  if (deps.store.getEvaluation(incumbent, "diagnostic", "heldout")) return;
-  const harness = await loadCandidate(repo, incumbent, harnessLimitsOf(deps.config.limits));
-  const scores = await runJobs(
-    deps,
-    harness,
-    incumbent,
-    "diagnostic",
-    deps.tasks.heldout(),
-    `round ${round} diagnostic`,
-  );
-  deps.store.putEvaluation({
-    candidate: incumbent,
-    purpose: "diagnostic",
-    split: "heldout",
-    round,
-    summary: {
-      ...summarize(scores),
-      objective: definedObjectiveScore(scores, deps.config.objective),
-    } as unknown as Record<string, unknown>,
-  });
+  const splits = [
+    { split: "heldout" as const, tasks: () => deps.tasks.heldout() },
+    { split: "independent" as const, tasks: () => deps.tasks.independent() },
+  ];
+  for (const { split, tasks } of splits) {
+    // The same incumbent on the same tasks and seeds gives the same diagnostic: one row per incumbent and split.
+    if (deps.store.getEvaluation(incumbent, "diagnostic", split)) continue;
+    const list = tasks();
+    if (list.length === 0) continue;
+    const harness = await loadCandidate(repo, incumbent, harnessLimitsOf(deps.config.limits));
+    const scores = await runJobs(
+      deps,
+      harness,
+      incumbent,
+      "diagnostic",
+      list,
+      `round ${round} ${split} diagnostic`,
+    );
+    deps.store.putEvaluation({
+      candidate: incumbent,
+      purpose: "diagnostic",
+      split,
+      round,
+      summary: {
+        ...summarize(scores),
+        objective: definedObjectiveScore(scores, deps.config.objective),
+      } as unknown as Record<string, unknown>,
+    });
+  }
 }
 
 /** After the search: the selected and the seed harness on held-out and independent tasks. */

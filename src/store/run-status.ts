@@ -109,19 +109,27 @@ export function runStatus(store: RunStore): RunStatus {
     heldout[role] ??= { commit: evaluation.candidate };
     (heldout[role] as Record<string, unknown>)[evaluation.purpose] = evaluation.summary;
   }
-  // Per-round diagnostics: the held-out evaluation of each round's incumbent (one row per incumbent commit).
-  const diagnosticOf = new Map(
-    store
-      .listEvaluations()
-      .filter((e) => e.purpose === "diagnostic")
-      .map((e) => [e.candidate, e.summary]),
-  );
+  // Per-round diagnostics: the held-out evaluation of each round's incumbent (one row per incumbent commit), with
+  // its independent evaluation under `independent`.
+  const diagnosticOf = (split: "heldout" | "independent") =>
+    new Map(
+      store
+        .listEvaluations()
+        .filter((e) => e.purpose === "diagnostic" && e.split === split)
+        .map((e) => [e.candidate, e.summary]),
+    );
+  const heldoutOf = diagnosticOf("heldout");
+  const independentOf = diagnosticOf("independent");
   const perRound = rounds
-    .filter((r) => r.round > 0 && r.incumbent_after && diagnosticOf.has(r.incumbent_after))
-    .map((r) => [
-      `round_${r.round}`,
-      { commit: r.incumbent_after, ...diagnosticOf.get(r.incumbent_after as string) },
-    ]);
+    .filter((r) => r.round > 0 && r.incumbent_after && heldoutOf.has(r.incumbent_after))
+    .map((r) => {
+      const commit = r.incumbent_after as string;
+      const independent = independentOf.get(commit);
+      return [
+        `round_${r.round}`,
+        { commit, ...heldoutOf.get(commit), ...(independent ? { independent } : {}) },
+      ];
+    });
   if (perRound.length > 0) heldout.diagnostics = Object.fromEntries(perRound);
   const usage = store.usageTotals();
   const sum = (key: "input_tokens" | "output_tokens" | "usd" | "calls") =>

@@ -77,6 +77,11 @@ describe("proposer inputs", () => {
     // The held-out evaluations did run (final, and per-round diagnostics): the data exists, the proposer never saw it.
     expect(store.listEvaluations().some((e) => e.purpose === "heldout")).toBe(true);
     expect(Object.keys(runStatus(store).heldout.diagnostics ?? {})).toEqual(["round_1", "round_2"]);
+    // Each round's incumbent is measured on the independent split as well, and status shows it per round.
+    const diagnostics = store.listEvaluations().filter((e) => e.purpose === "diagnostic");
+    expect(new Set(diagnostics.map((e) => e.split))).toEqual(new Set(["heldout", "independent"]));
+    const round1 = (runStatus(store).heldout.diagnostics as Record<string, Record<string, unknown>>).round_1;
+    expect(round1?.independent).toMatchObject({ feasible: { n: expect.any(Number) } });
     expect(store.countRollouts("diagnostic")).toBeGreaterThan(0);
     // The search view, the proposer's only access to the store, cannot reach them.
     const view = store.searchView();
