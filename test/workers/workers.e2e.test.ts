@@ -171,6 +171,36 @@ describe("hsearch run --workers", () => {
   }, 240_000);
 });
 
+describe("hsearch run --workers --resume", () => {
+  it("a coordinator SIGKILLed mid-run resumes with its workers to the same result and leaves no job behind", async () => {
+    const queue = "resume";
+    const workers = [await startWorker(queue), await startWorker(queue)];
+    const runDir = join(work, "resume", "run");
+    const first = hsearch(["run", config, "--out", runDir, "--workers", redis.url, "--queue", queue]);
+    const killed = finished(first);
+    while (first.exitCode === null && storedRollouts(runDir) < reference.total * 0.4)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    first.kill("SIGKILL");
+    expect((await killed).signal).toBe("SIGKILL");
+    expect(runSummary(runDir).state).toBe("running");
+    const resumed = await finished(
+      hsearch(["run", "--resume", runDir, "--workers", redis.url, "--queue", queue]),
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = runSummary(runDir);
+    expect(after.state).toBe("finished");
+    expect(after.selected).toBe(reference.selected);
+    expect(after.keys).toEqual(reference.keys);
+    expect(after.hash).toBe(reference.hash);
+    // Whatever the killed coordinator had queued was either joined by the resumed one or never asked for again.
+    const watcher = new Redis(redis.url);
+    expect(await watcher.keys(`bull:${queue}:run.*`)).toEqual([]);
+    watcher.disconnect();
+    for (const worker of workers) worker.child.kill("SIGTERM");
+    for (const worker of workers) expect((await worker.exit).code).toBe(0);
+  }, 240_000);
+});
+
 describe("a rollout a worker cannot run", () => {
   it("fails the coordinator's rollout with the worker's reason and leaves no job behind", async () => {
     const queue = "refused";
