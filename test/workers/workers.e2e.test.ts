@@ -136,15 +136,17 @@ describe("hsearch run --workers", () => {
     // The victim alone at first, so the jobs in flight at the kill are its own.
     const victim = await startWorker(queue, ["--stall-seconds", "2"]);
     const runDir = join(work, "kill", "run");
-    const run = finished(hsearch(["run", config, "--out", runDir, "--workers", redis.url, "--queue", queue]));
+    const coordinator = hsearch(["run", config, "--out", runDir, "--workers", redis.url, "--queue", queue]);
+    const run = finished(coordinator);
     let inFlight = 0;
-    while (true) {
+    while (coordinator.exitCode === null) {
       if (storedRollouts(runDir) >= reference.total * 0.3) {
         inFlight = await watcher.llen(`bull:${queue}:active`);
         if (inFlight > 0) break;
       }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
+    expect(inFlight, "the kill found rollouts in flight").toBeGreaterThan(0);
     victim.child.kill("SIGKILL");
     expect((await victim.exit).signal).toBe("SIGKILL");
     const storedAtKill = storedRollouts(runDir);
