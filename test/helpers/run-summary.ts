@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { expect } from "vitest";
 import { openRunStore } from "../../src/store";
 
 /**
@@ -56,4 +57,16 @@ export function finished(
     stderr += chunk;
   });
   return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stderr })));
+}
+
+/** A run ended as the reference run did: finished, same selection and scores, every rollout key once, same hash. */
+export function expectSameRun(runDir: string, reference: ReturnType<typeof runSummary>): void {
+  const after = runSummary(runDir);
+  expect(after.state).toBe("finished");
+  expect(after.selected).toBe(reference.selected);
+  expect(after.scores).toEqual(reference.scores);
+  // No rollout lost or stored twice.
+  expect(after.keys).toEqual(reference.keys);
+  expect(new Set(after.keys).size).toBe(after.keys.length);
+  expect(after.hash).toBe(reference.hash);
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SOURCE_CLI } from "../helpers/cli";
-import { finished, storedRollouts, runSummary as summary } from "../helpers/run-summary";
+import { expectSameRun, finished, storedRollouts, runSummary as summary } from "../helpers/run-summary";
 import { retailSubset } from "../helpers/task-subset";
 
 let work: string;
@@ -58,14 +58,7 @@ for (const strategy of ["greedy", "pareto"] as const)
 
         const resumed = await finished(hsearch(["run", "--resume", runDir]));
         expect(resumed.code, resumed.stderr).toBe(0);
-        const after = summary(runDir);
-        expect(after.state).toBe("finished");
-        expect(after.selected).toBe(reference.selected);
-        expect(after.scores).toEqual(reference.scores);
-        // No rollout lost or stored twice.
-        expect(after.keys).toEqual(reference.keys);
-        expect(new Set(after.keys).size).toBe(after.keys.length);
-        expect(after.hash).toBe(reference.hash);
+        expectSameRun(runDir, reference);
       });
     }
   });

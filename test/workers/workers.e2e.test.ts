@@ -15,7 +15,7 @@ import { connectQueueExecutor } from "../../src/workers/queue-executor";
 import { startRolloutWorker } from "../../src/workers/rollout-worker";
 import { runCli, SOURCE_CLI } from "../helpers/cli";
 import { freePort, startRedis, type TestRedis } from "../helpers/redis-server";
-import { finished, runSummary, storedRollouts } from "../helpers/run-summary";
+import { expectSameRun, finished, runSummary, storedRollouts } from "../helpers/run-summary";
 import { retailSubset } from "../helpers/task-subset";
 
 /**
@@ -99,12 +99,7 @@ describe("hsearch run --workers", () => {
     expect(run.stderr).toMatch(
       /rollouts go to queue two at redis:\/\/127\.0\.0\.1:\d+\/?: 2 workers connected/,
     );
-    const after = runSummary(runDir);
-    expect(after.state).toBe("finished");
-    expect(after.selected).toBe(reference.selected);
-    expect(after.scores).toEqual(reference.scores);
-    expect(after.keys).toEqual(reference.keys);
-    expect(after.hash).toBe(reference.hash);
+    expectSameRun(runDir, reference);
     // Both workers took part, and together they ran every rollout exactly once.
     const counts = workers.map((w) => rolloutsBy(w.log()));
     expect(
@@ -153,13 +148,7 @@ describe("hsearch run --workers", () => {
     const rescuer = await startWorker(queue, ["--stall-seconds", "2"]);
     const exit = await run;
     expect(exit.code, exit.stderr).toBe(0);
-    const after = runSummary(runDir);
-    expect(after.selected).toBe(reference.selected);
-    expect(after.scores).toEqual(reference.scores);
-    // 0 rollouts lost, none stored twice.
-    expect(after.keys).toEqual(reference.keys);
-    expect(new Set(after.keys).size).toBe(after.keys.length);
-    expect(after.hash).toBe(reference.hash);
+    expectSameRun(runDir, reference);
     // The victim's jobs were taken mid-rollout and recovered as stalled.
     expect(stalled.length).toBeGreaterThan(0);
     expect(rolloutsBy(rescuer.log())).toBeGreaterThanOrEqual(reference.total - storedAtKill);
@@ -189,11 +178,7 @@ describe("hsearch run --workers --resume", () => {
       hsearch(["run", "--resume", runDir, "--workers", redis.url, "--queue", queue]),
     );
     expect(resumed.code, resumed.stderr).toBe(0);
-    const after = runSummary(runDir);
-    expect(after.state).toBe("finished");
-    expect(after.selected).toBe(reference.selected);
-    expect(after.keys).toEqual(reference.keys);
-    expect(after.hash).toBe(reference.hash);
+    expectSameRun(runDir, reference);
     // Whatever the killed coordinator had queued was either joined by the resumed one or never asked for again.
     const watcher = new Redis(redis.url);
     expect(await watcher.keys(`bull:${queue}:run.*`)).toEqual([]);
