@@ -23,6 +23,8 @@ export interface TrajectoryExample extends Episode {
   outcome: string;
   /** The seed harness's episode of the same task and repeat, to read side by side (set by the report's loader). */
   seedKey?: string;
+  /** The seed harness's episode of the same task, seed and repeat, shown beside it. */
+  seedEpisode?: Episode;
   /** The step the reader should look at, and why. */
   focus: { step: number; label: string };
 }

@@ -3,7 +3,7 @@
  * `ReportData` in, a document out. Every value from the run is escaped by the `html` template.
  */
 
-import { suiteOfTask } from "./compare";
+import { passed, suiteOfTask } from "./compare";
 import { diagnosticsSvgs } from "./diagnostics-plot";
 import type { TrajectoryExample } from "./examples";
 import { fmtDelta, fmtRate, fmtTime, shortSha } from "./format";
@@ -145,7 +145,7 @@ function renderExamples(examples: readonly TrajectoryExample[], finalLabel: stri
   if (examples.length === 0)
     return html`<p class="muted">No trajectory of the ${finalLabel} harness is stored yet.</p>`;
   const purpose = examples[0]?.purpose === "heldout" ? "held-out" : "search";
-  return html`<p class="muted small">Episodes of the ${finalLabel} harness on the ${purpose} split, each from the step to look at; earlier steps are folded. Examples are picked within each suite. Every event names its author: the agent, the harness, the customer (retail), the task's instruction (terminal), or env for tool results.</p>
+  return html`<p class="muted small">Episodes of the ${finalLabel} harness on the ${purpose} split, each from the step to look at; earlier steps are folded. Examples are picked within each suite. Every event names its author: the agent, the harness, the customer (retail), the task's instruction (terminal), or env for tool results. Where the seed ran the same task, seed and repeat, its episode is shown beside.</p>
 ${examples.map((example) => {
   const passed = example.category.endsWith("passed");
   const { rollout } = example;
@@ -155,8 +155,16 @@ ${examples.map((example) => {
   return html`<div class="example" data-suite="${suiteOfTask(rollout.task_id)}"><div class="head"><h3>${suiteOfTask(rollout.task_id)} · ${CATEGORY_TITLE[example.category]}${rollout.family ? ` · ${rollout.family}` : ""}</h3>
 <span class="badge ${passed ? "passed" : "failed"}">${example.outcome}</span></div>
 <p class="muted small"><code>${rollout.task_id}</code> · ${example.purpose === "heldout" ? "held-out" : example.purpose} · seed ${rollout.seed} · ${rollout.steps} steps · ${scoreLine(rollout)}${full}</p>
-${renderTimeline(example.trajectory, { focus: example.focus, foldBeforeFocus: true })}</div>`;
+${example.seedEpisode ? renderWithSeed(example, finalLabel) : renderTimeline(example.trajectory, { focus: example.focus, foldBeforeFocus: true })}</div>`;
 })}`;
+}
+
+/** The same task, seed and repeat under the seed harness (left) and the final one (right). */
+function renderWithSeed(example: TrajectoryExample, finalLabel: string): Html {
+  const seed = example.seedEpisode as NonNullable<TrajectoryExample["seedEpisode"]>;
+  const column = (label: string, rollout: TrajectoryExample["rollout"], timeline: Html) =>
+    html`<div><h4>${label} <span class="badge ${passed(rollout) ? "passed" : "failed"}">${passed(rollout) ? "passed" : "failed"}</span></h4><p class="muted small">${rollout.steps} steps · ${scoreLine(rollout)}</p>${timeline}</div>`;
+  return html`<div class="side-by-side with-seed">${column("seed", seed.rollout, renderTimeline(seed.trajectory, { focus: example.focus, foldBeforeFocus: true }))}${column(finalLabel, example.rollout, renderTimeline(example.trajectory, { focus: example.focus, foldBeforeFocus: true }))}</div>`;
 }
 
 function renderInProgress(data: ReportData, links?: Links): Html {

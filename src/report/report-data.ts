@@ -316,15 +316,21 @@ function examplesOf(store: RunStore, commit: string, seed: string | null): Traje
     const rollouts = store.listRollouts(commit, purpose);
     if (rollouts.length === 0) continue;
     const suites = [...new Set(rollouts.map((r) => suiteOfTask(r.task_id)))].sort();
-    const seedKeys = new Map(
+    const seedRollouts = new Map(
       seed && seed !== commit
-        ? store.listRollouts(seed, purpose).map((r) => [`${r.task_id}#${r.repeat}`, r.key] as const)
+        ? store.listRollouts(seed, purpose).map((r) => [`${r.task_id}#${r.repeat}`, r] as const)
         : [],
     );
-    const withSeed = (example: TrajectoryExample): TrajectoryExample => ({
-      ...example,
-      seedKey: seedKeys.get(`${example.rollout.task_id}#${example.rollout.repeat}`),
-    });
+    const withSeed = (example: TrajectoryExample): TrajectoryExample => {
+      const seedRollout = seedRollouts.get(`${example.rollout.task_id}#${example.rollout.repeat}`);
+      return seedRollout
+        ? {
+            ...example,
+            seedKey: seedRollout.key,
+            seedEpisode: { rollout: seedRollout, trajectory: store.readTrajectory(seedRollout) },
+          }
+        : example;
+    };
     return suites.flatMap((suite) =>
       pickExamples(
         rollouts

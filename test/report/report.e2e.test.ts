@@ -61,6 +61,8 @@ describe("hsearch report on a finished run", () => {
         expect(table).toContain(`<td>${proposal.id}</td>`);
         expect(table).toContain(proposal.commit.slice(0, 10));
         if (proposal.score !== null) expect(table).toContain(proposal.score.toFixed(3));
+        // Each proposal names its parent (the seed's id for round 1).
+        if (round.round === 1) expect(table).toContain(`<td>${proposal.id}</td><td class="parent">seed</td>`);
       }
     const accepted = status.rounds.filter((r) => r.round > 0 && r.accepted !== null).length;
     expect(accepted).toBeGreaterThan(0);
@@ -130,6 +132,12 @@ describe("hsearch report on a finished run", () => {
       expect(report).toContain(`>${family} <span class="muted">(n `);
     expect(report).toContain("<h3>Held-out split</h3>");
     expect(report.match(/<table class="metrics">/g)?.length).toBe(3);
+    // Every rate cell with k/n and an interval, and Δ with its interval.
+    const blocked = report.slice(report.indexOf('id="blocked"'), report.indexOf('id="feasible"'));
+    expect(blocked).toMatch(
+      /strict SA<\/td><td class="num cmp"><div class="side"><span class="muted small">seed<\/span> \d\.\d{3} <span class="kn">\d+\/\d+<\/span> <span class="ci">\[/,
+    );
+    expect(blocked).toMatch(/<span class="muted small">Δ<\/span> <span class="(unclear|better|worse)"/);
     const feasible = report.slice(report.indexOf('id="feasible"'), report.indexOf('id="changes"'));
     for (const split of ["search", "held-out", "independent"])
       expect(feasible).toContain(`<td>${split}</td>`);
@@ -145,6 +153,14 @@ describe("hsearch report on a finished run", () => {
     expect(examples).toContain('<li class="marker">▸ decisive step');
     for (const author of ["agent", "customer", "env"])
       expect(examples).toContain(`<span class="who ${author}">${author}</span>`);
+    // The same task under the seed, beside each example: two timelines per example.
+    const pairs = examples.match(/<div class="side-by-side with-seed">/g)?.length ?? 0;
+    expect(pairs).toBe(examples.match(/<div class="example"/g)?.length);
+    expect(pairs).toBeGreaterThan(0);
+    expect(examples.match(/<h4>seed /g)?.length).toBe(pairs);
+    expect(examples.match(/<h4>selected /g)?.length).toBe(pairs);
+    expect(examples).toMatch(/<h4>seed <span class="badge (passed|failed)">/);
+    expect(examples).toMatch(/<h4>selected <span class="badge (passed|failed)">/);
   });
 
   it("shows usage and the configuration", () => {

@@ -305,3 +305,43 @@ describe("hsearch view through the CLI", () => {
     expect(stderr).toContain("hsearch view: stopped");
   });
 });
+
+describe("pages of a running run", () => {
+  it("every page updates live while the run runs, trajectory and side-by-side pages included, and none once it ends", async () => {
+    const { mkdtempSync, cpSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const copy = join(mkdtempSync(join(tmpdir(), "hsearch-view-live-")), "run");
+    cpSync(runDir, copy, { recursive: true });
+    const store = openRunStore(copy);
+    const seed = status.rounds[0]?.proposals[0]?.commit as string;
+    const [first, second] = store.listRollouts(seed, "search");
+    store.setRunState("running");
+    store.close();
+    const running = await startViewer({ runDir: copy, port: 0 });
+    const paths = [
+      "/",
+      "/candidates",
+      `/candidates/${seed}`,
+      `/candidates/${seed}/files`,
+      `/rollouts/search/${encodeURIComponent(first?.key as string)}`,
+      `/side-by-side/search/${encodeURIComponent(first?.key as string)}/${encodeURIComponent(second?.key as string)}`,
+    ];
+    try {
+      for (const path of paths) {
+        const response = await get(
+          running.port,
+          `${path}${path.includes("?") ? "&" : "?"}token=${running.token}`,
+        );
+        expect(response.status, path).toBe(200);
+        expect(response.body, path).toContain('<body data-live="true">');
+      }
+    } finally {
+      await running.close();
+    }
+    for (const path of paths.slice(2)) {
+      const response = await get(viewer.port, `${path}?token=${viewer.token}`);
+      expect(response.status, path).toBe(200);
+      expect(response.body, path).not.toContain("data-live");
+    }
+  });
+});

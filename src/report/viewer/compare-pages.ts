@@ -76,7 +76,11 @@ ${renderTimeline(trajectory)}</div>`,
 <p class="subtitle">${first ? PURPOSE_LABEL[first.purpose] : ""} · ${first?.kind ?? ""}${first?.family ? ` · ${first.family}` : ""} · repeat ${first?.repeat ?? ""} · the same task and seed under two harnesses</p>
 <div class="side-by-side">${columns}</div>`;
   return page(
-    { title: `${first?.task_id ?? "episode"} side by side · ${run.id}`, nav: viewerNav(run) },
+    {
+      title: `${first?.task_id ?? "episode"} side by side · ${run.id}`,
+      nav: viewerNav(run),
+      live: run.state === "running",
+    },
     body,
   );
 }
@@ -99,5 +103,12 @@ export function renderFilesPage(
 <p class="subtitle">The harness as committed; <code>hsearch export ${run.id} --candidate ${shortSha(candidate.commit)} --out DIR</code> writes it out.</p>
 <ul class="files">${list}</ul>
 ${shown === null ? "" : html`<h2 class="mono">${selected}</h2><pre class="file">${shown}</pre>`}`;
-  return page({ title: `files · ${candidateId(candidate)} · ${run.id}`, nav: viewerNav(run) }, body);
+  return page(
+    {
+      title: `files · ${candidateId(candidate)} · ${run.id}`,
+      nav: viewerNav(run),
+      live: run.state === "running",
+    },
+    body,
+  );
 }

@@ -191,7 +191,11 @@ ${judge && typeof judge.rationale === "string" ? html`<p class="small">judge (${
 ${renderExplanation(rollout, trajectory)}
 <h2>Timeline</h2>
 ${renderTimeline(trajectory, { focus })}`;
-  return page({ title: `${rollout.task_id} · ${run.id}`, nav: viewerNav(run) }, body);
+  // Live like every other page while the run runs: the nav's state, and what links on, follow the run.
+  return page(
+    { title: `${rollout.task_id} · ${run.id}`, nav: viewerNav(run), live: run.state === "running" },
+    body,
+  );
 }
 
 /** The scorer's explanation, as Inspect shows one: the verdict, each gate with what it checks, the judge's words. */
