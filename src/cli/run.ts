@@ -226,6 +226,9 @@ async function connectWorkers(
         ...(settings.customer ? { customer: settings.customer } : {}),
       },
       ...(config.limits ? { max_reply_chars: config.limits.model_reply_chars } : {}),
+      ...(config.limits?.model_call_seconds
+        ? { call_timeout_ms: config.limits.model_call_seconds * 1000 }
+        : {}),
     },
     harnessLimits: harnessLimitsOf(config.limits),
   });
@@ -264,6 +267,8 @@ function runModels(config: SearchConfig, io: CliIO, cachePath?: string) {
     prices: loadPriceTable(),
     settings: settingsByRole(blocks),
     maxReplyChars: config.limits?.model_reply_chars,
+    // A run stored before the setting existed keeps the built-in default.
+    ...(config.limits?.model_call_seconds ? { timeoutMs: config.limits.model_call_seconds * 1000 } : {}),
     extraProviders: offlineProviders,
     warn: cachePath ? (message) => io.err(`warning: ${message}`) : undefined,
   });

@@ -9,7 +9,7 @@ import Anthropic, {
   APIUserAbortError,
 } from "@anthropic-ai/sdk";
 import { fromAnthropicBody, toAnthropicParams } from "./anthropic-wire";
-import { DEFAULT_TIMEOUT_MS } from "./openai";
+import { DEFAULT_TIMEOUT_MS } from "./reply-limit";
 import { fromSdkError } from "./sdk-errors";
 import type { ChatModel } from "./types";
 

@@ -4,6 +4,7 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { fromOpenAIBody, type MaxTokensField, toOpenAIParams } from "./openai-wire";
+import { DEFAULT_TIMEOUT_MS } from "./reply-limit";
 import { fromSdkError } from "./sdk-errors";
 import type { ChatModel } from "./types";
 
@@ -21,8 +22,6 @@ export interface OpenAIModelOptions {
   organization?: string | null;
   project?: string | null;
 }
-
-export const DEFAULT_TIMEOUT_MS = 120_000;
 
 const SDK_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };
 

@@ -11,6 +11,9 @@ import type { ChatResponse } from "./types";
 /** Far above any real reply (max_tokens bounds those); configurable as `limits.model_reply_chars`. */
 export const DEFAULT_MAX_REPLY_CHARS = 200_000;
 
+/** How long one provider call may go unanswered (then it is retried); configurable as `limits.model_call_seconds`. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+
 export function replyChars(response: ChatResponse): number {
   return (
     (response.content?.length ?? 0) +

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { SUITES } from "../domain/task";
 import { HARNESS_LIMITS } from "../harness/load";
-import { DEFAULT_MAX_REPLY_CHARS } from "../models/reply-limit";
+import { DEFAULT_MAX_REPLY_CHARS, DEFAULT_TIMEOUT_MS } from "../models/reply-limit";
 import { roleModelsSchema } from "../models/settings";
 import { objectiveSchema } from "../scoring/objective";
 
@@ -168,14 +168,25 @@ export const searchConfigSchema = z
           .max(100_000_000)
           .default(DEFAULT_MAX_REPLY_CHARS)
           .describe("Characters of one model reply (text and tool calls); a longer one is never stored."),
+        model_call_seconds: z
+          .number()
+          .gt(0)
+          .max(3_600)
+          .default(DEFAULT_TIMEOUT_MS / 1000)
+          .describe(
+            "Seconds a model call (every role) may go unanswered; then it is abandoned and retried like a 5xx.",
+          ),
       })
       .strict()
       .default({
         harness_file_chars: HARNESS_LIMITS.template_chars,
         harness_total_chars: HARNESS_LIMITS.total_chars,
         model_reply_chars: DEFAULT_MAX_REPLY_CHARS,
+        model_call_seconds: DEFAULT_TIMEOUT_MS / 1000,
       })
-      .describe("Size limits on input a run reads: harness files and model replies."),
+      .describe(
+        "Limits on input a run reads: harness files and model replies, and how long a model call may take.",
+      ),
   })
   .strict();
 

@@ -28,6 +28,8 @@ export interface WorkerModels {
   settings: { agent?: ModelSettings; customer?: ModelSettings };
   /** The run's `limits.model_reply_chars`. */
   max_reply_chars?: number;
+  /** The run's `limits.model_call_seconds`, in ms. */
+  call_timeout_ms?: number;
 }
 
 export interface RolloutJobData {
@@ -68,6 +70,7 @@ const jobSchema = z
           .object({ agent: modelSettingsSchema.optional(), customer: modelSettingsSchema.optional() })
           .strict(),
         max_reply_chars: z.number().int().positive().optional(),
+        call_timeout_ms: z.number().positive().optional(),
       })
       .strict(),
   })

@@ -72,6 +72,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
           settings: wanted.settings,
           concurrency: options.concurrency,
           ...(wanted.max_reply_chars === undefined ? {} : { maxReplyChars: wanted.max_reply_chars }),
+          ...(wanted.call_timeout_ms === undefined ? {} : { timeoutMs: wanted.call_timeout_ms }),
         },
       );
       models.set(key, built);
