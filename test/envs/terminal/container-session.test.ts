@@ -55,16 +55,27 @@ function invocations(log: string): string[][] {
   return records(log).filter((record) => record[0] !== "@request");
 }
 
+/** The fake engine first on PATH, logging to a fresh file, until `restore`. */
+function installFakeDocker(): { log: string; restore: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "hsearch-fake-docker-"));
+  temps.push(dir);
+  const log = join(dir, "calls.log");
+  writeFileSync(join(dir, "docker"), FAKE_DOCKER);
+  chmodSync(join(dir, "docker"), 0o755);
+  const saved = { PATH: process.env.PATH, FAKE_DOCKER_LOG: process.env.FAKE_DOCKER_LOG };
+  process.env.PATH = `${dir}:${process.env.PATH}`;
+  process.env.FAKE_DOCKER_LOG = log;
+  const restore = () => {
+    process.env.PATH = saved.PATH;
+    if (saved.FAKE_DOCKER_LOG === undefined) delete process.env.FAKE_DOCKER_LOG;
+    else process.env.FAKE_DOCKER_LOG = saved.FAKE_DOCKER_LOG;
+  };
+  return { log, restore };
+}
+
 describe("the container backend", () => {
   it("with a fake docker on PATH: imports the base image once, runs one container per episode, removes it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hsearch-fake-docker-"));
-    temps.push(dir);
-    const log = join(dir, "calls.log");
-    writeFileSync(join(dir, "docker"), FAKE_DOCKER);
-    chmodSync(join(dir, "docker"), 0o755);
-    const saved = { PATH: process.env.PATH, FAKE_DOCKER_LOG: process.env.FAKE_DOCKER_LOG };
-    process.env.PATH = `${dir}:${process.env.PATH}`;
-    process.env.FAKE_DOCKER_LOG = log;
+    const { log, restore } = installFakeDocker();
     try {
       const env = await createTerminalEnv({
         files: { "a.txt": "a" },
@@ -157,21 +168,12 @@ describe("the container backend", () => {
       expect(script.startsWith("exec 4>&1\n")).toBe(true);
       if (root) expect(script).toContain(`chown ${user.uid}:${user.gid} / /root /home /srv`);
     } finally {
-      process.env.PATH = saved.PATH;
-      if (saved.FAKE_DOCKER_LOG === undefined) delete process.env.FAKE_DOCKER_LOG;
-      else process.env.FAKE_DOCKER_LOG = saved.FAKE_DOCKER_LOG;
+      restore();
     }
   });
 
   it("with a fake docker: builds a task's image once, reuses it in the next episode, rebuilds when the setup changes", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hsearch-fake-docker-"));
-    temps.push(dir);
-    const log = join(dir, "calls.log");
-    writeFileSync(join(dir, "docker"), FAKE_DOCKER);
-    chmodSync(join(dir, "docker"), 0o755);
-    const saved = { PATH: process.env.PATH, FAKE_DOCKER_LOG: process.env.FAKE_DOCKER_LOG };
-    process.env.PATH = `${dir}:${process.env.PATH}`;
-    process.env.FAKE_DOCKER_LOG = log;
+    const { log, restore } = installFakeDocker();
     const episode = async (setup: string) => {
       writeFileSync(log, "");
       const env = await createTerminalEnv({ files: { "a.txt": "a" }, setup, container: "docker" });
@@ -214,9 +216,7 @@ describe("the container backend", () => {
       expect(otherTag).toMatch(/^hsearch-task:[0-9a-f]{16}$/);
       expect(otherTag).not.toBe(taskTag);
     } finally {
-      process.env.PATH = saved.PATH;
-      if (saved.FAKE_DOCKER_LOG === undefined) delete process.env.FAKE_DOCKER_LOG;
-      else process.env.FAKE_DOCKER_LOG = saved.FAKE_DOCKER_LOG;
+      restore();
     }
   });
 
