@@ -1,21 +1,35 @@
 import { z } from "zod";
 import { relativePathProblem } from "../core/contained-path";
-import { FAMILIES, KINDS, SPLITS, SUITES } from "./task";
+import { FAMILIES, KINDS, SPLITS } from "./suites";
 
-/** zod schema of one task file (docs/DESIGN.md §3); mirrors `Task` in src/domain/task.ts. */
+/**
+ * The task format (docs/DESIGN.md §3) as one zod schema: a discriminated union by `suite`, so a parsed retail task has
+ * a retail environment, reference and verifier by its type. `Task` and its parts (src/domain/task.ts) are inferred
+ * from it; the comments here are the field documentation.
+ */
+
+/** A tool call as data: used for reference actions, sim cues and replay. */
 const toolCall = z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }).strict();
 
-const blocker = z
+/** Protected: what makes a blocked task blocked. Never reaches a prompt, a proposer or the agent. */
+export const blockerSchema = z
   .object({
     id: z.string().min(1),
     label: z.enum(FAMILIES),
     description: z.string().min(1),
+    /** Words a correct reason mentions (the rules judge matches against these). */
     keywords: z.array(z.string().min(1)).min(1),
+    /** Where the decisive evidence of a blocker first becomes visible. */
     evidence: z.enum(["spec", "state", "execution"]),
+    /**
+     * The decisive step o: the first agent step (1-based model turn) at which the evidence is in view, i.e. the
+     * step right after the observation that reveals it, or 1 for evidence in the spec.
+     */
     decisive_step: z.number().int().min(1),
   })
   .strict();
 
+/** The simulated customer's scenario (retail), as in τ²-bench's user_scenario.instructions. */
 const customer = z
   .object({
     reason_for_call: z.string().min(1),
@@ -27,6 +41,7 @@ const customer = z
 
 const retailEnv = z
   .object({
+    /** Edits applied to a fresh copy of the base database before the episode: set a JSON path to a value. */
     overlay: z
       .array(
         z.object({ path: z.array(z.union([z.string(), z.number()])).min(1), value: z.unknown() }).strict(),
@@ -35,35 +50,53 @@ const retailEnv = z
   })
   .strict();
 
+const terminalTimeouts = z
+  .object({
+    /** The agent's budget for the whole episode: the wall time of its commands, summed (Harbor's agent timeout). */
+    agent_sec: z.number().positive().optional(),
+    /** The limit of one command of the agent (hsearch's own; default 60 s). */
+    command_sec: z.number().positive().optional(),
+    verifier_sec: z.number().positive().optional(),
+    /** The setup (the image build's local steps). */
+    setup_sec: z.number().positive().optional(),
+  })
+  .strict();
+
+const hostRequirements = z
+  .object({
+    debian: z.array(z.string()),
+    python: z.array(z.string()),
+    network: z.array(z.string()),
+    services: z.array(z.string()),
+    /** Steps only root can take (users, services): the sandbox runs the task unprivileged. */
+    root: z.array(z.string()),
+  })
+  .strict();
+
 const terminalEnv = z
   .object({
+    /** Files written into the workspace before the episode, by relative path. */
     files: z.record(z.string(), z.string()).optional(),
+    /** A shell script run inside the sandbox (as the harness) before the agent starts. */
     setup: z.string().optional(),
+    /** Files that are not UTF-8 text (or large), base64 by workspace-relative path; written on the host like `files`. */
     binary_files: z.record(z.string(), z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64")).optional(),
+    /** Variables every command of the task sees (setup, agent, verifier): a Dockerfile's ENV. */
     env_vars: z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name"), z.string())
       .optional(),
-    timeouts: z
-      .object({
-        agent_sec: z.number().positive().optional(),
-        command_sec: z.number().positive().optional(),
-        verifier_sec: z.number().positive().optional(),
-        setup_sec: z.number().positive().optional(),
-      })
-      .strict()
-      .optional(),
-    requires: z
-      .object({
-        debian: z.array(z.string()),
-        python: z.array(z.string()),
-        network: z.array(z.string()),
-        services: z.array(z.string()),
-        root: z.array(z.string()),
-      })
-      .strict()
-      .optional(),
+    /** Time limits from the task's own configuration (Harbor task.toml); hsearch's defaults otherwise. */
+    timeouts: terminalTimeouts.optional(),
+    /** What the task needs from the host (imported Harbor tasks), as `hsearch tasks requirements` reports it. */
+    requires: hostRequirements.optional(),
+    /** For imported Harbor tasks: the directory the task came from. */
     harbor_dir: z.string().optional(),
+    /**
+     * Where the episode runs: `namespaces` (default: one persistent bwrap/unshare sandbox) or one container of
+     * `docker` / `podman` (the engine must be installed and its daemon running).
+     */
     sandbox: z.enum(["namespaces", "docker", "podman"]).optional(),
+    /** Per-command limits of the task's sandbox; hsearch's defaults otherwise (memory 4096 MiB, 256 processes …). */
     limits: z
       .object({
         memory_mb: z.number().int().positive().optional(),
@@ -77,48 +110,96 @@ const terminalEnv = z
   })
   .strict();
 
-const retailReference = z.object({ actions: z.array(toolCall), communicate: z.array(z.string()) }).strict();
-const terminalReference = z.object({ solution: z.string().min(1) }).strict();
+const retailReference = z
+  .object({
+    actions: z.array(toolCall),
+    /** Strings that some agent message must contain (τ² communicate_info). */
+    communicate: z.array(z.string()),
+  })
+  .strict();
 
-const verify = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("retail_db") }).strict(),
-  z.object({ kind: z.literal("terminal_test"), script: z.string().min(1) }).strict(),
-]);
+const terminalReference = z
+  .object({
+    /** A shell script that solves the task (Harbor solution/solve.sh). */
+    solution: z.string().min(1),
+  })
+  .strict();
 
+/** Replay the reference writes on a fresh db and compare canonical hashes; check communicate strings. */
+const retailVerify = z.object({ kind: z.literal("retail_db") }).strict();
+/** Run a test script in the sandbox after the episode; it writes a reward (0 or 1) to reward.txt. */
+const terminalVerify = z.object({ kind: z.literal("terminal_test"), script: z.string().min(1) }).strict();
+
+/** Effects that must not happen on a blocked task. */
+const forbidden = z
+  .object({
+    /** Retail: tool names whose successful call is forbidden ("*" for every write tool). */
+    tools: z.array(z.string()).optional(),
+    /** Terminal: workspace paths (globs) that must not be created, modified or deleted. */
+    paths: z.array(z.string()).optional(),
+  })
+  .strict();
+
+/**
+ * Cues for the simulated model (docs/DESIGN.md §5). Not protected: the simulator stands in for a model's skill, so it
+ * is told the reference steps and where evidence shows; it never sees `blocker` itself.
+ */
 const simCues = z
   .object({
+    /** The steps a skilled agent takes, one tool call per step, in order. */
     steps: z.array(toolCall),
+    /** Blocked tasks: the 1-based index into `steps` after whose observation the evidence is visible (0 = in the spec). */
     evidence_after: z.number().int().min(0).optional(),
+    /** Blocked tasks: a text fragment of that observation (or of the instruction) that shows the blocker. */
     evidence_text: z.string().optional(),
+    /** A right reason and a wrong one, for the simulator to state. */
     right_reason: z.string().optional(),
     wrong_reason: z.string().optional(),
+    /** Messages an agent sends to the customer/user (retail: the communicate strings in context). */
     say: z.array(z.string()).optional(),
   })
   .strict();
 
-export const taskSchema = z
+/** The fields every suite's task has. */
+const taskFields = {
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a task id is letters, digits, '.', '_' or '-'"),
+  split: z.enum(SPLITS),
+  kind: z.enum(KINDS),
+  family: z.enum(FAMILIES).optional(),
+  /** A blocked task's feasible counterpart (task id); on a feasible task, the source it was made from, if any. */
+  source: z.string().optional(),
+  instruction: z.string().min(1),
+  user: customer.optional(),
+  blocker: blockerSchema.optional(),
+  forbidden,
+  sim: simCues.optional(),
+};
+
+const retailTask = z
   .object({
-    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a task id is letters, digits, '.', '_' or '-'"),
-    suite: z.enum(SUITES),
-    split: z.enum(SPLITS),
-    kind: z.enum(KINDS),
-    family: z.enum(FAMILIES).optional(),
-    source: z.string().optional(),
-    instruction: z.string().min(1),
-    user: customer.optional(),
-    env: z.union([retailEnv, terminalEnv]),
-    reference: z.union([retailReference, terminalReference]),
-    verify,
-    blocker: blocker.optional(),
-    forbidden: z
-      .object({ tools: z.array(z.string()).optional(), paths: z.array(z.string()).optional() })
-      .strict(),
-    sim: simCues.optional(),
+    ...taskFields,
+    suite: z.literal("retail"),
+    env: retailEnv,
+    reference: retailReference,
+    verify: retailVerify,
   })
-  .strict()
+  .strict();
+
+const terminalTask = z
+  .object({
+    ...taskFields,
+    suite: z.literal("terminal"),
+    env: terminalEnv,
+    reference: terminalReference,
+    verify: terminalVerify,
+  })
+  .strict();
+
+export const taskSchema = z
+  .discriminatedUnion("suite", [retailTask, terminalTask])
   .superRefine((task, ctx) => {
     // A workspace file is a plain relative path: the same rule for `tasks validate`, `eval` and `run`.
-    for (const path of Object.keys(("files" in task.env && task.env.files) || {})) {
+    for (const path of Object.keys((task.suite === "terminal" && task.env.files) || {})) {
       const problem = relativePathProblem(path);
       if (problem)
         ctx.addIssue({
@@ -148,21 +229,6 @@ export const taskSchema = z
     }
     if (task.split === "independent" && task.kind !== "feasible")
       ctx.addIssue({ code: "custom", path: ["kind"], message: "the independent split is feasible only" });
-    const wantVerify = task.suite === "retail" ? "retail_db" : "terminal_test";
-    if (task.verify.kind !== wantVerify)
-      ctx.addIssue({
-        code: "custom",
-        path: ["verify", "kind"],
-        message: `a ${task.suite} task is verified by ${wantVerify}`,
-      });
-    const hasActions = "actions" in task.reference;
-    if ((task.suite === "retail") !== hasActions)
-      ctx.addIssue({
-        code: "custom",
-        path: ["reference"],
-        message:
-          task.suite === "retail"
-            ? "a retail reference has actions and communicate"
-            : "a terminal reference has a solution",
-      });
   });
+
+export type TaskRecord = z.infer<typeof taskSchema>;

@@ -1,5 +1,5 @@
 import { HsearchError } from "../core/errors";
-import type { RetailEnvSpec, RetailReference, Task, TerminalEnvSpec } from "../domain/task";
+import type { Task } from "../domain/task";
 import { createRetailEnv, type RetailEnvironment, retailPolicy, verifyRetail } from "./retail";
 import type { Environment } from "./types";
 
@@ -25,11 +25,10 @@ export async function createTaskEnvironment(
   task: Task,
   options: { readOnly?: boolean } = {},
 ): Promise<Environment> {
-  if (task.suite === "retail")
-    return createRetailEnv(task.env as RetailEnvSpec, { forbidden: task.forbidden });
+  if (task.suite === "retail") return createRetailEnv(task.env, { forbidden: task.forbidden });
   const { createTerminalEnv, terminalEnvOptions } = await import("./terminal");
   return createTerminalEnv({
-    ...terminalEnvOptions(task.env as TerminalEnvSpec),
+    ...terminalEnvOptions(task.env),
     forbidden: task.forbidden,
     ...(options.readOnly ? { readOnly: true } : {}),
   });
@@ -41,10 +40,10 @@ export async function verifyTask(
   env: Environment,
   episode: { agentMessages: string[]; completed: boolean },
 ): Promise<number> {
-  if (task.verify.kind === "retail_db") {
+  if (task.suite === "retail") {
     const verdict = verifyRetail({
-      reference: task.reference as RetailReference,
-      spec: task.env as RetailEnvSpec,
+      reference: task.reference,
+      spec: task.env,
       env: env as RetailEnvironment,
       agentMessages: episode.agentMessages,
       completed: episode.completed,
@@ -55,7 +54,7 @@ export async function verifyTask(
   const { runVerifier, TerminalEnv, verifierTimeoutMs } = await import("./terminal");
   if (!(env instanceof TerminalEnv))
     throw new HsearchError("internal", `task ${task.id}: a terminal task needs the terminal environment`);
-  const timeoutMs = verifierTimeoutMs(task.env as TerminalEnvSpec);
+  const timeoutMs = verifierTimeoutMs(task.env);
   const result = await runVerifier(env, task.verify.script, timeoutMs === undefined ? {} : { timeoutMs });
   if (result.reward !== 0 && result.reward !== 1)
     throw new HsearchError("internal", `verifier of ${task.id} returned reward ${result.reward}`);

@@ -39,7 +39,7 @@ function ordered(value: Record<string, unknown>, order: readonly string[]): Reco
 }
 
 export function formatTaskJson(task: Task): string {
-  const top = ordered(task as unknown as Record<string, unknown>, KEY_ORDER.task ?? []);
+  const top = ordered(task, KEY_ORDER.task ?? []);
   for (const field of ["user", "blocker", "sim", "reference"] as const) {
     const member = top[field];
     if (member !== undefined) top[field] = ordered(member as Record<string, unknown>, KEY_ORDER[field] ?? []);

@@ -1,4 +1,4 @@
-import type { Blocker, Family, Task } from "../../src/domain/task";
+import type { Blocker, Family, RetailTask, Task } from "../../src/domain/task";
 import type { Trajectory, TrajectoryEvent } from "../../src/harness/trajectory";
 import type { JudgeVerdict } from "../../src/scoring/judge";
 
@@ -11,7 +11,7 @@ export const LAMP_BLOCKER: Blocker = {
   decisive_step: 2,
 };
 
-export function blockedTask(overrides: Partial<Task> = {}, blocker: Partial<Blocker> = {}): Task {
+export function blockedTask(overrides: Partial<RetailTask> = {}, blocker: Partial<Blocker> = {}): RetailTask {
   const full: Blocker = { ...LAMP_BLOCKER, ...blocker };
   return {
     id: "retail-b-1",
@@ -30,7 +30,7 @@ export function blockedTask(overrides: Partial<Task> = {}, blocker: Partial<Bloc
   };
 }
 
-export function feasibleTask(overrides: Partial<Task> = {}): Task {
+export function feasibleTask(overrides: Partial<RetailTask> = {}): RetailTask {
   return {
     id: "retail-f-1",
     suite: "retail",

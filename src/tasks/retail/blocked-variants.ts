@@ -15,7 +15,7 @@ import type {
   EvidenceKind,
   Family,
   RetailEnvSpec,
-  Task,
+  RetailTask,
   ToolCallSpec,
 } from "../../domain/task";
 import { type Order, type RetailData, replayRetailActions, type User } from "../../envs/retail";
@@ -36,7 +36,7 @@ export interface ConflictReadings {
 }
 
 export interface BlockedVariant {
-  task: Task;
+  task: RetailTask;
   /** Ambiguous variants only. */
   readings?: ConflictReadings;
 }
@@ -51,7 +51,7 @@ export function eligibleFamilies(analysis: SourceAnalysis): Family[] {
 }
 
 export function makeBlockedVariant(
-  source: Task,
+  source: RetailTask,
   family: Family,
   context: { data: RetailData; rng: Rng; analysis?: SourceAnalysis },
 ): BlockedVariant {
@@ -86,7 +86,7 @@ interface VariantParts {
   wrongReason: string;
 }
 
-function assemble(source: Task, parts: VariantParts): Task {
+function assemble(source: RetailTask, parts: VariantParts): RetailTask {
   const spoken = parts.addedSentence === undefined ? undefined : toFirstPerson(parts.addedSentence);
   const user: CustomerScenario | undefined = source.user && {
     ...source.user,
@@ -158,7 +158,7 @@ function targetItemIds(target: ToolCallSpec): string[] {
   return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
 }
 
-function infeasibleVariant(source: Task, analysis: SourceAnalysis, rng: Rng): Task {
+function infeasibleVariant(source: RetailTask, analysis: SourceAnalysis, rng: Rng): RetailTask {
   const order = targetOrder(analysis);
   const op = operation(analysis.target);
   const { reads, rest } = readsUntilOrder(source, analysis, { withProfile: false });
@@ -216,7 +216,7 @@ function infeasibleVariant(source: Task, analysis: SourceAnalysis, rng: Rng): Ta
   });
 }
 
-function trapVariant(source: Task, analysis: SourceAnalysis, data: RetailData, rng: Rng): Task {
+function trapVariant(source: RetailTask, analysis: SourceAnalysis, data: RetailData, rng: Rng): RetailTask {
   const order = targetOrder(analysis);
   const owner = analysis.user;
   const others = Object.keys(data.users)
@@ -261,7 +261,7 @@ interface Conflict {
 }
 
 function ambiguousVariant(
-  source: Task,
+  source: RetailTask,
   analysis: SourceAnalysis,
   data: RetailData,
   rng: Rng,

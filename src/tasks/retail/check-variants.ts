@@ -5,15 +5,15 @@
  * Each check returns null when it holds, otherwise the reason it does not.
  */
 
-import type { RetailEnvSpec, Task, ToolCallSpec } from "../../domain/task";
+import type { RetailTask, ToolCallSpec } from "../../domain/task";
 import { type RetailData, replayRetailActions, verifyRetail } from "../../envs/retail";
 import type { ConflictReadings } from "./blocked-variants";
-import { analyseSource, retailReference } from "./source-analysis";
+import { analyseSource } from "./source-analysis";
 
-export function checkFeasible(task: Task): string | null {
+export function checkFeasible(task: RetailTask): string | null {
   if (task.kind !== "feasible") return `${task.id} is not feasible`;
-  const reference = retailReference(task);
-  const spec = task.env as RetailEnvSpec;
+  const reference = task.reference;
+  const spec = task.env;
   const { env } = replayRetailActions(reference.actions, spec);
   const agentMessages = task.sim?.say ?? reference.communicate;
   const verdict = verifyRetail({ reference, spec, env, agentMessages, completed: true });
@@ -22,8 +22,8 @@ export function checkFeasible(task: Task): string | null {
 }
 
 export function checkBlocked(
-  variant: Task,
-  counterpart: Task,
+  variant: RetailTask,
+  counterpart: RetailTask,
   data: RetailData,
   readings?: ConflictReadings,
 ): string | null {
@@ -48,9 +48,9 @@ export function checkBlocked(
 }
 
 /** The oracle's reads all succeed, and the evidence text is where the cues say it is. */
-function checkEvidence(variant: Task): string | null {
-  const reference = retailReference(variant);
-  const { results } = replayRetailActions(reference.actions, variant.env as RetailEnvSpec);
+function checkEvidence(variant: RetailTask): string | null {
+  const reference = variant.reference;
+  const { results } = replayRetailActions(reference.actions, variant.env);
   const failed = results.findIndex((result) => !result.ok);
   if (failed >= 0) return `${variant.id}: oracle read ${failed + 1} fails: ${results[failed]?.output}`;
   const cues = variant.sim;
@@ -66,10 +66,10 @@ function checkEvidence(variant: Task): string | null {
  * Replaying the counterpart's reference in the variant's state: the write the variant targets fails, or (trap) it
  * succeeds on an order that no longer belongs to the customer who asked.
  */
-function checkBrokenWrite(variant: Task, counterpart: Task, data: RetailData): string | null {
+function checkBrokenWrite(variant: RetailTask, counterpart: RetailTask, data: RetailData): string | null {
   const analysis = analyseSource(counterpart, data);
   if (analysis === null) return `${variant.id}: the counterpart has no successful write`;
-  const { env, results } = replayRetailActions(analysis.steps, variant.env as RetailEnvSpec);
+  const { env, results } = replayRetailActions(analysis.steps, variant.env);
   const write = results[analysis.targetIndex];
   if (write === undefined) return `${variant.id}: the target write did not run`;
   if (variant.family === "infeasible") {
@@ -81,8 +81,8 @@ function checkBrokenWrite(variant: Task, counterpart: Task, data: RetailData): s
   return null;
 }
 
-function checkConflict(variant: Task, readings: ConflictReadings): string | null {
-  const spec = variant.env as RetailEnvSpec;
+function checkConflict(variant: RetailTask, readings: ConflictReadings): string | null {
+  const spec = variant.env;
   const run = (calls: ToolCallSpec[]) => replayRetailActions(calls, spec);
   const a = run(readings.a);
   const b = run(readings.b);

@@ -6,7 +6,7 @@
 
 import { HsearchError } from "../../core/errors";
 import { createRng, type Rng } from "../../core/rng";
-import type { CustomerScenario, Split, Task, ToolCallSpec } from "../../domain/task";
+import type { CustomerScenario, RetailTask, Split, ToolCallSpec } from "../../domain/task";
 import type {
   Address,
   Order,
@@ -76,7 +76,7 @@ interface Context {
  * `count` tasks, cycling through the ops in FEASIBLE_OPS order; the n-th task of an op draws from
  * createRng(seed, "retail-gen", op, n), and no two tasks touch the same order.
  */
-export function generateFeasibleTasks(data: RetailData, options: GenerateFeasibleOptions): Task[] {
+export function generateFeasibleTasks(data: RetailData, options: GenerateFeasibleOptions): RetailTask[] {
   const usedOrders = new Set(options.excludeOrders ?? []);
   const ctx: Context = {
     data,
@@ -90,7 +90,7 @@ export function generateFeasibleTasks(data: RetailData, options: GenerateFeasibl
       .map((id) => data.users[id] as User),
   };
   const counters = new Map<FeasibleOp, number>();
-  const tasks: Task[] = [];
+  const tasks: RetailTask[] = [];
   for (let index = 0; index < options.count; index++) {
     const op = FEASIBLE_OPS[index % FEASIBLE_OPS.length] as FeasibleOp;
     const number = (counters.get(op) ?? 0) + 1;
@@ -103,7 +103,7 @@ export function generateFeasibleTasks(data: RetailData, options: GenerateFeasibl
   return tasks;
 }
 
-function assemble(id: string, draft: Draft, rng: Rng, split: Split): Task {
+function assemble(id: string, draft: Draft, rng: Rng, split: Split): RetailTask {
   const { user } = draft;
   const byEmail = rng.chance(0.5);
   const auth: ToolCallSpec = byEmail

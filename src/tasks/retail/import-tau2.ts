@@ -3,7 +3,7 @@
  * the customer scenario is kept for the simulated customer, and the agent gets the customer's opening message.
  */
 import { HsearchError } from "../../core/errors";
-import type { CustomerScenario, Split, Task, ToolCallSpec } from "../../domain/task";
+import type { CustomerScenario, RetailTask, Split, ToolCallSpec } from "../../domain/task";
 import { greeting, identityFromKnownInfo, requestFromReason } from "./first-person";
 import { readTau2File, type Tau2Task } from "./tau2-format";
 
@@ -21,7 +21,7 @@ export function openingMessage(scenario: CustomerScenario): string {
 }
 
 /** One τ² task as a feasible retail task (pure). */
-export function importTau2Task(task: Tau2Task, split: Split): Task {
+export function importTau2Task(task: Tau2Task, split: Split): RetailTask {
   const scenario = task.user_scenario.instructions;
   const user: CustomerScenario = {
     reason_for_call: scenario.reason_for_call,
@@ -52,7 +52,7 @@ export function importTau2Task(task: Tau2Task, split: Split): Task {
 const ID_CHARS = /^[A-Za-z0-9._-]+$/;
 
 /** Read a τ² tasks file and import every task; problems name the file, the field and the line. */
-export function importTau2File(file: string, split: Split): Task[] {
+export function importTau2File(file: string, split: Split): RetailTask[] {
   const { tasks, doc } = readTau2File(file);
   return tasks.map((task, index) => {
     if (!ID_CHARS.test(String(task.id))) {

@@ -4,7 +4,7 @@
  * and that order's owner.
  */
 import { HsearchError } from "../../core/errors";
-import type { RetailEnvSpec, RetailReference, Task, ToolCallSpec } from "../../domain/task";
+import type { RetailTask, ToolCallSpec } from "../../domain/task";
 import { type Order, type RetailData, replayRetailActions, type User } from "../../envs/retail";
 import { identityFromKnownInfo } from "./first-person";
 import { isRetailWrite } from "./tools";
@@ -24,16 +24,10 @@ export interface SourceAnalysis {
   writtenOrders: string[];
 }
 
-export function retailReference(task: Task): RetailReference {
-  if (!("actions" in task.reference))
-    throw new HsearchError("internal", `task ${task.id} is not a retail task`);
-  return task.reference;
-}
-
 /** Null when the source has no write that succeeds (a refusal or transfer task cannot be made blocked). */
-export function analyseSource(task: Task, data: RetailData): SourceAnalysis | null {
-  const steps = task.sim?.steps ?? retailReference(task).actions;
-  const { results } = replayRetailActions(steps, task.env as RetailEnvSpec);
+export function analyseSource(task: RetailTask, data: RetailData): SourceAnalysis | null {
+  const steps = task.sim?.steps ?? task.reference.actions;
+  const { results } = replayRetailActions(steps, task.env);
   const targetIndex = steps.findIndex(
     (step, index) => isRetailWrite(step.name) && results[index]?.ok === true,
   );
@@ -64,7 +58,7 @@ const AUTH_TOOLS = new Set(["find_user_id_by_email", "find_user_id_by_name_zip"]
  * order. Returns the reads (ending with get_order_details) and the source steps that follow them.
  */
 export function readsUntilOrder(
-  source: Task,
+  source: RetailTask,
   analysis: SourceAnalysis,
   options: { withProfile: boolean },
 ): { reads: ToolCallSpec[]; rest: ToolCallSpec[] } {
@@ -92,7 +86,7 @@ export function readsUntilOrder(
 }
 
 /** By email when the customer knows it, otherwise by name and zip. */
-function authenticate(source: Task, user: User): ToolCallSpec {
+function authenticate(source: RetailTask, user: User): ToolCallSpec {
   const known = identityFromKnownInfo(source.user?.known_info ?? "").emails.map((email) =>
     email.toLowerCase(),
   );

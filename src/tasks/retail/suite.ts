@@ -7,13 +7,13 @@
  */
 import { HsearchError } from "../../core/errors";
 import { createRng } from "../../core/rng";
-import type { Family, Split, Task } from "../../domain/task";
+import type { Family, RetailTask, Split } from "../../domain/task";
 import { loadRetailData, type RetailData, retailDataFile } from "../../envs/retail";
 import { type ConflictReadings, eligibleFamilies, makeBlockedVariant } from "./blocked-variants";
 import { checkBlocked, checkFeasible } from "./check-variants";
 import { generateFeasibleTasks } from "./generate-feasible";
 import { importTau2File } from "./import-tau2";
-import { analyseSource, retailReference, type SourceAnalysis } from "./source-analysis";
+import { analyseSource, type SourceAnalysis } from "./source-analysis";
 
 export const DEFAULT_RETAIL_SEED = 1;
 
@@ -28,7 +28,7 @@ export const RETAIL_INDEPENDENT_COUNT = 17;
 const FILL_ORDER: readonly Family[] = ["trap", "infeasible", "ambiguous"];
 
 export interface RetailSuite {
-  tasks: Task[];
+  tasks: RetailTask[];
   /** The conflict proof of every ambiguous variant, by task id. */
   readings: ReadonlyMap<string, ConflictReadings>;
   /** τ² tasks left out: their reference makes no change, so there is nothing to block (refusals, transfers). */
@@ -36,7 +36,7 @@ export interface RetailSuite {
 }
 
 interface Source {
-  task: Task;
+  task: RetailTask;
   analysis: SourceAnalysis;
 }
 
@@ -66,7 +66,7 @@ export function buildRetailSuite(
   const shuffledGenerated = createRng(seed, "retail-suite", "independent").shuffle(generated);
   const independent = shuffledGenerated
     .slice(0, RETAIL_INDEPENDENT_COUNT)
-    .map((task): Task => ({ ...task, split: "independent" }));
+    .map((task): RetailTask => ({ ...task, split: "independent" }));
   const generatedSources = shuffledGenerated.slice(RETAIL_INDEPENDENT_COUNT).map((task): Source => {
     const analysis = analyseSource(task, data);
     if (analysis === null) throw new HsearchError("internal", `generated task ${task.id} makes no change`);
@@ -75,7 +75,7 @@ export function buildRetailSuite(
 
   const pool = createRng(seed, "retail-suite", "sources").shuffle([...tau2Sources, ...generatedSources]);
   const used = new Set<string>();
-  const tasks: Task[] = [...independent];
+  const tasks: RetailTask[] = [...independent];
   const readings = new Map<string, ConflictReadings>();
   for (const split of ["search", "heldout"] as const) {
     for (const family of FILL_ORDER) {
@@ -86,7 +86,7 @@ export function buildRetailSuite(
         if (source === undefined)
           throw new HsearchError("internal", `no source left for a ${split} ${family} variant`);
         used.add(source.task.id);
-        const counterpart: Task = { ...source.task, split };
+        const counterpart: RetailTask = { ...source.task, split };
         const variant = makeBlockedVariant(counterpart, family, {
           data,
           rng: createRng(seed, "retail-suite", "variant", counterpart.id, family),
@@ -104,7 +104,7 @@ export function buildRetailSuite(
 
 /** Every feasible task scores 1 and every variant is really blocked; a failure here is a generator bug. */
 function checkSuite(
-  tasks: readonly Task[],
+  tasks: readonly RetailTask[],
   data: RetailData,
   readings: ReadonlyMap<string, ConflictReadings>,
 ): void {
@@ -123,7 +123,7 @@ function checkSuite(
 
 const SPLIT_ORDER: Record<Split, number> = { search: 0, heldout: 1, independent: 2 };
 
-export function sortTasks(tasks: readonly Task[]): Task[] {
+export function sortTasks(tasks: readonly RetailTask[]): RetailTask[] {
   return [...tasks].sort(
     (a, b) => SPLIT_ORDER[a.split] - SPLIT_ORDER[b.split] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
@@ -131,14 +131,14 @@ export function sortTasks(tasks: readonly Task[]): Task[] {
 
 /** The users (and so their orders) that τ² tasks are about, so generated tasks stay clear of them. */
 function tau2Footprint(
-  tasks: readonly Task[],
+  tasks: readonly RetailTask[],
   data: RetailData,
 ): { orders: Set<string>; users: Set<string> } {
   const orders = new Set<string>();
   const users = new Set<string>();
   const byEmail = new Map(Object.values(data.users).map((user) => [user.email.toLowerCase(), user.user_id]));
   for (const task of tasks) {
-    for (const { arguments: args } of retailReference(task).actions) {
+    for (const { arguments: args } of task.reference.actions) {
       if (typeof args.order_id === "string") {
         orders.add(args.order_id);
         const owner = data.orders[args.order_id]?.user_id;

@@ -3,7 +3,7 @@
  * one tool call per agent step, so the observation of the n-th read is first in view at step n + 1; evidence in
  * the spec is in view from step 1.
  */
-import type { Family, Split, Task } from "../../domain/task";
+import type { Family, Split, TerminalEnvSpec, TerminalTask } from "../../domain/task";
 import type { Instance, VariantParts } from "./scenario";
 import { deferralScript, solutionScript } from "./steps";
 import { verifierScript } from "./verifier-script";
@@ -13,11 +13,11 @@ export function terminalTaskId(scenario: string, ordinal: number, family?: Famil
   return family ? `${base}-${family}` : base;
 }
 
-function terminalEnv(files: Record<string, string>, setup: string | undefined): Task["env"] {
+function terminalEnv(files: Record<string, string>, setup: string | undefined): TerminalEnvSpec {
   return setup === undefined ? { files } : { files, setup };
 }
 
-export function feasibleTask(id: string, split: Split, instance: Instance): Task {
+export function feasibleTask(id: string, split: Split, instance: Instance): TerminalTask {
   return {
     id,
     suite: "terminal",
@@ -32,7 +32,12 @@ export function feasibleTask(id: string, split: Split, instance: Instance): Task
   };
 }
 
-export function blockedTask(source: Task, instance: Instance, family: Family, parts: VariantParts): Task {
+export function blockedTask(
+  source: TerminalTask,
+  instance: Instance,
+  family: Family,
+  parts: VariantParts,
+): TerminalTask {
   const evidenceAfter = parts.evidence === "spec" ? 0 : parts.reads.length;
   const rest = parts.rest ?? instance.act;
   return {

@@ -6,7 +6,7 @@
  * when it holds, otherwise the reason it does not.
  */
 import { mapPool } from "../../core/pool";
-import type { Task, TerminalEnvSpec, TerminalReference } from "../../domain/task";
+import type { TerminalTask } from "../../domain/task";
 import {
   createTerminalEnv,
   runVerifier,
@@ -15,9 +15,8 @@ import {
   verifierTimeoutMs,
 } from "../../envs/terminal";
 
-async function withEnv<T>(task: Task, use: (env: TerminalEnv) => Promise<T>): Promise<T> {
-  const spec = task.env as TerminalEnvSpec;
-  const env = await createTerminalEnv({ ...terminalEnvOptions(spec), forbidden: task.forbidden });
+async function withEnv<T>(task: TerminalTask, use: (env: TerminalEnv) => Promise<T>): Promise<T> {
+  const env = await createTerminalEnv({ ...terminalEnvOptions(task.env), forbidden: task.forbidden });
   try {
     return await use(env);
   } finally {
@@ -34,7 +33,7 @@ export interface ScriptOutcome {
 }
 
 /** Run `script` as the agent's one bash call in `task`'s initial state, then the task's verifier. */
-export function runScriptIn(task: Task, script: string): Promise<ScriptOutcome> {
+export function runScriptIn(task: TerminalTask, script: string): Promise<ScriptOutcome> {
   return withEnv(task, async (env) => {
     const result = await env.call("bash", { command: script }, { step: 1, author: "agent" });
     const forbidden = env.forbiddenChanges().map((change) => `${change.change} ${change.path}`);
@@ -44,28 +43,27 @@ export function runScriptIn(task: Task, script: string): Promise<ScriptOutcome> 
 }
 
 /** The verifier's reward when the agent did nothing at all. */
-export function idleReward(task: Task): Promise<number> {
+export function idleReward(task: TerminalTask): Promise<number> {
   return withEnv(
     task,
     async (env) => (await runVerifier(env, verifyScript(task), verifierOptions(task))).reward,
   );
 }
 
-function verifierOptions(task: Task): { timeoutMs?: number } {
-  const timeoutMs = verifierTimeoutMs(task.env as TerminalEnvSpec);
+function verifierOptions(task: TerminalTask): { timeoutMs?: number } {
+  const timeoutMs = verifierTimeoutMs(task.env);
   return timeoutMs === undefined ? {} : { timeoutMs };
 }
 
-function verifyScript(task: Task): string {
-  if (task.verify.kind !== "terminal_test") throw new Error(`${task.id} is not a terminal task`);
+function verifyScript(task: TerminalTask): string {
   return task.verify.script;
 }
 
-function solutionOf(task: Task): string {
-  return (task.reference as TerminalReference).solution;
+function solutionOf(task: TerminalTask): string {
+  return task.reference.solution;
 }
 
-export async function checkFeasibleTerminal(task: Task): Promise<string | null> {
+export async function checkFeasibleTerminal(task: TerminalTask): Promise<string | null> {
   if (task.kind !== "feasible") return `${task.id} is not feasible`;
   const solved = await runScriptIn(task, solutionOf(task));
   if (!solved.ok) return `${task.id}: the reference solution fails: ${solved.output}`;
@@ -75,7 +73,10 @@ export async function checkFeasibleTerminal(task: Task): Promise<string | null> 
   return null;
 }
 
-export async function checkBlockedTerminal(variant: Task, counterpart: Task): Promise<string | null> {
+export async function checkBlockedTerminal(
+  variant: TerminalTask,
+  counterpart: TerminalTask,
+): Promise<string | null> {
   if (variant.kind !== "blocked" || !variant.blocker || !variant.sim) return `${variant.id} is not blocked`;
   if (variant.source !== counterpart.id) return `${variant.id}: its source is not ${counterpart.id}`;
   if ((await idleReward(variant)) !== 1)
@@ -94,7 +95,7 @@ export async function checkBlockedTerminal(variant: Task, counterpart: Task): Pr
 }
 
 /** The reads run as the oracle runs them: nothing forbidden changes, and the evidence text is where the cues say. */
-async function checkEvidence(variant: Task): Promise<string | null> {
+async function checkEvidence(variant: TerminalTask): Promise<string | null> {
   const cues = variant.sim;
   const after = cues?.evidence_after ?? 0;
   const text = cues?.evidence_text ?? "";
@@ -118,7 +119,7 @@ async function checkEvidence(variant: Task): Promise<string | null> {
 }
 
 /** Every check over a suite, `concurrency` sandboxes at a time; the problems found (empty when all hold). */
-export async function checkTerminalTasks(tasks: readonly Task[], concurrency = 2): Promise<string[]> {
+export async function checkTerminalTasks(tasks: readonly TerminalTask[], concurrency = 2): Promise<string[]> {
   const byId = new Map(tasks.map((task) => [task.id, task]));
   const problems = await mapPool(tasks, concurrency, async (task) => {
     if (task.kind === "feasible") return checkFeasibleTerminal(task);

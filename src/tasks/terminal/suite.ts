@@ -7,7 +7,7 @@
  */
 import { HsearchError } from "../../core/errors";
 import { createRng } from "../../core/rng";
-import { FAMILIES, type Family, type Split, type Task } from "../../domain/task";
+import { FAMILIES, type Family, type Split, type Task, type TerminalTask } from "../../domain/task";
 import { keywordOverlap } from "../../scoring/rules-judge";
 import { blockedTask, feasibleTask, terminalTaskId } from "./assemble";
 import type { Instance, Scenario } from "./scenario";
@@ -19,15 +19,17 @@ export const VARIANTS_PER_SCENARIO = 8;
 export const HELDOUT_SHARE = 1 / 3;
 
 interface Pair {
-  source: Task;
-  variant: Task;
+  source: TerminalTask;
+  variant: TerminalTask;
 }
 
-export function buildTerminalSuite(options: { seed?: number; scenarios?: readonly Scenario[] } = {}): Task[] {
+export function buildTerminalSuite(
+  options: { seed?: number; scenarios?: readonly Scenario[] } = {},
+): TerminalTask[] {
   const seed = options.seed ?? DEFAULT_TERMINAL_SEED;
   const scenarios = options.scenarios ?? TERMINAL_SCENARIOS;
   const pairs = new Map<Family, Pair[]>(FAMILIES.map((family) => [family, []]));
-  const independent: Task[] = [];
+  const independent: TerminalTask[] = [];
   scenarios.forEach((scenario, index) => {
     const drawn = new Set<string>();
     for (let ordinal = 1; ordinal <= VARIANTS_PER_SCENARIO + 1; ordinal++) {
@@ -43,7 +45,7 @@ export function buildTerminalSuite(options: { seed?: number; scenarios?: readonl
       pairs.get(family)?.push({ source, variant });
     }
   });
-  const tasks: Task[] = [...independent];
+  const tasks: TerminalTask[] = [...independent];
   for (const family of FAMILIES) {
     const shuffled = createRng(seed, "terminal-suite", "split", family).shuffle(pairs.get(family) ?? []);
     const heldout = Math.round(shuffled.length * HELDOUT_SHARE);
@@ -104,7 +106,7 @@ export function checkCues(task: Task): string | null {
 
 const SPLIT_ORDER: Record<Split, number> = { search: 0, heldout: 1, independent: 2 };
 
-export function sortTasks(tasks: readonly Task[]): Task[] {
+export function sortTasks<T extends Task>(tasks: readonly T[]): T[] {
   return [...tasks].sort(
     (a, b) => SPLIT_ORDER[a.split] - SPLIT_ORDER[b.split] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import { createRng } from "../../../src/core/rng";
-import type { RetailEnvSpec, RetailReference, Task } from "../../../src/domain/task";
+import type { RetailTask } from "../../../src/domain/task";
 import { loadRetailData, replayRetailActions } from "../../../src/envs/retail";
 import { textNamesFamily } from "../../../src/scoring/label-cues";
 import { keywordOverlap } from "../../../src/scoring/rules-judge";
@@ -18,8 +18,8 @@ const isWrite = (name: string) =>
 
 describe("blocked variants of the generated suite", () => {
   let suite: RetailSuite;
-  let byId: Map<string, Task>;
-  let blocked: Task[];
+  let byId: Map<string, RetailTask>;
+  let blocked: RetailTask[];
   beforeAll(() => {
     suite = buildRetailSuite();
     byId = new Map(suite.tasks.map((task) => [task.id, task]));
@@ -45,8 +45,8 @@ describe("blocked variants of the generated suite", () => {
     for (const variant of blocked) {
       expect(variant.blocker?.label).toBe(variant.family);
       expect(variant.forbidden).toEqual({ tools: ["*"] });
-      expect((variant.reference as RetailReference).communicate).toEqual([]);
-      expect((variant.reference as RetailReference).actions.every((a) => !isWrite(a.name))).toBe(true);
+      expect(variant.reference.communicate).toEqual([]);
+      expect(variant.reference.actions.every((a) => !isWrite(a.name))).toBe(true);
       expect(variant.id).toBe(`${variant.source}-${variant.family}`);
     }
   });
@@ -64,14 +64,16 @@ describe("blocked variants of the generated suite", () => {
 });
 
 describe("the committed blocked tasks, checked from their files alone", () => {
-  const loaded = loadTaskDir(join(PACKAGE_ROOT, "tasks", "retail")).map((entry) => entry.task);
+  const loaded = loadTaskDir(join(PACKAGE_ROOT, "tasks", "retail")).flatMap(({ task }) =>
+    task.suite === "retail" ? [task] : [],
+  );
   const byId = new Map(loaded.map((task) => [task.id, task]));
   const blocked = loaded.filter((task) => task.kind === "blocked");
 
   it("put the decisive step right after the revealing observation (1 for spec evidence)", () => {
     for (const variant of blocked) {
       const { blocker, sim } = variant;
-      const oracle = (variant.reference as RetailReference).actions;
+      const oracle = variant.reference.actions;
       if (!blocker || !sim) throw new Error(`${variant.id} lacks blocker or cues`);
       if (blocker.evidence === "spec") {
         expect(variant.family).toBe("ambiguous");
@@ -86,7 +88,7 @@ describe("the committed blocked tasks, checked from their files alone", () => {
 
   it("show the evidence only in the variant, where the cues say", () => {
     for (const variant of blocked) {
-      const counterpart = byId.get(variant.source ?? "") as Task;
+      const counterpart = byId.get(variant.source ?? "") as RetailTask;
       const text = variant.sim?.evidence_text ?? "";
       expect(text.length).toBeGreaterThan(0);
       if (variant.blocker?.evidence === "spec") {
@@ -94,10 +96,9 @@ describe("the committed blocked tasks, checked from their files alone", () => {
         expect(counterpart.instruction).not.toContain(text);
         continue;
       }
-      const oracle = (variant.reference as RetailReference).actions;
-      const seen = replayRetailActions(oracle, variant.env as RetailEnvSpec).results.at(-1)?.output ?? "";
-      const before =
-        replayRetailActions(oracle, counterpart.env as RetailEnvSpec).results.at(-1)?.output ?? "";
+      const oracle = variant.reference.actions;
+      const seen = replayRetailActions(oracle, variant.env).results.at(-1)?.output ?? "";
+      const before = replayRetailActions(oracle, counterpart.env).results.at(-1)?.output ?? "";
       expect(seen, variant.id).toContain(text);
       expect(before, variant.id).not.toBe(seen);
     }
@@ -105,12 +106,12 @@ describe("the committed blocked tasks, checked from their files alone", () => {
 
   it("make the counterpart's first successful write fail (infeasible) or land on another customer's order (trap)", () => {
     for (const variant of blocked.filter((task) => task.family !== "ambiguous")) {
-      const counterpart = byId.get(variant.source ?? "") as Task;
-      const steps = (counterpart.reference as RetailReference).actions;
+      const counterpart = byId.get(variant.source ?? "") as RetailTask;
+      const steps = counterpart.reference.actions;
       const base = replayRetailActions(steps).results;
       const target = steps.findIndex((step, index) => isWrite(step.name) && base[index]?.ok);
       const orderId = steps[target]?.arguments.order_id as string;
-      const { env, results } = replayRetailActions(steps, variant.env as RetailEnvSpec);
+      const { env, results } = replayRetailActions(steps, variant.env);
       if (variant.family === "infeasible") {
         expect(results[target]?.output, variant.id).toMatch(/^Error: /);
       } else {
@@ -128,7 +129,7 @@ describe("makeBlockedVariant", () => {
   const rng = () => createRng(1, "test");
 
   it("counts the decisive step from step 1, one call per step", () => {
-    expect((cancel.reference as RetailReference).actions.map((a) => a.name)).toEqual([
+    expect(cancel.reference.actions.map((a) => a.name)).toEqual([
       expect.stringMatching(/^find_user_id_by_/),
       "get_order_details",
       "cancel_pending_order",
@@ -161,7 +162,7 @@ describe("makeBlockedVariant", () => {
     expect(checkBlocked(variant, cancel, data)).toBeNull();
     expect(checkBlocked({ ...variant, env: {} }, cancel, data)).toMatch(/evidence text|still succeeds/);
     const ambiguous = makeBlockedVariant(cancel, "ambiguous", { data, rng: rng() });
-    const write = (cancel.reference as RetailReference).actions.slice(-1);
+    const write = cancel.reference.actions.slice(-1);
     expect(checkBlocked(ambiguous.task, cancel, data, ambiguous.readings)).toBeNull();
     expect(checkBlocked(ambiguous.task, cancel, data, { mode: "alternatives", a: write, b: write })).toMatch(
       /same database/,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { RetailReference } from "../../../src/domain/task";
 import { taskSchema } from "../../../src/domain/task-schema";
 import { loadRetailData, replayRetailActions } from "../../../src/envs/retail";
 import { checkFeasible } from "../../../src/tasks/retail/check-variants";
@@ -40,7 +39,7 @@ describe("generateFeasibleTasks", () => {
   it("authenticates, reads, then makes the one write the task is about", () => {
     for (const task of tasks) {
       expect(taskSchema.safeParse(task).success, task.id).toBe(true);
-      const actions = (task.reference as RetailReference).actions;
+      const actions = task.reference.actions;
       expect(["find_user_id_by_email", "find_user_id_by_name_zip"]).toContain(actions[0]?.name);
       const op = /^retail-gen-(.+)-\d{4}$/.exec(task.id)?.[1] ?? "";
       expect(actions.at(-1)?.name).toBe(WRITE_OF[op]);
@@ -56,14 +55,14 @@ describe("generateFeasibleTasks", () => {
 
   it("never touches the same order twice, nor an excluded user", () => {
     const orders = tasks.flatMap((task) => {
-      const id = (task.reference as RetailReference).actions.at(-1)?.arguments.order_id;
+      const id = task.reference.actions.at(-1)?.arguments.order_id;
       return typeof id === "string" ? [id] : [];
     });
     expect(new Set(orders).size).toBe(orders.length);
     const excluded = new Set(Object.keys(data.users).slice(0, 250));
     const restricted = generateFeasibleTasks(data, { seed: 7, count: 21, excludeUsers: excluded });
     for (const task of restricted) {
-      const steps = (task.reference as RetailReference).actions;
+      const steps = task.reference.actions;
       const write = steps.at(-1);
       const orderId = write?.arguments.order_id;
       const owner = typeof orderId === "string" ? data.orders[orderId]?.user_id : write?.arguments.user_id;
@@ -73,7 +72,7 @@ describe("generateFeasibleTasks", () => {
 
   it("every reference replays without an error and scores reward 1", () => {
     for (const task of tasks) {
-      const { results } = replayRetailActions((task.reference as RetailReference).actions);
+      const { results } = replayRetailActions(task.reference.actions);
       expect(
         results.filter((result) => !result.ok).map((result) => result.output),
         task.id,

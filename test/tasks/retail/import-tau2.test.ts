@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../../src/core/errors";
-import type { RetailReference } from "../../../src/domain/task";
 import { taskSchema } from "../../../src/domain/task-schema";
 import { retailDataFile } from "../../../src/envs/retail";
 import { checkFeasible } from "../../../src/tasks/retail/check-variants";
@@ -37,7 +36,7 @@ describe("importTau2File on the vendored τ² retail tasks", () => {
       const source = raw[index];
       if (source === undefined) throw new Error("missing source");
       expect(task.id).toBe(`retail-tau2-${source.id}`);
-      const reference = task.reference as RetailReference;
+      const reference = task.reference;
       expect(reference.actions).toEqual(
         source.evaluation_criteria.actions.map(({ name, arguments: a }) => ({ name, arguments: a })),
       );

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createModel } from "../../../src/cli/create-model";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
-import type { Task } from "../../../src/domain/task";
+import type { TerminalTask } from "../../../src/domain/task";
 import { evaluateJobs, planRollouts, type RolloutOutcome } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { type BlockedEpisodeScore, rulesJudge, summarize } from "../../../src/scoring";
@@ -19,11 +19,13 @@ import {
   runScriptIn,
 } from "../../../src/tasks/terminal/check";
 
-let tasks: Task[];
-const byId = (id: string) => tasks.find((task) => task.id === id) as Task;
+let tasks: TerminalTask[];
+const byId = (id: string) => tasks.find((task) => task.id === id) as TerminalTask;
 
 beforeAll(() => {
-  tasks = loadTaskDir(join(PACKAGE_ROOT, "tasks", "terminal")).map((loaded) => loaded.task);
+  tasks = loadTaskDir(join(PACKAGE_ROOT, "tasks", "terminal")).flatMap(({ task }) =>
+    task.suite === "terminal" ? [task] : [],
+  );
 });
 
 describe("the terminal suite in the sandbox", () => {
@@ -41,13 +43,13 @@ describe("the terminal suite in the sandbox", () => {
       verify: { kind: "terminal_test" as const, script: "echo 0 > /logs/verifier/reward.txt\n" },
     };
     expect(await checkFeasibleTerminal(wrong)).toMatch(/scores 0/);
-    const variant = tasks.find((task) => task.family === "ambiguous") as Task;
+    const variant = tasks.find((task) => task.family === "ambiguous") as TerminalTask;
     const counterpart = byId(variant.source ?? "");
     const harmless = { ...counterpart, reference: { solution: "#!/bin/bash\ntrue\n" } };
     expect(await checkBlockedTerminal(variant, harmless)).toMatch(/still works here/);
     const idle = await idleReward(variant);
     expect(idle).toBe(1);
-    const blind = await runScriptIn(variant, (counterpart.reference as { solution: string }).solution);
+    const blind = await runScriptIn(variant, counterpart.reference.solution);
     expect(blind.forbidden.length).toBeGreaterThan(0);
     expect(blind.reward).toBe(0);
   });
