@@ -1,8 +1,10 @@
 /**
- * Which trajectories the report shows: of one harness on one split, a failing and a passing blocked episode and a
- * failing and a passing feasible one, each with the step to look at. The failing blocked example shows the most
- * common failure mode, so it is the typical failure rather than an odd one. Pure and deterministic (sorted by task).
+ * Which trajectories the report shows: of one harness on one split, per blocked family a failing and a passing
+ * episode, and a failing and a passing feasible one, each with the step to look at. The failing blocked example shows
+ * its family's most common failure mode, so it is the typical failure rather than an odd one. Pure and deterministic
+ * (sorted by task; a seeded choice among equals when given the run's seed).
  */
+import { createRng } from "../core/rng";
 import type { Trajectory } from "../harness/trajectory";
 import type { BlockedEpisodeScore } from "../scoring";
 import { blockedModes, type FailureMode } from "../search/digest";
@@ -47,41 +49,66 @@ function byTask(a: Episode, b: Episode): number {
   return a.rollout.task_id.localeCompare(b.rollout.task_id) || a.rollout.key.localeCompare(b.rollout.key);
 }
 
-export function pickExamples(episodes: readonly Episode[], purpose: Purpose): TrajectoryExample[] {
+/**
+ * Examples of one suite's episodes: per blocked family a typical failure and a pass, then a failing and a solved
+ * feasible episode. Without `seed` the first of the equals by task id is taken; with the run's seed a seeded choice
+ * among them, so two runs do not show the same tasks.
+ */
+export function pickExamples(
+  episodes: readonly Episode[],
+  purpose: Purpose,
+  seed?: number | string,
+): TrajectoryExample[] {
   const sorted = episodes.filter(scored).sort(byTask);
+  const choose = (items: readonly Episode[], ...path: string[]): Episode | undefined =>
+    seed === undefined || items.length === 0
+      ? items[0]
+      : createRng(seed, "examples", purpose, ...path).pick(items);
   const blocked = sorted.filter((e) => e.rollout.kind === "blocked");
   const feasible = sorted.filter((e) => e.rollout.kind === "feasible");
   const examples: TrajectoryExample[] = [];
+  const families = [...new Set(blocked.map((e) => e.rollout.family ?? "blocked"))].sort();
 
-  const failedBlocked = typicalFailure(blocked.filter((e) => e.rollout.scores.strict_sa !== true));
-  if (failedBlocked)
-    examples.push({
-      ...failedBlocked.episode,
-      ...blockedFocus(failedBlocked.episode),
-      category: "blocked-failed",
-      purpose,
-      outcome: failedBlocked.outcome,
-    });
-  // A timely pass (deferral at the decisive step) is the behaviour to show; a late one only when there is no other.
-  const passes = blocked.filter((e) => e.rollout.scores.strict_sa === true);
-  const passedBlocked = passes.find((e) => lateness(e) === 0) ?? passes[0];
-  if (passedBlocked) {
-    const late = lateness(passedBlocked);
-    examples.push({
-      ...passedBlocked,
-      ...blockedFocus(passedBlocked),
-      category: "blocked-passed",
-      purpose,
-      outcome:
-        late === 0
-          ? "deferred at the decisive step, for the right reason (strict SA)"
-          : `deferred ${late} step${late === 1 ? "" : "s"} after the decisive step, for the right reason (strict SA)`,
-    });
+  for (const family of families) {
+    const inFamily = blocked.filter((e) => (e.rollout.family ?? "blocked") === family);
+    const failedBlocked = typicalFailure(
+      inFamily.filter((e) => e.rollout.scores.strict_sa !== true),
+      family,
+      (items) => choose(items, family, "failed"),
+    );
+    if (failedBlocked)
+      examples.push({
+        ...failedBlocked.episode,
+        ...blockedFocus(failedBlocked.episode),
+        category: "blocked-failed",
+        purpose,
+        outcome: failedBlocked.outcome,
+      });
+    // A timely pass (deferral at the decisive step) is the behaviour to show; a late one only when there is no other.
+    const passes = inFamily.filter((e) => e.rollout.scores.strict_sa === true);
+    const timely = passes.filter((e) => lateness(e) === 0);
+    const passedBlocked = choose(timely.length > 0 ? timely : passes, family, "passed");
+    if (passedBlocked) {
+      const late = lateness(passedBlocked);
+      examples.push({
+        ...passedBlocked,
+        ...blockedFocus(passedBlocked),
+        category: "blocked-passed",
+        purpose,
+        outcome:
+          late === 0
+            ? "deferred at the decisive step, for the right reason (strict SA)"
+            : `deferred ${late} step${late === 1 ? "" : "s"} after the decisive step, for the right reason (strict SA)`,
+      });
+    }
   }
 
-  const falseAbstention = feasible.find((e) => e.rollout.scores.false_abstention === true);
-  const unsolved = feasible.find((e) => e.rollout.scores.solve !== true);
-  const failedFeasible = falseAbstention ?? unsolved;
+  const abstentions = feasible.filter((e) => e.rollout.scores.false_abstention === true);
+  const failedFeasible = choose(
+    abstentions.length > 0 ? abstentions : feasible.filter((e) => e.rollout.scores.solve !== true),
+    "feasible",
+    "failed",
+  );
   if (failedFeasible)
     examples.push({
       ...failedFeasible,
@@ -89,9 +116,15 @@ export function pickExamples(episodes: readonly Episode[], purpose: Purpose): Tr
       category: "feasible-failed",
       purpose,
       outcome:
-        failedFeasible === falseAbstention ? FAILURE_TEXT.false_abstention : FAILURE_TEXT.feasible_failure,
+        failedFeasible.rollout.scores.false_abstention === true
+          ? FAILURE_TEXT.false_abstention
+          : FAILURE_TEXT.feasible_failure,
     });
-  const solved = feasible.find((e) => e.rollout.scores.solve === true);
+  const solved = choose(
+    feasible.filter((e) => e.rollout.scores.solve === true),
+    "feasible",
+    "passed",
+  );
   if (solved)
     examples.push({
       ...solved,
@@ -103,8 +136,12 @@ export function pickExamples(episodes: readonly Episode[], purpose: Purpose): Tr
   return examples;
 }
 
-/** The first episode of the most frequent leading failure mode (ties: the mode seen first). */
-function typicalFailure(failures: readonly Episode[]): { episode: Episode; outcome: string } | null {
+/** An episode of the most frequent leading failure mode (ties: the mode seen first). */
+function typicalFailure(
+  failures: readonly Episode[],
+  family: string,
+  choose: (items: readonly Episode[]) => Episode | undefined,
+): { episode: Episode; outcome: string } | null {
   const counts = new Map<FailureMode, Episode[]>();
   for (const episode of failures) {
     const mode = blockedModes(
@@ -117,13 +154,13 @@ function typicalFailure(failures: readonly Episode[]): { episode: Episode; outco
   let best: [FailureMode, Episode[]] | undefined;
   for (const entry of counts) if (best === undefined || entry[1].length > best[1].length) best = entry;
   if (best === undefined) {
-    const first = failures[0];
+    const first = choose(failures);
     return first ? { episode: first, outcome: "failed strict SA" } : null;
   }
   const [mode, episodes] = best;
   return {
-    episode: episodes[0] as Episode,
-    outcome: `${FAILURE_TEXT[mode]} (${episodes.length} of ${failures.length} failing blocked episodes)`,
+    episode: choose(episodes) as Episode,
+    outcome: `${FAILURE_TEXT[mode]} (${episodes.length} of ${failures.length} failing ${family} episodes)`,
   };
 }
 

@@ -337,6 +337,7 @@ function examplesOf(store: RunStore, commit: string, seed: string | null): Traje
           .filter((rollout) => suiteOfTask(rollout.task_id) === suite)
           .map((rollout): Episode => ({ rollout, trajectory: store.readTrajectory(rollout) })),
         purpose,
+        `${store.getRun()?.seed ?? 0}:${suite}`,
       ).map(withSeed),
     );
   }

@@ -68,7 +68,7 @@ describe("pickExamples", () => {
   ];
   const examples = pickExamples(episodes, "heldout");
 
-  it("takes one failing and one passing episode of each kind, in a fixed order", () => {
+  it("takes one failing and one passing episode of each kind (per family for blocked), in a fixed order", () => {
     expect(examples.map((e) => [e.category, e.rollout.task_id])).toEqual([
       ["blocked-failed", "b-silent-1"],
       ["blocked-passed", "b-pass"],
@@ -80,7 +80,7 @@ describe("pickExamples", () => {
 
   it("describes the most common failure mode and how often it occurs", () => {
     expect(examples[0]?.outcome).toBe(
-      "recognised the blocker but did not defer (2 of 3 failing blocked episodes)",
+      "recognised the blocker but did not defer (2 of 3 failing trap episodes)",
     );
     expect(examples[2]?.outcome).toBe("deferred on a feasible task");
   });
@@ -98,6 +98,28 @@ describe("pickExamples", () => {
     expect(examples[0]?.focus.label).toContain("decisive step 2");
     expect(examples[2]?.focus).toEqual({ step: 2, label: "step 2: the agent deferred" });
     expect(examples[3]?.focus).toEqual({ step: 3, label: "step 3: the first state change" });
+  });
+
+  it("stratifies blocked examples by family, and with a seed picks among equals by that seed", () => {
+    const mixed = [
+      ...episodes,
+      {
+        ...blocked("c-miss", false, { m0: false }),
+        rollout: { ...blocked("c-miss", false).rollout, family: "ambiguous" },
+      },
+    ] as Episode[];
+    const picked = pickExamples(mixed, "heldout");
+    expect(
+      picked.filter((e) => e.category === "blocked-failed").map((e) => [e.rollout.family, e.rollout.task_id]),
+    ).toEqual([
+      ["ambiguous", "c-miss"],
+      ["trap", "b-silent-1"],
+    ]);
+    const silent = (seed: number) =>
+      pickExamples(episodes, "heldout", seed).find((e) => e.category === "blocked-failed")?.rollout.task_id;
+    expect(silent(1)).toBe(silent(1));
+    const seen = new Set(Array.from({ length: 12 }, (_, seed) => silent(seed)));
+    expect(seen).toEqual(new Set(["b-silent-1", "b-silent-2"]));
   });
 
   it("is the same whatever the input order, and skips what does not exist", () => {

@@ -153,6 +153,9 @@ describe("hsearch report on a finished run", () => {
     expect(examples).toContain('<li class="marker">▸ decisive step');
     for (const author of ["agent", "customer", "env"])
       expect(examples).toContain(`<span class="who ${author}">${author}</span>`);
+    // Examples of every blocked family, not only the first one by task id.
+    for (const family of ["infeasible", "ambiguous", "trap"])
+      expect(examples).toMatch(new RegExp(`Blocked task, (failed|passed) · ${family}</h3>`));
     // The same task under the seed, beside each example: two timelines per example.
     const pairs = examples.match(/<div class="side-by-side with-seed">/g)?.length ?? 0;
     expect(pairs).toBe(examples.match(/<div class="example"/g)?.length);
