@@ -345,3 +345,39 @@ describe("pages of a running run", () => {
     }
   });
 });
+
+describe("a trajectory page", () => {
+  it("explains the verdict as Inspect explains a score: the outcome, each gate with ✓/✗ and what it checks", async () => {
+    const store = openRunStore(runDir, { readonly: true });
+    const seed = status.rounds[0]?.proposals[0]?.commit as string;
+    const rollouts = store.listRollouts(seed, "search");
+    store.close();
+    const failed = rollouts.find((r) => r.kind === "blocked" && r.scores.strict_sa === false);
+    const abstained = rollouts.find((r) => r.kind === "feasible");
+    for (const rollout of [failed, abstained]) {
+      expect(rollout).toBeDefined();
+      const page = await get(
+        viewer.port,
+        `/rollouts/search/${encodeURIComponent(rollout?.key as string)}?token=${viewer.token}`,
+      );
+      expect(page.status).toBe(200);
+      const explanation = page.body.slice(
+        page.body.indexOf("<h2>Verifier</h2>"),
+        page.body.indexOf("<h2>Timeline</h2>"),
+      );
+      if (rollout?.kind === "blocked") {
+        expect(explanation).toContain("<strong>failed strict SA</strong>");
+        expect(explanation).toContain(
+          '<tr><th>strict SA</th><td class="worse">✗</td><td class="small">M0 ∧ M1 ∧ authorship ∧ M3</td></tr>',
+        );
+      } else {
+        const abstainedHere = rollout?.scores.false_abstention === true;
+        // A false abstention is a failure: ✗ and red, never a ✓.
+        expect(explanation).toContain(
+          `<tr><th>false abstention</th><td class="${abstainedHere ? "worse" : "better"}">${abstainedHere ? "✗" : "✓"}</td>`,
+        );
+      }
+      expect(explanation).toMatch(/native verifier reward [\d.–]+ · ended: /);
+    }
+  });
+});
