@@ -44,6 +44,8 @@ interface SelectedEvaluations {
 }
 
 interface Outcome {
+  /** The selected harness's objective on the search split (what the strategies optimise). */
+  searchScore: number;
   heldoutSA: number;
   heldoutJoint: number;
   independentSolve: number;
@@ -70,7 +72,9 @@ async function search(suite: string, strategy: string, seed: number): Promise<Ou
       const selected = status.heldout.selected as SelectedEvaluations | undefined;
       const heldout = selected?.heldout;
       const independent = selected?.independent;
+      const selectedCommit = store.listRounds().at(-1)?.incumbent_after ?? "";
       return {
+        searchScore: store.getCandidate(selectedCommit)?.score ?? Number.NaN,
         heldoutSA: heldout?.blocked?.strict_sa ?? Number.NaN,
         heldoutJoint: heldout?.objective ?? Number.NaN,
         independentSolve: independent?.feasible?.solve ?? Number.NaN,
@@ -91,9 +95,9 @@ const meanSd = (values: number[], digits = 3): string => {
 };
 
 console.log(
-  `| suite | proposer + strategy | held-out strict SA | held-out joint | independent solve | search rollouts | seeds |`,
+  `| suite | proposer + strategy | search objective | held-out strict SA | held-out joint | independent solve | search rollouts | seeds |`,
 );
-console.log(`| --- | --- | --- | --- | --- | --- | --- |`);
+console.log(`| --- | --- | --- | --- | --- | --- | --- | --- |`);
 for (const suite of SUITES)
   for (const strategy of STRATEGIES) {
     const outcomes: Outcome[] = [];
@@ -105,7 +109,7 @@ for (const suite of SUITES)
       );
     }
     console.log(
-      `| ${suite} | operators + ${strategy} | ${meanSd(outcomes.map((o) => o.heldoutSA))} | ${meanSd(outcomes.map((o) => o.heldoutJoint))} | ${meanSd(outcomes.map((o) => o.independentSolve))} | ${meanSd(
+      `| ${suite} | operators + ${strategy} | ${meanSd(outcomes.map((o) => o.searchScore))} | ${meanSd(outcomes.map((o) => o.heldoutSA))} | ${meanSd(outcomes.map((o) => o.heldoutJoint))} | ${meanSd(outcomes.map((o) => o.independentSolve))} | ${meanSd(
         outcomes.map((o) => o.rollouts),
         0,
       )} | ${SEEDS} |`,

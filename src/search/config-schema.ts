@@ -82,7 +82,7 @@ export const searchConfigSchema = z
       .enum(["greedy", "pareto"])
       .default("greedy")
       .describe(
-        "greedy: every round proposes from the incumbent; pareto: from a seeded draw of the front of candidates best on at least one search task, admitting a proposal when no member dominates it.",
+        "greedy: every round proposes from the incumbent; pareto: from a seeded draw of the front of candidates best on at least one search-task family, admitting a proposal when it gains on its parent and no member dominates it.",
       ),
     acceptance: acceptanceSchema.default({ rule: "greater" }),
     early_stop: z

@@ -41,9 +41,12 @@ export interface Donor {
   commit: string;
   round: number;
   proposal: number;
-  /** Its score minus its parent's score. */
+  /** Its score minus the score of `parentFiles`' candidate. */
   gain: number;
+  /** Set when the edits are taken since an ancestor further up than its parent (the lineages' common ancestor). */
+  base?: string;
   files: Record<string, string>;
+  /** The files its edits are taken against: its parent's, or the common ancestor's (`base`). */
   parentFiles: Record<string, string>;
 }
 
@@ -462,7 +465,9 @@ function crossover(input: OperatorInput): Candidate[] {
     if (!files) continue;
     out.push({
       files,
-      rationale: `Merge the edit of round ${donor.round} p${donor.proposal} (${donor.commit.slice(0, 12)}, ${donor.gain >= 0 ? "+" : ""}${donor.gain.toFixed(4)} on its parent) into the incumbent.`,
+      rationale: donor.base
+        ? `Merge the edits of the lineage of round ${donor.round} p${donor.proposal} (${donor.commit.slice(0, 12)}, ${donor.gain >= 0 ? "+" : ""}${donor.gain.toFixed(4)} since the common ancestor ${donor.base.slice(0, 12)}) into the incumbent.`
+        : `Merge the edit of round ${donor.round} p${donor.proposal} (${donor.commit.slice(0, 12)}, ${donor.gain >= 0 ? "+" : ""}${donor.gain.toFixed(4)} on its parent) into the incumbent.`,
       operator: "crossover",
       priority: 1 + Math.max(0, donor.gain) * 20,
     });

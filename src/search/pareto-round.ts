@@ -2,7 +2,7 @@ import { createRng } from "../core/rng";
 import type { EpisodeScore } from "../scoring";
 import type { SearchView } from "../store";
 import type { EvaluatedProposal, ProposalVerdict } from "./acceptance";
-import { admitToFront, bestByObjective, type FrontCandidate, pickParent, taskOutcomes } from "./pareto";
+import { admitToFront, bestByObjective, type FrontCandidate, groupOutcomes, pickParent } from "./pareto";
 import type { SearchDeps } from "./search-deps";
 
 /**
@@ -14,18 +14,22 @@ export function frontMembers(
   objective: SearchDeps["config"]["objective"],
   round: number,
 ): FrontCandidate[] {
-  return view
-    .candidates()
-    .filter((c) => c.round < round && c.score !== null && (c.parent === null || c.verdict === "accepted"))
+  const earlier = view.candidates().filter((c) => c.round < round);
+  const spent = new Map<string, number>();
+  for (const c of earlier)
+    if (c.parent && c.verdict !== "accepted") spent.set(c.parent, (spent.get(c.parent) ?? 0) + 1);
+  return earlier
+    .filter((c) => c.score !== null && (c.parent === null || c.verdict === "accepted"))
     .map((c) => ({
       commit: c.commit,
       round: c.round,
       proposal: c.proposal,
       score: c.score as number,
-      outcomes: taskOutcomes(
+      outcomes: groupOutcomes(
         view.rollouts(c.commit).map((r) => r.scores as unknown as EpisodeScore),
         objective,
       ),
+      spent: spent.get(c.commit) ?? 0,
     }));
 }
 
@@ -44,7 +48,8 @@ export function decidePareto(
   round: number,
   evaluated: readonly EvaluatedProposal[],
 ): { verdicts: ProposalVerdict[]; accepted: string | null; best: string } {
-  const members = frontMembers(deps.store.searchView(), deps.config.objective, round);
+  const view = deps.store.searchView();
+  const members = frontMembers(view, deps.config.objective, round);
   const verdicts: ProposalVerdict[] = [];
   let accepted: FrontCandidate | null = null;
   for (const proposal of evaluated) {
@@ -53,9 +58,11 @@ export function decidePareto(
       round,
       proposal: proposal.proposal,
       score: proposal.score,
-      outcomes: taskOutcomes(proposal.scores, deps.config.objective),
+      outcomes: groupOutcomes(proposal.scores, deps.config.objective),
     };
-    const { admitted, reason } = admitToFront(candidate, members);
+    const parent = view.candidate(proposal.commit)?.parent;
+    const parentScore = parent ? (view.candidate(parent)?.score ?? null) : null;
+    const { admitted, reason } = admitToFront(candidate, members, parentScore);
     verdicts.push({ commit: proposal.commit, verdict: admitted ? "accepted" : "rejected", reason });
     if (!admitted) continue;
     members.push(candidate);

@@ -4,9 +4,10 @@ import { type ObjectiveName as Objective, objectiveOf } from "../scoring/objecti
 
 /**
  * `strategy: pareto` (issue 11.4, after GEPA): instead of one incumbent, keep every candidate that is best on at
- * least one search task and not dominated, pick the parent of each round from that front by a seeded rule, and admit a
- * new candidate into the front when no member dominates it. Pure: the loop hands in per-task outcomes read from the
- * search view, and gets commits back; selection at the end stays by the objective on the search split.
+ * least one family of search tasks and not dominated, pick the parent of each round from that front by a seeded rule,
+ * and admit a new candidate into the front when it gains on its parent (GEPA's gate) and no member dominates it. Pure:
+ * the loop hands in per-family outcomes read from the search view, and gets commits back; selection at the end stays
+ * by the objective on the search split.
  */
 export interface FrontCandidate {
   commit: string;
@@ -14,23 +15,38 @@ export interface FrontCandidate {
   proposal: number;
   /** The objective on the search split. */
   score: number;
-  /** Per search task: its outcome under the objective (strict SA on blocked, solve on feasible), mean over repeats. */
+  /** Per group of search tasks (family, see groupOutcomes): the mean outcome under the objective. */
   outcomes: ReadonlyMap<string, number>;
+  /** Proposals already made from it that did not enter the front. */
+  spent?: number;
 }
 
-/** Per-task outcomes of a candidate's search-split episode scores, under the objective. */
-export function taskOutcomes(scores: readonly EpisodeScore[], objective: Objective): Map<string, number> {
+/**
+ * A candidate's outcomes on the search split under the objective (strict SA on a blocked episode, solve on a feasible
+ * one), averaged per group: per family (the blocked families, and `feasible`) — the front `strategy: pareto` keeps —
+ * or per task. Per task, with one repeat, an outcome is one draw: nearly every pair of candidates then differs on some
+ * task by chance and nobody is dominated, so the front fills with candidates that lead by noise; a family's rate
+ * over its dozens of tasks says which candidate is really better at that kind of blocker.
+ */
+export function groupOutcomes(
+  scores: readonly EpisodeScore[],
+  objective: Objective,
+  by: "family" | "task" = "family",
+): Map<string, number> {
   const sums = new Map<string, { total: number; n: number }>();
   const { episodeValue } = objectiveOf(objective);
   for (const score of scores) {
     const value = episodeValue(score);
     if (value === null) continue;
-    const entry = sums.get(score.task_id) ?? { total: 0, n: 0 };
+    const group = by === "task" ? score.task_id : score.kind === "blocked" ? score.family : "feasible";
+    const entry = sums.get(group) ?? { total: 0, n: 0 };
     entry.total += value;
     entry.n++;
-    sums.set(score.task_id, entry);
+    sums.set(group, entry);
   }
-  return new Map([...sums].map(([task, { total, n }]) => [task, total / n]));
+  return new Map(
+    [...sums].sort(([a], [b]) => a.localeCompare(b)).map(([group, { total, n }]) => [group, total / n]),
+  );
 }
 
 /** a dominates b: at least as good on every task and better on one. */
@@ -49,7 +65,10 @@ const byAge = (a: FrontCandidate, b: FrontCandidate) =>
 
 /**
  * The front: members that no other member dominates, with the number of tasks on which each reaches the best outcome
- * any member reaches (its weight as a parent). Members with the same outcomes on every task count once (the oldest).
+ * any member reaches (its weight as a parent). A task on which every member has the same outcome is not counted: it
+ * says nothing about which member to extend, and with binary outcomes most tasks are such ties, which would make the
+ * draw nearly uniform and give a member that leads on two tasks the weight of one that leads on twenty. Members with
+ * the same outcomes on every task count once (the oldest).
  */
 export function paretoFront(
   members: readonly FrontCandidate[],
@@ -60,7 +79,9 @@ export function paretoFront(
   const kept = unique.filter(
     (candidate) => !unique.some((other) => other !== candidate && dominates(other, candidate)),
   );
-  const tasks = new Set(kept.flatMap((c) => [...c.outcomes.keys()]));
+  const tasks = [...new Set(kept.flatMap((c) => [...c.outcomes.keys()]))].filter(
+    (task) => new Set(kept.map((c) => c.outcomes.get(task) ?? 0)).size > 1,
+  );
   return kept.map((candidate) => {
     let wins = 0;
     for (const task of tasks) {
@@ -71,13 +92,20 @@ export function paretoFront(
   });
 }
 
-/** GEPA's parent rule: a member of the front, drawn with probability proportional to the tasks it is best on. */
+/**
+ * GEPA's parent rule: a member of the front, drawn with probability proportional to the tasks it is best on (a front
+ * whose members tie everywhere, e.g. the seed alone, is drawn from uniformly).
+ */
 export function pickParent(members: readonly FrontCandidate[], rng: Rng): FrontCandidate {
   const front = paretoFront(members);
-  const total = front.reduce((sum, entry) => sum + entry.wins, 0);
+  const led = front.reduce((sum, entry) => sum + entry.wins, 0);
+  // Each proposal from a member that did not enter the front divides its weight: the operators walk down a ranked
+  // list, so a member whose proposals keep failing has used up its best edits, and the others get their turn.
+  const weights = front.map((entry) => (led > 0 ? entry.wins : 1) / (1 + (entry.candidate.spent ?? 0)));
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
   let draw = rng.next() * total;
-  for (const entry of front) {
-    draw -= entry.wins;
+  for (const [index, entry] of front.entries()) {
+    draw -= weights[index] ?? 0;
     if (draw < 0) return entry.candidate;
   }
   const last = front.at(-1);
@@ -85,15 +113,28 @@ export function pickParent(members: readonly FrontCandidate[], rng: Rng): FrontC
   return last.candidate;
 }
 
-/** Admit into the front when no member dominates the candidate and none has exactly its outcomes. */
+/**
+ * Admit into the front when the candidate gains on its parent by the objective (GEPA's gate: a child enters the pool
+ * only when it beats its parent; one that loses overall but wins a few tasks is mostly the noise of those tasks), no
+ * member dominates it, and none has exactly its outcomes.
+ */
 export function admitToFront(
   candidate: FrontCandidate,
   members: readonly FrontCandidate[],
+  parentScore: number | null = null,
 ): { admitted: boolean; reason: string } {
+  if (parentScore !== null && candidate.score <= parentScore)
+    return {
+      admitted: false,
+      reason: `no gain on its parent (${candidate.score.toFixed(4)} ${candidate.score < parentScore ? "<" : "ties"} ${parentScore.toFixed(4)})`,
+    };
   const front = paretoFront(members).map((entry) => entry.candidate);
   const dominator = front.find((member) => dominates(member, candidate));
   if (dominator)
-    return { admitted: false, reason: `dominated by ${dominator.commit.slice(0, 12)} on the search tasks` };
+    return {
+      admitted: false,
+      reason: `dominated by ${dominator.commit.slice(0, 12)} on the search families`,
+    };
   const twin = front.find((member) => sameOutcomes(member, candidate));
   if (twin) return { admitted: false, reason: `same outcomes on every task as ${twin.commit.slice(0, 12)}` };
   const beaten = front.filter((member) => dominates(candidate, member)).length;

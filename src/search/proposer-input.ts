@@ -199,15 +199,20 @@ export async function operatorMaterial(
   for (const c of candidates) {
     if (ancestors.has(c.commit) || !c.parent || c.score === null) continue;
     if (c.state !== "evaluated" && c.state !== "rejected") continue;
-    const parentScore = view.candidate(c.parent)?.score;
-    if (parentScore === null || parentScore === undefined || c.score <= parentScore) continue;
+    // The donor's edits since its nearest ancestor in this lineage: under greedy that is its parent (every parent was
+    // an incumbent); under pareto it may be further up, and the merge then takes the other lineage's whole path.
+    let base = view.candidate(c.parent);
+    while (base?.parent && !ancestors.has(base.commit)) base = view.candidate(base.parent);
+    if (!base || !ancestors.has(base.commit) || base.score === null) continue;
+    if (c.score <= base.score) continue;
     donors.push({
       commit: c.commit,
       round: c.round,
       proposal: c.proposal,
-      gain: c.score - parentScore,
+      gain: c.score - base.score,
+      ...(base.commit === c.parent ? {} : { base: base.commit }),
       files: await filesOf(repo, c.commit),
-      parentFiles: await filesOf(repo, c.parent),
+      parentFiles: await filesOf(repo, base.commit),
     });
   }
   return { known, donors: donors.sort((a, b) => b.gain - a.gain || a.commit.localeCompare(b.commit)) };
