@@ -42,7 +42,7 @@ console.log(
   `uninterrupted: ${uninterrupted.seconds.toFixed(1)} s, ${uninterrupted.rollouts.size} rollouts, ${uninterrupted.calls} model calls answered, ${faults(uninterrupted)}`,
 );
 console.log(
-  `killed ${killed.kills} times with SIGKILL (${killed.starts} starts, ${killed.seconds.toFixed(1)} s): state ${killed.state}, ${killed.rollouts.size} rollouts, ${faults(killed)}`,
+  `killed ${killed.kills} times with SIGKILL (${killed.starts} starts, ${killed.seconds.toFixed(1)} s): state ${killed.state}, ${killed.rollouts.size} rollouts, ${killed.calls} model calls answered, ${faults(killed)}`,
 );
 console.log(
   `same selection: ${killed.selected === uninterrupted.selected} (${killed.selected?.slice(0, 12)}), same content hash: ${killed.contentHash === uninterrupted.contentHash}, rollouts lost: ${result.lost}, infra errors stored: ${killed.infraErrors} (uninterrupted ${uninterrupted.infraErrors})`,
