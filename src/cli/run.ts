@@ -122,6 +122,15 @@ async function runCommand(options: RunOptions, io: CliIO) {
     if (!record) throw new HsearchError("not_found", `no run recorded in ${runDir}`, { file: runDir });
     config = storedConfig(store);
     raised = resumedBudget(config, options.budget);
+    // A finished run has nothing left to do: its results, usage and end time stay as they are.
+    if (record.state === "finished") {
+      io.err(`hsearch run: ${record.id} already finished at ${record.ended_at}; nothing to resume`);
+      try {
+        return statusWithSuites(store);
+      } finally {
+        store.close();
+      }
+    }
   } else {
     const file = resolveUserPath(options.config ?? DEFAULT_CONFIG, io.cwd);
     config = loadSearchConfig(file);
@@ -185,6 +194,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
       customerModel: models.customer,
       prices: loadPriceTable(),
       ...(queue ? { executor: queue.execute } : {}),
+      usage: models.usageRows,
       events: progressEvents(io, config, live),
     });
     const score = outcome.score === null ? "not scored yet" : `score ${outcome.score.toFixed(4)}`;

@@ -4,6 +4,7 @@ import { storedComparisons } from "../report/comparisons";
 import type { RunStore } from "../store";
 import { type RunStatus, runStatus } from "../store/run-status";
 import { comparisonText } from "./compare-text";
+import { describeUsage } from "./eval";
 import type { CliIO } from "./io";
 import { openRunForReading } from "./open-run";
 import type { SetExitCode } from "./shared";
@@ -86,7 +87,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
         p.id,
         p.parent ? (idOf.get(p.parent) ?? p.parent.slice(0, 8)) : "-",
         p.commit.slice(0, 10),
-        fmtRate(p.score),
+        fmtRate(p.score) + scoredOf(p),
         verdict,
         p.rejected_reason ? `${p.rationale} [${p.rejected_reason}]` : p.rationale,
       ]);
@@ -120,6 +121,11 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
     }),
     "",
   );
+  const counted = status.rounds.flatMap((r) => r.proposals).filter(hasLeftOutOrOverflow);
+  if (counted.length > 0) {
+    for (const p of counted) lines.push(`${p.id}: ${episodeNote(p)}`);
+    lines.push("");
+  }
   if (status.incumbent)
     lines.push(`incumbent ${status.incumbent.commit.slice(0, 12)} score ${fmtRate(status.incumbent.score)}`);
   if (status.selected)
@@ -136,7 +142,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       heldRows.push([
         role,
         purpose,
-        fmtRate(summary.objective),
+        fmtRate(summary.objective) + scoredOf(summary),
         fmtRate(summary.blocked?.strict_sa),
         fmtRate(summary.blocked?.absrec?.["1"]),
         fmtRate(summary.feasible?.solve),
@@ -159,14 +165,39 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       comparisonText(c, { before: "seed", after: final }, paint, { maxWidth: options.maxWidth }),
     );
   const u = status.usage;
-  lines.push(
-    "",
-    `usage: ${u.rollouts} rollouts, ${u.model_calls} model calls, ${u.input_tokens} + ${u.output_tokens} tokens, $${u.usd.toFixed(4)}`,
-  );
+  lines.push("", `usage: ${u.rollouts} rollouts; ${describeUsage(u)}`);
+  for (const [role, part] of Object.entries(u.by_role))
+    if (part.calls + part.cached_calls > 0) lines.push(`  ${role}: ${describeUsage(part)}`);
   return lines.join("\n");
 }
 
+/** " (38/40 scored)" when infrastructure errors left episodes out of a score; "" otherwise. */
+function scoredOf(counts: { n_scored?: number | null; n_total?: number | null }): string {
+  const { n_scored, n_total } = counts;
+  return typeof n_scored === "number" && typeof n_total === "number" && n_scored < n_total
+    ? ` (${n_scored}/${n_total} scored)`
+    : "";
+}
+
+type EpisodeCounts = RunStatus["rounds"][number]["proposals"][number];
+
+function hasLeftOutOrOverflow(p: EpisodeCounts): boolean {
+  return p.context_overflow > 0 || Object.keys(p.infra_errors).length > 0;
+}
+
+/** "scored 38 of 40 episodes; infrastructure errors (not scored): 2 rate_limit; 3 ended by the context window…" */
+function episodeNote(p: EpisodeCounts): string {
+  const parts = [`scored ${p.n_scored ?? "?"} of ${p.n_total ?? "?"} episodes`];
+  const infra = Object.entries(p.infra_errors).map(([errorClass, count]) => `${count} ${errorClass}`);
+  if (infra.length > 0) parts.push(`infrastructure errors (not scored, retried later): ${infra.join(", ")}`);
+  if (p.context_overflow > 0)
+    parts.push(`${p.context_overflow} ended by the context window (scored as failures)`);
+  return parts.join("; ");
+}
+
 interface SummaryLike {
+  n_scored?: number;
+  n_total?: number;
   objective?: number | null;
   blocked?: { strict_sa?: number; absrec?: Record<string, number> } | null;
   feasible?: { solve?: number; false_abstention?: number } | null;

@@ -10,9 +10,10 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import { HsearchError } from "../core/errors";
-import type { ChatMessage, ChatRequest, ChatResponse, ToolCallRequest } from "./types";
+import type { ChatMessage, ChatRequest, ChatResponse, ToolCallRequest, Usage } from "./types";
 import {
   assertNotEmpty,
+  parseBilled,
   replyError,
   requireArray,
   requireObject,
@@ -128,6 +129,31 @@ const SKIPPED_BLOCKS = new Set(["thinking", "redacted_thinking"]);
 
 /** The parsed body of a messages response → our response; anything unusable is a model_reply error. */
 export function fromAnthropicBody(body: unknown, source: string): ChatResponse {
+  return parseBilled(
+    () => parseAnthropicBody(body, source),
+    () => anthropicUsage(requireObject(body, "response body", source), source),
+  );
+}
+
+/** The usage block of a messages body: every prompt token, cache reads and writes included (priced apart). */
+function anthropicUsage(root: Record<string, unknown>, source: string): Usage {
+  const usage =
+    root.usage === undefined || root.usage === null ? {} : requireObject(root.usage, "usage", source);
+  const cacheWrite = tokenCount(
+    usage.cache_creation_input_tokens,
+    "usage.cache_creation_input_tokens",
+    source,
+  );
+  const cacheRead = tokenCount(usage.cache_read_input_tokens, "usage.cache_read_input_tokens", source);
+  return {
+    input_tokens: tokenCount(usage.input_tokens, "usage.input_tokens", source) + cacheWrite + cacheRead,
+    output_tokens: tokenCount(usage.output_tokens, "usage.output_tokens", source),
+    ...(cacheRead > 0 ? { cache_read_tokens: cacheRead } : {}),
+    ...(cacheWrite > 0 ? { cache_write_tokens: cacheWrite } : {}),
+  };
+}
+
+function parseAnthropicBody(body: unknown, source: string): ChatResponse {
   const root = requireObject(body, "response body", source);
   const blocks = requireArray(root.content, "content", source);
   const texts: string[] = [];
@@ -148,24 +174,10 @@ export function fromAnthropicBody(body: unknown, source: string): ChatResponse {
       throw replyError(source, `${what} has type ${JSON.stringify(type)}, which is not supported`);
     }
   });
-  const usage =
-    root.usage === undefined || root.usage === null ? {} : requireObject(root.usage, "usage", source);
-  const cacheWrite = tokenCount(
-    usage.cache_creation_input_tokens,
-    "usage.cache_creation_input_tokens",
-    source,
-  );
-  const cacheRead = tokenCount(usage.cache_read_input_tokens, "usage.cache_read_input_tokens", source);
   const response: ChatResponse = {
     content: texts.length > 0 ? texts.join("\n") : null,
     tool_calls: toolCalls,
-    usage: {
-      // Prompt-cache reads and writes are input tokens too; they are priced apart (prices.ts).
-      input_tokens: tokenCount(usage.input_tokens, "usage.input_tokens", source) + cacheWrite + cacheRead,
-      output_tokens: tokenCount(usage.output_tokens, "usage.output_tokens", source),
-      ...(cacheRead > 0 ? { cache_read_tokens: cacheRead } : {}),
-      ...(cacheWrite > 0 ? { cache_write_tokens: cacheWrite } : {}),
-    },
+    usage: anthropicUsage(root, source),
     model: requireString(root.model, "model", source),
   };
   if (typeof root.stop_reason === "string") response.finish_reason = root.stop_reason;

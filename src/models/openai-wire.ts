@@ -7,9 +7,10 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { createRng } from "../core/rng";
-import type { ChatMessage, ChatRequest, ChatResponse, ToolCallRequest } from "./types";
+import type { ChatMessage, ChatRequest, ChatResponse, ToolCallRequest, Usage } from "./types";
 import {
   assertNotEmpty,
+  parseBilled,
   parseToolArguments,
   replyError,
   requireArray,
@@ -81,6 +82,29 @@ export function toOpenAIParams(
 
 /** The parsed body of a chat.completions response → our response; anything unusable is a model_reply error. */
 export function fromOpenAIBody(body: unknown, source: string): ChatResponse {
+  return parseBilled(
+    () => parseOpenAIBody(body, source),
+    () => openaiUsage(requireObject(body, "response body", source), source),
+  );
+}
+
+/** The usage block of a chat.completions body; prompt-cache reads from prompt_tokens_details.cached_tokens. */
+function openaiUsage(root: Record<string, unknown>, source: string): Usage {
+  const usage =
+    root.usage === undefined || root.usage === null ? {} : requireObject(root.usage, "usage", source);
+  const details =
+    usage.prompt_tokens_details === undefined || usage.prompt_tokens_details === null
+      ? {}
+      : requireObject(usage.prompt_tokens_details, "usage.prompt_tokens_details", source);
+  const cachedTokens = tokenCount(details.cached_tokens, "usage.prompt_tokens_details.cached_tokens", source);
+  return {
+    input_tokens: tokenCount(usage.prompt_tokens, "usage.prompt_tokens", source),
+    output_tokens: tokenCount(usage.completion_tokens, "usage.completion_tokens", source),
+    ...(cachedTokens > 0 ? { cache_read_tokens: cachedTokens } : {}),
+  };
+}
+
+function parseOpenAIBody(body: unknown, source: string): ChatResponse {
   const root = requireObject(body, "response body", source);
   const choices = requireArray(root.choices, "choices", source);
   if (choices.length === 0) throw replyError(source, "malformed body: choices is empty");
@@ -115,21 +139,10 @@ export function fromOpenAIBody(body: unknown, source: string): ChatResponse {
     },
   );
 
-  const usage =
-    root.usage === undefined || root.usage === null ? {} : requireObject(root.usage, "usage", source);
-  const details =
-    usage.prompt_tokens_details === undefined || usage.prompt_tokens_details === null
-      ? {}
-      : requireObject(usage.prompt_tokens_details, "usage.prompt_tokens_details", source);
-  const cachedTokens = tokenCount(details.cached_tokens, "usage.prompt_tokens_details.cached_tokens", source);
   const response: ChatResponse = {
     content,
     tool_calls: toolCalls,
-    usage: {
-      input_tokens: tokenCount(usage.prompt_tokens, "usage.prompt_tokens", source),
-      output_tokens: tokenCount(usage.completion_tokens, "usage.completion_tokens", source),
-      ...(cachedTokens > 0 ? { cache_read_tokens: cachedTokens } : {}),
-    },
+    usage: openaiUsage(root, source),
     model: requireString(root.model, "model", source),
   };
   if (typeof choice.finish_reason === "string") response.finish_reason = choice.finish_reason;

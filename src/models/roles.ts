@@ -35,6 +35,14 @@ export interface RoleModels {
   customer?: ChatModel;
   /** Usage so far, per role (a role with no model shows zeros). */
   usage(): Record<ModelRole, RoleUsage>;
+  /** Usage so far per role and model, for a run's store (roles without calls left out). */
+  usageRows(): ModelUsageRow[];
+}
+
+/** One role's usage of one model. */
+export interface ModelUsageRow extends RoleUsage {
+  role: ModelRole;
+  model: string;
 }
 
 /** Providers whose models are real (paid, remote) rather than the offline simulator or oracle. */
@@ -89,5 +97,9 @@ export function createRoleModels(specs: RoleSpecs, options: RoleModelOptions): R
         ModelRole,
         RoleUsage
       >,
+    usageRows: () =>
+      MODEL_ROLES.flatMap((role) =>
+        meters[role].byModel().map(({ model, usage }) => ({ role, model, ...usage })),
+      ),
   };
 }

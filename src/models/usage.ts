@@ -5,6 +5,7 @@
 import type { ChatModelMiddleware } from "./middleware";
 import { type CallCost, costOf, type PriceTable } from "./prices";
 import type { ChatResponse } from "./types";
+import { billedUsageOf } from "./validate-reply";
 
 export interface UsageTotals {
   /** Calls that reached a provider, with their tokens and cost. */
@@ -20,7 +21,7 @@ export interface UsageTotals {
   cached_input_tokens: number;
   cached_output_tokens: number;
   cached_usd: number;
-  /** Model ids no price pattern matched: their cost is counted as 0. Sorted. */
+  /** Model ids no price pattern matched: their cost is unknown (`usd` sums the priced ones). Sorted. */
   unpriced_models: string[];
 }
 
@@ -39,6 +40,8 @@ export class UsageMeter {
     cached_usd: 0,
   };
   private readonly unpriced = new Set<string>();
+  /** The same sums per model id (a role may use several models, e.g. a judge and its fallback). */
+  private readonly perModel = new Map<string, UsageMeter>();
 
   constructor(prices: PriceTable) {
     this.prices = prices;
@@ -46,6 +49,24 @@ export class UsageMeter {
 
   /** Count one answered call of `modelId` (the `provider:model` id, which the price patterns match). */
   record(modelId: string, response: ChatResponse): CallCost {
+    const cost = this.add(modelId, response);
+    let part = this.perModel.get(modelId);
+    if (!part) {
+      part = new UsageMeter(this.prices);
+      this.perModel.set(modelId, part);
+    }
+    part.add(modelId, response);
+    return cost;
+  }
+
+  /** Usage per model id, sorted by id. */
+  byModel(): Array<{ model: string; usage: RoleUsage }> {
+    return [...this.perModel.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([model, meter]) => ({ model, usage: roleUsageOf(meter.totals()) }));
+  }
+
+  private add(modelId: string, response: ChatResponse): CallCost {
     const cost = costOf(this.prices, modelId, response.usage);
     if (!cost.priced) this.unpriced.add(modelId);
     if (response.cached) {
@@ -122,6 +143,43 @@ export function withUsage(meter: UsageMeter): ChatModelMiddleware {
     generate: async (request, options) => {
       const response = await inner.generate(request, options);
       meter.record(inner.id, response);
+      return response;
+    },
+  });
+}
+
+/**
+ * The provider stack's two meters (wrap.ts): outside the cache, the calls the request cache answered; inside the
+ * retry loop, every call the provider billed — each attempt that was answered, an unusable reply that stated its
+ * usage included (the provider charged for it even though the model is asked again) — so the billed count is the
+ * provider's own.
+ */
+export function withCachedCalls(meter: UsageMeter): ChatModelMiddleware {
+  return (inner) => ({
+    id: inner.id,
+    provider: inner.provider,
+    generate: async (request, options) => {
+      const response = await inner.generate(request, options);
+      if (response.cached) meter.record(inner.id, response);
+      return response;
+    },
+  });
+}
+
+export function withBilledCalls(meter: UsageMeter): ChatModelMiddleware {
+  return (inner) => ({
+    id: inner.id,
+    provider: inner.provider,
+    generate: async (request, options) => {
+      let response: ChatResponse;
+      try {
+        response = await inner.generate(request, options);
+      } catch (error) {
+        const usage = billedUsageOf(error);
+        if (usage) meter.record(inner.id, { content: null, tool_calls: [], usage, model: inner.id });
+        throw error;
+      }
+      if (!response.cached) meter.record(inner.id, response);
       return response;
     },
   });

@@ -4,10 +4,38 @@
  * a message saying what was wrong — never a silent success. The retry layer re-asks a bounded number of times.
  */
 import { HsearchError } from "../core/errors";
-import type { ChatResponse, ToolCallRequest } from "./types";
+import type { ChatResponse, ToolCallRequest, Usage } from "./types";
 
 export function replyError(source: string, problem: string): HsearchError {
   return new HsearchError("model_reply", `${source}: ${problem}`);
+}
+
+/**
+ * Parse a reply body; when it is unusable (a model_reply error) but states its usage, the error carries that usage:
+ * the provider billed the call all the same, so the usage meter counts it (`billedUsageOf`).
+ */
+export function parseBilled(parse: () => ChatResponse, usageOf: () => Usage): ChatResponse {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof HsearchError && error.code === "model_reply") {
+      let usage: Usage | undefined;
+      try {
+        usage = usageOf();
+      } catch {
+        // no readable usage: nothing to count
+      }
+      if (usage && usage.input_tokens + usage.output_tokens > 0) billed.set(error, usage);
+    }
+    throw error;
+  }
+}
+
+const billed = new WeakMap<Error, Usage>();
+
+/** The usage an unusable reply stated (see parseBilled), if any. */
+export function billedUsageOf(error: unknown): Usage | undefined {
+  return error instanceof Error ? billed.get(error) : undefined;
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

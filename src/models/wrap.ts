@@ -1,7 +1,8 @@
 /**
  * Composition of a provider with its middleware, after the AI SDK's wrapLanguageModel. The standard stack, outermost
- * first: usage → settings → cache → retry → reply limit → limiter → provider.
- * - usage outermost, so it sees cache hits (and counts them apart);
+ * first: cached-call meter → settings → cache → retry → reply limit → billed-call meter → limiter → provider.
+ * - the meter counts cache hits outermost (apart, not billed) and billed calls inside the retry loop, so every
+ *   answered attempt counts as the provider bills it, an unusable or oversized reply that was re-asked included;
  * - cache outside retry, so a hit skips retries and the limiter, and only a validated success is stored;
  * - retry outside the limiter, so a call sleeping in backoff frees its slot for others;
  * - the reply limit inside retry, so an oversized reply is re-asked like any unusable one and never cached.
@@ -12,7 +13,7 @@ import type { ChatModelMiddleware } from "./middleware";
 import { withReplyLimit } from "./reply-limit";
 import { type RetryOptions, withRetry } from "./retry";
 import type { ChatModel } from "./types";
-import { type UsageMeter, withUsage } from "./usage";
+import { type UsageMeter, withBilledCalls, withCachedCalls } from "./usage";
 
 /** Apply middleware; the first in the list is the outermost layer. */
 export function wrapChatModel(model: ChatModel, middleware: readonly ChatModelMiddleware[]): ChatModel {
@@ -33,10 +34,11 @@ export interface ProviderStackOptions {
 
 export function withProviderStack(provider: ChatModel, options: ProviderStackOptions): ChatModel {
   const layers: ChatModelMiddleware[] = [];
-  if (options.meter) layers.push(withUsage(options.meter));
+  if (options.meter) layers.push(withCachedCalls(options.meter));
   if (options.settings) layers.push(options.settings);
   if (options.cache) layers.push(withCache(options.cache.cache, options.cache.endpoint));
   layers.push(withRetry(options.retry), withReplyLimit(options.maxReplyChars));
+  if (options.meter) layers.push(withBilledCalls(options.meter));
   if (options.limiter) layers.push(withLimiter(options.limiter));
   return wrapChatModel(provider, layers);
 }

@@ -17,7 +17,9 @@ export function fmtCount(value: number): string {
   return value.toLocaleString("en-US");
 }
 
-export function fmtUsd(value: number): string {
+/** "$0.0123"; "unknown" for a cost without a price (never shown as $0). */
+export function fmtUsd(value: number | null): string {
+  if (value === null) return "unknown";
   return `$${value.toFixed(value !== 0 && Math.abs(value) < 0.01 ? 4 : 2)}`;
 }
 

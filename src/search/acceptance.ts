@@ -12,6 +12,11 @@ export interface EvaluatedProposal {
   proposal: number;
   score: number;
   scores: readonly EpisodeScore[];
+  /**
+   * The incumbent's score on the pairs `score` was computed on (both arms scored): the bar this proposal must
+   * clear. Absent: the incumbent's own score.
+   */
+  baseline?: number;
 }
 
 export type Verdict = "accepted" | "rejected" | "indecisive";
@@ -41,20 +46,22 @@ export function decideGreater(
   incumbentScore: number,
   proposals: readonly EvaluatedProposal[],
 ): AcceptanceDecision {
-  const best = bestProposal(proposals);
-  const accepted = best !== null && best.score > incumbentScore ? best.commit : null;
+  const bar = (p: EvaluatedProposal) => p.baseline ?? incumbentScore;
+  const best = bestProposal(proposals.filter((p) => p.score > bar(p)));
+  const accepted = best?.commit ?? null;
   return {
     accepted,
     verdicts: proposals.map((p) => {
+      const base = bar(p);
       if (p.commit === accepted)
         return {
           commit: p.commit,
           verdict: "accepted",
-          reason: `${fmt(p.score)} > incumbent ${fmt(incumbentScore)}`,
+          reason: `${fmt(p.score)} > incumbent ${fmt(base)}`,
         };
       const why =
-        p.score <= incumbentScore
-          ? `${fmt(p.score)} ${p.score === incumbentScore ? "ties" : "<"} incumbent ${fmt(incumbentScore)}`
+        p.score <= base
+          ? `${fmt(p.score)} ${p.score === base ? "ties" : "<"} incumbent ${fmt(base)}`
           : best !== null && p.score === best.score
             ? `${fmt(p.score)} ties proposal ${best.proposal}, which wins ties (lower index)`
             : `${fmt(p.score)} beats the incumbent but proposal ${best?.proposal} scored higher (${fmt(best?.score ?? 0)})`;

@@ -5,6 +5,7 @@ import { harnessLimitsOf, parseHarness } from "../harness/load";
 import { definedObjectiveScore, type EpisodeScore } from "../scoring";
 import { type EvaluatedProposal, screenStep } from "./acceptance";
 import { evaluateCandidate, loadCandidate, runJobs } from "./candidate-rollouts";
+import { commonPairs } from "./infra-errors";
 import { applyProposal, assertProposalPaths, type Proposal } from "./proposal";
 import type { SearchDeps } from "./search-deps";
 
@@ -149,8 +150,10 @@ async function screenedOut(
     .map((r) => r.scores as unknown as EpisodeScore)
     .filter((score) => ids.has(score.task_id) && score.repeat < deps.config.repeats);
   const objective = deps.config.objective;
-  const mine = definedObjectiveScore(proposalScores, objective);
-  const theirs = definedObjectiveScore(incumbentScores, objective);
+  // Both arms on the (task, repeat) pairs scored for both: an infrastructure error in either leaves the pair out.
+  const [theirPairs, myPairs] = commonPairs(incumbentScores, proposalScores);
+  const mine = definedObjectiveScore(myPairs, objective);
+  const theirs = definedObjectiveScore(theirPairs, objective);
   if (mine === null || theirs === null || screenStep(mine, theirs, rule.screen.reject_below) === "continue")
     return false;
   const reason = `screened out: ${mine.toFixed(4)} on ${count} tasks, incumbent ${theirs.toFixed(4)} (margin ${rule.screen.reject_below})`;

@@ -13,7 +13,7 @@ export type BudgetLimit = keyof Budget;
 export interface BudgetUsage {
   /** Rollouts stored or started. */
   rollouts: number;
-  /** Every role's spend: stored rollouts and model calls, plus finished rollouts not stored yet. */
+  /** Every role's spend: earlier sessions as stored, this session's calls as they are answered. */
   usd: number;
   /** Active minutes over every session of the run. */
   minutes: number;
@@ -51,9 +51,12 @@ export function describeLimit(limit: BudgetLimit, budget: Budget, usage: BudgetU
 /** What the gate reads from and writes to the run store. */
 export interface BudgetLedger {
   countRollouts(): number;
+  /** Spend of every role so far, this session's answered calls included. */
   totalUsd(): number;
   activeMs(): number;
   setActiveMs(ms: number): void;
+  /** Store this session's usage (called with the active time, about once a second, and at the end). */
+  persistUsage?(): void;
 }
 
 const PERSIST_EVERY_MS = 1000;
@@ -66,8 +69,6 @@ export class BudgetGate {
   readonly #activeMsAtStart: number;
   readonly #sessionStart: number;
   #started = 0;
-  /** Cost of rollouts that finished but are not in the store yet (stored in batches). */
-  #unstoredUsd = 0;
   #persistedAt: number;
 
   constructor(budget: Budget, ledger: BudgetLedger, now: () => number = Date.now) {
@@ -84,8 +85,7 @@ export class BudgetGate {
     const activeMs = this.#activeMsAtStart + (this.#now() - this.#sessionStart);
     return {
       rollouts: this.#rolloutsAtStart + this.#started,
-      // The store is only asked when a usd limit exists: the sum runs over every stored rollout.
-      usd: this.#budget.max_usd === null ? 0 : this.#ledger.totalUsd() + this.#unstoredUsd,
+      usd: this.#budget.max_usd === null ? 0 : this.#ledger.totalUsd(),
       minutes: activeMs / 60_000,
     };
   }
@@ -104,21 +104,15 @@ export class BudgetGate {
     this.#started++;
   }
 
-  /** A rollout finished with this cost and waits in a batch for the store. */
-  finished(usd: number): void {
-    this.#unstoredUsd += usd;
-  }
-
-  /** A batch with this total cost reached the store. */
-  stored(usd: number): void {
-    this.#unstoredUsd = Math.max(0, this.#unstoredUsd - usd);
-  }
-
-  /** Active time is stored about once a second (and at the end), so a killed session loses at most that much. */
+  /**
+   * Active time and usage are stored about once a second (and at the end), so a killed session loses at most that
+   * much of either.
+   */
   persistActiveTime(force: boolean): void {
     const now = this.#now();
     if (!force && now - this.#persistedAt < PERSIST_EVERY_MS) return;
     this.#persistedAt = now;
     this.#ledger.setActiveMs(this.#activeMsAtStart + (now - this.#sessionStart));
+    this.#ledger.persistUsage?.();
   }
 }

@@ -4,12 +4,14 @@ import { evaluateJobs, planRollouts, type RolloutJob } from "../eval/evaluate";
 import { readTree } from "../git";
 import { type Harness, type HarnessLimits, harnessLimitsOf, parseHarness } from "../harness/load";
 import type { Trajectory } from "../harness/trajectory";
-import { type EpisodeScore, objectiveScore, summarize } from "../scoring";
+import { describeInfraGate, type EpisodeScore, infraErrorGate, objectiveScore, summarize } from "../scoring";
+import { InfraErrorRateExceeded } from "./infra-errors";
 import type { SearchDeps } from "./search-deps";
 
 /**
  * A candidate's rollouts: run on a set of tasks through the budget gate, or read back from the store when a resumed
- * run already has them.
+ * run already has them. A stored infrastructure error is not an outcome: every later evaluation of the candidate
+ * (a paired test, a resumed run) runs that (task, repeat) again.
  */
 
 /** Rollouts are written to the store in batches of this many. */
@@ -29,8 +31,14 @@ export async function evaluateCandidate(
 ): Promise<number> {
   const { store, config } = deps;
   const known = store.getCandidate(commit);
-  // Evaluated before (a resumed run may find it already judged and rejected): its score stands.
-  if ((known?.state === "evaluated" || known?.state === "rejected") && known.score !== null)
+  // Evaluated before (a resumed run may find it already judged and rejected): its score stands, unless some of its
+  // rollouts met infrastructure errors, which are run again now.
+  const complete = (known?.summary as { n_scored?: number; n_total?: number } | null)?.n_scored;
+  if (
+    (known?.state === "evaluated" || known?.state === "rejected") &&
+    known.score !== null &&
+    (complete === undefined || complete === (known.summary as { n_total?: number }).n_total)
+  )
     return known.score;
   const harness = await loadCandidate(repo, commit, harnessLimitsOf(config.limits));
   const scores = await runJobs(
@@ -41,14 +49,32 @@ export async function evaluateCandidate(
     deps.tasks.search,
     `round ${round} p${proposal}`,
   );
-  const summary = summarize(scores);
   const score = objectiveScore(scores, config.objective);
   store.setCandidateOutcome(commit, {
-    state: "evaluated",
+    state: known?.state === "rejected" ? "rejected" : "evaluated",
+    ...(known?.verdict ? { verdict: known.verdict } : {}),
+    rejected_reason: known?.rejected_reason ?? null,
     score,
-    summary: summary as unknown as Record<string, unknown>,
+    summary: summarize(scores) as unknown as Record<string, unknown>,
   });
   return score;
+}
+
+/** A candidate's search scores of the configured repeats changed (a retried infra error): store them again. */
+export function refreshCandidate(deps: SearchDeps, commit: string, scores: readonly EpisodeScore[]): void {
+  const known = deps.store.getCandidate(commit);
+  if (!known || known.score === null || known.state === "pending") return;
+  const summary = summarize(scores);
+  const stored = known.summary as { n_scored?: number } | null;
+  if (stored?.n_scored === summary.n_scored) return;
+  deps.store.setCandidateOutcome(commit, {
+    state: known.state,
+    ...(known.verdict ? { verdict: known.verdict } : {}),
+    rejected_reason: known.rejected_reason,
+    ...(known.duplicate_of ? { duplicate_of: known.duplicate_of } : {}),
+    score: objectiveScore(scores, deps.config.objective),
+    summary: summary as unknown as Record<string, unknown>,
+  });
 }
 
 /** Run (or read back) the rollouts of one candidate on a set of tasks; returns every episode score. */
@@ -66,7 +92,10 @@ export async function runJobs(
   const keyOf = (job: RolloutJob) =>
     rolloutKey({ candidate: commit, task: job.task.id, seed: job.seed, repeat: job.repeat });
   const stored = new Map(
-    store.listRollouts(commit, purpose).map((r) => [r.key, r.scores as unknown as EpisodeScore]),
+    store
+      .listRollouts(commit, purpose)
+      .map((r) => [r.key, r.scores as unknown as EpisodeScore] as const)
+      .filter(([, score]) => score.kind !== "infra_error"),
   );
   const todo = jobs.filter((job) => !stored.has(keyOf(job)));
   let done = jobs.length - todo.length;
@@ -85,7 +114,6 @@ export async function runJobs(
         trajectory: p.trajectory,
       })),
     );
-    deps.gate?.stored(batch.reduce((sum, p) => sum + p.trajectory.usage.usd, 0));
   };
   let outcomes: Awaited<ReturnType<typeof evaluateJobs>>;
   try {
@@ -102,7 +130,6 @@ export async function runJobs(
       beforeRollout: () => deps.gate?.admit(),
       onRollout: (job, trajectory, score) => {
         pending.push({ key: keyOf(job), split: job.task.split, trajectory, score });
-        deps.gate?.finished(trajectory.usage.usd);
         if (pending.length >= STORE_BATCH) flush();
         done++;
         deps.events?.rollouts?.(done, jobs.length, label);
@@ -113,5 +140,12 @@ export async function runJobs(
     flush();
   }
   const fresh = new Map(outcomes.map((o) => [keyOf(o.job), o.score]));
-  return jobs.map((job) => (stored.get(keyOf(job)) ?? fresh.get(keyOf(job))) as EpisodeScore);
+  const scores = jobs.map((job) => (stored.get(keyOf(job)) ?? fresh.get(keyOf(job))) as EpisodeScore);
+  // Infrastructure errors left after the retry passes: a few are retried later; too many stop the run.
+  const gate = infraErrorGate(scores, config.max_infra_error_rate);
+  if (gate) {
+    store.logEvent("infra_error_rate", { candidate: commit, purpose, ...gate });
+    throw new InfraErrorRateExceeded(`${label} (${commit.slice(0, 12)}): ${describeInfraGate(gate)}`);
+  }
+  return scores;
 }

@@ -125,6 +125,14 @@ export const searchConfigSchema = z
       .strict()
       .default({ max_prompt_tokens: 32_000, examples_per_cell: 3 }),
     concurrency: z.number().int().min(1).max(256).default(8),
+    max_infra_error_rate: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.05)
+      .describe(
+        "Stop the run (exit 1, first provider error printed) when more than this share of a candidate's rollouts end in an infrastructure error after retries.",
+      ),
     seed: z.number().int().min(0).default(1),
     budget: z
       .object({

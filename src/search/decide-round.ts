@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { settleAll } from "../core/pool";
 import { harnessLimitsOf } from "../harness/load";
-import type { EpisodeScore } from "../scoring";
+import { definedObjectiveScore, type EpisodeScore } from "../scoring";
 import {
   decideGreater,
   type EvaluatedProposal,
@@ -11,8 +11,51 @@ import {
   pairedTest,
   type Verdict,
 } from "./acceptance";
-import { loadCandidate, runJobs } from "./candidate-rollouts";
+import { loadCandidate, refreshCandidate, runJobs } from "./candidate-rollouts";
+import { commonPairs } from "./infra-errors";
 import type { SearchDeps } from "./search-deps";
+
+/**
+ * A candidate's search scores of the configured repeats, running again any (task, repeat) that met an
+ * infrastructure error (its stored score and summary follow).
+ */
+async function searchScores(deps: SearchDeps, repo: string, commit: string): Promise<EpisodeScore[]> {
+  const scores = await runJobs(
+    deps,
+    await loadCandidate(repo, commit, harnessLimitsOf(deps.config.limits)),
+    commit,
+    "search",
+    deps.tasks.search,
+    `retry ${commit.slice(0, 12)}`,
+  );
+  refreshCandidate(deps, commit, scores);
+  return scores;
+}
+
+/**
+ * The greater rule on the pairs both arms scored: each proposal's score and the incumbent's, over the (task,
+ * repeat) pairs scored for both. Without infrastructure errors these are the candidates' own scores.
+ */
+async function pairedGreater(
+  deps: SearchDeps,
+  repo: string,
+  incumbent: string,
+  incumbentScore: number,
+  proposals: readonly EvaluatedProposal[],
+) {
+  const objective = deps.config.objective;
+  const incumbentScores = await searchScores(deps, repo, incumbent);
+  const paired: EvaluatedProposal[] = [];
+  for (const proposal of proposals) {
+    const [theirs, mine] = commonPairs(incumbentScores, await searchScores(deps, repo, proposal.commit));
+    paired.push({
+      ...proposal,
+      score: definedObjectiveScore(mine, objective) ?? proposal.score,
+      baseline: definedObjectiveScore(theirs, objective) ?? incumbentScore,
+    });
+  }
+  return decideGreater(incumbentScore, paired);
+}
 
 /** The end of a round: the acceptance rule's verdict on every evaluated proposal, and which one (if any) is accepted. */
 export async function decide(
@@ -23,10 +66,10 @@ export async function decide(
   proposals: readonly EvaluatedProposal[],
 ) {
   const rule = deps.config.acceptance;
-  if (rule.rule === "greater") return decideGreater(incumbentScore, proposals);
+  const repo = join(deps.runDir, "harness");
+  if (rule.rule === "greater") return pairedGreater(deps, repo, incumbent, incumbentScore, proposals);
   const verdicts: ProposalVerdict[] = [];
   let accepted: EvaluatedProposal | null = null;
-  const repo = join(deps.runDir, "harness");
   // α is spent per round: split over the round's proposals (Bonferroni), and halved per look when close calls may get
   // extra repeats (re-testing at the same α is optional stopping; bench/acceptance.ts measured both effects).
   const roundAlpha = rule.alpha / Math.max(1, proposals.length);

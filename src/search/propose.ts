@@ -1,4 +1,5 @@
 import { createRng } from "../core/rng";
+import { costOf } from "../models/prices";
 import { proposeByLlm } from "./llm-proposer";
 import { runOperators } from "./operators";
 import type { Proposal } from "./proposal";
@@ -45,8 +46,12 @@ export async function propose(
     },
     {
       seed: createRng(config.seed, "meta", round).int(2 ** 31),
-      onCall: (usage) =>
-        store.recordModelCall({ role: "proposer", model: deps.metaModel?.id ?? "", round, ...usage, usd: 0 }),
+      // A log of the round's proposer calls; the run's totals come from the proposer's meter.
+      onCall: (usage) => {
+        const model = deps.metaModel?.id ?? "";
+        const usd = deps.prices ? costOf(deps.prices, model, usage).usd : 0;
+        store.recordModelCall({ role: "proposer", model, round, ...usage, usd });
+      },
     },
   );
   for (const [attempt, reason] of result.failures.entries())

@@ -31,11 +31,18 @@ export interface SearchOutcome {
 export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
   const { store } = deps;
   store.setRunState("running");
+  // This session's usage is its own rows (role, model); earlier sessions' spend is read once.
+  const session = store.beginUsageSession();
+  const earlierUsd = store.totalUsd(session);
+  const sessionUsd = () => (deps.usage?.() ?? []).reduce((sum, row) => sum + (row.usd ?? 0), 0);
   const gate = new BudgetGate(deps.config.budget, {
     countRollouts: () => store.countRollouts(),
-    totalUsd: () => store.totalUsd(),
+    totalUsd: () => earlierUsd + sessionUsd(),
     activeMs: () => store.activeMs(),
     setActiveMs: (ms) => store.setActiveMs(ms),
+    persistUsage: () => {
+      if (deps.usage) store.putSessionUsage(session, deps.usage());
+    },
   });
   const progress = { incumbent: "" };
   try {

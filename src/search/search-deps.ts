@@ -2,6 +2,7 @@ import type { Task } from "../domain/task";
 import type { RolloutExecutor } from "../eval/evaluate";
 import type { Semaphore } from "../models/limiter";
 import type { PriceTable } from "../models/prices";
+import type { ModelUsageRow } from "../models/roles";
 import type { ChatModel } from "../models/types";
 import type { Judge } from "../scoring";
 import type { RunStore } from "../store";
@@ -25,6 +26,11 @@ export interface SearchDeps {
   prices?: PriceTable;
   /** Where rollouts run (`run --workers`: the workers' queue); default in this process on `model`. */
   executor?: RolloutExecutor;
+  /**
+   * Every role's usage in this session so far, per model (the meters of the run's models): stored per session,
+   * counted by `budget.max_usd`. Absent (tests): usage is not stored.
+   */
+  usage?: () => ModelUsageRow[];
   events?: SearchEvents;
   /** Set by runSearch: every rollout of the run passes it before starting. */
   gate?: BudgetGate;

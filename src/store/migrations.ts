@@ -152,4 +152,29 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE run;
   ALTER TABLE run_v4 RENAME TO run;
   `,
+  `
+  -- Usage per role (agent, proposer, judge, customer) and model, per session of the run (each start or resume is a
+  -- session): calls that reached the provider with their tokens and cost, calls answered by the request cache
+  -- apart, and provider prompt-cache tokens. usd is NULL when the model has no price: unknown, not 0.
+  CREATE TABLE role_usage (
+    session INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    model TEXT NOT NULL,
+    calls INTEGER NOT NULL,
+    cached_calls INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cache_read_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    usd REAL,
+    PRIMARY KEY (session, role, model)
+  );
+  -- Runs from before: the task model's usage as its rollouts recorded it, the rest from model_calls (session 0).
+  INSERT OR IGNORE INTO role_usage
+    SELECT 0, 'agent', model, SUM(model_calls), 0, SUM(input_tokens), SUM(output_tokens), 0, 0, SUM(usd)
+      FROM rollouts GROUP BY model;
+  INSERT OR IGNORE INTO role_usage
+    SELECT 0, role, model, COUNT(*), 0, SUM(input_tokens), SUM(output_tokens), 0, 0, SUM(usd)
+      FROM model_calls GROUP BY role, model;
+  `,
 ];

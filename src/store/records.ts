@@ -166,14 +166,22 @@ export interface NewModelCall {
   usd: number;
 }
 
+/** One role's usage of one model, summed over the run's sessions. */
 export interface UsageTotal {
-  /** `agent` for the task model (summed from rollouts), else the model call's role. */
+  /** agent, proposer, judge or customer. */
   role: string;
   model: string;
+  /** Calls that reached the provider (billed), with their tokens. */
   calls: number;
+  /** Calls answered by the request cache: not billed now, tokens not counted above. */
+  cached_calls: number;
   input_tokens: number;
   output_tokens: number;
-  usd: number;
+  /** Of input_tokens: read from / written to the provider's prompt cache, where the API reports them. */
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  /** Null when the model has no price in config/prices.yaml: unknown, not 0. */
+  usd: number | null;
 }
 
 export interface EventRecord {

@@ -26,6 +26,15 @@ export function hasRollout(ctx: StoreContext, purpose: Purpose, key: string): bo
   );
 }
 
+/** A stored rollout that met an infrastructure error may be replaced by a retry; a scored one stands. */
+function hasScoredRollout(ctx: StoreContext, purpose: Purpose, key: string): boolean {
+  return (
+    ctx.db
+      .prepare("SELECT 1 FROM rollouts WHERE purpose = ? AND key = ? AND infra_error IS NULL")
+      .get(purpose, key) !== undefined
+  );
+}
+
 /** Keys already stored for a candidate and purpose: what a resumed run can skip. */
 export function rolloutKeys(ctx: StoreContext, commit: string, purpose: Purpose): Set<string> {
   const rows = ctx.db
@@ -48,8 +57,9 @@ export function appendTrajectories(
 }
 
 /**
- * Stores one candidate's batch of rollouts. Keys already stored are skipped (resume); the new trajectories are
- * appended and fsynced first, then every row is inserted in one transaction.
+ * Stores one candidate's batch of rollouts. Keys already stored are skipped (resume), except infrastructure errors,
+ * which a retry replaces; the new trajectories are appended and fsynced first (a later line of a key wins), then
+ * every row is inserted in one transaction.
  */
 export function recordRollouts(ctx: StoreContext, commit: string, rollouts: NewRollout[]): RecordedRollouts {
   const seen = new Set<string>();
@@ -59,7 +69,7 @@ export function recordRollouts(ctx: StoreContext, commit: string, rollouts: NewR
     if (seen.has(id)) throw new HsearchError("bad_input", `rollout ${id} appears twice in one batch`);
     seen.add(id);
     assertStorableRollout(rollout);
-    if (!hasRollout(ctx, rollout.purpose, rollout.key)) fresh.push(rollout);
+    if (!hasScoredRollout(ctx, rollout.purpose, rollout.key)) fresh.push(rollout);
   }
   const rows: unknown[][] = [];
   for (const purpose of new Set(fresh.map((rollout) => rollout.purpose))) {
@@ -81,9 +91,13 @@ export function recordRollouts(ctx: StoreContext, commit: string, rollouts: NewR
        trajectory_file, trajectory_offset, trajectory_length, trajectory_sha256, created_at)
      VALUES (${Array(24).fill("?").join(", ")})`,
   );
-  const inserted = ctx.db.transaction(() =>
-    rows.reduce<number>((sum, row) => sum + insert.run(...row).changes, 0),
-  )();
+  const replaced = ctx.db.prepare(
+    "DELETE FROM rollouts WHERE purpose = ? AND key = ? AND infra_error IS NOT NULL",
+  );
+  const inserted = ctx.db.transaction(() => {
+    for (const rollout of fresh) replaced.run(rollout.purpose, rollout.key);
+    return rows.reduce<number>((sum, row) => sum + insert.run(...row).changes, 0);
+  })();
   return { inserted, skipped: rollouts.length - inserted };
 }
 

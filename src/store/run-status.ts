@@ -1,3 +1,6 @@
+import { MODEL_ROLES, type ModelRole } from "../models/settings";
+import { addRoleUsage, type RoleUsage } from "../models/usage";
+import type { UsageTotal } from "./records";
 import type { RunStore } from "./run-store";
 
 /**
@@ -18,6 +21,12 @@ export interface ProposalStatus {
   /** accepted, rejected, indecisive or screened_out; null for the seed and for proposals never judged. */
   verdict: string | null;
   rejected_reason: string | null;
+  /** Search episodes planned and scored (the rest met infrastructure errors); null before the evaluation. */
+  n_total: number | null;
+  n_scored: number | null;
+  /** Infrastructure errors by class, and scored episodes ended by the context window (the agent's failures). */
+  infra_errors: Record<string, number>;
+  context_overflow: number;
 }
 
 export interface RoundStatus {
@@ -47,13 +56,47 @@ export interface RunStatus {
   incumbent: { commit: string; score: number | null } | null;
   selected: { commit: string; score: number | null } | null;
   heldout: Record<string, Record<string, unknown>>;
-  usage: {
+  /**
+   * Every role's calls, tokens and cost over the run's sessions: billed calls, request-cache hits apart (`cached_calls`,
+   * not billed), provider prompt-cache tokens; `usd` null when a model has no price (unknown, not 0).
+   */
+  usage: RoleUsage & {
     rollouts: number;
-    input_tokens: number;
-    output_tokens: number;
-    usd: number;
+    /** Billed calls (the same as `calls`; the name older readers know). */
     model_calls: number;
-    by_role: unknown[];
+    by_role: Record<ModelRole, RoleUsage>;
+    /** The same per role and model. */
+    by_model: UsageTotal[];
+  };
+}
+
+function usageOf(rows: readonly UsageTotal[]): Omit<RunStatus["usage"], "rollouts"> {
+  const strip = (row: UsageTotal): RoleUsage => {
+    const { role: _role, model: _model, ...usage } = row;
+    return usage;
+  };
+  const byRole = Object.fromEntries(
+    MODEL_ROLES.map((role) => [role, addRoleUsage(rows.filter((r) => r.role === role).map(strip))]),
+  ) as Record<ModelRole, RoleUsage>;
+  const total = addRoleUsage(rows.map(strip));
+  return { ...total, model_calls: total.calls, by_role: byRole, by_model: [...rows] };
+}
+
+/** The episode counts of a stored summary (older runs stored none: counts unknown, nothing left out). */
+function episodeCounts(
+  summary: Record<string, unknown> | null,
+): Pick<ProposalStatus, "n_total" | "n_scored" | "infra_errors" | "context_overflow"> {
+  const s = (summary ?? {}) as {
+    n_total?: number;
+    n_scored?: number;
+    infra_errors?: Record<string, number>;
+    context_overflow?: number;
+  };
+  return {
+    n_total: s.n_total ?? null,
+    n_scored: s.n_scored ?? null,
+    infra_errors: s.infra_errors ?? {},
+    context_overflow: s.context_overflow ?? 0,
   };
 }
 
@@ -93,6 +136,7 @@ export function runStatus(store: RunStore): RunStatus {
         state: c.state,
         verdict: c.verdict,
         rejected_reason: c.rejected_reason,
+        ...episodeCounts(c.summary),
       })),
     failures: failures
       .filter((f) => f.round === round.round)
@@ -131,9 +175,6 @@ export function runStatus(store: RunStore): RunStatus {
       ];
     });
   if (perRound.length > 0) heldout.diagnostics = Object.fromEntries(perRound);
-  const usage = store.usageTotals();
-  const sum = (key: "input_tokens" | "output_tokens" | "usd" | "calls") =>
-    usage.reduce((total, u) => total + u[key], 0);
   return {
     run: run.id,
     name: run.name,
@@ -150,13 +191,6 @@ export function runStatus(store: RunStore): RunStatus {
         ? { commit: incumbentCommit, score: scoreOf(incumbentCommit) }
         : null,
     heldout,
-    usage: {
-      rollouts: store.countRollouts(),
-      input_tokens: sum("input_tokens"),
-      output_tokens: sum("output_tokens"),
-      usd: sum("usd"),
-      model_calls: sum("calls"),
-      by_role: usage,
-    },
+    usage: { rollouts: store.countRollouts(), ...usageOf(store.usageTotals()) },
   };
 }

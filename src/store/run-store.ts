@@ -164,9 +164,13 @@ export class RunStore {
   /** `running` again on resume; `finished`/`failed` stamp ended_at. */
   setRunState(state: RunState, error: string | null = null): void {
     const endedAt = state === "running" ? null : this.#now();
+    // A finished run stays finished when told so again: its end time is when it finished, not when it was reread.
     const result = this.#db
-      .prepare("UPDATE run SET state = ?, ended_at = ?, error = ?")
-      .run(state, endedAt, error);
+      .prepare(
+        `UPDATE run SET ended_at = CASE WHEN state = 'finished' AND ? = 'finished' THEN ended_at ELSE ? END,
+           state = ?, error = ?`,
+      )
+      .run(state, endedAt, state, error);
     if (result.changes === 0) throw new HsearchError("not_found", "no run recorded yet (call initRun first)");
   }
 
@@ -421,18 +425,29 @@ export class RunStore {
 
   // ── usage and events ─────────────────────────────────────────────────────────────────────────────────────────
 
-  /** Records a proposer/judge/probe call; returns false when its call_key was already recorded. */
+  /** Logs one proposer call of a round (a log only: totals come from the sessions' usage); false if keyed and known. */
   recordModelCall(call: NewModelCall): boolean {
     return usage.recordModelCall(this.#ctx, call);
   }
 
-  /** Tokens and cost by role and model: the task model from rollouts, everything else from model_calls. */
+  /** A new session's number for `putSessionUsage` (each start or resume of a run is one). */
+  beginUsageSession(): number {
+    return usage.beginUsageSession(this.#ctx);
+  }
+
+  /** Replace this session's usage rows with the totals so far (the meters count from the session's start). */
+  putSessionUsage(session: number, rows: readonly UsageTotal[]): void {
+    usage.putSessionUsage(this.#ctx, session, rows);
+  }
+
+  /** Tokens and cost by role and model over every session. */
   usageTotals(): UsageTotal[] {
     return usage.usageTotals(this.#ctx);
   }
 
-  totalUsd(): number {
-    return usage.totalUsd(this.#ctx);
+  /** The known spend of every session but `exceptSession` (unpriced models count nothing). */
+  totalUsd(exceptSession?: number): number {
+    return usage.totalUsd(this.#ctx, exceptSession);
   }
 
   logEvent(kind: string, data: JsonObject = {}): number {

@@ -5,8 +5,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { LimiterPool } from "../../src/models/limiter";
+import { loadPriceTable } from "../../src/models/prices";
 import { createChatModel } from "../../src/models/registry";
 import type { ChatRequest } from "../../src/models/types";
+import { UsageMeter } from "../../src/models/usage";
 import { anthropicMessage, startFakeAnthropicServer } from "../helpers/fake-anthropic-server";
 import { type FakeHttpServer, openaiCompletion, startFakeOpenAIServer } from "../helpers/fake-openai-server";
 import { FAULT_KINDS, type FaultPlan } from "../helpers/fault-plan";
@@ -17,6 +19,7 @@ afterEach(async () => {
 });
 
 const FAST_RETRY = { baseDelayMs: 1, maxDelayMs: 2, sleep: async () => {} };
+const meter = () => new UsageMeter(loadPriceTable());
 
 function request(text: string): ChatRequest {
   return {
@@ -26,34 +29,39 @@ function request(text: string): ChatRequest {
   };
 }
 
-async function openaiSetup(plan: FaultPlan) {
+/** A short client timeout only where a hang must end at it; the machine may be slow. */
+async function openaiSetup(plan: FaultPlan, timeoutMs = 20_000) {
   const server = await startFakeOpenAIServer(
     () => openaiCompletion({ content: "answer", usage: { prompt_tokens: 100, completion_tokens: 7 } }),
     { faults: plan },
   );
   servers.push(server);
+  const usage = meter();
   const model = createChatModel("openai:gpt-test", {
+    meter: usage,
     env: { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL },
     limiters: new LimiterPool(),
-    timeoutMs: 300,
+    timeoutMs,
     retry: FAST_RETRY,
   });
-  return { server, model };
+  return { server, model, usage };
 }
 
-async function anthropicSetup(plan: FaultPlan) {
+async function anthropicSetup(plan: FaultPlan, timeoutMs = 20_000) {
   const server = await startFakeAnthropicServer(
     () => anthropicMessage({ text: "answer", usage: { input_tokens: 90, output_tokens: 5 } }),
     { faults: plan },
   );
   servers.push(server);
+  const usage = meter();
   const model = createChatModel("anthropic:claude-test", {
+    meter: usage,
     env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: server.baseURL },
     limiters: new LimiterPool(),
-    timeoutMs: 300,
+    timeoutMs,
     retry: FAST_RETRY,
   });
-  return { server, model };
+  return { server, model, usage };
 }
 
 describe("fault plan", () => {
@@ -63,7 +71,7 @@ describe("fault plan", () => {
   ] as const) {
     for (const kind of FAULT_KINDS) {
       it(`${wire}: a ${kind} on the first call is retried and answered on the second`, async () => {
-        const { server, model } = await setup({ seed: 1, rate: 1, kinds: [kind], hangMs: 50 });
+        const { server, model, usage } = await setup({ seed: 1, rate: 1, kinds: [kind], hangMs: 50 });
         const reply = await model.generate(request(`q-${kind}`));
         expect(reply.content).toBe("answer");
         expect(server.requests).toHaveLength(2);
@@ -73,12 +81,18 @@ describe("fault plan", () => {
         const billedFault =
           kind === "malformed_tool_args" || (wire === "anthropic" && kind === "empty_choices");
         expect(server.billed.calls).toBe(billedFault ? 2 : 1);
+        // The client's meter counts exactly what the server billed.
+        expect(usage.totals()).toMatchObject({
+          model_calls: server.billed.calls,
+          input_tokens: server.billed.input_tokens,
+          output_tokens: server.billed.output_tokens,
+        });
       });
     }
   }
 
   it("a hung call without a drop time ends at the client's timeout and is retried", async () => {
-    const { server, model } = await openaiSetup({ seed: 3, rate: 1, kinds: ["hang"] });
+    const { server, model } = await openaiSetup({ seed: 3, rate: 1, kinds: ["hang"] }, 300);
     expect((await model.generate(request("hang"))).content).toBe("answer");
     expect(server.faults?.hang).toBe(1);
   });

@@ -50,20 +50,29 @@ describe("budget limits", () => {
     expect(gate.usage().rollouts).toBe(10);
   });
 
-  it("max_usd counts the store's spend of every role plus finished rollouts not stored yet", () => {
+  it("max_usd counts the ledger's spend of every role as calls are answered", () => {
     const { state, api } = ledger({ usd: 0.5 });
     const gate = new BudgetGate({ ...none, max_usd: 1 }, api);
     gate.admit();
-    gate.finished(0.3); // in a batch, not in the store yet
+    state.usd += 0.3; // the agent's calls of a rollout still in flight
     gate.admit();
-    state.usd += 0.1; // a proposer call recorded directly
-    gate.finished(0.1);
+    state.usd += 0.2; // a proposer call
     expect(gate.usage().usd).toBeCloseTo(1.0);
     expect(limitOf(() => gate.admit())).toBe("max_usd");
-    // The batch reaches the store: counted once, not twice.
-    state.usd += 0.4;
-    gate.stored(0.4);
-    expect(gate.usage().usd).toBeCloseTo(1.0);
+  });
+
+  it("stores the session's usage with the active time", () => {
+    let now = 0;
+    let persisted = 0;
+    const { api } = ledger({});
+    const gate = new BudgetGate({ ...none }, { ...api, persistUsage: () => persisted++ }, () => now);
+    gate.check();
+    expect(persisted).toBe(0);
+    now += 1500;
+    gate.check();
+    expect(persisted).toBe(1);
+    gate.persistActiveTime(true);
+    expect(persisted).toBe(2);
   });
 
   it("max_minutes counts active time over sessions, persisted as the session goes", () => {

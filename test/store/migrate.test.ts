@@ -30,6 +30,7 @@ describe("migrations", () => {
         "events",
         "model_calls",
         "proposal_failures",
+        "role_usage",
         "rollouts",
         "rounds",
         "run",
@@ -64,6 +65,62 @@ describe("migrations", () => {
       { version: 2 },
     ]);
     db.close();
+  });
+
+  it("an older run's usage is carried into role_usage: the agent from its rollouts, the rest from model_calls", () => {
+    const dir = runDir();
+    openRunStore(dir, { migrations: MIGRATIONS.slice(0, 3) }).close();
+    const raw = new Database(join(dir, "run.db"));
+    raw
+      .prepare(
+        `INSERT INTO candidates (commit_sha, round, proposal, branch, proposer, rationale, tree_hash, created_at)
+         VALUES ('c', 0, 0, 'main', 'seed', 'seed', 't', 'x')`,
+      )
+      .run();
+    const rollout = raw.prepare(
+      `INSERT INTO rollouts (key, purpose, candidate_commit, task_id, split, kind, model, seed, repeat, scores_json,
+         end_reason, steps, input_tokens, output_tokens, usd, model_calls, trajectory_file, trajectory_offset,
+         trajectory_length, trajectory_sha256, created_at)
+       VALUES (?, 'search', 'c', ?, 'search', 'feasible', 'openai:a', 1, 0, '{}', 'done', 1, 100, 10, 0.5, 2,
+         'f', 0, 1, 'h', 'x')`,
+    );
+    rollout.run("k1", "t1");
+    rollout.run("k2", "t2");
+    raw
+      .prepare(
+        `INSERT INTO model_calls (role, model, input_tokens, output_tokens, usd, created_at)
+         VALUES ('proposer', 'openai:p', 900, 300, 0.25, 'x')`,
+      )
+      .run();
+    raw.close();
+    const store = openRunStore(dir);
+    expect(store.usageTotals()).toEqual([
+      {
+        role: "agent",
+        model: "openai:a",
+        calls: 4,
+        cached_calls: 0,
+        input_tokens: 200,
+        output_tokens: 20,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        usd: 1,
+      },
+      {
+        role: "proposer",
+        model: "openai:p",
+        calls: 1,
+        cached_calls: 0,
+        input_tokens: 900,
+        output_tokens: 300,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        usd: 0.25,
+      },
+    ]);
+    // A resumed old run starts a session after the carried-over one.
+    expect(store.beginUsageSession()).toBe(1);
+    store.close();
   });
 
   it("rolls back a failing migration as a whole", () => {

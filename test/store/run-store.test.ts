@@ -299,34 +299,63 @@ describe("evaluations, usage and events", () => {
     ]);
   });
 
-  it("sums usage by role and model, counting a keyed call once", () => {
+  it("sums usage by role and model over sessions; a session's rows are replaced, unknown cost stays unknown", () => {
     const store = newStore();
-    addSeedAndProposal(store);
-    store.recordRollouts(SEED, [rollout(SEED, "t1"), rollout(SEED, "t2")]);
+    const row = (role: string, model: string, calls: number, usd: number | null) => ({
+      role,
+      model,
+      calls,
+      cached_calls: 1,
+      input_tokens: 100 * calls,
+      output_tokens: 10 * calls,
+      cache_read_tokens: 5,
+      cache_write_tokens: 0,
+      usd,
+    });
+    const first = store.beginUsageSession();
+    store.putSessionUsage(first, [row("agent", "openai:a", 1, 0.001)]);
+    // The same session later: its totals so far replace the earlier snapshot.
+    store.putSessionUsage(first, [row("agent", "openai:a", 3, 0.003), row("proposer", "openai:p", 1, 0.01)]);
+    const second = store.beginUsageSession();
+    expect(second).toBe(first + 1);
+    store.putSessionUsage(second, [row("agent", "openai:a", 2, 0.002), row("judge", "openai:x", 1, null)]);
+    expect(store.usageTotals()).toEqual([
+      {
+        ...row("agent", "openai:a", 5, 0.005),
+        cached_calls: 2,
+        cache_read_tokens: 10,
+        usd: expect.closeTo(0.005, 10),
+      },
+      row("judge", "openai:x", 1, null),
+      row("proposer", "openai:p", 1, 0.01),
+    ]);
+    expect(store.totalUsd()).toBeCloseTo(0.015, 10);
+    expect(store.totalUsd(second)).toBeCloseTo(0.013, 10);
+    // The proposer's call log keeps a keyed call once.
     const call = {
       role: "proposer",
-      model: "openai:gpt",
+      model: "openai:p",
       round: 1,
       call_key: "r1p",
-      input_tokens: 900,
-      output_tokens: 300,
+      input_tokens: 9,
+      output_tokens: 3,
       usd: 0.01,
     };
     expect(store.recordModelCall(call)).toBe(true);
     expect(store.recordModelCall(call)).toBe(false);
-    store.recordModelCall({
-      role: "judge",
-      model: "openai:gpt",
-      input_tokens: 100,
-      output_tokens: 10,
-      usd: 0.001,
-    });
-    expect(store.usageTotals()).toEqual([
-      { role: "agent", model: "sim:default", calls: 8, input_tokens: 2400, output_tokens: 300, usd: 0.004 },
-      { role: "judge", model: "openai:gpt", calls: 1, input_tokens: 100, output_tokens: 10, usd: 0.001 },
-      { role: "proposer", model: "openai:gpt", calls: 1, input_tokens: 900, output_tokens: 300, usd: 0.01 },
-    ]);
-    expect(store.totalUsd()).toBeCloseTo(0.015, 10);
+  });
+
+  it("a finished run told it is finished again keeps its end time", () => {
+    let clock = Date.parse("2026-01-01T00:00:00Z");
+    const store = newStore({ clock: () => new Date(clock) });
+    store.initRun({ id: "r", name: "demo", config: {}, seed: 1, objective: "joint" });
+    store.setRunState("finished");
+    const ended = store.getRun()?.ended_at;
+    clock += 60_000;
+    store.setRunState("finished");
+    expect(store.getRun()?.ended_at).toBe(ended);
+    store.setRunState("running");
+    expect(store.getRun()?.ended_at).toBeNull();
   });
 
   it("logs events in order and lists those after an id", () => {

@@ -25,14 +25,14 @@ ${
 }
 
 export function renderUsage(status: ReportData["status"]): Html {
-  const rows = (status.usage.by_role as UsageTotal[]).map(
+  const rows = (status.usage.by_model as UsageTotal[]).map(
     (u) =>
-      html`<tr><td>${u.role}</td><td class="mono">${u.model}</td><td class="num">${fmtCount(u.calls)}</td><td class="num">${fmtCount(u.input_tokens)}</td><td class="num">${fmtCount(u.output_tokens)}</td><td class="num">${fmtUsd(u.usd)}</td></tr>`,
+      html`<tr><td>${u.role}</td><td class="mono">${u.model}</td><td class="num">${fmtCount(u.calls)}</td><td class="num">${fmtCount(u.cached_calls)}</td><td class="num">${fmtCount(u.input_tokens)}</td><td class="num">${fmtCount(u.cache_read_tokens)} / ${fmtCount(u.cache_write_tokens)}</td><td class="num">${fmtCount(u.output_tokens)}</td><td class="num">${fmtUsd(u.usd)}</td></tr>`,
   );
   const u = status.usage;
-  return html`<p>${fmtCount(u.rollouts)} rollouts stored. Costs come from the price table; simulated models cost nothing.</p>
-<table><thead><tr><th>role</th><th>model</th><th class="num">calls</th><th class="num">input tokens</th><th class="num">output tokens</th><th class="num">cost</th></tr></thead>
-<tbody>${rows}<tr><td><strong>total</strong></td><td></td><td class="num">${fmtCount(u.model_calls)}</td><td class="num">${fmtCount(u.input_tokens)}</td><td class="num">${fmtCount(u.output_tokens)}</td><td class="num">${fmtUsd(u.usd)}</td></tr></tbody></table>`;
+  return html`<p>${fmtCount(u.rollouts)} rollouts stored. Costs come from the price table (unknown for a model without a price); simulated models cost nothing. Calls answered by the request cache are counted apart and not billed; prompt-cache tokens are those the provider reported reading / writing.</p>
+<table><thead><tr><th>role</th><th>model</th><th class="num">billed calls</th><th class="num">cached calls</th><th class="num">input tokens</th><th class="num">prompt cache read / written</th><th class="num">output tokens</th><th class="num">cost</th></tr></thead>
+<tbody>${rows}<tr><td><strong>total</strong></td><td></td><td class="num">${fmtCount(u.calls)}</td><td class="num">${fmtCount(u.cached_calls)}</td><td class="num">${fmtCount(u.input_tokens)}</td><td class="num">${fmtCount(u.cache_read_tokens)} / ${fmtCount(u.cache_write_tokens)}</td><td class="num">${fmtCount(u.output_tokens)}</td><td class="num">${fmtUsd(u.usd)}</td></tr></tbody></table>`;
 }
 
 /** A config or event value in YAML's flow style: `{rule: greater}`, `[retail]`. */
