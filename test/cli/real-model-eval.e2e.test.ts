@@ -1,67 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli";
-import {
-  type FakeOpenAIServer,
-  openaiCompletion,
-  type RecordedRequest,
-  type ScriptedReply,
-  startFakeOpenAIServer,
-} from "../helpers/fake-openai-server";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "../helpers/fake-openai-server";
+import { realisticOpenAI } from "../helpers/realistic-openai";
 import { retailSubset } from "../helpers/task-subset";
-
-/**
- * A server that behaves like the real API for a gpt-5-named model: any temperature is rejected with OpenAI's own
- * error body, a prompt above `contextChars` gets context_length_exceeded, and the model narrates before it acts.
- * The task model also plays the customer (the default `auto` customer with a real model).
- */
-function realisticServer(contextChars: number) {
-  return (request: RecordedRequest): ScriptedReply => {
-    const body = request.body as {
-      model: string;
-      temperature?: number;
-      messages: Array<{ role: string; content: string }>;
-    };
-    if (/^gpt-5/.test(body.model) && body.temperature !== undefined)
-      return {
-        status: 400,
-        json: {
-          error: {
-            message: `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`,
-            type: "invalid_request_error",
-            param: "temperature",
-            code: "unsupported_value",
-          },
-        },
-      };
-    const size = JSON.stringify(body.messages).length;
-    if (size > contextChars)
-      return {
-        status: 400,
-        json: {
-          error: {
-            message: `This model's maximum context length is ${contextChars} tokens. However, your messages resulted in ${size} tokens. Please reduce the length of the messages.`,
-            type: "invalid_request_error",
-            param: "messages",
-            code: "context_length_exceeded",
-          },
-        },
-      };
-    const system = body.messages[0]?.content ?? "";
-    if (system.startsWith("You are playing a customer")) {
-      const turns = body.messages.filter((m) => m.role === "assistant").length;
-      if (turns === 0) return openaiCompletion({ content: "Hi, I need help with my order." });
-      const agentSaid = body.messages.at(-1)?.content ?? "";
-      return openaiCompletion({
-        content: agentSaid.startsWith("Let me") ? "Sure, take your time." : "Okay, thanks. ###STOP###",
-      });
-    }
-    const agentTurns = body.messages.filter((m) => m.role === "assistant").length;
-    return openaiCompletion({
-      content:
-        agentTurns === 0 ? "Let me look up your account, one moment." : "I cannot help with this request.",
-    });
-  };
-}
 
 let server: FakeOpenAIServer | undefined;
 afterEach(async () => {
@@ -90,7 +31,8 @@ function evalOneTaskPerFamily(baseURL: string) {
 }
 
 async function evalAgainst(contextChars: number) {
-  server = await startFakeOpenAIServer(realisticServer(contextChars));
+  // The task model also plays the customer (the default `auto` customer with a real model).
+  server = await startFakeOpenAIServer(realisticOpenAI({ contextChars: { "gpt-5-mini": contextChars } }));
   const result = await evalOneTaskPerFamily(server.baseURL);
   return { result, report: result.code === 0 ? JSON.parse(result.stdout) : undefined };
 }
