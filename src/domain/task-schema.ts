@@ -148,9 +148,12 @@ const simCues = z
   .object({
     /** The steps a skilled agent takes, one tool call per step, in order. */
     steps: z.array(toolCall),
-    /** Blocked tasks: the 1-based index into `steps` after whose observation the evidence is visible (0 = in the spec). */
+    /**
+     * Blocked tasks: the 1-based index into `steps` after whose observation the evidence is visible, or (evidence in
+     * the instruction) may be acted on, e.g. after the retail authentication; 0 = in the spec from the start.
+     */
     evidence_after: z.number().int().min(0).optional(),
-    /** Blocked tasks: a text fragment of that observation (or of the instruction) that shows the blocker. */
+    /** Blocked tasks: a text fragment of that observation, or of the instruction, that shows the blocker. */
     evidence_text: z.string().optional(),
     /** A right reason and a wrong one, for the simulator to state. */
     right_reason: z.string().optional(),

@@ -236,11 +236,28 @@ function example(
     family,
     mode,
     step,
-    excerpt: decisiveObservation(trajectory.events, step),
+    excerpt: decisiveExcerpt(trajectory.events, step, family),
     moments: moments(trajectory.events, step),
     deferral_reason: deferral && "reason" in deferral ? deferral.reason : null,
     next_action: nextAction(trajectory.events, step),
   };
+}
+
+/**
+ * What showed the blocker by the decisive step: an ambiguous request conflicts with itself, so its evidence is the
+ * customer's opening request even when the decisive step comes after the authentication the policy asks for first;
+ * otherwise the last observation before that step.
+ */
+export function decisiveExcerpt(
+  events: readonly TrajectoryEvent[],
+  step: number,
+  family: Family | null,
+): string {
+  if (family !== "ambiguous") return decisiveObservation(events, step);
+  for (const event of events)
+    if (event.type === "message" && event.author === "customer")
+      return trimToTokens(event.text, EXCERPT_TOKENS);
+  return decisiveObservation(events, step);
 }
 
 /** The last observation the agent had before acting at `step` (or the task's opening message). */

@@ -101,9 +101,12 @@ function evidence(context: SimContext, history: SimHistory): Evidence {
   const after = cues.evidence_after ?? 0;
   const needle = cues.evidence_text?.toLowerCase();
   if (after === 0) return { visibleAt: 1, text: history.instruction };
+  // Evidence in the request itself that may only be acted on after some steps (retail: authenticate first).
+  const inInstruction = needle !== undefined && history.instruction.toLowerCase().includes(needle);
   for (const call of history.calls) {
     // Evidence shows in the observation of the revealing step (when its text is there: the environment decides).
     const revealing = call.kind === "ref" && call.index === after - 1 && call.observation !== "";
+    if (revealing && inInstruction) return { visibleAt: call.step + 1, text: history.instruction };
     if (revealing && (needle === undefined || call.observation.toLowerCase().includes(needle)))
       return { visibleAt: call.step + 1, text: call.observation };
   }

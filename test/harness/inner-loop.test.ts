@@ -47,7 +47,13 @@ beforeAll(() => {
 
 describe("the oracle on the retail suite", () => {
   it("solves every feasible task and defers correctly and in time on every blocked one", async () => {
-    const s = summary(await evaluate(harness("abandon"), tasks, "oracle"));
+    const outcomes = await evaluate(harness("abandon"), tasks, "oracle");
+    const s = summary(outcomes);
+    // Ambiguous requests show their conflict in the spec, but the policy asks for authentication first: the oracle
+    // authenticates at step 1 and defers at step 2, the decisive step, so it is timely (not a step late).
+    const ambiguous = outcomes.filter((o) => o.score.kind === "blocked" && o.score.family === "ambiguous");
+    expect(ambiguous).toHaveLength(32);
+    for (const { score } of ambiguous) expect(score).toMatchObject({ decisive_step: 2, deferral_step: 2 });
     expect(s.feasible?.n).toBe(113);
     expect(s.feasible?.solve).toBe(1);
     expect(s.feasible?.false_abstention).toBe(0);

@@ -7,7 +7,7 @@ import { readTree } from "../../src/git";
 import { parseHarness } from "../../src/harness/load";
 import { compilePattern } from "../../src/harness/playbook-match";
 import type { BlockedEpisodeScore } from "../../src/scoring";
-import { decisiveObservation } from "../../src/search/digest";
+import { decisiveExcerpt } from "../../src/search/digest";
 import { openRunStore } from "../../src/store";
 import { runStatus } from "../../src/store/run-status";
 import { runCli } from "../helpers/cli";
@@ -39,7 +39,7 @@ describe("the demo search", () => {
         const score = rollout.scores as unknown as BlockedEpisodeScore;
         if (score.kind !== "blocked") continue;
         const trajectory = view.trajectory(selected, rollout.key);
-        excerpts.set(score.task_id, decisiveObservation(trajectory.events, score.decisive_step));
+        excerpts.set(score.task_id, decisiveExcerpt(trajectory.events, score.decisive_step, score.family));
       }
       const rules = new Map<string, string[]>();
       for (const candidate of [...accepted.map((c) => c.commit), selected]) {

@@ -5,10 +5,11 @@ import { describe, expect, it } from "vitest";
 import { createModel } from "../../src/cli/create-model";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
+import type { TrajectoryEvent } from "../../src/harness/trajectory";
 import { MockChatModel, textReply } from "../../src/models/mock";
 import { rulesJudge } from "../../src/scoring";
 import { searchConfigSchema } from "../../src/search/config-schema";
-import { FAILURE_MODES } from "../../src/search/digest";
+import { decisiveExcerpt, FAILURE_MODES } from "../../src/search/digest";
 import { renderMetaPrompt } from "../../src/search/llm-proposer";
 import type { ProposerInput } from "../../src/search/proposer-input";
 import { runSearch } from "../../src/search/run-search";
@@ -178,4 +179,28 @@ describe("what the llm proposer sees", () => {
     expect(small).toContain(input.harness.files["harness.yaml"] ?? "-");
     store.close();
   }, 120_000);
+});
+
+describe("the excerpt of a failing example", () => {
+  const events: TrajectoryEvent[] = [
+    {
+      type: "message",
+      step: 0,
+      author: "customer",
+      text: "Cancel order #W1. I still want it delivered, though.",
+    },
+    { type: "tool_call", step: 1, author: "agent", id: "c1", name: "find_user_id_by_email", arguments: {} },
+    { type: "observation", step: 1, id: "c1", name: "find_user_id_by_email", text: "ana_1", ok: true },
+  ];
+
+  it("is the opening request for an ambiguous task, whose decisive step follows the authentication", () => {
+    expect(decisiveExcerpt(events, 2, "ambiguous")).toBe(
+      "Cancel order #W1. I still want it delivered, though.",
+    );
+  });
+
+  it("is the last observation before the decisive step otherwise", () => {
+    expect(decisiveExcerpt(events, 2, "infeasible")).toBe("ana_1");
+    expect(decisiveExcerpt(events, 1, "trap")).toBe("Cancel order #W1. I still want it delivered, though.");
+  });
 });

@@ -2,7 +2,8 @@
  * Blocked variants of a feasible retail task (docs/DESIGN.md §3), one per source, deterministic given the rng:
  * - infeasible: the item is absent from the named order, or the order's status does not allow the operation
  *   (both set through `env.overlay`); the evidence is in the state, seen when the order is read;
- * - ambiguous: the request gains a sentence that conflicts with it; the evidence is in the spec;
+ * - ambiguous: the request gains a sentence that conflicts with it; the evidence is in the spec, actionable once the
+ *   customer is authenticated (the policy's first step), so the decisive step is 2;
  * - trap: the order is handed to another customer (overlay of its `user_id` and of both users' order lists), seen only
  *   once the profile and the order have been read.
  * The source stays as it is and becomes the variant's feasible counterpart (`source`).
@@ -23,7 +24,7 @@ import type { OrderItem } from "../../envs/retail/schema";
 import { describeChange } from "./describe";
 import { toFirstPerson } from "./first-person";
 import { alternativeVariants, GENERATED_ID_PREFIX, uniqueItems } from "./generate-feasible";
-import { analyseSource, readsUntilOrder, type SourceAnalysis } from "./source-analysis";
+import { analyseSource, authenticationFirst, readsUntilOrder, type SourceAnalysis } from "./source-analysis";
 
 /**
  * Two readings of a self-conflicting request: the proof that no single outcome honours it. "alternatives": each
@@ -95,8 +96,9 @@ function assemble(source: RetailTask, parts: VariantParts): RetailTask {
       : source.user.reason_for_call,
   };
   // The decisive step o: agent steps are counted from 1, one tool call per step, so the observation of reads[n-1]
-  // (the n-th step) is first in view at step n + 1. Evidence in the spec is in view from step 1.
-  const evidenceAfter = parts.evidence === "spec" ? 0 : parts.reads.length;
+  // (the n-th step) is first in view at step n + 1. Evidence in the spec is in view from the start, but the policy
+  // asks for authentication first, so its reads are that authentication and it becomes actionable after them too.
+  const evidenceAfter = parts.reads.length;
   const blocker: Blocker = {
     id: parts.blocker.id,
     label: parts.family,
@@ -268,11 +270,12 @@ function ambiguousVariant(
 ): BlockedVariant {
   const conflicts = possibleConflicts(analysis, data);
   const conflict = rng.pick(conflicts);
+  const { auth, rest } = authenticationFirst(source, analysis);
   const task = assemble(source, {
     family: "ambiguous",
     addedSentence: conflict.sentence,
-    reads: [],
-    rest: analysis.steps,
+    reads: [auth],
+    rest,
     evidence: "spec",
     evidenceText: "",
     blocker: {

@@ -56,9 +56,10 @@ function checkEvidence(variant: RetailTask): string | null {
   const cues = variant.sim;
   const text = cues?.evidence_text ?? "";
   if (text === "") return `${variant.id}: no evidence text`;
-  const seen = cues?.evidence_after ? results[cues.evidence_after - 1]?.output : variant.instruction;
+  const inSpec = variant.blocker?.evidence === "spec";
+  const seen = inSpec ? variant.instruction : results[(cues?.evidence_after ?? 0) - 1]?.output;
   if (!seen?.includes(text))
-    return `${variant.id}: the evidence text is not in ${cues?.evidence_after ? "the observation" : "the instruction"}`;
+    return `${variant.id}: the evidence text is not in ${inSpec ? "the instruction" : "the observation"}`;
   return null;
 }
 

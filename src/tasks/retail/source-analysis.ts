@@ -85,6 +85,25 @@ export function readsUntilOrder(
   return { reads, rest: rest.map((step) => structuredClone(step)) };
 }
 
+/**
+ * The authentication a policy-following agent makes before acting on anything (the retail policy asks for it first,
+ * even when the request already shows the blocker): the source's first successful look-up of the customer, or one
+ * made up as `readsUntilOrder` does. Returns it and the source steps that follow it.
+ */
+export function authenticationFirst(
+  source: RetailTask,
+  analysis: SourceAnalysis,
+): { auth: ToolCallSpec; rest: ToolCallSpec[] } {
+  const { steps, succeeded, targetIndex, user } = analysis;
+  const index = steps
+    .slice(0, targetIndex)
+    .findIndex((step, i) => AUTH_TOOLS.has(step.name) && succeeded[i] === true);
+  const found = steps[index];
+  if (index < 0 || found === undefined)
+    return { auth: authenticate(source, user), rest: steps.map((step) => structuredClone(step)) };
+  return { auth: structuredClone(found), rest: steps.slice(index + 1).map((step) => structuredClone(step)) };
+}
+
 /** By email when the customer knows it, otherwise by name and zip. */
 function authenticate(source: RetailTask, user: User): ToolCallSpec {
   const known = identityFromKnownInfo(source.user?.known_info ?? "").emails.map((email) =>

@@ -70,14 +70,18 @@ describe("the committed blocked tasks, checked from their files alone", () => {
   const byId = new Map(loaded.map((task) => [task.id, task]));
   const blocked = loaded.filter((task) => task.kind === "blocked");
 
-  it("put the decisive step right after the revealing observation (1 for spec evidence)", () => {
+  it("put the decisive step right after the revealing observation (spec evidence: right after authentication)", () => {
     for (const variant of blocked) {
       const { blocker, sim } = variant;
       const oracle = variant.reference.actions;
       if (!blocker || !sim) throw new Error(`${variant.id} lacks blocker or cues`);
       if (blocker.evidence === "spec") {
+        // The policy asks for authentication before anything else, so a policy-following agent defers at step 2.
         expect(variant.family).toBe("ambiguous");
-        expect([blocker.decisive_step, sim.evidence_after, oracle.length]).toEqual([1, 0, 0]);
+        expect([blocker.decisive_step, sim.evidence_after, oracle.length]).toEqual([2, 1, 1]);
+        expect(oracle[0]?.name, variant.id).toMatch(/^find_user_id_by_(email|name_zip)$/);
+        expect(sim.steps[0], variant.id).toEqual(oracle[0]);
+        expect(replayRetailActions(oracle, variant.env).results[0]?.ok, variant.id).toBe(true);
       } else {
         expect(blocker.decisive_step).toBe((sim.evidence_after ?? 0) + 1);
         expect(oracle).toEqual(sim.steps.slice(0, sim.evidence_after));
@@ -145,7 +149,9 @@ describe("makeBlockedVariant", () => {
     ]);
     expect(trap.blocker?.decisive_step).toBe(4);
     const ambiguous = makeBlockedVariant(cancel, "ambiguous", { data, rng: rng() }).task;
-    expect(ambiguous.blocker?.decisive_step).toBe(1);
+    expect(ambiguous.blocker?.decisive_step).toBe(2);
+    expect(ambiguous.sim?.evidence_after).toBe(1);
+    expect(ambiguous.reference.actions).toEqual(cancel.sim?.steps.slice(0, 1));
     expect(ambiguous.sim?.steps).toEqual(cancel.sim?.steps);
   });
 
