@@ -14,6 +14,7 @@ import { SUPERVISOR_SCRIPT } from "../../../src/envs/terminal/session-plan";
 import { terminalEnvOptions } from "../../../src/envs/terminal/task-options";
 import { createTerminalEnv } from "../../../src/envs/terminal/terminal-env";
 import { runVerifier } from "../../../src/envs/terminal/verifier";
+import { TaskSetupError } from "../../../src/envs/types";
 
 const agent = (step: number) => ({ step, author: "agent" as const });
 const temps: string[] = [];
@@ -37,7 +38,8 @@ case "$1" in
       for ((i = 0; i < nargv; i++)); do field a; argv+=("$a"); done
       { printf '@request\\0%s\\0' "\${argv[*]}"; printf '\\036'; } >> "$FAKE_DOCKER_LOG"
       printf 'fake ran: %s\\n' "\${argv[*]}"
-      printf '%s' "$marker"; printf '%s' "$marker" >&2; printf '%s 0\\n' "$id"
+      status=0; [[ "\${argv[*]}" == *fake-failure* ]] && status=1
+      printf '%s' "$marker"; printf '%s' "$marker" >&2; printf '%s %s\\n' "$id" "$status"
     done ;;
   *) exit 3 ;;
 esac
@@ -215,6 +217,22 @@ describe("the container backend", () => {
       const otherTag = third.find((call) => call[0] === "commit")?.[2];
       expect(otherTag).toMatch(/^hsearch-task:[0-9a-f]{16}$/);
       expect(otherTag).not.toBe(taskTag);
+    } finally {
+      restore();
+    }
+  });
+
+  it("with a fake docker: a failing setup is the task's setup error, and no image is committed", async () => {
+    const { log, restore } = installFakeDocker();
+    try {
+      const made = createTerminalEnv({ files: { "a.txt": "a" }, setup: "fake-failure", container: "docker" });
+      await expect(made).rejects.toSatisfy((error) => error instanceof TaskSetupError);
+      await expect(made).rejects.toThrow(/setup script failed \(exit status 1\): fake ran/);
+      const calls = invocations(log);
+      const run = calls.find((call) => call[0] === "run") ?? [];
+      const builder = run[run.indexOf("--name") + 1];
+      expect(calls.some((call) => call[0] === "commit")).toBe(false);
+      expect(calls.at(-1)).toEqual(["rm", "--force", builder]);
     } finally {
       restore();
     }
