@@ -2,7 +2,8 @@
  * The persistent sandbox of one episode: started once (session-plan.ts says how), then each command is sent to its
  * supervisor and framed back: output up to the command's marker on stdout and stderr, exit status on fd 4. The
  * namespaces, background processes, /tmp and the writable root live until `close`, which kills every process of
- * the episode (the PID namespace dies with its launcher).
+ * the episode (the PID namespace dies with its launcher). In a container (docker/podman) the episode is one container;
+ * a task with a setup gets an image of its own, built once per content hash and reused (see `TaskImage`).
  *
  * Host layout under the episode's directory `dir`:
  *   root/      the episode's / (mount points, symlinks, writable directories)
