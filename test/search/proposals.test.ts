@@ -12,9 +12,10 @@ import { searchConfigSchema } from "../../src/search/config-schema";
 import { runSearch } from "../../src/search/run-search";
 import { createRunDir, openRunStore } from "../../src/store";
 import { runStatus } from "../../src/store/run-status";
+import { runCli } from "../helpers/cli";
 import { retailSubset } from "../helpers/task-subset";
 
-function setup(metaModel: ChatModel | null, rounds: number, perRoundHeldout = false) {
+function setup(metaModel: ChatModel | null, rounds: number, perRoundHeldout = false, proposalsPerRound = 3) {
   const { tasks } = retailSubset({ perFamily: 2 });
   const root = mkdtempSync(join(tmpdir(), "hsearch-proposals-"));
   const runDir = createRunDir(root, "r").dir;
@@ -25,7 +26,7 @@ function setup(metaModel: ChatModel | null, rounds: number, perRoundHeldout = fa
     objective: "joint",
     seed_harness: "harnesses/bare",
     rounds,
-    proposals_per_round: 3,
+    proposals_per_round: proposalsPerRound,
     task_model: "sim:default",
     meta_model: metaModel ? "openai:meta" : "operators",
     seed: 2,
@@ -88,6 +89,31 @@ describe("proposer inputs", () => {
     for (const candidate of view.candidates())
       for (const rollout of view.rollouts(candidate.commit)) expect(rollout.purpose).toBe("search");
     store.close();
+  });
+});
+
+describe("an exhausted operator space", () => {
+  it("is said in status when the operators have fewer new edits than the round asks for", async () => {
+    // 20 proposals a round from the bare harness: more than the operators can make around it.
+    const { run, store, runDir } = setup(null, 1, false, 20);
+    await run();
+    const status = runStatus(store);
+    const round = status.rounds[1];
+    expect(round?.exhausted).toBe(true);
+    const made = round?.proposals.length ?? 0;
+    expect(made).toBeGreaterThan(0);
+    expect(made).toBeLessThan(20);
+    expect(status.rounds[0]?.exhausted).toBe(false);
+    const event = store.listEvents().find((e) => e.kind === "operators_exhausted");
+    expect(event?.data).toMatchObject({ round: 1, proposals: made });
+    store.close();
+    const text = await runCli(["status", runDir]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(
+      new RegExp(`exhausted\\s+the operators found only ${made} new edit\\(s\\) around this parent`),
+    );
+    const json = await runCli(["status", runDir, "--json"]);
+    expect(JSON.parse(json.stdout).rounds[1].exhausted).toBe(true);
   });
 });
 
