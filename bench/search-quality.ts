@@ -2,7 +2,7 @@
 // `operators` proposer, over 5 seeds per strategy (greedy, pareto): per setting, the selected harness's held-out strict
 // SA, held-out joint score and independent solve (mean ± SD over seeds), and the search rollouts spent. Both strategies
 // evaluate the same number of candidates per round, so they spend (nearly) the same rollouts.
-// `nice npx tsx bench/search-quality.ts [--seeds N] [--suites retail,terminal] [--strategies greedy,pareto] [--rounds R]` (retail ≈ 1 min a search
+// `nice npx tsx bench/search-quality.ts [--seeds N|A-B] [--suites retail,terminal] [--strategies greedy,pareto] [--rounds R]` (retail ≈ 1 min a search
 // on an idle 2-core machine; terminal runs real sandboxed commands and takes several minutes a search).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +18,12 @@ const arg = (name: string, fallback: string): string => {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? (process.argv[index + 1] ?? fallback) : fallback;
 };
-const SEEDS = Number(arg("seeds", "5"));
+// `--seeds 5` runs seeds 1–5; `--seeds 4-5` runs seeds 4 and 5 (to split a long benchmark over processes).
+const [FIRST_SEED, LAST_SEED] = ((range: string) => {
+  const [from, to] = range.includes("-") ? range.split("-").map(Number) : [1, Number(range)];
+  return [from ?? 1, to ?? 1];
+})(arg("seeds", "5"));
+const SEEDS = LAST_SEED - FIRST_SEED + 1;
 const SUITES = arg("suites", "retail,terminal").split(",");
 const ROUNDS = arg("rounds", "");
 const STRATEGIES = arg("strategies", "greedy,pareto").split(",");
@@ -101,7 +106,7 @@ console.log(`| --- | --- | --- | --- | --- | --- | --- | --- |`);
 for (const suite of SUITES)
   for (const strategy of STRATEGIES) {
     const outcomes: Outcome[] = [];
-    for (let seed = 1; seed <= SEEDS; seed++) {
+    for (let seed = FIRST_SEED; seed <= LAST_SEED; seed++) {
       const started = Date.now();
       outcomes.push(await search(suite, strategy, seed));
       process.stderr.write(
