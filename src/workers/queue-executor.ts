@@ -26,6 +26,8 @@ export interface QueueExecutorOptions {
   models: WorkerModels;
   /** The run's harness size limits: a worker checks the files it is sent against the same ones. */
   harnessLimits: HarnessLimits;
+  /** How long Redis may be unreachable mid-run before the waiting rollouts fail (default 30 s). */
+  lostAfterMs?: number;
 }
 
 export interface QueueExecutor {
@@ -46,8 +48,12 @@ export async function connectQueueExecutor(options: QueueExecutorOptions): Promi
   const events = new QueueEvents(name, { connection: { url: options.url } });
   // Every waiting rollout listens for the queue closing: as many listeners as rollouts in flight.
   queue.setMaxListeners(0);
+  // Connection errors surface where they matter: a failed add, or `watchConnection` for the rollouts waiting.
+  queue.on("error", () => {});
+  events.on("error", () => {});
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
   const where = `queue ${name} at ${redactRedisUrl(options.url)}`;
+  const connection = await watchConnection(events, where, options.lostAfterMs ?? LOST_AFTER_MS);
 
   const execute = async (request: RolloutRequest): Promise<Trajectory> => {
     const data: RolloutJobData = {
@@ -61,19 +67,27 @@ export async function connectQueueExecutor(options: QueueExecutorOptions): Promi
       models: options.models,
     };
     const jobId = rolloutJobId(data);
-    // A failure left by an earlier coordinator (a worker without its keys, since fixed) is tried afresh.
-    const earlier = await queue.getJob(jobId);
-    if (earlier && (await earlier.isFailed())) await earlier.remove();
-    const job = await queue.add("rollout", data, {
-      jobId,
-      attempts: 1,
-      removeOnComplete: { age: KEEP_FINISHED_SECONDS },
-      removeOnFail: { age: KEEP_FINISHED_SECONDS },
-    });
+    let job: Awaited<ReturnType<typeof queue.add>>;
+    try {
+      // A failure left by an earlier coordinator (a worker without its keys, since fixed) is tried afresh.
+      const earlier = await queue.getJob(jobId);
+      if (earlier && (await earlier.isFailed())) await earlier.remove();
+      job = await queue.add("rollout", data, {
+        jobId,
+        attempts: 1,
+        removeOnComplete: { age: KEEP_FINISHED_SECONDS },
+        removeOnFail: { age: KEEP_FINISHED_SECONDS },
+      });
+    } catch (error) {
+      // Redis went away mid-run: the run stops here (exit 1) and `run --resume` continues it once Redis is back.
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new HsearchError("provider", `cannot queue a rollout on ${where}: ${reason}`, { cause: error });
+    }
     let result: unknown;
     try {
-      result = await job.waitUntilFinished(events);
+      result = await Promise.race([job.waitUntilFinished(events), connection.lost]);
     } catch (error) {
+      if (error instanceof HsearchError) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new HsearchError(
         "internal",
@@ -96,8 +110,52 @@ export async function connectQueueExecutor(options: QueueExecutorOptions): Promi
       }
     },
     close: async () => {
-      await events.close();
-      await queue.close();
+      const down = connection.down();
+      connection.stop();
+      // With Redis gone a polite close never finishes: drop the connections instead.
+      const closing = Promise.all([events.close(), queue.close()]);
+      if (!down) return void (await closing);
+      // close() marks them closing (their loops stop retrying) but waits for Redis to say goodbye.
+      closing.catch(() => {});
+      for (const client of await Promise.all([events.client, queue.client])) client.disconnect();
+    },
+  };
+}
+
+const LOST_AFTER_MS = 30_000;
+
+/**
+ * Rejects once the events connection has been down for `lostAfterMs`: the rollouts waiting for their results then
+ * fail (the run stops, exit 1, and `run --resume` continues it) instead of waiting for a Redis that is gone.
+ */
+async function watchConnection(events: QueueEvents, where: string, lostAfterMs: number) {
+  let fail: (error: Error) => void = () => {};
+  const lost = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  lost.catch(() => {}); // observed by whoever is waiting; none may be
+  let timer: NodeJS.Timeout | undefined;
+  let failed = false;
+  const client = await events.client;
+  const down = () => {
+    timer ??= setTimeout(() => {
+      failed = true;
+      fail(new HsearchError("provider", `lost ${where} for ${lostAfterMs / 1000} s`));
+    }, lostAfterMs);
+  };
+  const up = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  client.on("close", down);
+  client.on("ready", up);
+  return {
+    lost,
+    down: () => timer !== undefined || failed,
+    stop: () => {
+      up();
+      client.off("close", down);
+      client.off("ready", up);
     },
   };
 }

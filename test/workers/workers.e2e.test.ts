@@ -258,6 +258,31 @@ describe("a rollout a worker cannot run", () => {
   }, 60_000);
 });
 
+describe("Redis going away mid-run", () => {
+  it("fails the waiting rollouts once it has been gone a while, and new ones at once, naming it", async () => {
+    const own = await startRedis();
+    const executor = await connectQueueExecutor({
+      url: own.url,
+      queue: "gone",
+      run: "gone",
+      models: { agent: "sim:default", customer: "auto", settings: {} },
+      harnessLimits: HARNESS_LIMITS,
+      lostAfterMs: 1000,
+    });
+    const harness = loadHarness(join(PACKAGE_ROOT, "harnesses", "bare"));
+    const task = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 }).tasks[0]!;
+    // No worker: the rollout waits in the queue until Redis goes.
+    const waiting = executor.execute({ harness, task, seed: 1, repeat: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await own.stop();
+    await expect(waiting).rejects.toThrow(/lost queue gone at redis:\/\/127\.0\.0\.1:\d+ for 1 s/);
+    await expect(executor.execute({ harness, task, seed: 2, repeat: 0 })).rejects.toThrow(
+      /cannot queue a rollout on queue gone at redis:\/\/127\.0\.0\.1:\d+/,
+    );
+    await executor.close();
+  }, 60_000);
+});
+
 describe("an unusable Redis is a clear exit 2", () => {
   it("names a URL that is not a Redis URL", async () => {
     const worker = await runCli(["worker", "--redis", "http://127.0.0.1:6379"], { cwd: work });
