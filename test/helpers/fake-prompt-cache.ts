@@ -1,0 +1,101 @@
+/**
+ * Anthropic's prompt cache as its documentation describes it, for the fake server: a request is a prefix in the
+ * order tools → system → messages; a block carrying `cache_control` is a breakpoint (at most 4 per request, else the
+ * API answers 400); the longest breakpoint prefix already cached is read (`cache_read_input_tokens`, billed at 0.1×
+ * the input price), the prefix up to the last breakpoint is written when it is not cached yet
+ * (`cache_creation_input_tokens`, 1.25×), and the rest is `input_tokens`. A prefix shorter than the model's minimum
+ * (1,024 tokens for Sonnet 4.5) is never cached. Tokens are estimated as characters / 4 of each block's JSON, the
+ * same estimate on every arm of a comparison. Entries never expire (a benchmark runs well inside the 5-minute TTL).
+ */
+import { createHash } from "node:crypto";
+
+export interface PromptCacheUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+export const MAX_BREAKPOINTS = 4;
+
+interface Block {
+  tokens: number;
+  /** Canonical text of the block without its cache marker: what the prefix hash covers. */
+  text: string;
+  breakpoint: boolean;
+}
+
+const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+
+function blockOf(value: unknown): Block {
+  const { cache_control, ...rest } = (value ?? {}) as Record<string, unknown>;
+  const text = JSON.stringify(rest);
+  return { tokens: estimateTokens(text), text, breakpoint: cache_control !== undefined };
+}
+
+/** The request's blocks in Anthropic's prefix order: each tool, each system block, then each message's blocks. */
+function blocksOf(body: Record<string, unknown>): Block[] {
+  const blocks: Block[] = [];
+  for (const tool of (body.tools as unknown[] | undefined) ?? []) blocks.push(blockOf(tool));
+  const system = body.system;
+  if (typeof system === "string") blocks.push(blockOf({ type: "text", text: system }));
+  else for (const part of (system as unknown[] | undefined) ?? []) blocks.push(blockOf(part));
+  for (const message of (body.messages as Array<{ role: string; content: unknown }> | undefined) ?? []) {
+    const content =
+      typeof message.content === "string"
+        ? [{ type: "text", text: message.content }]
+        : (message.content as unknown[]);
+    // The role is part of what a block means: the same text from the user and the assistant are different prefixes.
+    for (const part of content) {
+      const block = blockOf(part);
+      blocks.push({ ...block, text: `${message.role}:${block.text}` });
+    }
+  }
+  return blocks;
+}
+
+export class FakePromptCache {
+  private readonly entries = new Set<string>();
+  readonly totals: PromptCacheUsage & { requests: number } = {
+    requests: 0,
+    input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
+
+  constructor(private readonly minimumTokens = 1024) {}
+
+  /** The usage of one request (and the cache updated), or an error message as the API would send it. */
+  account(body: Record<string, unknown>): PromptCacheUsage | { error: string } {
+    const blocks = blocksOf(body);
+    const breakpoints = blocks.flatMap((block, index) => (block.breakpoint ? [index] : []));
+    if (breakpoints.length > MAX_BREAKPOINTS)
+      return {
+        error: `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints.length}.`,
+      };
+    const hash = createHash("sha256");
+    const prefixes: Array<{ key: string; tokens: number; breakpoint: boolean }> = [];
+    let tokens = 0;
+    for (const block of blocks) {
+      hash.update(block.text).update("\0");
+      tokens += block.tokens;
+      prefixes.push({ key: hash.copy().digest("hex"), tokens, breakpoint: block.breakpoint });
+    }
+    const total = tokens;
+    const cacheable = prefixes.filter((prefix) => prefix.breakpoint && prefix.tokens >= this.minimumTokens);
+    const hit = cacheable.filter((prefix) => this.entries.has(prefix.key)).at(-1);
+    const read = hit?.tokens ?? 0;
+    const last = cacheable.at(-1);
+    const written = last && !this.entries.has(last.key) ? last.tokens - read : 0;
+    for (const prefix of cacheable) this.entries.add(prefix.key);
+    const usage = {
+      input_tokens: total - read - written,
+      cache_creation_input_tokens: written,
+      cache_read_input_tokens: read,
+    };
+    this.totals.requests += 1;
+    this.totals.input_tokens += usage.input_tokens;
+    this.totals.cache_creation_input_tokens += usage.cache_creation_input_tokens;
+    this.totals.cache_read_input_tokens += usage.cache_read_input_tokens;
+    return usage;
+  }
+}
