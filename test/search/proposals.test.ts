@@ -145,6 +145,12 @@ describe("bad proposals", () => {
           rationale: "a shorter system prompt",
           edits: [{ path: "system.md", content: "You are an agent. Do the task." }],
         },
+        {
+          rationale: "a far longer system prompt",
+          edits: [
+            { path: "system.md", content: `{{policy}}\n{{protocols}}\n{{playbook}}\n${"x".repeat(25_000)}` },
+          ],
+        },
       ],
     };
     const meta = new MockChatModel(
@@ -175,6 +181,13 @@ describe("bad proposals", () => {
     expect(status.rounds[2]?.proposals[1]?.rejected_reason).toMatch(/system\.md.*\{\{policy\}\}/);
     const invalidCommit = status.rounds[2]?.proposals[1]?.commit ?? "";
     expect(store.listRollouts(invalidCommit, "search")).toHaveLength(0);
+    // A proposal over the run's size limit is invalid by its size, named with the file and the setting, never run.
+    const oversized = status.rounds[2]?.proposals[2];
+    expect(oversized?.state).toBe("invalid");
+    expect(oversized?.rejected_reason).toMatch(
+      /system\.md:\d+: 25038 characters, more than 20000 \(limits\.harness_file_chars\)/,
+    );
+    expect(store.listRollouts(oversized?.commit ?? "", "search")).toHaveLength(0);
     expect(status.state).toBe("finished");
     // Nothing was written outside the harness repository.
     expect(existsSync(join(runDir, "x"))).toBe(false);
