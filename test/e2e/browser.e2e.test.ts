@@ -111,7 +111,9 @@ describe("the finished mixed run", () => {
     expect(await page.locator("#examples").textContent()).not.toMatch(/customer[^\n]*terminal-/);
     // Each example beside the seed's episode of the same task, in the page itself.
     expect(await page.locator(".example .side-by-side.with-seed").count()).toBeGreaterThan(0);
-    expect(await page.locator("#diagnostics svg", { hasText: "blocked failures of the incumbent" }).count()).toBe(1);
+    expect(
+      await page.locator("#diagnostics svg", { hasText: "blocked failures of the incumbent" }).count(),
+    ).toBe(1);
     await page.close();
   });
 
