@@ -13,6 +13,7 @@ import { diagnostic, finalEvaluations } from "./final-evaluation";
 import { decidePareto, paretoParent } from "./pareto-round";
 import { propose } from "./propose";
 import type { SearchDeps } from "./search-deps";
+import { mergeUsageRows, WorkerUsage } from "./worker-usage";
 
 export interface SearchOutcome {
   /** The selected harness; when a budget stopped the run, the incumbent so far. */
@@ -34,19 +35,29 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
   // This session's usage is its own rows (role, model); earlier sessions' spend is read once.
   const session = store.beginUsageSession();
   const earlierUsd = store.totalUsd(session);
-  const sessionUsd = () => (deps.usage?.() ?? []).reduce((sum, row) => sum + (row.usd ?? 0), 0);
+  const workerUsage = deps.executor ? new WorkerUsage(deps.prices) : undefined;
+  const usageRows = () => mergeUsageRows([...(deps.usage?.() ?? []), ...(workerUsage?.rows() ?? [])]);
+  const sessionUsd = () => usageRows().reduce((sum, row) => sum + (row.usd ?? 0), 0);
   const gate = new BudgetGate(deps.config.budget, {
     countRollouts: () => store.countRollouts(),
     totalUsd: () => earlierUsd + sessionUsd(),
     activeMs: () => store.activeMs(),
     setActiveMs: (ms) => store.setActiveMs(ms),
     persistUsage: () => {
-      if (deps.usage) store.putSessionUsage(session, deps.usage());
+      if (deps.usage || workerUsage) store.putSessionUsage(session, usageRows());
     },
   });
   const progress = { incumbent: "" };
   try {
-    return await search({ ...deps, gate, slots: new Semaphore(deps.config.concurrency) }, progress);
+    return await search(
+      {
+        ...deps,
+        gate,
+        slots: new Semaphore(deps.config.concurrency),
+        ...(workerUsage ? { workerUsage } : {}),
+      },
+      progress,
+    );
   } catch (error) {
     if (!(error instanceof BudgetExhausted)) throw error;
     store.setRunState("budget_exhausted", error.message);

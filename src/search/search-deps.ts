@@ -9,6 +9,7 @@ import type { RunStore } from "../store";
 import type { BudgetGate } from "./budget";
 import type { SearchConfig } from "./config-schema";
 import type { ProposerInput } from "./proposer-input";
+import type { WorkerUsage } from "./worker-usage";
 
 /** What every step of the search works with: the run's config, store, tasks, models and budget gate. */
 export interface SearchDeps {
@@ -34,6 +35,8 @@ export interface SearchDeps {
   events?: SearchEvents;
   /** Set by runSearch: every rollout of the run passes it before starting. */
   gate?: BudgetGate;
+  /** Set by runSearch with an executor (workers): the agent's usage reported back in trajectories. */
+  workerUsage?: WorkerUsage;
   /** Set by runSearch: the run's `concurrency` rollout slots, shared by every evaluation running at the time. */
   slots?: Semaphore;
   /** Tests capture what the proposer receives. */

@@ -11,6 +11,7 @@ import { HARNESS_LIMITS, loadHarness } from "../../src/harness/load";
 import { loadPriceTable } from "../../src/models/prices";
 import { createRoleModels } from "../../src/models/roles";
 import { offlineProviders } from "../../src/sim";
+import { openRunStore } from "../../src/store";
 import { connectQueueExecutor } from "../../src/workers/queue-executor";
 import { startRolloutWorker } from "../../src/workers/rollout-worker";
 import { runCli, SOURCE_CLI } from "../helpers/cli";
@@ -60,6 +61,23 @@ async function startWorker(queue: string, extra: string[] = []) {
 const rolloutsBy = (log: string) =>
   log.split("\n").filter((line) => / seed \d+ repeat \d+ /.test(line)).length;
 
+/** The agent role's calls and tokens as the run stored them. */
+function agentUsage(runDir: string) {
+  const store = openRunStore(runDir, { readonly: true });
+  try {
+    const rows = store.usageTotals().filter((row) => row.role === "agent");
+    expect(rows.length).toBeGreaterThan(0);
+    return rows.map(({ model, calls, input_tokens, output_tokens }) => ({
+      model,
+      calls,
+      input_tokens,
+      output_tokens,
+    }));
+  } finally {
+    store.close();
+  }
+}
+
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "hsearch-workers-"));
   redis = await startRedis();
@@ -100,6 +118,8 @@ describe("hsearch run --workers", () => {
       /rollouts go to queue two at redis:\/\/127\.0\.0\.1:\d+\/?: 2 workers connected/,
     );
     expectSameRun(runDir, reference);
+    // The agent's calls, made on the workers, are counted by the coordinator as the single process counts them.
+    expect(agentUsage(runDir)).toEqual(agentUsage(join(work, "local", "run")));
     // Both workers took part, and together they ran every rollout exactly once.
     const counts = workers.map((w) => rolloutsBy(w.log()));
     expect(
