@@ -55,18 +55,35 @@ export async function connectQueueExecutor(options: QueueExecutorOptions): Promi
   const where = `queue ${name} at ${redactRedisUrl(options.url)}`;
   const connection = await watchConnection(events, where, options.lostAfterMs ?? LOST_AFTER_MS);
 
-  const execute = async (request: RolloutRequest): Promise<Trajectory> => {
-    const data: RolloutJobData = {
-      format: JOB_FORMAT,
-      hsearch: hsearchVersion(),
-      run: options.run,
-      harness: { hash: request.harness.hash, files: request.harness.files, limits: options.harnessLimits },
-      task: request.task,
-      seed: request.seed,
-      repeat: request.repeat,
-      models: options.models,
-    };
+  // The same rollout asked for twice at once (a diagnostic and a final evaluation of one commit on one task) is one
+  // job: the second waits for the first's result instead of racing it for the job it would remove.
+  const inFlight = new Map<string, Promise<Trajectory>>();
+  const execute = (request: RolloutRequest): Promise<Trajectory> => {
+    const data = jobData(request);
     const jobId = rolloutJobId(data);
+    const running = inFlight.get(jobId);
+    if (running) return running;
+    const result = runJob(request, data, jobId).finally(() => inFlight.delete(jobId));
+    inFlight.set(jobId, result);
+    return result;
+  };
+
+  const jobData = (request: RolloutRequest): RolloutJobData => ({
+    format: JOB_FORMAT,
+    hsearch: hsearchVersion(),
+    run: options.run,
+    harness: { hash: request.harness.hash, files: request.harness.files, limits: options.harnessLimits },
+    task: request.task,
+    seed: request.seed,
+    repeat: request.repeat,
+    models: options.models,
+  });
+
+  const runJob = async (
+    request: RolloutRequest,
+    data: RolloutJobData,
+    jobId: string,
+  ): Promise<Trajectory> => {
     let job: Awaited<ReturnType<typeof queue.add>>;
     try {
       // A failure left by an earlier coordinator (a worker without its keys, since fixed) is tried afresh.

@@ -123,7 +123,9 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
   );
   worker.on("error", (error) => log(`redis: ${error.message}`));
   await worker.waitUntilReady();
-  log(`ready: queue ${name} at ${redactRedisUrl(options.url)}, ${options.concurrency} rollouts at a time`);
+  log(
+    `ready: queue ${name} at ${redactRedisUrl(options.url)}, ${options.concurrency} rollout${options.concurrency === 1 ? "" : "s"} at a time`,
+  );
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;

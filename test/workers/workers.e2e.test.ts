@@ -211,6 +211,7 @@ describe("hsearch run --workers --resume", () => {
 describe("a rollout a worker cannot run", () => {
   it("fails the coordinator's rollout with the worker's reason and leaves no job behind", async () => {
     const queue = "refused";
+    const ran: string[] = [];
     const worker = await startRolloutWorker({
       url: redis.url,
       queue,
@@ -218,6 +219,7 @@ describe("a rollout a worker cannot run", () => {
       stallSeconds: 30,
       prices: loadPriceTable(),
       modelOptions: { extraProviders: offlineProviders },
+      log: (line) => ran.push(line),
     });
     const executor = await connectQueueExecutor({
       url: redis.url,
@@ -259,7 +261,14 @@ describe("a rollout a worker cannot run", () => {
       await expect(tight.execute({ ...request, harness })).rejects.toThrow(/limits\.harness_/);
       await tight.close();
       // The same worker still runs a good job afterwards, with the trajectory a local rollout gives.
-      const remote = await executor.execute({ ...request, harness });
+      // Asked for twice at once, it is one job on the worker.
+      const before = ran.length;
+      const [remote, again] = await Promise.all([
+        executor.execute({ ...request, harness }),
+        executor.execute({ ...request, harness }),
+      ]);
+      expect(again).toEqual(remote);
+      expect(ran.slice(before).filter((line) => line.startsWith(task.id))).toHaveLength(1);
       const local = await localExecutor({
         model: createRoleModels(
           { agent: "sim:default", judge: "rules", customer: "auto" },
