@@ -48,7 +48,7 @@ const envFor = (baseURL: string, extra: NodeJS.ProcessEnv = {}) => ({
 });
 
 describe("a request cache shared across runs", () => {
-  it("a second identical run makes no request; both end the same; no API key is stored; models from a file", async () => {
+  it("a second identical run makes no request and bills nothing; both end the same; no API key is stored; models from a file", async () => {
     server = await startFakeOpenAIServer(scriptedModel);
     const root = mkdtempSync(join(tmpdir(), "hsearch-shared-cache-"));
     const { dir: tasks } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
@@ -99,6 +99,23 @@ describe("a request cache shared across runs", () => {
       );
     };
     expect(outcome(second.stdout)).toBe(outcome(first.stdout));
+    // The first run billed every call; the second billed none, its calls all answered by the cache and counted apart.
+    const [usage1, usage2] = [first, second].map((r) => JSON.parse(r.stdout).usage);
+    expect(usage1.calls).toBe(sent);
+    expect(usage1.usd).toBeGreaterThan(0);
+    expect(usage2).toMatchObject({ calls: 0, input_tokens: 0, output_tokens: 0, usd: 0 });
+    // Every call of the first run, billed or already a cache hit there (the customer opens alike for each candidate).
+    const allCalls = (usage: { calls: number; cached_calls: number }) => usage.calls + usage.cached_calls;
+    expect(usage2.cached_calls).toBe(allCalls(usage1));
+    expect(usage2.by_role.agent).toMatchObject({
+      calls: 0,
+      usd: 0,
+      cached_calls: allCalls(usage1.by_role.agent),
+    });
+    expect(usage2.by_role.customer).toMatchObject({
+      calls: 0,
+      cached_calls: allCalls(usage1.by_role.customer),
+    });
     // The cache is the config's (relative to the config file), not inside either run.
     closeRequestCaches(); // checkpoints the WAL into the file
     const cacheBytes = readFileSync(join(root, "shared-cache", "cache.db"));
