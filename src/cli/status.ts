@@ -150,6 +150,27 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       ]);
     }
   }
+  // heldout.per_round: each round's incumbent on the held-out split, and on the independent one.
+  const diagnostics = (status.heldout.diagnostics ?? {}) as Record<
+    string,
+    SummaryLike & { independent?: SummaryLike }
+  >;
+  for (const [key, entry] of Object.entries(diagnostics))
+    for (const [split, summary] of [
+      ["heldout", entry],
+      ["independent", entry.independent],
+    ] as const) {
+      if (!summary) continue;
+      heldRows.push([
+        `${key.replace("round_", "round ")} incumbent`,
+        `${split} (diagnostic)`,
+        fmtRate(summary.objective),
+        fmtRate(summary.blocked?.strict_sa),
+        fmtRate(summary.blocked?.absrec?.["1"]),
+        fmtRate(summary.feasible?.solve),
+        fmtRate(summary.feasible?.false_abstention),
+      ]);
+    }
   if (heldRows.length > 0)
     lines.push(
       "",

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createModel } from "../../src/cli/create-model";
+import { renderStatus } from "../../src/cli/status";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
 import { MockChatModel, textReply } from "../../src/models/mock";
@@ -83,6 +84,9 @@ describe("proposer inputs", () => {
     expect(new Set(diagnostics.map((e) => e.split))).toEqual(new Set(["heldout", "independent"]));
     const round1 = (runStatus(store).heldout.diagnostics as Record<string, Record<string, unknown>>).round_1;
     expect(round1?.independent).toMatchObject({ feasible: { n: expect.any(Number) } });
+    const table = renderStatus(runStatus(store));
+    expect(table).toMatch(/round 1 incumbent\s+heldout \(diagnostic\)\s+\d\.\d{3}/);
+    expect(table).toMatch(/round 2 incumbent\s+independent \(diagnostic\)\s+\S+\s+\S+\s+\S+\s+\d\.\d{3}/);
     expect(store.countRollouts("diagnostic")).toBeGreaterThan(0);
     // The search view, the proposer's only access to the store, cannot reach them.
     const view = store.searchView();

@@ -62,7 +62,7 @@ export function renderRoundTable(
       const reason = p.rejected_reason ? html`<div class="reason">${p.rejected_reason}</div>` : "";
       rows.push(html`<tr class="${cls(p.accepted && round.round > 0 ? "accepted-row" : "")}">
 <td class="num">${round.round}</td><td>${p.id}</td>${parentCell(p.parent)}<td class="mono">${commit}</td>
-<td class="num">${fmtRate(p.score)}${rateOf(p.commit)}</td><td class="num muted">${round.round === 0 ? "" : fmtDelta(p.score, before)}</td>
+<td class="num">${fmtRate(p.score)}${rateOf(p.commit)}</td><td class="num muted">${round.round === 0 ? "" : fmtDelta(p.score, p.parent ? (scoreOf.get(p.parent) ?? before) : before)}</td>
 <td><span class="badge ${verdict.replace(" ", "-")}">${verdict}</span></td>
 <td class="rationale">${p.rationale}${reason}</td></tr>`);
     }
@@ -76,6 +76,6 @@ export function renderRoundTable(
 <td class="rationale muted">${round.finished ? "no new proposal from this incumbent" : "proposals are being made"}</td></tr>`);
   }
   return html`<table class="rounds">
-<thead><tr><th class="num">round</th><th>proposal</th><th>parent</th><th>commit</th><th class="num">score <span class="muted small">(episodes passed)</span></th><th class="num">Δ incumbent</th><th>verdict</th><th>rationale</th></tr></thead>
+<thead><tr><th class="num">round</th><th>proposal</th><th>parent</th><th>commit</th><th class="num">score <span class="muted small">(episodes passed)</span></th><th class="num">Δ parent</th><th>verdict</th><th>rationale</th></tr></thead>
 <tbody>${rows}</tbody></table>`;
 }
