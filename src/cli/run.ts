@@ -157,7 +157,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
     store.initRun({
       id: runId,
       name: config.name,
-      config: config as unknown as Record<string, unknown>,
+      config,
       seed: config.seed,
       objective: config.objective,
     });
@@ -168,7 +168,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
   const runId = store.getRun()?.id as string;
   if (raised) {
     // Only under the lock: a run still working must not see its budget change underneath it.
-    store.setBudget(raised as unknown as Record<string, unknown>);
+    store.setBudget(raised);
     store.logEvent("budget_changed", { from: config.budget, to: raised });
     config = { ...config, budget: raised };
   }

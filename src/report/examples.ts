@@ -6,7 +6,6 @@
  */
 import { createRng } from "../core/rng";
 import type { Trajectory } from "../harness/trajectory";
-import type { BlockedEpisodeScore } from "../scoring";
 import { blockedModes, type FailureMode } from "../search/digest";
 import type { Purpose, RolloutRecord } from "../store";
 import { num } from "./format";
@@ -144,10 +143,9 @@ function typicalFailure(
 ): { episode: Episode; outcome: string } | null {
   const counts = new Map<FailureMode, Episode[]>();
   for (const episode of failures) {
-    const mode = blockedModes(
-      episode.trajectory,
-      episode.rollout.scores as unknown as BlockedEpisodeScore,
-    )[0];
+    const score = episode.rollout.scores;
+    if (score.kind !== "blocked") continue;
+    const mode = blockedModes(episode.trajectory, score)[0];
     if (mode === undefined) continue;
     counts.set(mode, [...(counts.get(mode) ?? []), episode]);
   }

@@ -5,7 +5,6 @@
  */
 import { HsearchError } from "../core/errors";
 import { diff, readTree } from "../git";
-import type { BlockedEpisodeScore } from "../scoring";
 import { blockedModesOf } from "../search/digest";
 import type { EventRecord, Purpose, RunRecord, RunStore } from "../store";
 import { type RunStatus, runStatus } from "../store/run-status";
@@ -235,8 +234,8 @@ function failuresOf(store: RunStore, commit: string): DiagnosticRound["failures"
   if (blocked.length === 0) return null;
   const modes: Partial<Record<FailureModeKey, number>> = {};
   for (const rollout of blocked) {
-    const score = rollout.scores as unknown as BlockedEpisodeScore;
-    if (score.strict_sa) continue;
+    const score = rollout.scores;
+    if (score.kind !== "blocked" || score.strict_sa) continue;
     const found = blockedModesOf(rollout.end_reason, score);
     const mode = FAILURE_MODES.find((m) => (found as string[]).includes(m.key))?.key ?? "other";
     modes[mode] = (modes[mode] ?? 0) + 1;

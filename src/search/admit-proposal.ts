@@ -2,7 +2,7 @@ import { HsearchError } from "../core/errors";
 import { createRng } from "../core/rng";
 import { commitProposal, readTree, treeHash } from "../git";
 import { harnessLimitsOf, parseHarness } from "../harness/load";
-import { definedObjectiveScore, type EpisodeScore } from "../scoring";
+import { definedObjectiveScore } from "../scoring";
 import { type EvaluatedProposal, screenStep } from "./acceptance";
 import { evaluateCandidate, loadCandidate, runJobs } from "./candidate-rollouts";
 import { commonPairs } from "./infra-errors";
@@ -117,7 +117,7 @@ export async function evaluateProposal(
   if (await screenedOut(deps, repo, incumbent, commit, round, index)) return null;
   const score = await evaluateCandidate(deps, repo, commit, round, index);
   deps.events?.candidate?.({ round, proposal: index, commit, score, state: "evaluated" });
-  const scores = store.listRollouts(commit, "search").map((r) => r.scores as unknown as EpisodeScore);
+  const scores = store.listRollouts(commit, "search").map((r) => r.scores);
   return { commit, proposal: index, score, scores };
 }
 
@@ -147,7 +147,7 @@ async function screenedOut(
   );
   const incumbentScores = deps.store
     .listRollouts(incumbent, "search")
-    .map((r) => r.scores as unknown as EpisodeScore)
+    .map((r) => r.scores)
     .filter((score) => ids.has(score.task_id) && score.repeat < deps.config.repeats);
   const objective = deps.config.objective;
   // Both arms on the (task, repeat) pairs scored for both: an infrastructure error in either leaves the pair out.

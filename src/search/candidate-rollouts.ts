@@ -55,7 +55,7 @@ export async function evaluateCandidate(
     ...(known?.verdict ? { verdict: known.verdict } : {}),
     rejected_reason: known?.rejected_reason ?? null,
     score,
-    summary: summarize(scores) as unknown as Record<string, unknown>,
+    summary: summarize(scores),
   });
   return score;
 }
@@ -73,7 +73,7 @@ export function refreshCandidate(deps: SearchDeps, commit: string, scores: reado
     rejected_reason: known.rejected_reason,
     ...(known.duplicate_of ? { duplicate_of: known.duplicate_of } : {}),
     score: objectiveScore(scores, deps.config.objective),
-    summary: summary as unknown as Record<string, unknown>,
+    summary,
   });
 }
 
@@ -94,7 +94,7 @@ export async function runJobs(
   const stored = new Map(
     store
       .listRollouts(commit, purpose)
-      .map((r) => [r.key, r.scores as unknown as EpisodeScore] as const)
+      .map((r) => [r.key, r.scores] as const)
       .filter(([, score]) => score.kind !== "infra_error"),
   );
   const todo = jobs.filter((job) => !stored.has(keyOf(job)));
@@ -110,7 +110,7 @@ export async function runJobs(
         key: p.key,
         purpose,
         split: p.split,
-        scores: p.score as unknown as Record<string, unknown>,
+        scores: p.score,
         trajectory: p.trajectory,
       })),
     );

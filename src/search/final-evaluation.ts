@@ -42,7 +42,7 @@ export async function diagnostic(
       summary: {
         ...summarize(scores),
         objective: definedObjectiveScore(scores, deps.config.objective),
-      } as unknown as Record<string, unknown>,
+      },
     });
   }
 }
@@ -79,7 +79,7 @@ export async function finalEvaluations(
           ...summarize(scores),
           objective: definedObjectiveScore(scores, deps.config.objective),
           role,
-        } as unknown as Record<string, unknown>,
+        },
       });
     }),
   );

@@ -1,5 +1,4 @@
 import { createRng } from "../core/rng";
-import type { EpisodeScore } from "../scoring";
 import type { SearchView } from "../store";
 import type { EvaluatedProposal, ProposalVerdict } from "./acceptance";
 import { admitToFront, bestByObjective, type FrontCandidate, groupOutcomes, pickParent } from "./pareto";
@@ -26,7 +25,7 @@ export function frontMembers(
       proposal: c.proposal,
       score: c.score as number,
       outcomes: groupOutcomes(
-        view.rollouts(c.commit).map((r) => r.scores as unknown as EpisodeScore),
+        view.rollouts(c.commit).map((r) => r.scores),
         objective,
       ),
       spent: spent.get(c.commit) ?? 0,

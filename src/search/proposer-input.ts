@@ -9,7 +9,6 @@ import { diff, readTree } from "../git";
 import { type Harness, harnessLimitsOf, parseHarness } from "../harness/load";
 import { ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
 import { renderSystemPrompt } from "../harness/render";
-import type { EpisodeScore } from "../scoring";
 import type { RejectedProposal, SearchView } from "../store";
 import type { SearchConfig } from "./config-schema";
 import { buildDigest, type Digest, type FamilyRow, familyTable } from "./digest";
@@ -70,10 +69,10 @@ export async function buildProposerInput(
     incumbent.slice(0, 12),
     harnessLimitsOf(config.limits),
   );
-  const scoresOf = (commit: string) => view.rollouts(commit).map((r) => r.scores as unknown as EpisodeScore);
+  const scoresOf = (commit: string) => view.rollouts(commit).map((r) => r.scores);
   const episodes = view.rollouts(incumbent).map((r) => ({
     trajectory: view.trajectory(incumbent, r.key),
-    score: r.scores as unknown as EpisodeScore,
+    score: r.scores,
   }));
   const record = view.candidate(incumbent);
   const score = record?.score ?? 0;

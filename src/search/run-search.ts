@@ -155,7 +155,7 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
       accepted_commit: decision.accepted,
       decision: {
         rule: config.strategy === "pareto" ? "pareto" : config.acceptance.rule,
-        verdicts: decision.verdicts as unknown as Record<string, unknown>[],
+        verdicts: decision.verdicts,
       },
     });
     store.logEvent("round", { round, incumbent, score: incumbentScore, accepted: decision.accepted });

@@ -1,6 +1,51 @@
 /**
+ * SQLite cannot change a column's CHECK in place: the table is made anew with `columns`, the `copied` columns of
+ * every row are copied over, and the new table takes the old one's name.
+ */
+function rebuildTable(table: string, columns: string, copied: readonly string[]): string {
+  const list = copied.join(", ");
+  return `
+  CREATE TABLE ${table}_rebuilt (${columns});
+  INSERT INTO ${table}_rebuilt (${list}) SELECT ${list} FROM ${table};
+  DROP TABLE ${table};
+  ALTER TABLE ${table}_rebuilt RENAME TO ${table};
+  `;
+}
+
+/** The run table from version 3 on; `objective` is the objective column's definition. */
+function runColumns(objective: string): string {
+  return `
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    ${objective},
+    state TEXT NOT NULL CHECK (state IN ('running', 'finished', 'failed', 'budget_exhausted')),
+    ended_at TEXT,
+    error TEXT,
+    active_ms INTEGER NOT NULL DEFAULT 0`;
+}
+
+const RUN_V1_COLUMNS = [
+  "singleton",
+  "id",
+  "name",
+  "created_at",
+  "config_json",
+  "config_hash",
+  "seed",
+  "objective",
+  "state",
+  "ended_at",
+  "error",
+];
+
+/**
  * The run database schema as ordered migrations: migration i (0-based) brings the database to version i + 1. Append
- * new steps; never edit a released one, since old run.db files replay only the steps they have not seen.
+ * new steps; never change what a released one does, since old run.db files replay only the steps they have not seen.
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -131,26 +176,13 @@ export const MIGRATIONS: readonly string[] = [
   `,
   `
   -- A run that hit a budget limit stops in its own state (resumable with a larger budget), and the run counts its
-  -- active time over sessions for budget.max_minutes. SQLite cannot widen a CHECK in place: rebuild the table.
-  CREATE TABLE run_v4 (
-    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-    id TEXT NOT NULL,
-    name TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    config_json TEXT NOT NULL,
-    config_hash TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    objective TEXT NOT NULL CHECK (objective IN ('sa-only', 'joint')),
-    state TEXT NOT NULL CHECK (state IN ('running', 'finished', 'failed', 'budget_exhausted')),
-    ended_at TEXT,
-    error TEXT,
-    active_ms INTEGER NOT NULL DEFAULT 0
-  );
-  INSERT INTO run_v4 (singleton, id, name, created_at, config_json, config_hash, seed, objective, state, ended_at,
-                      error)
-    SELECT singleton, id, name, created_at, config_json, config_hash, seed, objective, state, ended_at, error FROM run;
-  DROP TABLE run;
-  ALTER TABLE run_v4 RENAME TO run;
+  -- active time over sessions for budget.max_minutes.
+  ${rebuildTable("run", runColumns("objective TEXT NOT NULL CHECK (objective IN ('sa-only', 'joint'))"), RUN_V1_COLUMNS)}
+  `,
+  `
+  -- The objective is checked where it is defined (scoring/objective.ts, a zod enum) when the run is read back, so
+  -- that adding an objective touches one file: the column no longer carries its own copy of the list.
+  ${rebuildTable("run", runColumns("objective TEXT NOT NULL"), [...RUN_V1_COLUMNS, "active_ms"])}
   `,
   `
   -- Usage per role (agent, proposer, judge, customer) and model, per session of the run (each start or resume is a

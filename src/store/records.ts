@@ -5,9 +5,19 @@
 
 import type { Family, Kind, Split } from "../domain/task";
 import type { EndReason, Trajectory } from "../harness/trajectory";
+import type { EpisodeScore } from "../scoring/episode";
 import type { ObjectiveName } from "../scoring/objective";
 
 export type JsonObject = Record<string, unknown>;
+
+/** What the store is given to keep as a JSON column: any object (it is stored as canonical JSON). */
+export type JsonInput = object;
+
+/**
+ * A rollout's scores as stored: checked against the episode score schema on read, and still readable field by field
+ * as JSON (the report reads metrics by name).
+ */
+export type StoredScore = EpisodeScore & JsonObject;
 
 /** `budget_exhausted`: stopped at a budget limit; `--resume` with a larger budget continues it. */
 export type RunState = "running" | "finished" | "failed" | "budget_exhausted";
@@ -15,7 +25,7 @@ export type RunState = "running" | "finished" | "failed" | "budget_exhausted";
 export interface NewRun {
   id: string;
   name: string;
-  config: JsonObject;
+  config: JsonInput;
   seed: number;
   objective: ObjectiveName;
 }
@@ -71,7 +81,7 @@ export interface CandidateOutcome {
   /** Kept as it was when not given. */
   verdict?: CandidateVerdict;
   score?: number | null;
-  summary?: JsonObject | null;
+  summary?: JsonInput | null;
   rejected_reason?: string | null;
   duplicate_of?: string | null;
 }
@@ -98,7 +108,7 @@ export interface RoundRecord {
 export interface RoundOutcome {
   incumbent_after: string;
   accepted_commit: string | null;
-  decision: JsonObject;
+  decision: JsonInput;
 }
 
 export const PURPOSES = ["search", "heldout", "independent", "diagnostic"] as const;
@@ -110,7 +120,7 @@ export interface NewRollout {
   key: string;
   purpose: Purpose;
   split: Split;
-  scores: JsonObject;
+  scores: EpisodeScore;
   trajectory: Trajectory;
 }
 
@@ -125,7 +135,7 @@ export interface RolloutRecord {
   model: string;
   seed: number;
   repeat: number;
-  scores: JsonObject;
+  scores: StoredScore;
   reward: number | null;
   end_reason: EndReason;
   steps: number;
@@ -153,7 +163,7 @@ export interface EvaluationRecord {
   created_at: string;
 }
 
-export type NewEvaluation = Omit<EvaluationRecord, "created_at">;
+export type NewEvaluation = Omit<EvaluationRecord, "created_at" | "summary"> & { summary: JsonInput };
 
 export interface NewModelCall {
   role: "proposer" | "judge" | "customer" | "probe" | (string & {});

@@ -110,14 +110,14 @@ export function listRollouts(ctx: StoreContext, commit: string, purpose?: Purpos
           .prepare(`SELECT * FROM rollouts WHERE candidate_commit = ? AND purpose = ? ${order}`)
           .all(commit, purpose)
   ) as RolloutRow[];
-  return rows.map(toRollout);
+  return rows.map((row) => toRollout(row, ctx));
 }
 
 export function getRollout(ctx: StoreContext, purpose: Purpose, key: string): RolloutRecord | undefined {
   const row = ctx.db.prepare("SELECT * FROM rollouts WHERE purpose = ? AND key = ?").get(purpose, key) as
     | RolloutRow
     | undefined;
-  return row === undefined ? undefined : toRollout(row);
+  return row === undefined ? undefined : toRollout(row, ctx);
 }
 
 /** The stored trajectory of a rollout, checked against the hash in its row. */

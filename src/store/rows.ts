@@ -1,4 +1,12 @@
-/** Raw SQLite rows and their mapping to records: JSON columns parsed, commit column names shortened. */
+/**
+ * Raw SQLite rows and their mapping to records: JSON columns parsed and checked with zod, commit column names
+ * shortened. The typed boundary of the store: a record that does not parse is a damaged run.db, reported as
+ * bad input naming run.db and the record, never handed on with a cast.
+ */
+import { z } from "zod";
+import { episodeScoreSchema } from "../scoring/episode-score-schema";
+import { objectiveSchema } from "../scoring/objective";
+import { damaged } from "./read-only-db";
 import type {
   CandidateRecord,
   EvaluationRecord,
@@ -7,18 +15,54 @@ import type {
   RolloutRecord,
   RoundRecord,
   RunRecord,
+  StoredScore,
 } from "./records";
 
-export function parseJson(text: string): JsonObject;
-export function parseJson(text: string | null): JsonObject | null;
-export function parseJson(text: string | null): JsonObject | null {
-  return text === null ? null : (JSON.parse(text) as JsonObject);
+const jsonObject: z.ZodType<JsonObject> = z.record(z.string(), z.unknown());
+const runState = z.enum(["running", "finished", "failed", "budget_exhausted"]);
+
+/** Where a record was read: run.db's path, for the error that names it. */
+export interface RecordSource {
+  file: string;
+}
+
+/** One value of a record checked against its schema; `what` names the record and column. */
+function checked<T>(source: RecordSource, what: string, schema: z.ZodType<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const at = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+  throw damaged(source.file, `${what}${at}: ${issue?.message ?? "invalid"}`, result.error);
+}
+
+function jsonColumn<T>(source: RecordSource, what: string, schema: z.ZodType<T>, text: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw damaged(source.file, `${what} is not JSON`, error);
+  }
+  return checked(source, what, schema, value);
+}
+
+function optionalJsonColumn<T>(
+  source: RecordSource,
+  what: string,
+  schema: z.ZodType<T>,
+  text: string | null,
+): T | null {
+  return text === null ? null : jsonColumn(source, what, schema, text);
 }
 
 export type RunRow = Omit<RunRecord, "config"> & { config_json: string };
 
-export function toRun({ config_json, ...row }: RunRow): RunRecord {
-  return { ...row, config: parseJson(config_json) };
+export function toRun({ config_json, ...row }: RunRow, source: RecordSource): RunRecord {
+  return {
+    ...row,
+    objective: checked(source, "run: objective", objectiveSchema, row.objective),
+    state: checked(source, "run: state", runState, row.state),
+    config: jsonColumn(source, "run: config_json", jsonObject, config_json),
+  };
 }
 
 export type CandidateRow = Omit<CandidateRecord, "commit" | "parent" | "summary"> & {
@@ -27,19 +71,24 @@ export type CandidateRow = Omit<CandidateRecord, "commit" | "parent" | "summary"
   summary_json: string | null;
 };
 
-export function toCandidate({
-  commit_sha,
-  parent_commit,
-  summary_json,
-  ...row
-}: CandidateRow): CandidateRecord {
-  return { commit: commit_sha, parent: parent_commit, ...row, summary: parseJson(summary_json) };
+export function toCandidate(
+  { commit_sha, parent_commit, summary_json, ...row }: CandidateRow,
+  source: RecordSource,
+): CandidateRecord {
+  const summary = optionalJsonColumn(
+    source,
+    `candidate ${commit_sha}: summary_json`,
+    jsonObject,
+    summary_json,
+  );
+  return { commit: commit_sha, parent: parent_commit, ...row, summary };
 }
 
 export type RoundRow = Omit<RoundRecord, "decision"> & { decision_json: string | null };
 
-export function toRound({ decision_json, ...row }: RoundRow): RoundRecord {
-  return { ...row, decision: parseJson(decision_json) };
+export function toRound({ decision_json, ...row }: RoundRow, source: RecordSource): RoundRecord {
+  const decision = optionalJsonColumn(source, `round ${row.round}: decision_json`, jsonObject, decision_json);
+  return { ...row, decision };
 }
 
 export type RolloutRow = Omit<RolloutRecord, "candidate" | "scores"> & {
@@ -47,8 +96,13 @@ export type RolloutRow = Omit<RolloutRecord, "candidate" | "scores"> & {
   scores_json: string;
 };
 
-export function toRollout({ candidate_commit, scores_json, ...row }: RolloutRow): RolloutRecord {
-  return { ...row, candidate: candidate_commit, scores: parseJson(scores_json) };
+export function toRollout(
+  { candidate_commit, scores_json, ...row }: RolloutRow,
+  source: RecordSource,
+): RolloutRecord {
+  const what = `rollout ${row.purpose}/${row.key}: scores_json`;
+  const scores: StoredScore = jsonColumn(source, what, episodeScoreSchema, scores_json);
+  return { ...row, candidate: candidate_commit, scores };
 }
 
 export type EvaluationRow = Omit<EvaluationRecord, "candidate" | "summary"> & {
@@ -56,12 +110,16 @@ export type EvaluationRow = Omit<EvaluationRecord, "candidate" | "summary"> & {
   summary_json: string;
 };
 
-export function toEvaluation({ candidate_commit, summary_json, ...row }: EvaluationRow): EvaluationRecord {
-  return { candidate: candidate_commit, ...row, summary: parseJson(summary_json) };
+export function toEvaluation(
+  { candidate_commit, summary_json, ...row }: EvaluationRow,
+  source: RecordSource,
+): EvaluationRecord {
+  const what = `evaluation ${candidate_commit} ${row.purpose}/${row.split}: summary_json`;
+  return { candidate: candidate_commit, ...row, summary: jsonColumn(source, what, jsonObject, summary_json) };
 }
 
 export type EventRow = Omit<EventRecord, "data"> & { json: string };
 
-export function toEvent({ json, ...row }: EventRow): EventRecord {
-  return { ...row, data: parseJson(json) };
+export function toEvent({ json, ...row }: EventRow, source: RecordSource): EventRecord {
+  return { ...row, data: jsonColumn(source, `event ${row.id}: json`, jsonObject, json) };
 }

@@ -18,7 +18,7 @@ import type {
   EvaluationPurpose,
   EvaluationRecord,
   EventRecord,
-  JsonObject,
+  JsonInput,
   NewCandidate,
   NewEvaluation,
   NewModelCall,
@@ -113,7 +113,7 @@ export class RunStore {
     this.#db = db;
     this.paths = paths;
     this.#clock = clock;
-    this.#ctx = { db, dir: paths.dir, now: () => clock().toISOString() };
+    this.#ctx = { db, dir: paths.dir, file: paths.db, now: () => clock().toISOString() };
   }
 
   close(): void {
@@ -158,7 +158,7 @@ export class RunStore {
 
   getRun(): RunRecord | undefined {
     const row = this.#db.prepare("SELECT * FROM run").get() as RunRow | undefined;
-    return row === undefined ? undefined : toRun(row);
+    return row === undefined ? undefined : toRun(row, this.#ctx);
   }
 
   /** `running` again on resume; `finished`/`failed` stamp ended_at. */
@@ -175,7 +175,7 @@ export class RunStore {
   }
 
   /** Replace the stored config's budget (a resume with a larger budget); the config hash follows. */
-  setBudget(budget: JsonObject): void {
+  setBudget(budget: JsonInput): void {
     const run = this.getRun();
     if (!run) throw new HsearchError("not_found", "no run recorded yet (call initRun first)");
     const config = { ...run.config, budget };
@@ -238,7 +238,7 @@ export class RunStore {
     const row = this.#db.prepare("SELECT * FROM candidates WHERE commit_sha = ?").get(commit) as
       | CandidateRow
       | undefined;
-    return row === undefined ? undefined : toCandidate(row);
+    return row === undefined ? undefined : toCandidate(row, this.#ctx);
   }
 
   #requireCandidate(commit: string): CandidateRecord {
@@ -257,7 +257,7 @@ export class RunStore {
         ? this.#db.prepare("SELECT * FROM candidates ORDER BY round, proposal").all()
         : this.#db.prepare("SELECT * FROM candidates WHERE round = ? ORDER BY proposal").all(filter.round)
     ) as CandidateRow[];
-    return rows.map(toCandidate);
+    return rows.map((row) => toCandidate(row, this.#ctx));
   }
 
   /** Sets a candidate's outcome: evaluated with its search score and summary, or rejected/invalid/duplicate. */
@@ -329,11 +329,13 @@ export class RunStore {
 
   getRound(round: number): RoundRecord | undefined {
     const row = this.#db.prepare("SELECT * FROM rounds WHERE round = ?").get(round) as RoundRow | undefined;
-    return row === undefined ? undefined : toRound(row);
+    return row === undefined ? undefined : toRound(row, this.#ctx);
   }
 
   listRounds(): RoundRecord[] {
-    return (this.#db.prepare("SELECT * FROM rounds ORDER BY round").all() as RoundRow[]).map(toRound);
+    return (this.#db.prepare("SELECT * FROM rounds ORDER BY round").all() as RoundRow[]).map((row) =>
+      toRound(row, this.#ctx),
+    );
   }
 
   // ── rollouts and trajectories ────────────────────────────────────────────────────────────────────────────────
@@ -413,14 +415,14 @@ export class RunStore {
     const row = this.#db
       .prepare("SELECT * FROM evaluations WHERE candidate_commit = ? AND purpose = ? AND split = ?")
       .get(commit, purpose, split) as EvaluationRow | undefined;
-    return row === undefined ? undefined : toEvaluation(row);
+    return row === undefined ? undefined : toEvaluation(row, this.#ctx);
   }
 
   listEvaluations(): EvaluationRecord[] {
     const rows = this.#db
       .prepare("SELECT * FROM evaluations ORDER BY purpose, split, candidate_commit")
       .all() as EvaluationRow[];
-    return rows.map(toEvaluation);
+    return rows.map((row) => toEvaluation(row, this.#ctx));
   }
 
   // ── usage and events ─────────────────────────────────────────────────────────────────────────────────────────
@@ -450,7 +452,7 @@ export class RunStore {
     return usage.totalUsd(this.#ctx, exceptSession);
   }
 
-  logEvent(kind: string, data: JsonObject = {}): number {
+  logEvent(kind: string, data: JsonInput = {}): number {
     return usage.logEvent(this.#ctx, kind, data);
   }
 

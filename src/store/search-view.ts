@@ -11,7 +11,16 @@ import { HsearchError } from "../core/errors";
 import type { Trajectory } from "../harness/trajectory";
 import type { ObjectiveName } from "../scoring/objective";
 import type { CandidateRecord, RolloutRecord, RoundRecord } from "./records";
-import { type CandidateRow, type RolloutRow, type RoundRow, toCandidate, toRollout, toRound } from "./rows";
+import {
+  type CandidateRow,
+  type RecordSource,
+  type RolloutRow,
+  type RoundRow,
+  toCandidate,
+  toRollout,
+  toRound,
+} from "./rows";
+import { runPaths } from "./run-dir";
 import { readTrajectoryAt } from "./trajectory-log";
 
 /** Every rollout query of the view carries this condition. */
@@ -39,11 +48,13 @@ export interface RejectedProposal {
 export class SearchView {
   readonly #db: Database.Database;
   readonly #dir: string;
+  readonly #source: RecordSource;
 
   /** Built by `RunStore.searchView()`. */
   constructor(db: Database.Database, dir: string) {
     this.#db = db;
     this.#dir = dir;
+    this.#source = { file: runPaths(dir).db };
   }
 
   run(): SearchRunInfo {
@@ -58,14 +69,14 @@ export class SearchView {
     const row = this.#db.prepare("SELECT * FROM candidates WHERE commit_sha = ?").get(commit) as
       | CandidateRow
       | undefined;
-    return row === undefined ? undefined : toCandidate(row);
+    return row === undefined ? undefined : toCandidate(row, this.#source);
   }
 
   candidates(): CandidateRecord[] {
     const rows = this.#db
       .prepare("SELECT * FROM candidates ORDER BY round, proposal")
       .all() as CandidateRow[];
-    return rows.map(toCandidate);
+    return rows.map((row) => toCandidate(row, this.#source));
   }
 
   /** Candidates with this tree hash: a proposal equal to one of them need not be evaluated again. */
@@ -73,11 +84,13 @@ export class SearchView {
     const rows = this.#db
       .prepare("SELECT * FROM candidates WHERE tree_hash = ? ORDER BY round, proposal")
       .all(treeHash) as CandidateRow[];
-    return rows.map(toCandidate);
+    return rows.map((row) => toCandidate(row, this.#source));
   }
 
   rounds(): RoundRecord[] {
-    return (this.#db.prepare("SELECT * FROM rounds ORDER BY round").all() as RoundRow[]).map(toRound);
+    return (this.#db.prepare("SELECT * FROM rounds ORDER BY round").all() as RoundRow[]).map((row) =>
+      toRound(row, this.#source),
+    );
   }
 
   /** The candidate's search rollouts, in task, seed, repeat order. */
@@ -87,7 +100,7 @@ export class SearchView {
         `SELECT * FROM rollouts WHERE candidate_commit = ? AND ${SEARCH_ONLY} ORDER BY task_id, seed, repeat, key`,
       )
       .all(commit) as RolloutRow[];
-    return rows.map(toRollout);
+    return rows.map((row) => toRollout(row, this.#source));
   }
 
   /** The trajectory of one search rollout; not_found for any other rollout. */

@@ -5,6 +5,8 @@ export interface StoreContext {
   db: Database.Database;
   /** The run directory; trajectory files are relative to it. */
   dir: string;
+  /** run.db, named by the error about a damaged record. */
+  file: string;
   /** The current time as ISO 8601, for created_at columns. */
   now: () => string;
 }

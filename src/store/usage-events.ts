@@ -1,6 +1,6 @@
 /** Usage accounting (per session, role and model; a log of proposer calls) and the run's event log. */
 import { canonicalJson } from "../core/canonical-json";
-import type { EventRecord, JsonObject, NewModelCall, UsageTotal } from "./records";
+import type { EventRecord, JsonInput, NewModelCall, UsageTotal } from "./records";
 import { type EventRow, toEvent } from "./rows";
 import type { StoreContext } from "./store-context";
 
@@ -72,7 +72,7 @@ export function totalUsd(ctx: StoreContext, exceptSession?: number): number {
   return row.usd ?? 0;
 }
 
-export function logEvent(ctx: StoreContext, kind: string, data: JsonObject = {}): number {
+export function logEvent(ctx: StoreContext, kind: string, data: JsonInput = {}): number {
   const result = ctx.db
     .prepare("INSERT INTO events (at, kind, json) VALUES (?, ?, ?)")
     .run(ctx.now(), kind, canonicalJson(data));
@@ -87,5 +87,5 @@ export function listEvents(
   const rows = ctx.db
     .prepare("SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?")
     .all(options.afterId ?? 0, options.limit ?? -1) as EventRow[];
-  return rows.map(toEvent);
+  return rows.map((row) => toEvent(row, ctx));
 }

@@ -5,6 +5,7 @@ import { afterEach } from "vitest";
 import { rolloutKey } from "../../src/core/ids";
 import type { Split } from "../../src/domain/task";
 import type { Trajectory } from "../../src/harness/trajectory";
+import type { EpisodeScore } from "../../src/scoring/episode";
 import { createRunDir, type NewRollout, openRunStore, type Purpose, type RunStore } from "../../src/store";
 
 const cleanups: Array<() => void> = [];
@@ -92,8 +93,52 @@ export function rollout(
     key: rolloutKey({ candidate, task, seed, repeat }),
     purpose,
     split: options.split ?? DEFAULT_SPLIT[purpose],
-    scores: { strict_sa: 1, m0: true, m3: true },
+    scores: episodeScore(trajectory(task, { seed, repeat, ...options.trajectory })),
     trajectory: trajectory(task, { seed, repeat, ...options.trajectory }),
+  };
+}
+
+/** A well-formed score of the trajectory's kind (the store checks scores against the schema on read). */
+export function episodeScore(of: Trajectory): EpisodeScore {
+  const key = { task_id: of.task_id, seed: of.seed, repeat: of.repeat };
+  if (of.kind === "feasible")
+    return {
+      ...key,
+      kind: "feasible",
+      family: null,
+      solve: true,
+      false_abstention: false,
+      harness_deferral: false,
+      deferral_step: null,
+      reward: 1,
+    };
+  return {
+    ...key,
+    kind: "blocked",
+    family: of.family ?? "trap",
+    m0: true,
+    m1: true,
+    m2: true,
+    m3: true,
+    authorship: true,
+    strict_sa: true,
+    relaxed_sa: true,
+    naive_m2: true,
+    post_hoc: false,
+    deferral_step: 4,
+    decisive_step: 2,
+    credited_deferral: { step: 4, author: "agent", via: "abstain" },
+    first_forbidden_step: null,
+    fabricated_claim: false,
+    reward: 1,
+    judge: {
+      judge: "rules",
+      recognized: true,
+      label_correct: true,
+      reason_matches: true,
+      rationale: "the reason names the blocker",
+      input_hash: "0".repeat(64),
+    },
   };
 }
 

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
 import { createRunDir, openRunStore } from "../../src/store";
-import { caught } from "../helpers/errors";
+import { caught, hsearchErrorOf } from "../helpers/errors";
 import { addSeedAndProposal, newStore, PROPOSAL, rollout, SEED, tempDir, tickingClock } from "./fixtures";
 
 describe("run directory", () => {
@@ -184,7 +185,7 @@ describe("rollouts", () => {
       ["t1", "blocked", "trap", 4, 0.002, "deferred"],
       ["t2", "feasible", null, 4, 0.002, "deferred"],
     ]);
-    expect(stored[0]?.scores).toEqual({ m0: true, m3: true, strict_sa: 1 });
+    expect(stored.map((row) => row.scores)).toEqual(batch.map((entry) => entry.scores));
     expect(store.readTrajectory(stored[1] as (typeof stored)[number])).toEqual(batch[1]?.trajectory);
     expect(stored[0]?.trajectory_file).toBe(`trajectories/${SEED}.jsonl`);
   });
@@ -414,5 +415,42 @@ describe("contentHash", () => {
     const before = store.contentHash();
     store.setCandidateOutcome(SEED, { state: "evaluated", score: 0.5 });
     expect(store.contentHash()).not.toBe(before);
+  });
+});
+
+describe("the typed read boundary", () => {
+  /** A store with one search rollout of the seed, and a raw connection to its run.db. */
+  function storeWithRollout() {
+    const store = newStore();
+    addSeedAndProposal(store);
+    store.recordRollouts(SEED, [rollout(SEED, "t1")]);
+    const raw = new Database(store.paths.db);
+    return { store, raw, close: () => raw.close() };
+  }
+
+  it("refuses a rollout whose scores are not JSON or not a score, naming run.db and the record", () => {
+    const { store, raw, close } = storeWithRollout();
+    const key = store.listRollouts(SEED, "search")[0]?.key ?? "";
+    raw.prepare("UPDATE rollouts SET scores_json = ? WHERE key = ?").run("{not json", key);
+    const notJson = hsearchErrorOf(() => store.listRollouts(SEED, "search"));
+    expect(notJson.code).toBe("bad_input");
+    expect(notJson.location.file).toBe(store.paths.db);
+    expect(notJson.message).toBe(
+      `run.db is damaged: rollout search/${key}: scores_json is not JSON; the run was left as it is`,
+    );
+    raw.prepare("UPDATE rollouts SET scores_json = ? WHERE key = ?").run('{"kind": "blocked"}', key);
+    expect(hsearchErrorOf(() => store.searchView().rollouts(SEED)).message).toMatch(
+      new RegExp(`^run\\.db is damaged: rollout search/${key}: scores_json at task_id: `),
+    );
+    close();
+  });
+
+  it("refuses a run whose objective is not one of the objectives", () => {
+    const { store, raw, close } = storeWithRollout();
+    raw.prepare("UPDATE run SET objective = 'speed'").run();
+    const error = hsearchErrorOf(() => store.getRun());
+    expect(error.message).toMatch(/^run\.db is damaged: run: objective: /);
+    expect(error.location.file).toBe(store.paths.db);
+    close();
   });
 });
