@@ -6,6 +6,10 @@
  * (`cache_creation_input_tokens`, 1.25×), and the rest is `input_tokens`. A prefix shorter than the model's minimum
  * (1,024 tokens for Sonnet 4.5) is never cached. Tokens are estimated as characters / 4 of each block's JSON, the
  * same estimate on every arm of a comparison. Entries never expire (a benchmark runs well inside the 5-minute TTL).
+ *
+ * `accountOpenAI` models OpenAI's automatic prompt caching instead: no markers; a prompt of at least 1,024 tokens is
+ * cached at every boundary between its parts (tools, then messages), and a later prompt with the same prefix reports
+ * the longest cached one, rounded down to 1,024 + a multiple of 128 tokens, as `prompt_tokens_details.cached_tokens`.
  */
 import { createHash } from "node:crypto";
 
@@ -16,6 +20,7 @@ export interface PromptCacheUsage {
 }
 
 export const MAX_BREAKPOINTS = 4;
+const OPENAI_MINIMUM_TOKENS = 1024;
 
 interface Block {
   tokens: number;
@@ -30,6 +35,13 @@ function blockOf(value: unknown): Block {
   const { cache_control, ...rest } = (value ?? {}) as Record<string, unknown>;
   const text = JSON.stringify(rest);
   return { tokens: estimateTokens(text), text, breakpoint: cache_control !== undefined };
+}
+
+/** An OpenAI chat.completions request's parts in prefix order: each tool, then each message. */
+function openAIBlocksOf(body: Record<string, unknown>): Block[] {
+  const tools = ((body.tools as unknown[] | undefined) ?? []).map(blockOf);
+  const messages = ((body.messages as unknown[] | undefined) ?? []).map(blockOf);
+  return [...tools, ...messages];
 }
 
 /** The request's blocks in Anthropic's prefix order: each tool, each system block, then each message's blocks. */
@@ -92,10 +104,36 @@ export class FakePromptCache {
       cache_creation_input_tokens: written,
       cache_read_input_tokens: read,
     };
+    this.count(usage);
+    return usage;
+  }
+
+  /** OpenAI's automatic caching: `prompt_tokens` (cached ones included) and `cached_tokens`. */
+  accountOpenAI(body: Record<string, unknown>): { prompt_tokens: number; cached_tokens: number } {
+    const hash = createHash("sha256");
+    let tokens = 0;
+    let cached = 0;
+    for (const block of openAIBlocksOf(body)) {
+      hash.update(block.text).update("\0");
+      tokens += block.tokens;
+      const key = hash.copy().digest("hex");
+      if (tokens < OPENAI_MINIMUM_TOKENS) continue;
+      if (this.entries.has(key)) cached = tokens;
+      this.entries.add(key);
+    }
+    const reported = cached === 0 ? 0 : cached - ((cached - OPENAI_MINIMUM_TOKENS) % 128);
+    this.count({
+      input_tokens: tokens - reported,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: reported,
+    });
+    return { prompt_tokens: tokens, cached_tokens: reported };
+  }
+
+  private count(usage: PromptCacheUsage): void {
     this.totals.requests += 1;
     this.totals.input_tokens += usage.input_tokens;
     this.totals.cache_creation_input_tokens += usage.cache_creation_input_tokens;
     this.totals.cache_read_input_tokens += usage.cache_read_input_tokens;
-    return usage;
   }
 }
