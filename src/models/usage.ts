@@ -136,13 +136,18 @@ export function formatUsd(usd: number | null): string {
   return usd === null ? "unknown" : `$${usd.toFixed(4)}`;
 }
 
+/** Counts every answer (a model without the provider stack: the simulator, the oracle). */
 export function withUsage(meter: UsageMeter): ChatModelMiddleware {
+  return countAnswers(meter, () => true);
+}
+
+function countAnswers(meter: UsageMeter, counts: (response: ChatResponse) => boolean): ChatModelMiddleware {
   return (inner) => ({
     id: inner.id,
     provider: inner.provider,
     generate: async (request, options) => {
       const response = await inner.generate(request, options);
-      meter.record(inner.id, response);
+      if (counts(response)) meter.record(inner.id, response);
       return response;
     },
   });
@@ -155,15 +160,7 @@ export function withUsage(meter: UsageMeter): ChatModelMiddleware {
  * provider's own.
  */
 export function withCachedCalls(meter: UsageMeter): ChatModelMiddleware {
-  return (inner) => ({
-    id: inner.id,
-    provider: inner.provider,
-    generate: async (request, options) => {
-      const response = await inner.generate(request, options);
-      if (response.cached) meter.record(inner.id, response);
-      return response;
-    },
-  });
+  return countAnswers(meter, (response) => response.cached === true);
 }
 
 export function withBilledCalls(meter: UsageMeter): ChatModelMiddleware {

@@ -94,6 +94,11 @@ export async function decide(
           ),
         ),
       );
+      // A retried infrastructure error changes a candidate's own score (the configured repeats only).
+      if (extra === 0) {
+        refreshCandidate(deps, incumbent, incumbentScores as EpisodeScore[]);
+        refreshCandidate(deps, proposal.commit, proposalScores as EpisodeScore[]);
+      }
       test = pairedTest(
         incumbentScores as EpisodeScore[],
         proposalScores as EpisodeScore[],

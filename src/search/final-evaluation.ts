@@ -21,8 +21,10 @@ export async function diagnostic(
     { split: "independent" as const, tasks: () => deps.tasks.independent() },
   ];
   for (const { split, tasks } of splits) {
-    // The same incumbent on the same tasks and seeds gives the same diagnostic: one row per incumbent and split.
-    if (deps.store.getEvaluation(incumbent, "diagnostic", split)) continue;
+    // The same incumbent on the same tasks and seeds gives the same diagnostic: one row per incumbent and split,
+    // measured again only where infrastructure errors left episodes unscored.
+    const known = deps.store.getEvaluation(incumbent, "diagnostic", split);
+    if (known && isComplete(known.summary)) continue;
     const list = tasks();
     if (list.length === 0) continue;
     const harness = await loadCandidate(repo, incumbent, harnessLimitsOf(deps.config.limits));
@@ -38,7 +40,7 @@ export async function diagnostic(
       candidate: incumbent,
       purpose: "diagnostic",
       split,
-      round,
+      round: known?.round ?? round,
       summary: {
         ...summarize(scores),
         objective: definedObjectiveScore(scores, deps.config.objective),
@@ -60,7 +62,10 @@ export async function finalEvaluations(
   ];
   const todo = (selected === seed ? [selected] : [selected, seed]).flatMap((commit) =>
     plans
-      .filter(({ purpose, tasks }) => tasks.length > 0 && !deps.store.getEvaluation(commit, purpose, purpose))
+      .filter(({ purpose, tasks }) => {
+        const known = deps.store.getEvaluation(commit, purpose, purpose);
+        return tasks.length > 0 && !(known && isComplete(known.summary));
+      })
       .map((plan) => ({ commit, ...plan, role: commit === selected ? "selected" : "seed" })),
   );
   if (todo.length === 0) return;
@@ -83,4 +88,10 @@ export async function finalEvaluations(
       });
     }),
   );
+}
+
+/** Every planned episode scored: no infrastructure error left to run again (older summaries count as complete). */
+function isComplete(summary: Record<string, unknown>): boolean {
+  const { n_scored, n_total } = summary as { n_scored?: number; n_total?: number };
+  return n_scored === undefined || n_scored === n_total;
 }

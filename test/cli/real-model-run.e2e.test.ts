@@ -4,7 +4,7 @@
  * failing at first with 429/5xx/hangs/bad bodies (a seeded fault plan), an outage for one task's customer, a model
  * that narrates before it acts — and the server's own bill against the run's usage per role.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -277,6 +277,13 @@ describe("a real-model study against a provider that fails like a real one", () 
     expect(done.usage.by_role.agent.usd).toBeGreaterThan(0);
     const text = await runCli(["status", runDir], { cwd: work });
     expect(text.stdout).toMatch(/customer: .*unknown/);
+    const page = join(work, "outage", "report.html");
+    const report = await runCli(["report", runDir, "--out", page], { cwd: work });
+    expect(report.code, report.stderr).toBe(0);
+    const html = readFileSync(page, "utf8");
+    expect(html).toMatch(
+      /openai:gpt-5-customer-x<\/td>(<td[^>]*>[^<]*<\/td>){5}<td class="num">unknown<\/td>/,
+    );
   }, 600_000);
 
   it("budget.max_usd counts every role and stops cleanly; a resume with more counts no call twice; resuming a finished run changes nothing", async () => {
