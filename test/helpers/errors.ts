@@ -16,3 +16,13 @@ export function hsearchErrorOf(work: () => unknown): HsearchError {
   if (error instanceof HsearchError) return error;
   throw error;
 }
+
+/** The HsearchError a promise rejected with; the test fails if it resolved or rejected with something else. */
+export async function hsearchFailureOf(promise: Promise<unknown>): Promise<HsearchError> {
+  const error = await promise.then(
+    () => undefined,
+    (rejected: unknown) => rejected,
+  );
+  if (!(error instanceof HsearchError)) throw new Error(`expected an HsearchError, got ${String(error)}`);
+  return error;
+}

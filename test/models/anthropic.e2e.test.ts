@@ -5,57 +5,20 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { HsearchError } from "../../src/core/errors";
+import { describe, expect, it } from "vitest";
 import { closeRequestCaches } from "../../src/models/cache";
-import { LimiterPool } from "../../src/models/limiter";
 import { loadPriceTable } from "../../src/models/prices";
-import { type CreateChatModelOptions, createChatModel } from "../../src/models/registry";
 import type { ChatRequest } from "../../src/models/types";
 import { UsageMeter } from "../../src/models/usage";
-import {
-  anthropicError,
-  anthropicMessage,
-  type FakeAnthropicServer,
-  type ReplyScript,
-  startFakeAnthropicServer,
-} from "../helpers/fake-anthropic-server";
+import { hsearchFailureOf } from "../helpers/errors";
+import { anthropicError, anthropicMessage } from "../helpers/fake-anthropic-server";
+import { PROVIDERS, providerUnderTest } from "../helpers/provider-e2e";
 import { simContext } from "../sim/context-fixture";
 
-const API_KEY = "sk-ant-test-SECRET-9b8c7d6e";
+const API_KEY = PROVIDERS.anthropic.apiKey;
 
-const servers: FakeAnthropicServer[] = [];
-afterEach(async () => {
-  closeRequestCaches();
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function setup(script: ReplyScript, options: Partial<CreateChatModelOptions> = {}) {
-  const server = await startFakeAnthropicServer(script);
-  servers.push(server);
-  const waits: number[] = [];
-  const model = createChatModel("anthropic:claude-sonnet-4-5", {
-    env: { ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: server.baseURL },
-    limiters: new LimiterPool(),
-    ...options,
-    retry: {
-      sleep: async (ms) => {
-        waits.push(ms);
-      },
-      ...options.retry,
-    },
-  });
-  return { server, model, waits };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<HsearchError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof HsearchError)) throw new Error(`expected an HsearchError, got ${String(error)}`);
-  return error;
-}
+const setup = providerUnderTest(PROVIDERS.anthropic);
+const failureOf = hsearchFailureOf;
 
 const request: ChatRequest = {
   messages: [

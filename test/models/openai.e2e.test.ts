@@ -5,58 +5,23 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { HsearchError } from "../../src/core/errors";
+import { describe, expect, it } from "vitest";
 import { closeRequestCaches } from "../../src/models/cache";
 import { LimiterPool } from "../../src/models/limiter";
 import { wireSeed } from "../../src/models/openai-wire";
 import { loadPriceTable } from "../../src/models/prices";
-import { type CreateChatModelOptions, createChatModel } from "../../src/models/registry";
+import { createChatModel } from "../../src/models/registry";
 import type { ChatRequest } from "../../src/models/types";
 import { UsageMeter } from "../../src/models/usage";
-import {
-  type FakeOpenAIServer,
-  openaiCompletion,
-  openaiError,
-  type ReplyScript,
-  startFakeOpenAIServer,
-} from "../helpers/fake-openai-server";
+import { hsearchFailureOf } from "../helpers/errors";
+import { openaiCompletion, openaiError, startFakeOpenAIServer } from "../helpers/fake-openai-server";
+import { PROVIDERS, providerUnderTest } from "../helpers/provider-e2e";
 import { simContext } from "../sim/context-fixture";
 
-const API_KEY = "sk-test-SECRET-4f1d9a7c2b";
+const API_KEY = PROVIDERS.openai.apiKey;
 
-const servers: FakeOpenAIServer[] = [];
-afterEach(async () => {
-  closeRequestCaches();
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function setup(script: ReplyScript, options: Partial<CreateChatModelOptions> = {}) {
-  const server = await startFakeOpenAIServer(script);
-  servers.push(server);
-  const waits: number[] = [];
-  const model = createChatModel("openai:gpt-test", {
-    env: { OPENAI_API_KEY: API_KEY, OPENAI_BASE_URL: server.baseURL },
-    limiters: new LimiterPool(),
-    ...options,
-    retry: {
-      sleep: async (ms) => {
-        waits.push(ms);
-      },
-      ...options.retry,
-    },
-  });
-  return { server, model, waits };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<HsearchError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof HsearchError)) throw new Error(`expected an HsearchError, got ${String(error)}`);
-  return error;
-}
+const setup = providerUnderTest(PROVIDERS.openai);
+const failureOf = hsearchFailureOf;
 
 const request: ChatRequest = {
   messages: [
@@ -337,8 +302,7 @@ describe("openai provider over HTTP", () => {
   });
 
   it("shares the limit between two models on the same server", async () => {
-    const server = await startFakeOpenAIServer(() => openaiCompletion({ content: "slow", delayMs: 40 }));
-    servers.push(server);
+    const { server } = await setup(() => openaiCompletion({ content: "slow", delayMs: 40 }));
     const limiters = new LimiterPool();
     const options = {
       env: { OPENAI_API_KEY: API_KEY, OPENAI_BASE_URL: server.baseURL },
