@@ -25,7 +25,7 @@ import {
   type ScriptedReply,
   startFakeOpenAIServer,
 } from "../test/helpers/fake-openai-server";
-import { FakePromptCache } from "../test/helpers/fake-prompt-cache";
+import { FakePromptCache, openAIUsage, withUsage } from "../test/helpers/fake-prompt-cache";
 
 const { values } = parseArgs({
   options: {
@@ -133,26 +133,19 @@ async function measure(arm: Arm) {
     const action = agentTurn(anthropicBlocks(body));
     const reply = anthropicMessage(
       "tool" in action ? { toolUses: [{ name: action.tool, input: action.input }] } : { text: action.text },
-    ) as { json: { usage: Record<string, number> } };
-    reply.json.usage = { ...usage, output_tokens: 40 };
-    return reply as ScriptedReply;
+    );
+    return withUsage(reply, { ...usage, output_tokens: 40 });
   };
   const openAIServer = (request: RecordedRequest): ScriptedReply => {
     const body = request.body as OpenAIBody & Record<string, unknown>;
-    const { prompt_tokens, cached_tokens } = cache.accountOpenAI(body);
+    const accounted = cache.accountOpenAI(body);
     const action = agentTurn(openAIBlocks(body));
     const reply = openaiCompletion(
       "tool" in action
         ? { toolCalls: [{ name: action.tool, arguments: action.input }] }
         : { content: action.text },
-    ) as { json: { usage: Record<string, unknown> } };
-    reply.json.usage = {
-      prompt_tokens,
-      completion_tokens: 40,
-      total_tokens: prompt_tokens + 40,
-      prompt_tokens_details: { cached_tokens },
-    };
-    return reply as ScriptedReply;
+    );
+    return withUsage(reply, openAIUsage(accounted, 40));
   };
   const server =
     arm.provider === "anthropic"

@@ -137,3 +137,19 @@ export class FakePromptCache {
     this.totals.cache_read_input_tokens += usage.cache_read_input_tokens;
   }
 }
+
+/** A scripted reply (either fake's) with its usage replaced by the prompt cache's. */
+export function withUsage<R>(reply: R, usage: Record<string, unknown>): R {
+  (reply as { json: { usage: unknown } }).json.usage = usage;
+  return reply;
+}
+
+/** OpenAI's usage object for a call the cache accounted, `completion` output tokens. */
+export function openAIUsage(cached: { prompt_tokens: number; cached_tokens: number }, completion: number) {
+  return {
+    prompt_tokens: cached.prompt_tokens,
+    completion_tokens: completion,
+    total_tokens: cached.prompt_tokens + completion,
+    prompt_tokens_details: { cached_tokens: cached.cached_tokens },
+  };
+}

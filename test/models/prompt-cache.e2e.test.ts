@@ -10,14 +10,11 @@ import { createChatModel } from "../../src/models/registry";
 import type { ModelRole } from "../../src/models/settings";
 import type { ChatRequest } from "../../src/models/types";
 import { UsageMeter } from "../../src/models/usage";
-import {
-  anthropicMessage,
-  type FakeAnthropicServer,
-  startFakeAnthropicServer,
-} from "../helpers/fake-anthropic-server";
-import { FakePromptCache } from "../helpers/fake-prompt-cache";
+import { anthropicMessage, startFakeAnthropicServer } from "../helpers/fake-anthropic-server";
+import { openaiCompletion, startFakeOpenAIServer } from "../helpers/fake-openai-server";
+import { FakePromptCache, openAIUsage, withUsage } from "../helpers/fake-prompt-cache";
 
-const servers: FakeAnthropicServer[] = [];
+const servers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
@@ -31,9 +28,7 @@ async function cachingServer(minimumTokens = 4096) {
         status: 400,
         json: { type: "error", error: { type: "invalid_request_error", message: usage.error } },
       };
-    const reply = anthropicMessage({ text: "noted" }) as { json: { usage: Record<string, number> } };
-    reply.json.usage = { ...usage, output_tokens: 10 };
-    return reply;
+    return withUsage(anthropicMessage({ text: "noted" }), { ...usage, output_tokens: 10 });
   });
   servers.push(server);
   return { server, cache };
@@ -122,5 +117,35 @@ describe("Anthropic prompt caching (agent role default)", () => {
       messages: [{ role: "user", content: [{ type: "text", text: "u", ...marked }] }],
     };
     expect(cache.account(body)).toEqual({ error: expect.stringContaining("A maximum of 4 blocks") });
+  });
+});
+
+describe("OpenAI automatic prompt caching (no markers)", () => {
+  it("a repeated prefix of at least 1,024 tokens is reported as cached_tokens in 128-token steps; the meter counts it", async () => {
+    const cache = new FakePromptCache();
+    const reported: number[] = [];
+    const server = await startFakeOpenAIServer((recorded) => {
+      const accounted = cache.accountOpenAI(recorded.body as Record<string, unknown>);
+      reported.push(accounted.cached_tokens);
+      return withUsage(openaiCompletion({ content: "noted" }), openAIUsage(accounted, 10));
+    });
+    servers.push(server);
+    const meter = new UsageMeter(loadPriceTable());
+    const agent = createChatModel("openai:gpt-4.1-mini", {
+      env: { OPENAI_API_KEY: "k", OPENAI_BASE_URL: server.baseURL },
+      limiters: new LimiterPool(),
+      meter,
+    });
+    for (let n = 0; n < 3; n++) await agent.generate(turn(n));
+    expect(JSON.stringify(server.requests.map((r) => r.body))).not.toContain("cache_control");
+    const read = cache.totals.cache_read_input_tokens;
+    expect(read).toBeGreaterThan(2 * 4000);
+    expect(meter.totals()).toMatchObject({ model_calls: 3, cache_read_tokens: read, cache_write_tokens: 0 });
+    // The first call had nothing to reuse; each later one reuses 1,024 tokens plus a multiple of 128.
+    expect(reported[0]).toBe(0);
+    for (const cached of reported.slice(1)) {
+      expect(cached).toBeGreaterThan(4000);
+      expect((cached - 1024) % 128).toBe(0);
+    }
   });
 });
