@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createModel } from "../../src/cli/create-model";
@@ -14,9 +13,9 @@ import { renderMetaPrompt } from "../../src/search/llm-proposer";
 import type { ProposerInput } from "../../src/search/proposer-input";
 import { runSearch } from "../../src/search/run-search";
 import { estimateTokens, trimToTokens } from "../../src/search/text-budget";
-import { createRunDir, openRunStore } from "../../src/store";
 import { runCli } from "../helpers/cli";
 import { retailSubset } from "../helpers/task-subset";
+import { storeForRun } from "../store/fixtures";
 
 describe("token budgets", () => {
   it("cut between sentences (or JSON fields), never inside one", () => {
@@ -46,9 +45,6 @@ const reply = (proposals: Array<{ rationale: string; path: string; content: stri
 describe("what the llm proposer sees", () => {
   it("is what `hsearch digest` prints: every failure mode's examples, rejected diffs, protocols, tools — and no held-out or independent task", async () => {
     const { tasks } = retailSubset({ perFamily: 4 });
-    const root = mkdtempSync(join(tmpdir(), "hsearch-digest-"));
-    const runDir = createRunDir(root, "d").dir;
-    const store = openRunStore(runDir);
     const config = searchConfigSchema.parse({
       name: "d",
       suites: ["retail"],
@@ -60,13 +56,7 @@ describe("what the llm proposer sees", () => {
       meta_model: "openai:meta",
       seed: 4,
     });
-    store.initRun({
-      id: "d",
-      name: "d",
-      config: config as unknown as Record<string, unknown>,
-      seed: 4,
-      objective: "joint",
-    });
+    const { runDir, store } = storeForRun("d", config);
     const meta = new MockChatModel(
       [
         reply([

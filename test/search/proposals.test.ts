@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createModel } from "../../src/cli/create-model";
@@ -11,16 +10,13 @@ import type { ChatModel } from "../../src/models/types";
 import { rulesJudge } from "../../src/scoring";
 import { searchConfigSchema } from "../../src/search/config-schema";
 import { runSearch } from "../../src/search/run-search";
-import { createRunDir, openRunStore } from "../../src/store";
 import { runStatus } from "../../src/store/run-status";
 import { runCli } from "../helpers/cli";
 import { retailSubset } from "../helpers/task-subset";
+import { storeForRun } from "../store/fixtures";
 
 function setup(metaModel: ChatModel | null, rounds: number, perRoundHeldout = false, proposalsPerRound = 3) {
   const { tasks } = retailSubset({ perFamily: 2 });
-  const root = mkdtempSync(join(tmpdir(), "hsearch-proposals-"));
-  const runDir = createRunDir(root, "r").dir;
-  const store = openRunStore(runDir);
   const config = searchConfigSchema.parse({
     name: "t",
     suites: ["retail"],
@@ -33,13 +29,7 @@ function setup(metaModel: ChatModel | null, rounds: number, perRoundHeldout = fa
     seed: 2,
     heldout: { final: true, per_round: perRoundHeldout },
   });
-  store.initRun({
-    id: "r",
-    name: "t",
-    config: config as unknown as Record<string, unknown>,
-    seed: 2,
-    objective: "joint",
-  });
+  const { runDir, store } = storeForRun("r", config);
   const split = (s: Task["split"]) => tasks.filter((t) => t.split === s);
   const inputs: unknown[] = [];
   const run = () =>

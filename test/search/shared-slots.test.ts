@@ -1,5 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createModel } from "../../src/cli/create-model";
@@ -9,8 +7,8 @@ import type { ChatModel } from "../../src/models/types";
 import { rulesJudge } from "../../src/scoring";
 import { searchConfigSchema } from "../../src/search/config-schema";
 import { runSearch } from "../../src/search/run-search";
-import { createRunDir, openRunStore } from "../../src/store";
 import { retailSubset } from "../helpers/task-subset";
+import { storeForRun } from "../store/fixtures";
 
 /** The simulated model with a little latency, counting the calls in flight (one per running rollout). */
 function slowCounting(inner: ChatModel) {
@@ -49,9 +47,7 @@ describe("one set of rollout slots per run", () => {
       seed: 2,
       concurrency,
     });
-    const runDir = createRunDir(mkdtempSync(join(tmpdir(), "hsearch-slots-")), "r").dir;
-    const store = openRunStore(runDir);
-    store.initRun({ id: "r", name: "slots", config, seed: 2, objective: "joint" });
+    const { runDir, store } = storeForRun("r", config);
     const { model, stats } = slowCounting(createModel("sim:default"));
     await runSearch({
       config,

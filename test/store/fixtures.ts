@@ -6,6 +6,7 @@ import { rolloutKey } from "../../src/core/ids";
 import type { Split } from "../../src/domain/task";
 import type { Trajectory } from "../../src/harness/trajectory";
 import type { EpisodeScore } from "../../src/scoring/episode";
+import type { SearchConfig } from "../../src/search/config-schema";
 import { createRunDir, type NewRollout, openRunStore, type Purpose, type RunStore } from "../../src/store";
 
 const cleanups: Array<() => void> = [];
@@ -18,6 +19,14 @@ export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "hsearch-store-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** A run directory with its store and the run recorded from a search config: where a search test starts. */
+export function storeForRun(id: string, config: SearchConfig): { runDir: string; store: RunStore } {
+  const runDir = createRunDir(tempDir(), id).dir;
+  const store = openRunStore(runDir);
+  store.initRun({ id, name: config.name, config, seed: config.seed, objective: config.objective });
+  return { runDir, store };
 }
 
 /** A clock that ticks one second per call, so timestamps differ between two otherwise equal runs. */
