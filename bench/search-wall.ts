@@ -13,9 +13,10 @@
  * result names the call; the customer's and the agent's next messages are the other side's text).
  *
  *   npx tsx bench/search-wall.ts [--latency-ms 200] [--concurrency 32] [--rounds 8] [--customer auto|scripted]
- *                                [--profile DIR]
+ *                                [--built] [--profile DIR]
  *
- * `--profile DIR` writes a V8 CPU profile of the hsearch process there (open it in Chrome DevTools, or summarise it
+ * `--built` runs the compiled command (`npm run build` first) as a user would, rather than the sources through tsx,
+ * whose start-up compiles every module. `--profile DIR` writes a V8 CPU profile of the hsearch process there (open it in Chrome DevTools, or summarise it
  * with `npx tsx bench/profile-summary.ts FILE`).
  */
 import { spawn } from "node:child_process";
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "32" },
     rounds: { type: "string", default: "8" },
     customer: { type: "string", default: "auto" },
+    built: { type: "boolean", default: false },
     profile: { type: "string" },
   },
 });
@@ -86,11 +88,15 @@ const quotedReference = (body: ChatBody): number | undefined => {
   }
   return undefined;
 };
+let atFirstRequest = () => {};
 const server = await startFakeOpenAIServer(async (request) => {
   requests++;
   const arrived = performance.now();
   account(1);
-  if (firstRequestAt === 0) firstRequestAt = arrived;
+  if (firstRequestAt === 0) {
+    firstRequestAt = arrived;
+    atFirstRequest();
+  }
   const body = request.body as ChatBody;
   const quoted = quotedReference(body);
   const answered = quoted === undefined ? undefined : answeredAt.get(quoted);
@@ -131,7 +137,7 @@ const child = spawn(
   process.execPath,
   [
     ...(values.profile ? ["--cpu-prof", `--cpu-prof-dir=${values.profile}`] : []),
-    ...SOURCE_CLI,
+    ...(values.built ? [join(PACKAGE_ROOT, "dist", "cli", "bin.js")] : SOURCE_CLI),
     "run",
     config,
     "--out",
@@ -160,6 +166,11 @@ const readCpu = () => {
   }
 };
 const cpuPoll = setInterval(readCpu, 250);
+let cpuAtFirstRequest = Number.NaN;
+atFirstRequest = () => {
+  readCpu();
+  cpuAtFirstRequest = cpuSeconds;
+};
 const loadBefore = loadavg()[0] ?? Number.NaN;
 // hsearch's progress lines, stamped on arrival, to say what a stall was waiting for.
 const progress: Array<{ at: number; line: string }> = [];
@@ -204,7 +215,7 @@ console.log(
   `wall ${(wallMs / 1000).toFixed(1)} s, bound ${(boundMs / 1000).toFixed(1)} s: ${(wallMs / boundMs).toFixed(2)} × the bound; slots busy ${((100 * busyMs) / (wallMs * concurrency)).toFixed(0)}% of the wall`,
 );
 console.log(
-  `hsearch CPU ${cpuSeconds.toFixed(1)} s (${((100 * cpuSeconds * 1000) / wallMs).toFixed(0)}% of one core over the wall); load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? Number.NaN).toFixed(1)} after`,
+  `hsearch CPU ${cpuSeconds.toFixed(1)} s (${((100 * cpuSeconds * 1000) / wallMs).toFixed(0)}% of one core over the wall; ${cpuAtFirstRequest.toFixed(1)} s of it before the first request); load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? Number.NaN).toFixed(1)} after`,
 );
 const stalledMs = stalls.reduce((sum, stall) => sum + stall.ms, 0);
 console.log(
