@@ -65,7 +65,7 @@ export async function buildProposerInput(
 ): Promise<ProposerInput> {
   const { view, repo, config } = deps;
   const harness = parseHarness(
-    await filesOf(repo, incumbent),
+    await readTree(repo, incumbent),
     incumbent.slice(0, 12),
     harnessLimitsOf(config.limits),
   );
@@ -165,17 +165,6 @@ export function toolNames(harness: Harness, suite: Suite): string[] {
   return names;
 }
 
-/** Files of a commit: commits never change, so one read per commit and process is enough. */
-const treeCache = new Map<string, Record<string, string>>();
-async function filesOf(repo: string, commit: string): Promise<Record<string, string>> {
-  const key = `${repo}\0${commit}`;
-  const cached = treeCache.get(key);
-  if (cached) return cached;
-  const files = await readTree(repo, commit);
-  treeCache.set(key, files);
-  return files;
-}
-
 /**
  * What the operators proposer needs besides the input: the file hashes of every candidate (so it never proposes a
  * harness the run already has) and the evaluated candidates of other lineages that gained on their parent (crossover
@@ -190,7 +179,7 @@ export async function operatorMaterial(
   // Only earlier rounds, like the rejected memory: a resumed round must propose what the interrupted one did.
   const candidates = view.candidates().filter((c) => c.round < round);
   const known = new Set<string>();
-  for (const c of candidates) known.add(hashJson(await filesOf(repo, c.commit)));
+  for (const c of candidates) known.add(hashJson(await readTree(repo, c.commit)));
   const ancestors = new Set<string>();
   for (let at = view.candidate(incumbent); at; at = at.parent ? view.candidate(at.parent) : undefined)
     ancestors.add(at.commit);
@@ -210,8 +199,8 @@ export async function operatorMaterial(
       proposal: c.proposal,
       gain: c.score - base.score,
       ...(base.commit === c.parent ? {} : { base: base.commit }),
-      files: await filesOf(repo, c.commit),
-      parentFiles: await filesOf(repo, base.commit),
+      files: await readTree(repo, c.commit),
+      parentFiles: await readTree(repo, base.commit),
     });
   }
   return { known, donors: donors.sort((a, b) => b.gain - a.gain || a.commit.localeCompare(b.commit)) };
