@@ -11,14 +11,24 @@ export interface RepoSettings {
   commitDate: string;
 }
 
-async function readSetting(repo: string, key: string): Promise<string | undefined> {
-  const result = await git(repo, ["config", "--local", "--get", key], { allowExitCodes: [1] });
-  return result.exitCode === 0 ? result.stdout.trim() : undefined;
+/** Every `hsearch.*` setting in one git call (one is made per proposal committed), by lower-case key. */
+async function readSettings(repo: string): Promise<Map<string, string>> {
+  const result = await git(repo, ["config", "--local", "--get-regexp", "^hsearch\\."], {
+    allowExitCodes: [1],
+  });
+  const settings = new Map<string, string>();
+  if (result.exitCode !== 0) return settings;
+  for (const line of result.stdout.split("\n")) {
+    const space = line.indexOf(" ");
+    if (space > 0) settings.set(line.slice(0, space), line.slice(space + 1).trim());
+  }
+  return settings;
 }
 
 export async function readRepoSettings(repo: string): Promise<RepoSettings> {
-  const run = await readSetting(repo, "hsearch.run");
-  const commitDate = await readSetting(repo, "hsearch.commitdate");
+  const settings = await readSettings(repo);
+  const run = settings.get("hsearch.run");
+  const commitDate = settings.get("hsearch.commitdate");
   if (run === undefined || commitDate === undefined) {
     throw new HsearchError(
       "conflict",
