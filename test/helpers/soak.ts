@@ -181,6 +181,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         `seed: ${options.seed}`,
         `concurrency: ${options.concurrency}`,
         `limits: {model_call_seconds: ${options.callTimeoutSeconds}}`,
+        // The refused customer's rollouts are a share of every candidate's by design: counted, not a reason to stop.
+        "max_infra_error_rate: 1",
       ].join("\n"),
     );
     const scenario = refusedTask.user.reason_for_call;
