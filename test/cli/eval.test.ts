@@ -71,7 +71,7 @@ describe("hsearch eval", () => {
     expect(table.stdout).toMatch(/feasible\s+n\s+solve/);
     // A mixed selection is split by suite, with k/n and 95% intervals.
     expect(table.stdout).toMatch(/retail\s+-\s+1\.000 17\/17 \[0\.82, 1\.00\]/);
-    expect(table.stdout).toMatch(/terminal\s+-\s+1\.000 9\/9 \[/);
+    expect(table.stdout).toMatch(/terminal\s+-\s+1\.000 12\/12 \[/);
     const json = await runCli([
       "eval",
       "--harness",
@@ -84,10 +84,10 @@ describe("hsearch eval", () => {
     ]);
     const report = JSON.parse(json.stdout);
     expect(report.summary.blocked).toBeNull();
-    // Every shipped suite's independent tasks: retail 17 + terminal 9.
-    expect(report.summary.feasible).toMatchObject({ n: 26, solve: 1 });
+    // Every shipped suite's independent tasks: retail 17 + terminal 12.
+    expect(report.summary.feasible).toMatchObject({ n: 29, solve: 1 });
     expect(report.by_suite.retail.solve).toMatchObject({ k: 17, n: 17 });
-    expect(report.by_suite.terminal.solve).toMatchObject({ k: 9, n: 9 });
+    expect(report.by_suite.terminal.solve).toMatchObject({ k: 12, n: 12 });
     expect(report.by_suite.terminal.strict_sa).toMatchObject({ k: 0, n: 0 });
   });
 
