@@ -12,6 +12,7 @@ import type {
   ChatResponse,
   ToolCallRequest,
   ToolSpec,
+  Usage,
 } from "../models/types";
 import { claimsCompletion, saysCannotProceed } from "./claims";
 import { type Customer, withoutStopToken } from "./customer";
@@ -54,6 +55,11 @@ export interface EpisodeResult {
   end: EpisodeEnd;
   steps: number;
   usage: EpisodeUsage;
+  /**
+   * What the provider billed: the calls not answered from the request cache, with their prompt-cache tokens. The
+   * rollout's cost is priced from this, so a re-run served from the cache costs nothing.
+   */
+  billedUsage: Usage;
   /** The agent's messages, for the communicate check. */
   agentMessages: string[];
   /** The conversation as the model last saw it. */
@@ -119,6 +125,12 @@ export class Episode {
   private readonly writeTools: ReadonlySet<string>;
   private readonly agentMessages: string[] = [];
   private readonly usage: EpisodeUsage = { input_tokens: 0, output_tokens: 0, model_calls: 0 };
+  private readonly billedUsage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+  };
   private readonly decisions: Decision[] = [];
   private step = 0;
   private blockerStated = false;
@@ -227,6 +239,7 @@ export class Episode {
       end: { ...(this.end ?? { reason: "max_steps" as const, step: this.step }) },
       steps: this.step,
       usage: { ...this.usage },
+      billedUsage: { ...this.billedUsage },
       agentMessages: [...this.agentMessages],
       messages: [...this.messages],
       tools: [...this.tools],
@@ -294,6 +307,12 @@ export class Episode {
       this.usage.model_calls++;
       this.usage.input_tokens += response.usage.input_tokens;
       this.usage.output_tokens += response.usage.output_tokens;
+      if (!response.cached) {
+        this.billedUsage.input_tokens += response.usage.input_tokens;
+        this.billedUsage.output_tokens += response.usage.output_tokens;
+        this.billedUsage.cache_read_tokens += response.usage.cache_read_tokens ?? 0;
+        this.billedUsage.cache_write_tokens += response.usage.cache_write_tokens ?? 0;
+      }
       return response;
     } catch (error) {
       this.endOnModelError(error, "agent");

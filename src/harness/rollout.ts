@@ -114,7 +114,7 @@ export async function withOpenRollout<T>(
             completed: !UNFINISHED.has(episode.end.reason),
           })
         : null;
-    const usd = input.prices ? costOf(input.prices, model.id, episode.usage).usd : 0;
+    const usd = input.prices ? costOf(input.prices, model.id, episode.billedUsage).usd : 0;
     const trajectory: Trajectory = {
       task_id: task.id,
       suite: task.suite,

@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeRequestCaches } from "../../src/models/cache";
 import { runCli } from "../helpers/cli";
@@ -39,6 +40,18 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
+
+/** The summed cost of the rollouts a run stored (the report's per-candidate cost reads these). */
+function storedRolloutUsd(outDir: string): number {
+  const file = readdirSync(outDir, { recursive: true, encoding: "utf8" }).find((f) => f.endsWith("run.db"));
+  if (!file) throw new Error(`no run.db under ${outDir}`);
+  const db = new Database(join(outDir, file), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare("SELECT SUM(usd) AS usd FROM rollouts").get() as { usd: number }).usd;
+  } finally {
+    db.close();
+  }
+}
 
 const envFor = (baseURL: string, extra: NodeJS.ProcessEnv = {}) => ({
   ...process.env,
@@ -104,6 +117,9 @@ describe("a request cache shared across runs", () => {
     expect(usage1.calls).toBe(sent);
     expect(usage1.usd).toBeGreaterThan(0);
     expect(usage2).toMatchObject({ calls: 0, input_tokens: 0, output_tokens: 0, usd: 0 });
+    // Each stored rollout's own cost too: a rollout answered from the cache cost nothing.
+    expect(storedRolloutUsd(join(root, "first"))).toBeGreaterThan(0);
+    expect(storedRolloutUsd(join(root, "second"))).toBe(0);
     // Every call of the first run, billed or already a cache hit there (the customer opens alike for each candidate).
     const allCalls = (usage: { calls: number; cached_calls: number }) => usage.calls + usage.cached_calls;
     expect(usage2.cached_calls).toBe(allCalls(usage1));
