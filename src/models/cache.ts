@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { hashJson } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
+import { retryWhileBusy } from "../core/sqlite-busy";
 import type { ChatModelMiddleware } from "./middleware";
 import type { ChatRequest, ChatResponse } from "./types";
 import { validateChatResponse } from "./validate-reply";
@@ -89,9 +90,10 @@ export class RequestCache {
       mkdirSync(dirname(this.path), { recursive: true });
       this.db = new Database(this.path);
       // Several processes (two runs sharing a user cache, worker processes) may open one cache file at once: wait
-      // for a lock rather than fail, and set that before switching to WAL, which itself takes a lock.
+      // for a lock rather than fail, and set that before switching to WAL, which itself takes a lock. Two processes
+      // switching a new file at once get SQLITE_BUSY without the busy wait: that step is retried.
       this.db.pragma("busy_timeout = 10000");
-      this.db.pragma("journal_mode = WAL");
+      retryWhileBusy(() => this.db.pragma("journal_mode = WAL"));
     } catch (error) {
       throw new HsearchError(
         "bad_input",
@@ -101,13 +103,15 @@ export class RequestCache {
     }
     // A cache can lose its last writes on power loss without harm; a fsync per insert would stall the event loop.
     this.db.pragma("synchronous = NORMAL");
-    this.db.exec(
-      `CREATE TABLE IF NOT EXISTS responses (
+    retryWhileBusy(() =>
+      this.db.exec(
+        `CREATE TABLE IF NOT EXISTS responses (
          key TEXT PRIMARY KEY,
          model TEXT NOT NULL,
          response TEXT NOT NULL,
          created_at TEXT NOT NULL
        )`,
+      ),
     );
     this.selectStatement = this.db.prepare("SELECT response FROM responses WHERE key = ?");
     this.insertStatement = this.db.prepare(
