@@ -69,9 +69,16 @@ describe("a run in use", () => {
     const child = hsearch(["run", configs.greedy, "--out", runDir]);
     const exit = finished(child);
     while (child.exitCode === null && storedRollouts(runDir) < 5) await new Promise((r) => setTimeout(r, 10));
-    const second = await finished(hsearch(["run", "--resume", runDir]));
-    expect(second.code).toBe(2);
-    expect(second.stderr).toMatch(/in use by process/);
+    // Paused, the first run holds the run while the second tries (a small run can otherwise finish first, and
+    // resuming a finished run rightly succeeds).
+    expect(child.kill("SIGSTOP")).toBe(true);
+    try {
+      const second = await finished(hsearch(["run", "--resume", runDir]));
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(/in use by process/);
+    } finally {
+      child.kill("SIGCONT");
+    }
     expect((await exit).code).toBe(0);
   });
 });
