@@ -7,9 +7,12 @@
  * runs: the resumed run must count the same ones. Shared by `bench/soak.ts` (10 kills, figures for the README) and
  * `test/search/soak.e2e.test.ts` (a small one, asserted).
  *
- * Kill points are seeded counts of answered model calls (rows of the run's request cache), so a kill lands anywhere:
- * mid-episode, between rollouts, while proposing or in the final evaluations. A resumed episode replays its answered
- * calls from the cache and continues.
+ * Kill points are seeded counts of answered model calls, and the kill is made by the server as that call arrives
+ * (before answering it), so a kill lands anywhere — mid-episode, between rollouts, while proposing or in the final
+ * evaluations — and always lands: a start is killed at its n-th answered call, with n drawn from the calls the run
+ * still needs (the reference run's cache rows minus the rows this run has), so it is reached before the run can end.
+ * (Polling the cache for a count missed kills when one start got past the next point in the 20 ms between polls.)
+ * A resumed episode replays its answered calls from the cache and continues.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -29,7 +32,7 @@ import type { FaultKind } from "./fault-plan";
 import { retailSubset } from "./task-subset";
 
 export interface SoakOptions {
-  /** SIGKILLs of the interrupted run (fewer land when a start finishes before its kill point). */
+  /** SIGKILLs of the interrupted run (each lands: see the kill points above). */
   kills: number;
   seed: number;
   /** The server's answer time. */
@@ -66,8 +69,13 @@ export interface SoakResult {
   lost: number;
 }
 
+/** Kills the run being served when its `after`-th answered call arrives (armed per start). */
+interface KillSwitch {
+  armed?: { after: number; kill: () => void };
+}
+
 /** The agent the server plays reads twice, then abstains when the harness offers it, else answers in text. */
-function soakServer(options: SoakOptions, refusedScenario: string) {
+function soakServer(options: SoakOptions, refusedScenario: string, killSwitch: KillSwitch = {}) {
   let refused = 0;
   const serverPromise = startFakeOpenAIServer(
     async (request) => {
@@ -80,6 +88,12 @@ function soakServer(options: SoakOptions, refusedScenario: string) {
       if (system.includes(refusedScenario)) {
         refused++;
         return openaiError(400, "soak: this customer is refused");
+      }
+      const armed = killSwitch.armed;
+      if (armed && --armed.after === 0) {
+        killSwitch.armed = undefined;
+        armed.kill(); // SIGKILL before the answer: this call is unanswered, as a real crash leaves it
+        return openaiError(503, "soak: the client was killed");
       }
       await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
       const turns = messages.filter((message) => message.role === "assistant").length;
@@ -204,14 +218,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     };
 
     // The same search, killed at seeded call counts and resumed each time.
-    const soak = await soakServer(options, scenario);
+    const killSwitch: KillSwitch = {};
+    const soak = await soakServer(options, scenario, killSwitch);
     const runDir = join(work, "killed", "run");
     const rng = createRng(options.seed, "soak-kills");
-    const targets = rng
-      // Within the first 90% of the calls: a later one could be reached only as the run finishes, too late to kill.
-      .shuffle(Array.from({ length: Math.floor(0.9 * uninterrupted.calls) }, (_, i) => i + 1))
-      .slice(0, options.kills)
-      .sort((a, b) => a - b);
     let kills = 0;
     let starts = 0;
     started = performance.now();
@@ -219,24 +229,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       // A kill before the run was recorded leaves nothing to resume (the directory may exist): start again.
       const recorded = existsSync(join(runDir, "run.db"));
       if (!recorded) rmSync(runDir, { recursive: true, force: true });
-      // A kill point this start is already past would kill it before it does anything: the next one.
-      const done = answeredCalls(runDir);
-      while (targets.length > 0 && (targets[0] as number) <= done) targets.shift();
-      const target = targets.shift();
       const child = hsearch(
         soak.server,
         work,
         recorded ? ["run", "--resume", runDir] : ["run", config, "--out", runDir],
       );
       starts++;
-      const poll =
-        target === undefined
-          ? undefined
-          : setInterval(() => {
-              if (answeredCalls(runDir) >= target) child.kill("SIGKILL");
-            }, 20);
+      const left = options.kills - kills;
+      if (left > 0) {
+        // This start needs at least `needed` answered calls to finish (each missing cache row is one); its kill point
+        // is drawn from the first 90%/left of them, so it is reached and the later kills keep calls to land in.
+        const needed = uninterrupted.calls - answeredCalls(runDir);
+        if (needed < left) throw new Error(`soak: only ${needed} calls left for ${left} kills`);
+        const span = Math.max(1, Math.floor((0.9 * needed) / left));
+        killSwitch.armed = { after: 1 + rng.int(span), kill: () => child.kill("SIGKILL") };
+      }
       const result = await exited(child);
-      clearInterval(poll);
+      killSwitch.armed = undefined;
       if (result.signal === "SIGKILL") {
         kills++;
         continue;
