@@ -9,7 +9,7 @@ import type { Task } from "../domain/task";
 import { harnessLimitsOf, loadHarness } from "../harness/load";
 import { openRequestCache, requestCacheFile } from "../models/cache";
 import { loadPriceTable } from "../models/prices";
-import { createRoleModels, type RoleSpecs } from "../models/roles";
+import { createRoleModels, mergeUsageRows, type RoleSpecs } from "../models/roles";
 import { settingsByRole } from "../models/settings";
 import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
 import { loadSearchConfig } from "../search/load-config";
@@ -177,6 +177,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
     const tasks = loadSearchTasks(config, io.cwd);
     const models = runModels(config, io, openRunCache(config, io, runDir));
     if (options.workers) queue = await connectWorkers(options.workers, runId, config, io);
+    const workers = queue;
     io.err(
       `hsearch run ${runId}: ${config.objective} objective, ${tasks.search.length} search tasks, ${config.rounds} rounds × ${config.proposals_per_round} proposals, model ${config.task_model}`,
     );
@@ -194,7 +195,10 @@ async function runCommand(options: RunOptions, io: CliIO) {
       customerModel: models.customer,
       prices: loadPriceTable(),
       ...(queue ? { executor: queue.execute } : {}),
-      usage: models.usageRows,
+      // With workers the agent's and customer's calls are made there; each rollout's usage comes back with it.
+      usage: workers
+        ? () => mergeUsageRows([...models.usageRows(), ...workers.usageRows()])
+        : models.usageRows,
       events: progressEvents(io, config, live),
     });
     const score = outcome.score === null ? "not scored yet" : `score ${outcome.score.toFixed(4)}`;

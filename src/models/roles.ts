@@ -24,6 +24,8 @@ export interface RoleModelOptions extends Omit<CreateChatModelOptions, "meter" |
   settings?: Partial<Record<ModelRole, ModelSettings>>;
   /** Called once per model id that has no price (its cost is then unknown). */
   warn?: (message: string) => void;
+  /** The meters to count each role's calls in (a worker's count per rollout); default a fresh one per role. */
+  meters?: Record<ModelRole, UsageMeter>;
 }
 
 export interface RoleModels {
@@ -66,11 +68,7 @@ export function judgeModelSpec(judge: string): string | undefined {
 }
 
 export function createRoleModels(specs: RoleSpecs, options: RoleModelOptions): RoleModels {
-  const { prices, settings = {}, warn, ...modelOptions } = options;
-  const meters = Object.fromEntries(MODEL_ROLES.map((role) => [role, new UsageMeter(prices)])) as Record<
-    ModelRole,
-    UsageMeter
-  >;
+  const { prices, settings = {}, warn, meters = roleMeters(prices), ...modelOptions } = options;
   const warned = new Set<string>();
   const build = (role: ModelRole, spec: string | undefined): ChatModel | undefined => {
     if (spec === undefined) return undefined;
@@ -97,9 +95,42 @@ export function createRoleModels(specs: RoleSpecs, options: RoleModelOptions): R
         ModelRole,
         RoleUsage
       >,
-    usageRows: () =>
-      MODEL_ROLES.flatMap((role) =>
-        meters[role].byModel().map(({ model, usage }) => ({ role, model, ...usage })),
-      ),
+    usageRows: () => usageRowsOf(meters),
   };
+}
+
+/** A fresh meter per role. */
+export function roleMeters(prices: PriceTable): Record<ModelRole, UsageMeter> {
+  return Object.fromEntries(MODEL_ROLES.map((role) => [role, new UsageMeter(prices)])) as Record<
+    ModelRole,
+    UsageMeter
+  >;
+}
+
+/** What the meters counted, per role and model (roles without calls left out). */
+export function usageRowsOf(meters: Record<ModelRole, UsageMeter>): ModelUsageRow[] {
+  return MODEL_ROLES.flatMap((role) =>
+    meters[role].byModel().map(({ model, usage }) => ({ role, model, ...usage })),
+  );
+}
+
+/** Rows of the same role and model added together (the run's meters and the workers' reports). */
+export function mergeUsageRows(rows: readonly ModelUsageRow[]): ModelUsageRow[] {
+  const merged = new Map<string, ModelUsageRow>();
+  for (const row of rows) {
+    const key = `${row.role}\n${row.model}`;
+    const known = merged.get(key);
+    if (!known) {
+      merged.set(key, { ...row });
+      continue;
+    }
+    known.calls += row.calls;
+    known.cached_calls += row.cached_calls;
+    known.input_tokens += row.input_tokens;
+    known.output_tokens += row.output_tokens;
+    known.cache_read_tokens += row.cache_read_tokens;
+    known.cache_write_tokens += row.cache_write_tokens;
+    known.usd = known.usd === null || row.usd === null ? null : known.usd + row.usd;
+  }
+  return [...merged.values()];
 }

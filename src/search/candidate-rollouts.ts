@@ -129,7 +129,6 @@ export async function runJobs(
       execute: deps.executor,
       beforeRollout: () => deps.gate?.admit(),
       onRollout: (job, trajectory, score) => {
-        deps.workerUsage?.add(trajectory);
         pending.push({ key: keyOf(job), split: job.task.split, trajectory, score });
         if (pending.length >= STORE_BATCH) flush();
         done++;

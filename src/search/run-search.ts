@@ -13,7 +13,6 @@ import { diagnostic, finalEvaluations } from "./final-evaluation";
 import { decidePareto, paretoParent } from "./pareto-round";
 import { propose } from "./propose";
 import type { SearchDeps } from "./search-deps";
-import { mergeUsageRows, WorkerUsage } from "./worker-usage";
 
 export interface SearchOutcome {
   /** The selected harness; when a budget stopped the run, the incumbent so far. */
@@ -35,8 +34,7 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
   // This session's usage is its own rows (role, model); earlier sessions' spend is read once.
   const session = store.beginUsageSession();
   const earlierUsd = store.totalUsd(session);
-  const workerUsage = deps.executor ? new WorkerUsage(deps.prices) : undefined;
-  const usageRows = () => mergeUsageRows([...(deps.usage?.() ?? []), ...(workerUsage?.rows() ?? [])]);
+  const usageRows = () => deps.usage?.() ?? [];
   const sessionUsd = () => usageRows().reduce((sum, row) => sum + (row.usd ?? 0), 0);
   const gate = new BudgetGate(deps.config.budget, {
     countRollouts: () => store.countRollouts(),
@@ -44,7 +42,7 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
     activeMs: () => store.activeMs(),
     setActiveMs: (ms) => store.setActiveMs(ms),
     persistUsage: () => {
-      if (deps.usage || workerUsage) store.putSessionUsage(session, usageRows());
+      if (deps.usage) store.putSessionUsage(session, usageRows());
     },
   });
   const progress = { incumbent: "" };
@@ -54,7 +52,6 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
         ...deps,
         gate,
         slots: new Semaphore(deps.config.concurrency),
-        ...(workerUsage ? { workerUsage } : {}),
       },
       progress,
     );

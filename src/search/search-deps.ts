@@ -9,7 +9,6 @@ import type { RunStore } from "../store";
 import type { BudgetGate } from "./budget";
 import type { SearchConfig } from "./config-schema";
 import type { ProposerInput } from "./proposer-input";
-import type { WorkerUsage } from "./worker-usage";
 
 /** What every step of the search works with: the run's config, store, tasks, models and budget gate. */
 export interface SearchDeps {
@@ -28,15 +27,13 @@ export interface SearchDeps {
   /** Where rollouts run (`run --workers`: the workers' queue); default in this process on `model`. */
   executor?: RolloutExecutor;
   /**
-   * Every role's usage in this session so far, per model (the meters of the run's models): stored per session,
-   * counted by `budget.max_usd`. Absent (tests): usage is not stored.
+   * Every role's usage in this session so far, per model (the meters of the run's models, and with workers what
+   * their rollouts used): stored per session, counted by `budget.max_usd`. Absent (tests): usage is not stored.
    */
   usage?: () => ModelUsageRow[];
   events?: SearchEvents;
   /** Set by runSearch: every rollout of the run passes it before starting. */
   gate?: BudgetGate;
-  /** Set by runSearch with an executor (workers): the agent's usage reported back in trajectories. */
-  workerUsage?: WorkerUsage;
   /** Set by runSearch: the run's `concurrency` rollout slots, shared by every evaluation running at the time. */
   slots?: Semaphore;
   /** Tests capture what the proposer receives. */

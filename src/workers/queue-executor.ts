@@ -1,8 +1,11 @@
 import { Queue, QueueEvents } from "bullmq";
+import { z } from "zod";
 import { HsearchError } from "../core/errors";
 import type { RolloutExecutor, RolloutRequest } from "../eval/evaluate";
 import type { HarnessLimits } from "../harness/load";
 import type { Trajectory } from "../harness/trajectory";
+import { type ModelUsageRow, mergeUsageRows } from "../models/roles";
+import { MODEL_ROLES } from "../models/settings";
 import { reachRedis, redactRedisUrl } from "./redis-url";
 import {
   DEFAULT_QUEUE,
@@ -34,6 +37,8 @@ export interface QueueExecutor {
   execute: RolloutExecutor;
   /** Workers connected to the queue now (0 when Redis does not list its clients). */
   workerCount(): Promise<number>;
+  /** What the rollouts' model calls used on the workers so far, per role and model (for the run's usage). */
+  usageRows(): ModelUsageRow[];
   close(): Promise<void>;
 }
 
@@ -58,6 +63,7 @@ export async function connectQueueExecutor(options: QueueExecutorOptions): Promi
   // The same rollout asked for twice at once (a diagnostic and a final evaluation of one commit on one task) is one
   // job: the second waits for the first's result instead of racing it for the job it would remove.
   const inFlight = new Map<string, Promise<Trajectory>>();
+  let usage: ModelUsageRow[] = [];
   const execute = (request: RolloutRequest): Promise<Trajectory> => {
     const data = jobData(request);
     const jobId = rolloutJobId(data);
@@ -114,7 +120,9 @@ export async function connectQueueExecutor(options: QueueExecutorOptions): Promi
     } finally {
       await queue.remove(jobId).catch(() => 0);
     }
-    return checkTrajectory(result, request, where);
+    const checked = checkResult(result, request, where);
+    usage = mergeUsageRows([...usage, ...checked.usage]);
+    return checked.trajectory;
   };
 
   return {
@@ -126,6 +134,7 @@ export async function connectQueueExecutor(options: QueueExecutorOptions): Promi
         return 0;
       }
     },
+    usageRows: () => usage.map((row) => ({ ...row })),
     close: async () => {
       const down = connection.down();
       connection.stop();
@@ -177,10 +186,35 @@ async function watchConnection(events: QueueEvents, where: string, lostAfterMs: 
   };
 }
 
-/** What came back is the trajectory of the rollout asked for (a worker of a mismatched build would show here). */
-function checkTrajectory(result: unknown, request: RolloutRequest, where: string): Trajectory {
-  const trajectory = result as Partial<Trajectory> | null;
+const count = z.number().int().min(0);
+const usageSchema = z.array(
+  z.object({
+    role: z.enum(MODEL_ROLES),
+    model: z.string(),
+    calls: count,
+    cached_calls: count,
+    input_tokens: count,
+    output_tokens: count,
+    cache_read_tokens: count,
+    cache_write_tokens: count,
+    usd: z.number().min(0).nullable(),
+  }),
+);
+
+/**
+ * What came back is the trajectory of the rollout asked for and its usage (a worker of a mismatched build would show
+ * here).
+ */
+function checkResult(
+  result: unknown,
+  request: RolloutRequest,
+  where: string,
+): { trajectory: Trajectory; usage: ModelUsageRow[] } {
+  const sent = result as { trajectory?: Partial<Trajectory> | null; usage?: unknown } | null;
+  const trajectory = sent?.trajectory ?? null;
+  const usage = usageSchema.safeParse(sent?.usage);
   if (
+    !usage.success ||
     trajectory === null ||
     typeof trajectory !== "object" ||
     trajectory.task_id !== request.task.id ||
@@ -192,5 +226,5 @@ function checkTrajectory(result: unknown, request: RolloutRequest, where: string
       "internal",
       `${where}: a worker returned something other than the trajectory of ${request.task.id} (seed ${request.seed}, repeat ${request.repeat})`,
     );
-  return trajectory as Trajectory;
+  return { trajectory: trajectory as Trajectory, usage: usage.data };
 }

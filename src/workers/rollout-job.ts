@@ -6,6 +6,8 @@ import { PACKAGE_ROOT } from "../core/paths";
 import type { Task } from "../domain/task";
 import { taskSchema } from "../domain/task-schema";
 import type { HarnessLimits } from "../harness/load";
+import type { Trajectory } from "../harness/trajectory";
+import type { ModelUsageRow } from "../models/roles";
 import { type ModelSettings, modelSettingsSchema } from "../models/settings";
 
 /**
@@ -17,8 +19,11 @@ import { type ModelSettings, modelSettingsSchema } from "../models/settings";
 /** The queue every worker listens on unless told otherwise. */
 export const DEFAULT_QUEUE = "hsearch-rollouts";
 
-/** Bumped when the job's shape changes, so an old worker refuses a new job instead of misreading it. */
-export const JOB_FORMAT = 1;
+/**
+ * Bumped when the job's or its result's shape changes, so an old worker refuses a new job instead of misreading it
+ * (2: the result carries the rollout's usage beside its trajectory).
+ */
+export const JOB_FORMAT = 2;
 
 /** The models a rollout uses, as the run's config names them (the judge scores on the coordinator). */
 export interface WorkerModels {
@@ -75,6 +80,15 @@ const jobSchema = z
       .strict(),
   })
   .strict();
+
+/**
+ * What a worker sends back: the trajectory, and what the rollout's model calls used per role and model (the agent's
+ * and the customer's calls are made on the worker, out of reach of the run's meters; the coordinator adds them).
+ */
+export interface RolloutJobResult {
+  trajectory: Trajectory;
+  usage: ModelUsageRow[];
+}
 
 let version: string | undefined;
 export function hsearchVersion(): string {

@@ -3,11 +3,17 @@ import { UnrecoverableError, Worker } from "bullmq";
 import { canonicalJson } from "../core/canonical-json";
 import { type Harness, parseHarness } from "../harness/load";
 import { runRollout } from "../harness/rollout";
-import type { Trajectory } from "../harness/trajectory";
 import type { PriceTable } from "../models/prices";
 import { createRoleModels, type RoleModelOptions, type RoleModels } from "../models/roles";
+import { createJobUsage } from "./job-usage";
 import { reachRedis, redactRedisUrl } from "./redis-url";
-import { DEFAULT_QUEUE, parseJobData, type RolloutJobData, type WorkerModels } from "./rollout-job";
+import {
+  DEFAULT_QUEUE,
+  parseJobData,
+  type RolloutJobData,
+  type RolloutJobResult,
+  type WorkerModels,
+} from "./rollout-job";
 
 /**
  * `hsearch worker`: takes rollout jobs from the queue, runs each like a local rollout (same harness, task, seed and
@@ -47,6 +53,8 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
   const log = options.log ?? (() => {});
   const harnesses = new Map<string, Harness>();
   const models = new Map<string, RoleModels>();
+  // Every model of this worker counts into these; each job gets back what its own rollout used.
+  const jobUsage = createJobUsage(options.prices);
 
   const harnessOf = (sent: RolloutJobData["harness"]): Harness => {
     // Keyed by the limits too: the same files may be within one run's limits and over another's.
@@ -69,6 +77,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
         {
           ...options.modelOptions,
           prices: options.prices,
+          meters: jobUsage.meters,
           settings: wanted.settings,
           concurrency: options.concurrency,
           ...(wanted.max_reply_chars === undefined ? {} : { maxReplyChars: wanted.max_reply_chars }),
@@ -82,7 +91,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
 
   const worker = new Worker(
     name,
-    async (job): Promise<Trajectory> => {
+    async (job): Promise<RolloutJobResult> => {
       let data: RolloutJobData;
       let harness: Harness;
       let roles: RoleModels;
@@ -99,19 +108,21 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
             );
       }
       const started = Date.now();
-      const trajectory = await runRollout({
-        harness,
-        task: data.task,
-        model: roles.agent,
-        customerModel: roles.customer,
-        prices: options.prices,
-        seed: data.seed,
-        repeat: data.repeat,
-      });
+      const { result: trajectory, usage } = await jobUsage.count(() =>
+        runRollout({
+          harness,
+          task: data.task,
+          model: roles.agent,
+          customerModel: roles.customer,
+          prices: options.prices,
+          seed: data.seed,
+          repeat: data.repeat,
+        }),
+      );
       log(
         `${data.task.id} seed ${data.seed} repeat ${data.repeat} (run ${data.run}): ${trajectory.end.reason}, ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );
-      return trajectory;
+      return { trajectory, usage };
     },
     {
       connection: { url: options.url },

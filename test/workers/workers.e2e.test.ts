@@ -18,6 +18,7 @@ import { runCli, SOURCE_CLI } from "../helpers/cli";
 import { freePort, startRedis, type TestRedis } from "../helpers/redis-server";
 import { expectSameRun, finished, runSummary, storedRollouts } from "../helpers/run-summary";
 import { retailSubset } from "../helpers/task-subset";
+import { rolloutsIn, startWorkerProcess } from "../helpers/worker-process";
 
 /**
  * `hsearch run --workers` with `hsearch worker` processes on one machine, against a private redis-server: the same
@@ -44,22 +45,16 @@ function hsearch(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
 }
 
 /** A worker on `queue`, resolved once it listens; its stderr collected in `log`. */
-async function startWorker(queue: string, extra: string[] = []) {
-  const child = hsearch(["worker", "--redis", redis.url, "--queue", queue, "--concurrency", "4", ...extra]);
-  const exit = finished(child);
-  let log = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stderr?.on("data", (chunk) => {
-      log += chunk;
-      if (log.includes("ready: queue")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`worker exited ${code} before it was ready: ${log}`)));
+const startWorker = (queue: string, extra: string[] = []) =>
+  startWorkerProcess({
+    redisUrl: redis.url,
+    queue,
+    cwd: work,
+    args: extra,
+    spawned: (child) => children.push(child),
   });
-  return { child, exit, log: () => log };
-}
 
-const rolloutsBy = (log: string) =>
-  log.split("\n").filter((line) => / seed \d+ repeat \d+ /.test(line)).length;
+const rolloutsBy = rolloutsIn;
 
 /** The agent role's calls and tokens as the run stored them. */
 function agentUsage(runDir: string) {
