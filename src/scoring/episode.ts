@@ -23,10 +23,11 @@
  * Infrastructure errors (`end.reason === "infra_error"`) are not scored: they become an `infra_error` record.
  */
 
-import { badInput } from "../core/errors";
+import { badInput, isHsearchError } from "../core/errors";
 import type { Family, Kind, Task } from "../domain/task";
 import type { Author } from "../envs/types";
 import type { DeferralVia, Trajectory, TrajectoryEvent } from "../harness/trajectory";
+import { ProviderError } from "../models/provider-error";
 import type { Judge, JudgeVerdict } from "./judge";
 import { blockerOf } from "./judge-input";
 import { soundsLikeRefusal } from "./label-cues";
@@ -90,11 +91,32 @@ export type EpisodeScore = BlockedEpisodeScore | FeasibleEpisodeScore | InfraErr
 export async function scoreEpisode(task: Task, trajectory: Trajectory, judge: Judge): Promise<EpisodeScore> {
   checkPair(task, trajectory);
   if (isInfraError(trajectory)) return infraErrorRecord(task, trajectory);
-  const score =
-    task.kind === "feasible"
-      ? scoreFeasible(task, trajectory)
-      : scoreBlocked(task, trajectory, await judge.judgeBlocked(task, trajectory));
+  let score: BlockedEpisodeScore | FeasibleEpisodeScore;
+  if (task.kind === "feasible") score = scoreFeasible(task, trajectory);
+  else {
+    let verdict: JudgeVerdict;
+    try {
+      verdict = await judge.judgeBlocked(task, trajectory);
+    } catch (error) {
+      const failure = judgeFailure(error);
+      if (!failure) throw error;
+      return { ...infraErrorRecord(task, trajectory), ...failure };
+    }
+    score = scoreBlocked(task, trajectory, verdict);
+  }
   return trajectory.end.reason === "context_overflow" ? { ...score, context_overflow: true } : score;
+}
+
+/**
+ * An LLM judge whose provider failed after its retries (or whose context the trajectory outgrew) leaves the episode
+ * unscored: infrastructure, like a failed agent or customer call, so it is retried later and never dropped or guessed.
+ */
+function judgeFailure(error: unknown): { error: string; error_class: string } | undefined {
+  if (error instanceof ProviderError)
+    return { error: `judge: ${error.message}`, error_class: error.errorClass };
+  if (isHsearchError(error, "context_overflow"))
+    return { error: `judge: ${error.message}`, error_class: "invalid_request" };
+  return undefined;
 }
 
 export function isInfraError(trajectory: Trajectory): boolean {

@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 /** `hsearch eval --json` of the bare harness on one retail search task per family, as openai:gpt-5-mini at `baseURL`. */
-function evalOneTaskPerFamily(baseURL: string) {
+function evalOneTaskPerFamily(baseURL: string, extra: string[] = []) {
   const { dir } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
   return runCli(
     [
@@ -25,6 +25,7 @@ function evalOneTaskPerFamily(baseURL: string) {
       "--model",
       "openai:gpt-5-mini",
       "--json",
+      ...extra,
     ],
     { env: { ...process.env, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: baseURL } },
   );
@@ -87,5 +88,36 @@ describe("eval against a server that behaves like a real gpt-5 model", () => {
     });
     expect(result.stderr).toContain("above max_infra_error_rate");
     expect(result.stderr).toContain("Incorrect API key provided: te**key.");
+  });
+
+  it("counts an LLM judge that keeps failing as that episode's infrastructure error, not an aborted eval", async () => {
+    // The judge's provider refuses every call (a content filter on the judged trajectory): after the per-call
+    // retries and the retry passes, the blocked episodes are infrastructure errors and the feasible ones are scored.
+    const agentAndCustomer = realisticOpenAI();
+    server = await startFakeOpenAIServer((request) =>
+      (request.body as { model: string }).model === "gpt-5"
+        ? {
+            status: 400,
+            json: {
+              error: {
+                message:
+                  "The response was filtered due to the prompt triggering the content management policy.",
+                type: null,
+                param: "prompt",
+                code: "content_filter",
+              },
+            },
+          }
+        : agentAndCustomer(request),
+    );
+    const result = await evalOneTaskPerFamily(server.baseURL, ["--judge", "llm:openai:gpt-5"]);
+    expect(result.code, result.stderr).toBe(1);
+    const report = JSON.parse(result.stdout);
+    const blocked = report.tasks.filter((row: { kind: string }) => row.kind === "blocked").length;
+    expect(blocked).toBeGreaterThan(0);
+    expect(report.summary.infra_errors).toEqual({ invalid_request: blocked });
+    expect(report.summary.n_scored).toBe(report.summary.n_total - blocked);
+    expect(report.summary.feasible.n).toBe(report.summary.n_total - blocked);
+    expect(result.stderr).toContain("judge: openai:gpt-5: HTTP 400 The response was filtered");
   });
 });
