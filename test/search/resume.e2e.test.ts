@@ -5,12 +5,19 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { SOURCE_CLI } from "../helpers/cli";
 import { expectSameRun, finished, storedRollouts, runSummary as summary } from "../helpers/run-summary";
+import { signalAtRollouts, stopped, withSignalPreload } from "../helpers/signal-at-rollouts";
 import { retailSubset } from "../helpers/task-subset";
 
 let work: string;
 const configs: Record<"greedy" | "pareto", string> = { greedy: "", pareto: "" };
-function hsearch(args: string[]): ChildProcess {
-  return spawn(process.execPath, [...SOURCE_CLI, ...args], { cwd: work, stdio: ["ignore", "pipe", "pipe"] });
+/** The CLI; with `env` from signalAtRollouts, it signals itself once that many rollouts are stored. */
+function hsearch(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
+  const node = env ? withSignalPreload(SOURCE_CLI) : SOURCE_CLI;
+  return spawn(process.execPath, [...node, ...args], {
+    cwd: work,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
 }
 
 beforeAll(async () => {
@@ -25,10 +32,10 @@ beforeAll(async () => {
   }
 });
 
-// Kill points spread over the search: during R0, mid-search, and in the last rounds (the final evaluation is ~12%
-// of the rollouts and over in a blink, too short to land a kill in reliably). Pareto's parent draw and front are
-// read back from earlier rounds, so it resumes to the same selection too.
-const KILL_POINTS = { greedy: [0.1, 0.45, 0.7, 0.8], pareto: [0.45, 0.8] } as const;
+// Kill points spread over the search: during R0, mid-search, in the last round, and (greedy) in the final evaluation
+// (rollouts 337-380 of 380: 92% lands there, as the store commits at most 25 rollouts at a time). Pareto's parent
+// draw and front are read back from earlier rounds, so it resumes to the same selection too.
+const KILL_POINTS = { greedy: [0.1, 0.45, 0.8, 0.92], pareto: [0.45, 0.8] } as const;
 
 for (const strategy of ["greedy", "pareto"] as const)
   describe(`hsearch run --resume after SIGKILL (strategy ${strategy})`, () => {
@@ -44,34 +51,30 @@ for (const strategy of ["greedy", "pareto"] as const)
     for (const fraction of KILL_POINTS[strategy]) {
       it(`ends where an uninterrupted run ends when killed at ${Math.round(fraction * 100)}% of its rollouts`, async () => {
         const runDir = join(work, strategy, `killed-${fraction}`, "run");
-        const child = hsearch(["run", config(), "--out", runDir]);
-        const exit = finished(child);
         const target = Math.max(1, Math.floor(reference.total * fraction));
-        while (child.exitCode === null && storedRollouts(runDir) < target)
-          await new Promise((r) => setTimeout(r, 10));
-        child.kill("SIGKILL");
-        const killed = await exit;
-        expect(killed.signal).toBe("SIGKILL");
+        // Killed right after the store commits its `target`th rollout: polling run.db raced a fast run to its end.
+        const killed = await finished(hsearch(["run", config(), "--out", runDir], signalAtRollouts(target)));
+        expect(killed.signal, killed.stderr).toBe("SIGKILL");
         const partial = summary(runDir);
         expect(partial.state).toBe("running");
+        expect(partial.total).toBeGreaterThanOrEqual(target);
         expect(partial.total).toBeLessThan(reference.total);
 
         const resumed = await finished(hsearch(["run", "--resume", runDir]));
         expect(resumed.code, resumed.stderr).toBe(0);
         expectSameRun(runDir, reference);
-      });
+      }, 240_000);
     }
   });
 
 describe("a run in use", () => {
   it("a second process cannot work on a run that is in use", async () => {
     const runDir = join(work, "locked", "run");
-    const child = hsearch(["run", configs.greedy, "--out", runDir]);
+    // The first run stops itself (SIGSTOP) once 5 rollouts are stored, so it surely holds the run while the second
+    // tries (a small run could otherwise finish first, and resuming a finished run rightly succeeds).
+    const child = hsearch(["run", configs.greedy, "--out", runDir], signalAtRollouts(5, "SIGSTOP"));
     const exit = finished(child);
-    while (child.exitCode === null && storedRollouts(runDir) < 5) await new Promise((r) => setTimeout(r, 10));
-    // Paused, the first run holds the run while the second tries (a small run can otherwise finish first, and
-    // resuming a finished run rightly succeeds).
-    expect(child.kill("SIGSTOP")).toBe(true);
+    await stopped(child);
     try {
       const second = await finished(hsearch(["run", "--resume", runDir]));
       expect(second.code).toBe(2);
@@ -79,6 +82,8 @@ describe("a run in use", () => {
     } finally {
       child.kill("SIGCONT");
     }
-    expect((await exit).code).toBe(0);
-  });
+    const first = await exit;
+    expect(first.code, first.stderr).toBe(0);
+    expect(storedRollouts(runDir)).toBeGreaterThan(5);
+  }, 240_000);
 });
