@@ -17,6 +17,7 @@ import { startRolloutWorker } from "../../src/workers/rollout-worker";
 import { runCli, SOURCE_CLI } from "../helpers/cli";
 import { freePort, startRedis, type TestRedis } from "../helpers/redis-server";
 import { expectSameRun, finished, runSummary, storedRollouts } from "../helpers/run-summary";
+import { signalAtRollouts, stopped, withSignalPreload } from "../helpers/signal-at-rollouts";
 import { retailSubset } from "../helpers/task-subset";
 import { rolloutsIn, startWorkerProcess } from "../helpers/worker-process";
 
@@ -34,12 +35,17 @@ const children: ChildProcess[] = [];
 /** Not to be sent anywhere: the coordinator's environment has it, Redis must never see it. */
 const SECRET = "sk-test-never-in-redis-7f3a";
 
-function hsearch(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const child = spawn(process.execPath, [...SOURCE_CLI, ...args], {
-    cwd: work,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
-  });
+/** The CLI; with `env` from signalAtRollouts, it signals itself once that many rollouts are stored. */
+function hsearch(args: string[], env: NodeJS.ProcessEnv = {}, signalling = false): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    [...(signalling ? withSignalPreload(SOURCE_CLI) : SOURCE_CLI), ...args],
+    {
+      cwd: work,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
+    },
+  );
   children.push(child);
   return child;
 }
@@ -148,12 +154,18 @@ describe("hsearch run --workers", () => {
     const runDir = join(work, "kill", "run");
     const coordinator = hsearch(["run", config, "--out", runDir, "--workers", redis.url, "--queue", queue]);
     const run = finished(coordinator);
+    // The victim is paused (SIGSTOP) at each look, so the jobs it holds are still in flight at the kill that follows
+    // (a look at a running worker raced its jobs to their end). Nothing else takes its jobs while it is paused: it
+    // is the only worker, and the run cannot end without it.
     let inFlight = 0;
     while (coordinator.exitCode === null) {
+      victim.child.kill("SIGSTOP");
+      await stopped(victim.child);
       if (storedRollouts(runDir) >= reference.total * 0.3) {
         inFlight = await watcher.llen(`bull:${queue}:active`);
         if (inFlight > 0) break;
       }
+      victim.child.kill("SIGCONT");
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     expect(inFlight, "the kill found rollouts in flight").toBeGreaterThan(0);
@@ -187,13 +199,20 @@ describe("hsearch run --workers --resume", () => {
     const queue = "resume";
     const workers = [await startWorker(queue), await startWorker(queue)];
     const runDir = join(work, "resume", "run");
-    const first = hsearch(["run", config, "--out", runDir, "--workers", redis.url, "--queue", queue]);
-    const killed = finished(first);
-    while (first.exitCode === null && storedRollouts(runDir) < reference.total * 0.4)
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    first.kill("SIGKILL");
-    expect((await killed).signal).toBe("SIGKILL");
-    expect(runSummary(runDir).state).toBe("running");
+    // Killed right after the store commits 40% of the rollouts (polling run.db raced the run to its end).
+    const target = Math.ceil(reference.total * 0.4);
+    const killed = await finished(
+      hsearch(
+        ["run", config, "--out", runDir, "--workers", redis.url, "--queue", queue],
+        signalAtRollouts(target),
+        true,
+      ),
+    );
+    expect(killed.signal, killed.stderr).toBe("SIGKILL");
+    const partial = runSummary(runDir);
+    expect(partial.state).toBe("running");
+    expect(partial.total).toBeGreaterThanOrEqual(target);
+    expect(partial.total).toBeLessThan(reference.total);
     const resumed = await finished(
       hsearch(["run", "--resume", runDir, "--workers", redis.url, "--queue", queue]),
     );
@@ -302,7 +321,12 @@ describe("Redis going away mid-run", () => {
     const task = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 }).tasks[0]!;
     // No worker: the rollout waits in the queue until Redis goes.
     const waiting = executor.execute({ harness, task, seed: 1, repeat: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Redis goes once it holds the job (a fixed wait could end before the add on a loaded machine, and the rollout
+    // would then fail as not queued).
+    const watcher = new Redis(own.url);
+    while ((await watcher.llen("bull:gone:wait")) === 0)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    watcher.disconnect();
     await own.stop();
     await expect(waiting).rejects.toThrow(/lost queue gone at redis:\/\/127\.0\.0\.1:\d+ for 1 s/);
     await expect(executor.execute({ harness, task, seed: 2, repeat: 0 })).rejects.toThrow(
