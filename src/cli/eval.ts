@@ -49,7 +49,10 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
     "Evaluate one harness on a split or a task directory; prints every metric of docs/DESIGN.md §6",
     (yargs) =>
       harnessTaskOptions(yargs, "evaluate")
-        .option("judge", { type: "string", default: "rules", describe: "rules or llm:<model>" })
+        .option("judge", {
+          type: "string",
+          describe: "rules or llm:<model>; default: the --models file's judge spec, else rules",
+        })
         .option("repeats", { type: "number", default: 1 })
         .option("max-infra-error-rate", {
           type: "number",
@@ -101,7 +104,7 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
 }
 
 export interface EvalOptions extends HarnessTaskArgs {
-  judge: string;
+  judge?: string;
   repeats: number;
   quiet?: boolean;
 }

@@ -82,8 +82,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
             .option("runs", { type: "number", default: 3, describe: "independent runs (repeats) per task" })
             .option("judge", {
               type: "string",
-              default: "rules",
-              describe: "rules or llm:<model> (pre strict SA)",
+              describe:
+                "rules or llm:<model> (pre strict SA); default: the --models file's judge spec, else rules",
             })
             .check((argv) => {
               checkCommon(argv);
@@ -232,7 +232,7 @@ export interface ChallengeCommandReport extends ChallengeProbeResult {
 }
 
 async function runChallengeCommand(
-  args: CommonArgs & { runs: number; judge: string },
+  args: CommonArgs & { runs: number; judge?: string },
   io: CliIO,
 ): Promise<ChallengeCommandReport> {
   const { harness, tasks, model, customerModel, models } = setup(args, io);

@@ -82,16 +82,24 @@ export function judgeOf(models: RoleModels): Judge {
 
 /** The models of a harness-on-tasks command (eval, the probes), by role, with a warning per unpriced model. */
 export function commandModels(options: HarnessTaskArgs & { judge?: string }, io: CliIO): RoleModels {
-  checkCustomerSpec(options.customer);
+  const blocks = modelBlocksOf(options, io);
+  // A flag names the role's model; else the `--models` file's spec, as in a search config; else the default.
+  const customer =
+    options.customer ?? (blocks.customer?.spec ? `llm:${blocks.customer.spec}` : DEFAULT_CUSTOMER);
+  checkCustomerSpec(customer);
   const cachePath = commandCacheFile(options.cache, io);
   return createRoleModels(
-    { agent: options.model, judge: options.judge ?? "rules", customer: options.customer },
+    {
+      agent: options.model ?? blocks.agent?.spec ?? DEFAULT_TASK_MODEL,
+      judge: options.judge ?? (blocks.judge?.spec ? `llm:${blocks.judge.spec}` : DEFAULT_JUDGE),
+      customer,
+    },
     {
       env: io.env,
       concurrency: options.concurrency,
       ...(cachePath ? { cachePath } : {}),
       prices: loadPriceTable(),
-      settings: roleSettingsOf(options, io),
+      settings: roleSettingsOf(options, io, blocks),
       extraProviders: offlineProviders,
       warn: (message) => io.err(`warning: ${message}`),
     },
@@ -135,10 +143,16 @@ export interface TaskSelection {
 }
 
 /** What a command that runs one harness on a task selection is given (eval, the probes). */
+/** What eval and the probes use when neither a flag nor the `--models` file names a role's model. */
+export const DEFAULT_TASK_MODEL = "sim:default";
+export const DEFAULT_JUDGE = "rules";
+export const DEFAULT_CUSTOMER = "auto";
+
 export interface HarnessTaskArgs extends TaskSelection {
   harness: string;
-  model: string;
-  customer: string;
+  /** The task model; else the `--models` file's agent spec; else DEFAULT_TASK_MODEL. */
+  model?: string;
+  customer?: string;
   seed: number;
   concurrency: number;
   /** A YAML file of per-role model blocks (the search config's `models:` format). */
@@ -149,14 +163,17 @@ export interface HarnessTaskArgs extends TaskSelection {
   set?: string[];
 }
 
+/** The role blocks of `--models FILE` (none without it). */
+function modelBlocksOf(args: Pick<HarnessTaskArgs, "models">, io: CliIO): RoleModelBlocks {
+  return args.models ? loadDocument(roleModelsSchema, resolveUserPath(args.models, io.cwd)) : {};
+}
+
 /** The per-role settings of `--models FILE` and `--set role.key=value` (the latter wins). */
 export function roleSettingsOf(
   args: Pick<HarnessTaskArgs, "models" | "set">,
   io: CliIO,
+  blocks: RoleModelBlocks = modelBlocksOf(args, io),
 ): Partial<Record<ModelRole, ModelSettings>> {
-  const blocks: RoleModelBlocks = args.models
-    ? loadDocument(roleModelsSchema, resolveUserPath(args.models, io.cwd))
-    : {};
   const out = settingsByRole(blocks);
   for (const assignment of args.set ?? []) {
     const match = /^([a-z_]+)\.([a-z_]+)=(.*)$/s.exec(assignment);
@@ -230,19 +247,17 @@ export function harnessTaskOptions<T>(yargs: Argv<T>, verb: string) {
     .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
     .option("model", {
       type: "string",
-      default: "sim:default",
-      describe: "task model (provider:model, or oracle)",
+      describe: `task model (provider:model, or oracle); default: the --models file's agent spec, else ${DEFAULT_TASK_MODEL}`,
     })
     .option("customer", {
       type: "string",
-      default: "auto",
       describe:
-        "retail customer: auto (the task model plays it when it is a real model, else scripted), scripted or llm:<model>",
+        "retail customer: auto (the task model plays it when it is a real model, else scripted), scripted or llm:<model>; default: the --models file's customer spec, else auto",
     })
     .option("models", {
       type: "string",
       describe:
-        "YAML file of per-role model settings (agent, judge, customer), as `models:` in a search config",
+        "YAML file of per-role model blocks (agent, judge, customer: spec and settings), as `models:` in a search config; a flag naming a role's model wins over its spec",
     })
     .option("set", {
       type: "string",

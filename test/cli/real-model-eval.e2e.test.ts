@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../helpers/fake-openai-server";
@@ -11,22 +14,10 @@ afterEach(async () => {
 });
 
 /** `hsearch eval --json` of the bare harness on one retail search task per family, as openai:gpt-5-mini at `baseURL`. */
-function evalOneTaskPerFamily(baseURL: string, extra: string[] = []) {
+function evalOneTaskPerFamily(baseURL: string, extra: string[] = ["--model", "openai:gpt-5-mini"]) {
   const { dir } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
   return runCli(
-    [
-      "eval",
-      "--harness",
-      "harnesses/bare",
-      "--tasks",
-      dir,
-      "--split",
-      "search",
-      "--model",
-      "openai:gpt-5-mini",
-      "--json",
-      ...extra,
-    ],
+    ["eval", "--harness", "harnesses/bare", "--tasks", dir, "--split", "search", "--json", ...extra],
     { env: { ...process.env, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: baseURL } },
   );
 }
@@ -110,7 +101,12 @@ describe("eval against a server that behaves like a real gpt-5 model", () => {
           }
         : agentAndCustomer(request),
     );
-    const result = await evalOneTaskPerFamily(server.baseURL, ["--judge", "llm:openai:gpt-5"]);
+    const result = await evalOneTaskPerFamily(server.baseURL, [
+      "--model",
+      "openai:gpt-5-mini",
+      "--judge",
+      "llm:openai:gpt-5",
+    ]);
     expect(result.code, result.stderr).toBe(1);
     const report = JSON.parse(result.stdout);
     const blocked = report.tasks.filter((row: { kind: string }) => row.kind === "blocked").length;
@@ -119,5 +115,36 @@ describe("eval against a server that behaves like a real gpt-5 model", () => {
     expect(report.summary.n_scored).toBe(report.summary.n_total - blocked);
     expect(report.summary.feasible.n).toBe(report.summary.n_total - blocked);
     expect(result.stderr).toContain("judge: openai:gpt-5: HTTP 400 The response was filtered");
+  });
+
+  it("takes each role's model from a --models file's spec, as a search config does; a flag still wins", async () => {
+    server = await startFakeOpenAIServer(realisticOpenAI());
+    const file = join(mkdtempSync(join(tmpdir(), "hsearch-models-")), "models.yaml");
+    writeFileSync(
+      file,
+      "agent: {spec: openai:gpt-5-mini}\njudge: {spec: openai:gpt-5}\ncustomer: {spec: openai:gpt-5-nano}\n",
+    );
+    const result = await evalOneTaskPerFamily(server.baseURL, ["--models", file]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.model).toBe("openai:gpt-5-mini");
+    const models = new Set(server.requests.map((r) => (r.body as { model: string }).model));
+    expect(models).toEqual(new Set(["gpt-5-mini", "gpt-5", "gpt-5-nano"]));
+    expect(report.summary.usage.by_role.judge.calls).toBeGreaterThan(0);
+    expect(report.summary.usage.by_role.customer.calls).toBeGreaterThan(0);
+
+    const flagged = await evalOneTaskPerFamily(server.baseURL, [
+      "--models",
+      file,
+      "--model",
+      "openai:gpt-4.1-mini",
+      "--judge",
+      "rules",
+    ]);
+    expect(flagged.code, flagged.stderr).toBe(0);
+    expect(JSON.parse(flagged.stdout)).toMatchObject({
+      model: "openai:gpt-4.1-mini",
+      summary: { usage: { by_role: { judge: { calls: 0 } } } },
+    });
   });
 });
