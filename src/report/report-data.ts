@@ -7,7 +7,7 @@ import { HsearchError } from "../core/errors";
 import { diff, readTree } from "../git";
 import { blockedModesOf } from "../search/digest";
 import type { EventRecord, Purpose, RunRecord, RunStore } from "../store";
-import { type RunStatus, runStatus } from "../store/run-status";
+import { type RunStatus, runStatus, verdictReason } from "../store/run-status";
 import { summarizeChange } from "./change-summary";
 import { type Comparison, passed, type Rate, suiteOfTask, wilson } from "./compare";
 import { storedComparisons } from "./comparisons";
@@ -206,7 +206,7 @@ async function acceptedChanges(
       comparisons: candidate.parent
         ? storedComparisons(store, candidate.parent, candidate.commit).filter((c) => c.purpose === "search")
         : [],
-      reason: candidate.rejected_reason,
+      reason: verdictReason(candidate, store.getRound(round.round)),
       summary: await changeSummary(store.paths.harness, candidate.commit, candidate.parent),
     });
   }

@@ -1,6 +1,6 @@
 import { MODEL_ROLES, type ModelRole } from "../models/settings";
 import { addRoleUsage, type RoleUsage } from "../models/usage";
-import type { UsageTotal } from "./records";
+import type { CandidateRecord, RoundRecord, UsageTotal } from "./records";
 import type { RunStore } from "./run-store";
 
 /**
@@ -80,6 +80,23 @@ function usageOf(rows: readonly UsageTotal[]): Omit<RunStatus["usage"], "rollout
   ) as Record<ModelRole, RoleUsage>;
   const total = addRoleUsage(rows.map(strip));
   return { ...total, model_calls: total.calls, by_role: byRole, by_model: [...rows] };
+}
+
+/**
+ * Why the acceptance rule judged a candidate as it did: for a refused one its stored reason, for an accepted one
+ * the reason its round's decision recorded (`p = 0.0040 ≤ α = 0.0125` when `paired` computed a test, the scores
+ * under `greater`), which the candidate row does not keep. Null for the seed and for candidates never judged.
+ */
+export function verdictReason(candidate: CandidateRecord, round: RoundRecord | undefined): string | null {
+  if (candidate.rejected_reason) return candidate.rejected_reason;
+  const verdicts = round?.decision?.verdicts;
+  if (!Array.isArray(verdicts)) return null;
+  for (const verdict of verdicts as unknown[]) {
+    if (verdict === null || typeof verdict !== "object") continue;
+    const { commit, reason } = verdict as { commit?: unknown; reason?: unknown };
+    if (commit === candidate.commit && typeof reason === "string") return reason;
+  }
+  return null;
 }
 
 /** The episode counts of a stored summary (older runs stored none: counts unknown, nothing left out). */

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { startViewer } from "../../src/report/viewer/server";
 import { openRunStore } from "../../src/store";
 import type { RunStatus } from "../../src/store/run-status";
 import { runCli } from "../helpers/cli";
@@ -148,7 +149,8 @@ describe("hsearch run with paired acceptance and a screen", () => {
     ).replace("search.yaml", "search.yaml");
     const text = readFileSync(config, "utf8").replace("rounds: 2\n", "");
     writeFileSync(config, text);
-    const result = await runCli(["run", config, "--out", join(work, "paired", "run"), "--json"], {
+    const runDir = join(work, "paired", "run");
+    const result = await runCli(["run", config, "--out", runDir, "--json"], {
       cwd: work,
     });
     expect(result.code, result.stderr).toBe(0);
@@ -168,6 +170,35 @@ describe("hsearch run with paired acceptance and a screen", () => {
     }
     expect(status.state).toBe("finished");
   });
+
+  it("shows an accepted proposal's paired test where it is reviewed: the report's change and its candidate page", async () => {
+    // A lenient α so that this small run accepts proposals under the paired rule; the candidate row keeps no reason
+    // for an accepted proposal, the round's decision does.
+    const config = writeConfig(work, "acceptance: {rule: paired, alpha: 0.9, max_extra_repeats: 0}");
+    const runDir = join(work, "paired-lenient", "run");
+    const result = await runCli(["run", config, "--out", runDir, "--json"], { cwd: work });
+    expect(result.code, result.stderr).toBe(0);
+    const status = JSON.parse(result.stdout) as RunStatus;
+    const accepted = status.rounds.slice(1).flatMap((r) => r.proposals.filter((p) => p.accepted));
+    expect(accepted.length).toBeGreaterThan(0);
+    const report = join(work, "paired-lenient", "report.html");
+    expect((await runCli(["report", runDir, "--out", report], { cwd: work })).code).toBe(0);
+    const html = readFileSync(report, "utf8");
+    const viewer = await startViewer({ runDir, port: 0 });
+    try {
+      for (const p of accepted) {
+        const change = html.split('<div class="change">').find((c) => c.includes(` · ${p.id} · `));
+        expect(change, p.id).toMatch(/verdict: p = 0\.\d{4} ≤ α = 0\.45/);
+        const page = await fetch(
+          `http://127.0.0.1:${viewer.port}/candidates/${p.commit}?token=${viewer.token}`,
+        );
+        expect(await page.text()).toMatch(/accepted: p = 0\.\d{4} ≤ α = 0\.45/);
+      }
+    } finally {
+      await viewer.close();
+    }
+    // A whole search of 2 rounds, then the report: seconds idle, minutes under load.
+  }, 300_000);
 });
 
 describe("hsearch run, bad input", () => {

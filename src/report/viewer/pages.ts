@@ -66,6 +66,8 @@ export interface CandidatePage {
   run: RunRecord;
   candidate: CandidateRecord;
   accepted: boolean;
+  /** Why the acceptance rule judged it so (an accepted proposal's paired test too); null for the seed. */
+  verdictReason: string | null;
   roles: Roles;
   /** Against the parent, on every split both ran. */
   comparisons: readonly Comparison[];
@@ -128,7 +130,7 @@ export function renderCandidatePage(data: CandidatePage, links: ViewerLinks): st
   });
   const vsParent = candidate.parent
     ? html`<h2>Against the parent</h2>
-<p class="muted small"><a href="${links.compare(candidate.parent, candidate.commit)}">open the full comparison</a>${candidate.rejected_reason ? html` · verdict: ${candidate.verdict ?? candidate.state}, ${candidate.rejected_reason}` : ""}</p>
+<p class="muted small"><a href="${links.compare(candidate.parent, candidate.commit)}">open the full comparison</a>${data.verdictReason ? html` · verdict: ${candidate.verdict ?? candidate.state}, ${data.verdictReason}` : ""}</p>
 ${renderComparisons(data.comparisons, { before: "parent", after: candidateId(candidate) }, links)}`
     : "";
   const prompts =
@@ -145,7 +147,7 @@ ${renderComparisons(data.comparisons, { before: "parent", after: candidateId(can
   const body = html`<h1>${candidateId(candidate)} · <code>${shortSha(candidate.commit)}</code></h1>
 <p class="subtitle">round ${candidate.round} · ${stateBadge(candidate, data.accepted)}${roleBadges(candidate.commit, data.roles)} · branch <code>${candidate.branch}</code> · proposer ${candidate.proposer} · parent ${parent} · ${fmtTime(candidate.created_at)}</p>
 <p>${candidate.rationale}</p>
-${candidate.rejected_reason ? html`<p class="muted">${candidate.rejected_reason}</p>` : ""}
+${data.verdictReason ? html`<p class="muted verdict-reason">${candidate.verdict ?? candidate.state}: ${data.verdictReason}</p>` : ""}
 <p class="export">Export: <code>hsearch export ${run.id} --candidate ${shortSha(candidate.commit)} --out DIR</code> · <a href="${links.files(candidate.commit)}">browse the files</a></p>
 ${candidate.duplicate_of ? html`<p class="muted">Same tree as <a href="${links.candidate(candidate.duplicate_of)}"><code>${shortSha(candidate.duplicate_of)}</code></a>.</p>` : ""}
 <h2>Results</h2>

@@ -16,7 +16,7 @@ import {
   type RunStore,
   runPaths,
 } from "../../store";
-import { runStatus } from "../../store/run-status";
+import { runStatus, verdictReason } from "../../store/run-status";
 import { suiteOfTask } from "../compare";
 import { storedComparisons } from "../comparisons";
 import { shortSha } from "../format";
@@ -291,6 +291,7 @@ async function route(store: RunStore, pathname: string, diffs: DiffSource, repo:
           run,
           candidate,
           accepted: store.listRounds().some((r) => r.accepted_commit === candidate.commit),
+          verdictReason: verdictReason(candidate, store.getRound(candidate.round)),
           roles: roles(store),
           diff: await readDiff(diffs, candidate.commit, candidate.parent),
           summary: candidate.parent ? await changeSummary(repo, candidate.commit, candidate.parent) : [],
