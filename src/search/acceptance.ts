@@ -70,6 +70,31 @@ export function decideGreater(
   };
 }
 
+/**
+ * Only one proposal becomes the incumbent: of those whose paired test cleared, the best (highest score, lowest index
+ * on ties); the others are rejected in its favour, a tie named as a tie.
+ */
+export function keepOneAccepted(
+  proposals: readonly EvaluatedProposal[],
+  verdicts: readonly ProposalVerdict[],
+): AcceptanceDecision {
+  const cleared = new Set(verdicts.filter((v) => v.verdict === "accepted").map((v) => v.commit));
+  const best = bestProposal(proposals.filter((p) => cleared.has(p.commit)));
+  return {
+    accepted: best?.commit ?? null,
+    verdicts: verdicts.map((verdict) => {
+      if (verdict.verdict !== "accepted" || best === null || verdict.commit === best.commit)
+        return { ...verdict };
+      const score = proposals.find((p) => p.commit === verdict.commit)?.score;
+      const why =
+        score === best.score
+          ? `ties proposal ${best.proposal} (${fmt(best.score)}), which wins ties (lower index)`
+          : `proposal ${best.proposal} scored higher (${fmt(best.score)})`;
+      return { ...verdict, verdict: "rejected", reason: `${verdict.reason}, but ${why}` };
+    }),
+  };
+}
+
 /** Per-(task, repeat) outcome of the objective, for the episodes it counts. */
 export function episodeOutcomes(scores: readonly EpisodeScore[], name: ObjectiveName): Map<string, number> {
   const objective = objectiveOf(name);

@@ -5,6 +5,7 @@ import { definedObjectiveScore, type EpisodeScore } from "../scoring";
 import {
   decideGreater,
   type EvaluatedProposal,
+  keepOneAccepted,
   type PairedStep,
   type ProposalVerdict,
   pairedStep,
@@ -69,7 +70,6 @@ export async function decide(
   const repo = join(deps.runDir, "harness");
   if (rule.rule === "greater") return pairedGreater(deps, repo, incumbent, incumbentScore, proposals);
   const verdicts: ProposalVerdict[] = [];
-  let accepted: EvaluatedProposal | null = null;
   // α is spent per round: split over the round's proposals (Bonferroni), and halved per look when close calls may get
   // extra repeats (re-testing at the same α is optional stopping; bench/acceptance.ts measured both effects).
   const roundAlpha = rule.alpha / Math.max(1, proposals.length);
@@ -117,15 +117,8 @@ export async function decide(
           ? `close call: p = ${p} > ${fmtAlpha(lookAlpha)}${withExtra}`
           : `p = ${p} > ${fmtAlpha(lookAlpha)} (difference ${test.difference.toFixed(4)})`;
     verdicts.push({ commit: proposal.commit, verdict: step as Verdict, reason, p_value: test.p_value });
-    if (step === "accepted" && (accepted === null || proposal.score > accepted.score)) accepted = proposal;
   }
-  // Only one proposal becomes the incumbent: the others that cleared are recorded as rejected in its favour.
-  for (const verdict of verdicts)
-    if (verdict.verdict === "accepted" && verdict.commit !== accepted?.commit) {
-      verdict.verdict = "rejected";
-      verdict.reason += `, but ${accepted?.commit.slice(0, 12)} scored higher`;
-    }
-  return { accepted: accepted?.commit ?? null, verdicts };
+  return keepOneAccepted(proposals, verdicts);
 }
 
 function fmtAlpha(alpha: number): string {

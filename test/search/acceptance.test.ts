@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "../../src/scoring";
-import { decideGreater, pairedStep, pairedTest, screenStep } from "../../src/search/acceptance";
+import {
+  decideGreater,
+  keepOneAccepted,
+  pairedStep,
+  pairedTest,
+  screenStep,
+} from "../../src/search/acceptance";
 
 function blocked(id: string, strict: boolean, repeat = 0): EpisodeScore {
   return {
@@ -37,6 +43,38 @@ describe("greater", () => {
     expect(decision.verdicts[2]?.reason).toBe(
       "0.5500 beats the incumbent but proposal 1 scored higher (0.6000)",
     );
+  });
+});
+
+describe("paired: one accepted proposal per round", () => {
+  it("keeps the best of those that cleared, and names a tie as a tie", () => {
+    const p = (commit: string, proposal: number, score: number) => ({ commit, proposal, score, scores: [] });
+    const cleared = (commit: string) => ({
+      commit,
+      verdict: "accepted" as const,
+      reason: "p = 0.0100 ≤ α = 0.05",
+    });
+    const decision = keepOneAccepted(
+      [p("a", 1, 0.8125), p("b", 2, 0.8125), p("c", 3, 0.875), p("d", 4, 0.9)],
+      [
+        cleared("a"),
+        cleared("b"),
+        cleared("c"),
+        { commit: "d", verdict: "rejected", reason: "p = 0.2000 > α = 0.05 (difference 0.0100)" },
+      ],
+    );
+    expect(decision.accepted).toBe("c");
+    expect(decision.verdicts.map((v) => v.verdict)).toEqual(["rejected", "rejected", "accepted", "rejected"]);
+    expect(decision.verdicts[0]?.reason).toBe("p = 0.0100 ≤ α = 0.05, but proposal 3 scored higher (0.8750)");
+
+    const tie = keepOneAccepted([p("a", 1, 0.8125), p("b", 2, 0.8125)], [cleared("a"), cleared("b")]);
+    expect(tie.accepted).toBe("a");
+    expect(tie.verdicts[1]?.reason).toBe(
+      "p = 0.0100 ≤ α = 0.05, but ties proposal 1 (0.8125), which wins ties (lower index)",
+    );
+    expect(
+      keepOneAccepted([p("a", 1, 0.5)], [{ commit: "a", verdict: "indecisive", reason: "close call" }]),
+    ).toEqual({ accepted: null, verdicts: [{ commit: "a", verdict: "indecisive", reason: "close call" }] });
   });
 });
 
