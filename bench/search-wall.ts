@@ -157,10 +157,14 @@ const child = spawn(
 // The child's CPU time (user + system, every thread), read from /proc while it runs: its last reading before the exit.
 const ticksPerSecond = 100;
 let cpuSeconds = Number.NaN;
+let userSeconds = Number.NaN;
+let systemSeconds = Number.NaN;
 const readCpu = () => {
   try {
     const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    cpuSeconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+    userSeconds = Number(fields[11]) / ticksPerSecond;
+    systemSeconds = Number(fields[12]) / ticksPerSecond;
+    cpuSeconds = userSeconds + systemSeconds;
   } catch {
     // exited, or not Linux
   }
@@ -215,7 +219,7 @@ console.log(
   `wall ${(wallMs / 1000).toFixed(1)} s, bound ${(boundMs / 1000).toFixed(1)} s: ${(wallMs / boundMs).toFixed(2)} × the bound; slots busy ${((100 * busyMs) / (wallMs * concurrency)).toFixed(0)}% of the wall`,
 );
 console.log(
-  `hsearch CPU ${cpuSeconds.toFixed(1)} s (${((100 * cpuSeconds * 1000) / wallMs).toFixed(0)}% of one core over the wall; ${cpuAtFirstRequest.toFixed(1)} s of it before the first request); load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? Number.NaN).toFixed(1)} after`,
+  `hsearch CPU ${cpuSeconds.toFixed(1)} s (user ${userSeconds.toFixed(1)} s, system ${systemSeconds.toFixed(1)} s; ${((1000 * cpuSeconds) / requests).toFixed(2)} ms per request; ${((100 * cpuSeconds * 1000) / wallMs).toFixed(0)}% of one core over the wall; ${cpuAtFirstRequest.toFixed(1)} s of it before the first request); load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? Number.NaN).toFixed(1)} after`,
 );
 const stalledMs = stalls.reduce((sum, stall) => sum + stall.ms, 0);
 console.log(
