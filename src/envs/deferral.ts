@@ -1,3 +1,4 @@
+import { frozenJson } from "../core/canonical-json";
 import { FAMILIES, type Family } from "../domain/task";
 import type { ToolSpec } from "../models/types";
 
@@ -27,7 +28,7 @@ export const categoryParameter = {
 };
 
 /** Retail's certified deferral; always offered (a bare agent may find it), the abandon protocol explains it. */
-export const abstainTool: ToolSpec = {
+export const abstainTool: ToolSpec = frozenJson({
   name: ABSTAIN_TOOL,
   description:
     "Stop without doing the request, because it cannot or should not be done. Ends the conversation.",
@@ -40,7 +41,7 @@ export const abstainTool: ToolSpec = {
     required: ["reason"],
     additionalProperties: false,
   },
-};
+});
 
 /** What a call of `abstain` defers with: its reason and the category it names, if a known one. */
 export function abstainDeferral(args: unknown): DeferralChange {

@@ -1,3 +1,4 @@
+import { deepFreeze } from "../core/deep-freeze";
 import type { EffectRecord } from "./types";
 
 /**
@@ -33,12 +34,4 @@ export class EffectLog {
   get size(): number {
     return this.records.length;
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
 }

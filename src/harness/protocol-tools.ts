@@ -1,3 +1,4 @@
+import { frozenJson } from "../core/canonical-json";
 import { categoryParameter as category } from "../envs/deferral";
 import type { ToolSpec } from "../models/types";
 
@@ -8,7 +9,7 @@ import type { ToolSpec } from "../models/types";
 export const REPORT_TOOL = "submit_report";
 export const ASSESS_TOOL = "state_assessment";
 
-export const reportTool: ToolSpec = {
+export const reportTool: ToolSpec = frozenJson({
   name: REPORT_TOOL,
   description: "Submit your final structured report: done, or blocked with the blocker and the evidence.",
   parameters: {
@@ -22,9 +23,9 @@ export const reportTool: ToolSpec = {
     required: ["status"],
     additionalProperties: false,
   },
-};
+});
 
-export const assessTool: ToolSpec = {
+export const assessTool: ToolSpec = frozenJson({
   name: ASSESS_TOOL,
   description:
     "State your assessment of the request: feasible, or blocked (with the category and the reason). Once you state " +
@@ -39,4 +40,4 @@ export const assessTool: ToolSpec = {
     required: ["status", "reason"],
     additionalProperties: false,
   },
-};
+});

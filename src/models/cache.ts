@@ -8,11 +8,16 @@ import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { hashJson } from "../core/canonical-json";
+import {
+  canonicalJson,
+  canonicalJsonOfMembers,
+  rememberedCanonicalJson,
+  sha256,
+} from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
 import { retryWhileBusy } from "../core/sqlite-busy";
 import type { ChatModelMiddleware } from "./middleware";
-import type { ChatRequest, ChatResponse } from "./types";
+import type { ChatRequest, ChatResponse, ToolSpec } from "./types";
 import { validateChatResponse } from "./validate-reply";
 
 const CACHE_KEY_VERSION = 1;
@@ -53,12 +58,11 @@ export function userCacheDir(env: NodeJS.ProcessEnv): string {
  * `llama3`); pass the base URL, which `endpointOf` strips of credentials.
  */
 export function requestCacheKey(modelId: string, endpoint: string, request: ChatRequest): string {
-  return hashJson({
+  const key = {
     v: CACHE_KEY_VERSION,
     model: modelId,
     endpoint,
     messages: request.messages,
-    tools: request.tools,
     temperature: request.temperature,
     max_tokens: request.max_tokens,
     top_p: request.top_p,
@@ -69,7 +73,20 @@ export function requestCacheKey(modelId: string, endpoint: string, request: Chat
     extra: request.extra,
     seed: request.seed,
     repeat: request.repeat ?? 0,
-  });
+  };
+  const members: Record<string, string | undefined> = { tools: canonicalTools(request.tools) };
+  for (const [name, value] of Object.entries(key)) members[name] = canonicalJson(value);
+  // The same text as hashJson({...key, tools}): keys stored by earlier versions still match.
+  return sha256(canonicalJsonOfMembers(members));
+}
+
+/**
+ * The tools' canonical JSON: every request of an episode offers the same tools, and canonicalising their schemas was
+ * most of the key's cost, so the specs an environment offers are `frozenJson`, canonicalised once per process.
+ */
+function canonicalTools(tools: readonly ToolSpec[] | undefined): string | undefined {
+  if (tools === undefined) return undefined;
+  return `[${tools.map((tool) => (tool === undefined ? "null" : rememberedCanonicalJson(tool))).join(",")}]`;
 }
 
 /** A base URL without user, password, query or fragment: safe to hash and to show. */

@@ -1,3 +1,4 @@
+import { frozenJson } from "../core/canonical-json";
 import { textOf } from "../envs/deferral";
 import type { ExtraTool } from "../harness/episode";
 import type { ToolSpec } from "../models/types";
@@ -10,7 +11,7 @@ import type { ToolSpec } from "../models/types";
 export const REPORT_BELIEF_TOOL = "report_belief";
 export const WITHDRAW_DEFERRAL_TOOL = "withdraw_deferral";
 
-export const reportBeliefTool: ToolSpec = {
+export const reportBeliefTool: ToolSpec = frozenJson({
   name: REPORT_BELIEF_TOOL,
   description:
     "Report how likely it is that the request can be completed as asked (feasible), given what you have seen.",
@@ -28,10 +29,10 @@ export const reportBeliefTool: ToolSpec = {
     required: ["p_feasible", "reason"],
     additionalProperties: false,
   },
-};
+});
 
 export const withdrawDeferralTool: ExtraTool = {
-  spec: {
+  spec: frozenJson({
     name: WITHDRAW_DEFERRAL_TOOL,
     description:
       "Withdraw your earlier decision to stop without doing the request (your certified deferral): you now think it " +
@@ -42,7 +43,7 @@ export const withdrawDeferralTool: ExtraTool = {
       required: ["reason"],
       additionalProperties: false,
     },
-  },
+  }),
   answer: (args) => ({
     output: "Deferral withdrawn.",
     deferral: { kind: "withdraw", reason: textOf(args.reason) },

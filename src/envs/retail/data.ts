@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { deepFreeze } from "../../core/deep-freeze";
 import { HsearchError } from "../../core/errors";
 import { objectKeyOrders } from "./key-order";
 import { COLLECTIONS, type RetailData, recordProblem } from "./schema";
@@ -114,12 +115,4 @@ function parseDatabase(text: string, file: string): RetailData {
     }
   }
   return db as unknown as RetailData;
-}
-
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
 }

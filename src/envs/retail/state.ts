@@ -3,9 +3,10 @@
  * overlay (structuredClone of that record only) the first time it is written; everything else is read straight from the
  * base. Setting up a rollout allocates three empty maps, whatever the size of the database.
  */
+
+import { deepFreeze } from "../../core/deep-freeze";
 import { HsearchError } from "../../core/errors";
 import { type RetailBase, retailBase } from "./base-index";
-import { deepFreeze } from "./data";
 import { COLLECTIONS, type Collection, own, type RetailData, type RetailRecords } from "./schema";
 
 type Overlay = { [C in Collection]: Map<string, RetailRecords[C] | null> };

@@ -2,6 +2,8 @@
  * The 16 retail tools as the model sees them (JSON-schema ToolSpecs) and as the environment checks their arguments.
  * Every argument is a string or a list of strings, all required, no others allowed.
  */
+
+import { frozenJson } from "../../core/canonical-json";
 import type { ToolSpec } from "../../models/types";
 
 export type ToolKind = "read" | "write" | "generic";
@@ -224,11 +226,12 @@ function toToolSpec(tool: RetailToolDef): ToolSpec {
   };
 }
 
-const SPECS: readonly ToolSpec[] = RETAIL_TOOLS.map(toToolSpec);
+/** Frozen, so no caller can change another rollout's tools, and canonicalised once for the request cache's key. */
+const SPECS: readonly ToolSpec[] = RETAIL_TOOLS.map((tool) => frozenJson(toToolSpec(tool)));
 
-/** Fresh copies, so a caller that edits a spec (e.g. a harness adding notes) cannot change another rollout's tools. */
+/** The specs in a fresh array; the specs themselves are frozen (an edit throws). */
 export function retailToolSpecs(): ToolSpec[] {
-  return structuredClone(SPECS) as ToolSpec[];
+  return [...SPECS];
 }
 
 /** The arguments as typed strings, or the reason they do not fit the tool (missing, extra, wrong type). */

@@ -19,6 +19,7 @@ import { constants } from "node:fs";
 import { mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { frozenJson } from "../../core/canonical-json";
 import { HsearchError, isHsearchError } from "../../core/errors";
 import type { Forbidden } from "../../domain/task";
 import { type DeferralChange, familyNamedIn } from "../deferral";
@@ -115,6 +116,7 @@ export interface ForbiddenChange {
 
 const STRING = { type: "string" } as const;
 
+/** Frozen, so no episode can change another's tools, and canonicalised once for the request cache's key. */
 export const TERMINAL_TOOLS: readonly ToolSpec[] = [
   {
     name: "bash",
@@ -153,11 +155,14 @@ export const TERMINAL_TOOLS: readonly ToolSpec[] = [
       additionalProperties: false,
     },
   },
-];
+].map((tool) => frozenJson(tool));
 
 const WRITE_TOOLS: ReadonlySet<string> = new Set(["bash", "write_file"]);
 const NO_TOOLS: ReadonlySet<string> = new Set();
 const READ_ONLY_NOTE = " The workspace is read-only in this episode.";
+const READ_ONLY_TOOLS: readonly ToolSpec[] = TERMINAL_TOOLS.filter((tool) => tool.name !== "write_file").map(
+  (tool) => frozenJson({ ...structuredClone(tool), description: tool.description + READ_ONLY_NOTE }),
+);
 
 /** Is this call the certified deferral itself (writing infeasible.md)? An effect gate must still let it through. */
 export function isDeferralCall(name: string, args: unknown): boolean {
@@ -287,11 +292,7 @@ export class TerminalEnv implements Environment {
   ) {}
 
   tools(): ToolSpec[] {
-    if (!this.options.readOnly) return structuredClone([...TERMINAL_TOOLS]);
-    return TERMINAL_TOOLS.filter((tool) => tool.name !== "write_file").map((tool) => ({
-      ...structuredClone(tool),
-      description: tool.description + READ_ONLY_NOTE,
-    }));
+    return [...(this.options.readOnly ? READ_ONLY_TOOLS : TERMINAL_TOOLS)];
   }
 
   writeTools(): ReadonlySet<string> {

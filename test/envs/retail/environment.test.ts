@@ -40,10 +40,17 @@ describe("tools", () => {
     });
   });
 
-  it("hands out copies of the specs", () => {
+  it("hands out specs no caller can edit for another rollout", () => {
     const first = retailToolSpecs();
-    (first[0] as { description: string }).description = "edited";
+    const spec = first[0] as unknown as { description: string; parameters: { required: string[] } };
+    expect(spec.parameters.required.length).toBeGreaterThan(0);
+    expect(() => {
+      spec.description = "edited";
+    }).toThrow(TypeError);
+    expect(() => spec.parameters.required.push("extra")).toThrow(TypeError);
+    first.pop();
     expect(retailToolSpecs()[0]?.description).not.toBe("edited");
+    expect(retailToolSpecs()).toHaveLength(16);
   });
 
   it("names the 7 write tools", () => {
