@@ -9,6 +9,7 @@ import Anthropic, {
   APIUserAbortError,
 } from "@anthropic-ai/sdk";
 import { fromAnthropicBody, toAnthropicParams } from "./anthropic-wire";
+import { httpFetch } from "./http-fetch";
 import { DEFAULT_TIMEOUT_MS } from "./reply-limit";
 import { fromSdkError } from "./sdk-errors";
 import type { ChatModel } from "./types";
@@ -35,6 +36,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     baseURL: options.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL,
     maxRetries: 0,
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    fetch: httpFetch,
   });
   return {
     id,

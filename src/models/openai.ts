@@ -3,6 +3,7 @@
  * Ollama, llama.cpp) through `baseURL`. The SDK's own retries are off: withRetry owns retrying.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { httpFetch } from "./http-fetch";
 import { fromOpenAIBody, type MaxTokensField, toOpenAIParams } from "./openai-wire";
 import { DEFAULT_TIMEOUT_MS } from "./reply-limit";
 import { fromSdkError } from "./sdk-errors";
@@ -39,6 +40,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
     organization: options.organization ?? null,
     project: options.project ?? null,
     webhookSecret: null,
+    fetch: httpFetch,
   });
   return {
     id,
