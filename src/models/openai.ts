@@ -7,6 +7,7 @@ import { httpFetch } from "./http-fetch";
 import { fromOpenAIBody, type MaxTokensField, toOpenAIParams } from "./openai-wire";
 import { DEFAULT_TIMEOUT_MS } from "./reply-limit";
 import { fromSdkError } from "./sdk-errors";
+import { isOpenAIReasoningModel } from "./settings";
 import type { ChatModel } from "./types";
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -18,7 +19,10 @@ export interface OpenAIModelOptions {
   baseURL?: string;
   /** Per HTTP call; a timeout is retried by withRetry like any other transient failure. */
   timeoutMs?: number;
-  /** Default: `max_completion_tokens` on api.openai.com, `max_tokens` on other servers. */
+  /**
+   * Default: `max_completion_tokens` on api.openai.com and for OpenAI's reasoning models (gpt-5, o-series) on any
+   * server (they reject `max_tokens`, behind a proxy too), `max_tokens` for other models on other servers.
+   */
   maxTokensField?: MaxTokensField;
   organization?: string | null;
   project?: string | null;
@@ -31,7 +35,9 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
   const id = `openai:${options.model}`;
   const maxTokensField =
     options.maxTokensField ??
-    (new URL(baseURL).host === "api.openai.com" ? "max_completion_tokens" : "max_tokens");
+    (new URL(baseURL).host === "api.openai.com" || isOpenAIReasoningModel(options.model)
+      ? "max_completion_tokens"
+      : "max_tokens");
   const client = new OpenAI({
     apiKey: options.apiKey,
     baseURL,

@@ -316,4 +316,23 @@ describe("openai provider over HTTP", () => {
     );
     expect(server.maxInFlight).toBe(2);
   });
+
+  it("sends a reasoning model's output limit as max_completion_tokens on any server, since they reject max_tokens", async () => {
+    // OpenAI answers max_tokens for gpt-5 and o-series models with 400 "Use 'max_completion_tokens' instead", also
+    // behind a proxy or gateway at another base URL; other models at another URL keep max_tokens (vLLM, Ollama).
+    const { server } = await setup(() => openaiCompletion({ content: "ok" }));
+    const options = {
+      env: { OPENAI_API_KEY: API_KEY, OPENAI_BASE_URL: server.baseURL },
+      limiters: new LimiterPool(),
+    };
+    const { temperature: _none, ...limited } = request;
+    for (const name of ["gpt-5-mini", "o4-mini", "llama3.1:8b"])
+      await createChatModel(`openai:${name}`, options).generate(limited);
+    const sent = server.requests.map((r) => r.body as Record<string, unknown>);
+    expect(sent.map((body) => [body.model, body.max_completion_tokens, body.max_tokens])).toEqual([
+      ["gpt-5-mini", 200, undefined],
+      ["o4-mini", 200, undefined],
+      ["llama3.1:8b", undefined, 200],
+    ]);
+  });
 });
