@@ -14,6 +14,7 @@ import { type StartedViewer, startViewer } from "../../src/report/viewer/server"
 import { openRunStore } from "../../src/store";
 import { launchBrowser } from "../helpers/browser";
 import { runCli, SOURCE_CLI } from "../helpers/cli";
+import { signalAtRollouts, stopped, withSignalPreload } from "../helpers/signal-at-rollouts";
 import { makeMixedRun } from "../report/run-fixture";
 
 let work: string;
@@ -47,12 +48,17 @@ describe("following a live run in the viewer", () => {
     await page.goto(viewer.url);
     await expect(page.locator("h1").textContent()).resolves.toBe("Waiting for the run to start");
 
-    child = spawn(process.execPath, [...SOURCE_CLI, "run", config, "--out", runDir], {
+    // The run pauses itself (SIGSTOP) once it has stored its first rollouts, the seed's, with the seed still under
+    // evaluation, until the page has been followed; a run left going could end (and the page stop updating) before
+    // the page got there on a loaded machine.
+    child = spawn(process.execPath, [...withSignalPreload(SOURCE_CLI), "run", config, "--out", runDir], {
       cwd: work,
       stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ...signalAtRollouts(1, "SIGSTOP") },
     });
     const proc = child;
     exited = new Promise((resolve) => proc.on("exit", (code) => resolve(code)));
+    await stopped(proc);
 
     // The waiting page turns into the report without a reload, and shows the proposal under evaluation.
     await page.waitForSelector("table.rounds", { timeout: 90_000 });
@@ -87,9 +93,11 @@ describe("following a live run in the viewer", () => {
     );
     expect(await page.evaluate(() => window.scrollY)).toBe(scrolled);
     await page.close();
+    proc.kill("SIGCONT");
   }, 180_000);
 
   it("the run finishes", async () => {
+    child?.kill("SIGCONT"); // also when the test above failed while the run was paused
     expect(await exited).toBe(0);
   }, 600_000);
 });
