@@ -266,7 +266,8 @@ describe("the container backend", () => {
     const env = await createTerminalEnv({
       files: { "a.txt": "alpha\n" },
       container: "docker",
-      commandTimeoutMs: 3_000,
+      // Each docker exec but the slow one must fit on a loaded machine.
+      commandTimeoutMs: 10_000,
     });
     try {
       const first = await env.call(

@@ -49,7 +49,9 @@ describe.each(mechanisms)("the persistent episode sandbox (%s)", (mechanism) => 
   });
 
   it("kills a timed-out command's process group but keeps the episode and its earlier services", async () => {
-    const env = await open({ mechanism, commandTimeoutMs: 1_500 });
+    // Each command but the slow one must fit: the fetch waits for python's server to start, which may take over 1.5 s on
+    // a loaded machine.
+    const env = await open({ mechanism, commandTimeoutMs: 8_000 });
     const marker = `kept-${process.pid}`;
     await env.call("bash", { command: serverCommand(8766, marker) }, agent(1));
     expect((await env.call("bash", { command: fetchCommand(8766) }, agent(2))).output).toBe(`${marker}\n`);

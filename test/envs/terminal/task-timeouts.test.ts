@@ -42,9 +42,8 @@ describe("a terminal task's time limits (task.toml's timeouts)", () => {
       expect((await env.call("bash", { command: "sleep 2" }, agent(1))).ok).toBe(false);
       const after = await env.call("bash", { command: "echo hi" }, agent(2));
       expect(after.output).toBe("Error: the agent's time budget (1.5 s) is spent; no command runs");
-      const started = Date.now();
+      // The verifier would pass after its 5 s sleep (the default limit is 600 s): cut at its own 1 s, it fails.
       expect(await verifyTask(task, env, { agentMessages: [], completed: true })).toBe(0);
-      expect(Date.now() - started).toBeLessThan(4_000);
     } finally {
       await env.close();
     }
