@@ -30,6 +30,25 @@ export type ReplyScript =
   | readonly ScriptedReply[]
   | ((request: RecordedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>);
 
+/**
+ * A script for a test of a concurrency limit of `n`: the first `n` requests are held until the nth has arrived (or
+ * `giveUpMs` has passed, so that a limit below `n` fails the test's assertion instead of hanging it), then each
+ * request gets `reply`. The server then surely sees `n` in flight, however slowly the machine schedules the client;
+ * a fixed delay per reply did not ensure it (an early reply could finish before the wave's last request arrived).
+ */
+export function holdFirst(n: number, reply: () => ScriptedReply, giveUpMs = 10_000): ReplyScript {
+  let release: () => void = () => {};
+  const arrived = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return async (_request, index) => {
+    if (index === n - 1) release();
+    if (index < n)
+      await Promise.race([arrived, new Promise((resolve) => setTimeout(resolve, giveUpMs).unref())]);
+    return reply();
+  };
+}
+
 export interface FakeHttpServer {
   /** `http://127.0.0.1:<port>` */
   url: string;

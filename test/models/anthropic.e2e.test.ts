@@ -12,6 +12,7 @@ import type { ChatRequest } from "../../src/models/types";
 import { UsageMeter } from "../../src/models/usage";
 import { hsearchFailureOf } from "../helpers/errors";
 import { anthropicError, anthropicMessage } from "../helpers/fake-anthropic-server";
+import { holdFirst } from "../helpers/fake-openai-server";
 import { PROVIDERS, providerUnderTest } from "../helpers/provider-e2e";
 import { simContext } from "../sim/context-fixture";
 
@@ -137,7 +138,8 @@ describe("anthropic provider over HTTP", () => {
 
   it("gives up on a server that never answers after the attempts allowed, as a provider error", async () => {
     const { server, model } = await setup(() => ({ hang: true }), {
-      timeoutMs: 150,
+      // Long enough for each attempt to reach the server on a loaded machine (150 ms left a stalled event loop no room).
+      timeoutMs: 1_000,
       retry: { maxAttempts: 3 },
     });
     const error = await failureOf(model.generate(request));
@@ -199,9 +201,10 @@ describe("anthropic provider over HTTP", () => {
   });
 
   it("never has more requests in flight at the server than the concurrency limit", async () => {
-    const { server, model } = await setup(() => anthropicMessage({ text: "slow", delayMs: 40 }), {
-      concurrency: 4,
-    });
+    const { server, model } = await setup(
+      holdFirst(4, () => anthropicMessage({ text: "slow" })),
+      { concurrency: 4 },
+    );
     await Promise.all(Array.from({ length: 16 }, (_, index) => model.generate({ ...request, seed: index })));
     expect(server.requests).toHaveLength(16);
     expect(server.maxInFlight).toBe(4);

@@ -92,7 +92,8 @@ describe("fault plan", () => {
   }
 
   it("a hung call without a drop time ends at the client's timeout and is retried", async () => {
-    const { server, model } = await openaiSetup({ seed: 3, rate: 1, kinds: ["hang"] }, 300);
+    // Long enough for the call to reach the server on a loaded machine before the client gives up on it.
+    const { server, model } = await openaiSetup({ seed: 3, rate: 1, kinds: ["hang"] }, 2_000);
     expect((await model.generate(request("hang"))).content).toBe("answer");
     expect(server.faults?.hang).toBe(1);
   });

@@ -14,7 +14,12 @@ import { createChatModel } from "../../src/models/registry";
 import type { ChatRequest } from "../../src/models/types";
 import { UsageMeter } from "../../src/models/usage";
 import { hsearchFailureOf } from "../helpers/errors";
-import { openaiCompletion, openaiError, startFakeOpenAIServer } from "../helpers/fake-openai-server";
+import {
+  holdFirst,
+  openaiCompletion,
+  openaiError,
+  startFakeOpenAIServer,
+} from "../helpers/fake-openai-server";
 import { PROVIDERS, providerUnderTest } from "../helpers/provider-e2e";
 import { simContext } from "../sim/context-fixture";
 
@@ -141,7 +146,8 @@ describe("openai provider over HTTP", () => {
 
   it("gives up on a server that never answers after the attempts allowed, as a provider error", async () => {
     const { server, model, waits } = await setup(() => ({ hang: true }), {
-      timeoutMs: 150,
+      // Long enough for each attempt to reach the server on a loaded machine (150 ms left a stalled event loop no room).
+      timeoutMs: 1_000,
       retry: { maxAttempts: 2 },
     });
     const error = await failureOf(model.generate(request));
@@ -291,9 +297,10 @@ describe("openai provider over HTTP", () => {
   });
 
   it("never has more requests in flight at the server than the concurrency limit", async () => {
-    const { server, model } = await setup(() => openaiCompletion({ content: "slow", delayMs: 40 }), {
-      concurrency: 3,
-    });
+    const { server, model } = await setup(
+      holdFirst(3, () => openaiCompletion({ content: "slow" })),
+      { concurrency: 3 },
+    );
     const calls = Array.from({ length: 12 }, (_, index) => model.generate({ ...request, seed: index }));
     const responses = await Promise.all(calls);
     expect(responses).toHaveLength(12);
@@ -302,7 +309,7 @@ describe("openai provider over HTTP", () => {
   });
 
   it("shares the limit between two models on the same server", async () => {
-    const { server } = await setup(() => openaiCompletion({ content: "slow", delayMs: 40 }));
+    const { server } = await setup(holdFirst(2, () => openaiCompletion({ content: "slow" })));
     const limiters = new LimiterPool();
     const options = {
       env: { OPENAI_API_KEY: API_KEY, OPENAI_BASE_URL: server.baseURL },
