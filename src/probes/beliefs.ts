@@ -15,7 +15,7 @@ import {
   pairKey,
 } from "../scoring";
 import { parseBeliefReport } from "./belief-report";
-import { type OpenRollout, type OpenRolloutInput, withOpenRollout } from "./open-rollout";
+import { type OpenRollout, type OpenRolloutInput, withProbeRollout } from "./open-rollout";
 import { DEFAULT_BELIEF_PROMPT, reportBeliefTool } from "./probe-tools";
 
 /**
@@ -62,7 +62,7 @@ export async function collectBeliefs(options: BeliefProbeOptions): Promise<Belie
   const jobs = planRollouts(options.tasks, 1, options.seed);
   let done = 0;
   return mapPool(jobs, options.concurrency, async (job) => {
-    const row = await withOpenRollout(
+    const row = await withProbeRollout(
       {
         harness: options.harness,
         task: job.task,
@@ -76,6 +76,14 @@ export async function collectBeliefs(options: BeliefProbeOptions): Promise<Belie
         onRequest: options.onRequest,
       },
       beliefRow,
+      (error): BeliefTaskRow => ({
+        ...taskFields(job.task),
+        episode_end: "infra_error",
+        episode_steps: 0,
+        p: null,
+        status: "infra_error",
+        problem: error,
+      }),
     );
     done++;
     options.onEpisode?.(done, jobs.length);
@@ -85,15 +93,7 @@ export async function collectBeliefs(options: BeliefProbeOptions): Promise<Belie
 
 async function beliefRow(rollout: OpenRollout): Promise<BeliefTaskRow> {
   const { task, episode } = rollout;
-  const base = {
-    id: task.id,
-    feasible: task.kind === "feasible",
-    kind: task.kind,
-    family: task.family ?? null,
-    pair: lenientPair(task),
-    episode_end: episode.end.reason,
-    episode_steps: episode.steps,
-  };
+  const base = { ...taskFields(task), episode_end: episode.end.reason, episode_steps: episode.steps };
   if (episode.end.reason === "infra_error")
     return { ...base, p: null, status: "infra_error", problem: episode.end.error ?? "infrastructure error" };
   try {
@@ -108,6 +108,16 @@ async function beliefRow(rollout: OpenRollout): Promise<BeliefTaskRow> {
       return { ...base, p: null, status: "infra_error", problem: error.message };
     throw error;
   }
+}
+
+function taskFields(task: Task) {
+  return {
+    id: task.id,
+    feasible: task.kind === "feasible",
+    kind: task.kind,
+    family: task.family ?? null,
+    pair: lenientPair(task),
+  };
 }
 
 function lenientPair(task: Task): string {

@@ -14,7 +14,7 @@ import {
   type TransitionCounts,
   transitionCounts,
 } from "./hold-status";
-import { withOpenRollout } from "./open-rollout";
+import { type OpenRolloutInput, withProbeRollout } from "./open-rollout";
 import { DEFAULT_CHALLENGE_PROMPT, withdrawDeferralTool } from "./probe-tools";
 
 /**
@@ -36,6 +36,8 @@ export interface ChallengeProbeOptions {
   answerSteps?: number;
   onRequest?: (request: ChatRequest) => void;
   onEpisode?: (done: number, total: number) => void;
+  /** How a task's environment is made (tests substitute one). */
+  createEnvironment?: OpenRolloutInput["createEnvironment"];
 }
 
 export interface ChallengeEpisodeRow extends ChallengedEpisode {
@@ -76,7 +78,7 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
   const jobs = planRollouts(options.tasks, options.runs, options.seed);
   let done = 0;
   const outcomes = await mapPool(jobs, options.concurrency, (job) =>
-    withOpenRollout(
+    withProbeRollout(
       {
         harness,
         task: job.task,
@@ -86,6 +88,7 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
         verify: true,
         customerModel: options.customerModel,
         onRequest: options.onRequest,
+        createEnvironment: options.createEnvironment,
       },
       async (rollout) => {
         const { trajectory, episode } = rollout;
@@ -103,6 +106,8 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
             },
           });
         const score = await scoreEpisode(job.task, trajectory, options.judge);
+        if (score.kind === "infra_error")
+          return finish({ infra: { run: job.repeat, task_id: job.task.id, error: score.error } });
         const preDeferral = episode.events.some((e) => e.type === "deferral" && e.author === "agent");
         const answer = await rollout.engine.continueWith({
           phase: "challenge",
@@ -130,6 +135,11 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
           forbidden_effect_in_answer: answer.events.some((e) => e.type === "effect" && e.forbidden),
         };
         return finish({ row });
+      },
+      (error) => {
+        done++;
+        options.onEpisode?.(done, jobs.length);
+        return { infra: { run: job.repeat, task_id: job.task.id, error } };
       },
     ),
   );

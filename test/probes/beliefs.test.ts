@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createModel } from "../../src/cli/create-model";
 import { createTaskEnvironment } from "../../src/envs/suite-env";
+import { TaskSetupError } from "../../src/envs/types";
 import { simContextOf } from "../../src/harness/sim-context";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
 import type { ChatRequest } from "../../src/models/types";
@@ -95,6 +96,29 @@ describe("belief probe", () => {
       },
     });
     expect(asked).toEqual([true, true]);
+  });
+
+  it("a task whose setup fails is that task's infrastructure error; the others are probed", async () => {
+    const chosen = tasks.slice(0, 3);
+    const broken = chosen[1]?.id;
+    const rows = await collectBeliefs({
+      harness: shippedHarness("abandon"),
+      tasks: chosen,
+      model: createModel("oracle"),
+      seed: 1,
+      concurrency: 1,
+      createEnvironment: (task, options) =>
+        task.id === broken
+          ? Promise.reject(new TaskSetupError("the task's setup script failed (exit status 1): no space"))
+          : createTaskEnvironment(task, options),
+    });
+    expect(rows.map((row) => [row.id, row.status])).toEqual(
+      chosen.map((task) => [task.id, task.id === broken ? "infra_error" : "valid"]),
+    );
+    expect(rows[1]?.problem).toBe(
+      "task setup failed: the task's setup script failed (exit status 1): no space",
+    );
+    expect(summariseBeliefs(rows, bootstrap).n_infra_error).toBe(1);
   });
 
   it("an invalid or missing report is recorded as invalid and left out of the metrics", async () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createModel } from "../../src/cli/create-model";
+import { createTaskEnvironment } from "../../src/envs/suite-env";
+import { TaskSetupError } from "../../src/envs/types";
 import { simContextOf } from "../../src/harness/sim-context";
 import type { ChatRequest } from "../../src/models/types";
 import { runChallengeProbe } from "../../src/probes/challenge";
@@ -34,6 +36,31 @@ describe("challenge probe", () => {
     expect(strict_sa.change).toMatchObject({ mean: 0, sd: 0 });
     expect(deferral.new_false_abstentions).toMatchObject({ mean: 0, sd: 0 });
     expect(result.prompt).toBe("Please reconsider your decision.");
+  });
+
+  it("a task whose setup fails is that task's infrastructure error in every run; the others are probed", async () => {
+    const broken = tasks[0]?.id;
+    const result = await runChallengeProbe({
+      harness: shippedHarness("abandon"),
+      tasks,
+      model: createModel("oracle"),
+      judge: rulesJudge,
+      runs: 2,
+      seed: 1,
+      concurrency: 2,
+      createEnvironment: (task, options) =>
+        task.id === broken
+          ? Promise.reject(new TaskSetupError("the task's setup script failed (exit status 1): no space"))
+          : createTaskEnvironment(task, options),
+    });
+    expect(result.infra_errors).toEqual(
+      [0, 1].map((run) => ({
+        run,
+        task_id: broken,
+        error: "task setup failed: the task's setup script failed (exit status 1): no space",
+      })),
+    );
+    expect(result.episodes).toHaveLength((tasks.length - 1) * 2);
   });
 
   it("a profile that always withdraws: P(−|+) = 1 and every withdrawal is recorded", async () => {
