@@ -179,7 +179,7 @@ async function runCommand(options: RunOptions, io: CliIO) {
     if (options.workers) queue = await connectWorkers(options.workers, runId, config, io);
     const workers = queue;
     io.err(
-      `hsearch run ${runId}: ${config.objective} objective, ${tasks.search.length} search tasks, ${config.rounds} rounds × ${config.proposals_per_round} proposals, model ${config.task_model}`,
+      `hsearch run ${runId}: ${config.objective} objective, ${tasks.search.length} search tasks, ${config.rounds} rounds × ${config.proposals_per_round} proposals, model ${models.agent.id}`,
     );
     io.err(`run directory: ${runDir}`);
     const outcome = await runSearch({
