@@ -34,7 +34,7 @@ export function migrate(
   if (current > migrations.length) {
     throw new HsearchError(
       "conflict",
-      `${file} has schema version ${current}, newer than this hsearch knows (${migrations.length}); upgrade hsearch`,
+      `run.db has schema version ${current}, newer than this hsearch knows (${migrations.length}); upgrade hsearch`,
       { file },
     );
   }

@@ -29,14 +29,18 @@ export function assertDatabaseFile(file: string): void {
   }
   if (!stat.isFile()) throw damaged(file, "not a regular file");
   if (stat.size === 0) throw damaged(file, "the file is empty");
-  if (stat.size < SQLITE_HEADER_BYTES) throw damaged(file, `truncated to ${stat.size} bytes`);
   const header = Buffer.alloc(SQLITE_MAGIC.length);
   const fd = openSync(file, "r");
+  let read: number;
   try {
-    readSync(fd, header, 0, header.length, 0);
+    read = readSync(fd, header, 0, header.length, 0);
   } finally {
     closeSync(fd);
   }
+  // A short file that begins like a database was cut off; one that does not never was one.
+  if (!header.subarray(0, read).equals(SQLITE_MAGIC.subarray(0, read)))
+    throw damaged(file, "not an SQLite database");
+  if (stat.size < SQLITE_HEADER_BYTES) throw damaged(file, `truncated to ${stat.size} bytes`);
   if (!header.equals(SQLITE_MAGIC)) throw damaged(file, "not an SQLite database");
 }
 
@@ -49,6 +53,52 @@ export function assertIntact(db: Database.Database, file: string): void {
     throw damaged(file, error instanceof Error ? error.message : String(error), error);
   }
   if (result !== "ok") throw damaged(file, `integrity check: ${String(result)}`);
+}
+
+/** Every table's columns (name and declared type), as the migrations make them. */
+type Shape = Map<string, string[]>;
+const expectedShapes = new WeakMap<readonly string[], Shape>();
+
+function shapeOf(db: Database.Database): Shape {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .pluck()
+    .all() as string[];
+  return new Map(
+    tables.map((table) => [
+      table,
+      (db.pragma(`table_info(${JSON.stringify(table)})`) as Array<{ name: string; type: string }>).map(
+        (column) => `${column.name} ${column.type}`,
+      ),
+    ]),
+  );
+}
+
+/**
+ * The tables and columns this hsearch reads are all there: a dropped table or column (an edited run.db) is damage
+ * named here, not an SQL error in the middle of a command. The reference is a fresh database made by the same
+ * migrations.
+ */
+export function assertSchema(db: Database.Database, file: string, migrations: readonly string[]): void {
+  let expected = expectedShapes.get(migrations);
+  if (!expected) {
+    const reference = new Database(":memory:");
+    try {
+      migrate(reference, ":memory:", () => new Date(0), migrations);
+      expected = shapeOf(reference);
+    } finally {
+      reference.close();
+    }
+    expectedShapes.set(migrations, expected);
+  }
+  const actual = shapeOf(db);
+  for (const [table, columns] of expected) {
+    const present = actual.get(table);
+    if (!present) throw damaged(file, `table '${table}' is missing`);
+    const missing = columns.filter((column) => !present.includes(column));
+    if (missing.length > 0)
+      throw damaged(file, `table '${table}' lacks column ${missing.map((c) => `'${c}'`).join(", ")}`);
+  }
 }
 
 export function openReadOnlyDatabase(
@@ -81,7 +131,7 @@ export function openReadOnlyDatabase(
     if (version > migrations.length) {
       throw new HsearchError(
         "conflict",
-        `${file} has schema version ${version}, newer than this hsearch knows (${migrations.length}); upgrade hsearch`,
+        `run.db has schema version ${version}, newer than this hsearch knows (${migrations.length}); upgrade hsearch`,
         { file },
       );
     }
@@ -94,6 +144,7 @@ export function openReadOnlyDatabase(
       }
       migrate(db, file, now, migrations);
     }
+    assertSchema(db, file, migrations);
     db.pragma("query_only = ON");
     return db;
   } catch (error) {

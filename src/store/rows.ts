@@ -4,22 +4,68 @@
  * bad input naming run.db and the record, never handed on with a cast.
  */
 import { z } from "zod";
+import { FAMILIES, KINDS, SPLITS } from "../domain/suites";
 import { episodeScoreSchema } from "../scoring/episode-score-schema";
 import { objectiveSchema } from "../scoring/objective";
 import { damaged } from "./read-only-db";
-import type {
-  CandidateRecord,
-  EvaluationRecord,
-  EventRecord,
-  JsonObject,
-  RolloutRecord,
-  RoundRecord,
-  RunRecord,
-  StoredScore,
+import {
+  CANDIDATE_STATES,
+  type CandidateRecord,
+  type EvaluationRecord,
+  type EventRecord,
+  type JsonObject,
+  PURPOSES,
+  type RolloutRecord,
+  type RoundRecord,
+  type RunRecord,
+  type StoredScore,
+  VERDICTS,
 } from "./records";
 
 const jsonObject: z.ZodType<JsonObject> = z.record(z.string(), z.unknown());
 const runState = z.enum(["running", "finished", "failed", "budget_exhausted"]);
+
+/*
+ * The scalar columns code computes with. SQLite keeps whatever type an edited row holds (a score 'abc'), so they are
+ * checked like the JSON columns: a wrong type is a damaged run.db, not a crash further on.
+ */
+const count = z.number().int().min(0);
+const sha = z.string().min(1);
+const candidateColumns = z.object({
+  commit_sha: sha,
+  round: count,
+  proposal: count,
+  parent_commit: sha.nullable(),
+  state: z.enum(CANDIDATE_STATES),
+  verdict: z.enum(VERDICTS).nullable(),
+  rejected_reason: z.string().nullable(),
+  score: z.number().finite().nullable(),
+});
+const roundColumns = z.object({
+  round: count,
+  incumbent_before: sha,
+  incumbent_after: sha.nullable(),
+  accepted_commit: sha.nullable(),
+});
+const rolloutColumns = z.object({
+  key: z.string().min(1),
+  purpose: z.enum(PURPOSES),
+  task_id: z.string().min(1),
+  split: z.enum(SPLITS),
+  kind: z.enum(KINDS),
+  family: z.enum(FAMILIES).nullable(),
+  seed: z.number().int(),
+  repeat: count,
+  reward: z.number().finite().nullable(),
+  steps: count,
+  input_tokens: count,
+  output_tokens: count,
+  usd: z.number().finite().min(0),
+  model_calls: count,
+  trajectory_file: z.string().min(1),
+  trajectory_offset: count,
+  trajectory_length: count,
+});
 
 /** Where a record was read: run.db's path, for the error that names it. */
 export interface RecordSource {
@@ -75,6 +121,7 @@ export function toCandidate(
   { commit_sha, parent_commit, summary_json, ...row }: CandidateRow,
   source: RecordSource,
 ): CandidateRecord {
+  checked(source, `candidate ${commit_sha}`, candidateColumns, { commit_sha, parent_commit, ...row });
   const summary = optionalJsonColumn(
     source,
     `candidate ${commit_sha}: summary_json`,
@@ -87,6 +134,7 @@ export function toCandidate(
 export type RoundRow = Omit<RoundRecord, "decision"> & { decision_json: string | null };
 
 export function toRound({ decision_json, ...row }: RoundRow, source: RecordSource): RoundRecord {
+  checked(source, `round ${row.round}`, roundColumns, row);
   const decision = optionalJsonColumn(source, `round ${row.round}: decision_json`, jsonObject, decision_json);
   return { ...row, decision };
 }
@@ -100,6 +148,7 @@ export function toRollout(
   { candidate_commit, scores_json, ...row }: RolloutRow,
   source: RecordSource,
 ): RolloutRecord {
+  checked(source, `rollout ${row.purpose}/${row.key}`, rolloutColumns, row);
   const what = `rollout ${row.purpose}/${row.key}: scores_json`;
   const scores: StoredScore = jsonColumn(source, what, episodeScoreSchema, scores_json);
   return { ...row, candidate: candidate_commit, scores };

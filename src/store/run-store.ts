@@ -11,7 +11,13 @@ import type { Trajectory } from "../harness/trajectory";
 import { contentHash } from "./content-hash";
 import { migrate, schemaVersion } from "./migrate";
 import { MIGRATIONS } from "./migrations";
-import { assertDatabaseFile, assertIntact, damaged, openReadOnlyDatabase } from "./read-only-db";
+import {
+  assertDatabaseFile,
+  assertIntact,
+  assertSchema,
+  damaged,
+  openReadOnlyDatabase,
+} from "./read-only-db";
 import type {
   CandidateOutcome,
   CandidateRecord,
@@ -90,6 +96,7 @@ export function openRunStore(dir: string, options: OpenOptions = {}): RunStore {
     db.pragma("busy_timeout = 5000");
     assertIntact(db, paths.db);
     migrate(db, paths.db, clock, migrations);
+    assertSchema(db, paths.db, migrations);
   } catch (error) {
     db.close();
     if (error instanceof HsearchError) throw error;

@@ -65,7 +65,29 @@ const DAMAGES: Array<[string, (db: string) => void, RegExp]> = [
     },
     /run\.db: field 'rounds': run\.db is damaged: the stored config does not validate/,
   ],
+  [
+    "a short text file as run.db",
+    (db) => writeFileSync(db, "hello\n"),
+    /run\.db is damaged: not an SQLite database/,
+  ],
+  ["a run.db with a table dropped", (db) => sql(db, "DROP TABLE rounds"), /table 'rounds' is missing/],
+  [
+    "a run.db with a column dropped",
+    (db) => sql(db, "ALTER TABLE candidates DROP COLUMN rationale"),
+    /table 'candidates' lacks column 'rationale TEXT'/,
+  ],
+  [
+    "a run.db whose candidate score is text",
+    (db) => sql(db, "UPDATE candidates SET score = 'abc'"),
+    /run\.db is damaged: candidate [0-9a-f]{40} at score: /,
+  ],
 ];
+
+function sql(db: string, statement: string): void {
+  const handle = new Database(db);
+  handle.exec(statement);
+  handle.close();
+}
 
 describe("a damaged run directory", () => {
   it.each(DAMAGES)(
@@ -88,11 +110,29 @@ describe("a damaged run directory", () => {
     },
   );
 
+  it("a rollout whose counts are text: status and report, which read rollouts, exit 2 naming it", async () => {
+    const dir = damagedCopy((db) => sql(db, "UPDATE rollouts SET steps = 'many'"));
+    const before = snapshot(dir);
+    for (const args of [
+      ["status", dir],
+      ["report", dir, "--out", join(work, `report-${copies}.html`)],
+    ]) {
+      const result = await runCli(args, { cwd: work });
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(/run\.db is damaged: rollout \w+\/\S+ at steps: /);
+      expect(snapshot(dir), args[0]).toEqual(before);
+    }
+  });
+
   it("run --resume of a damaged run.db exits 2 naming it", async () => {
     const dir = damagedCopy((db) => writeFileSync(db, "not a database at all, just text\n".repeat(10)));
     const result = await runCli(["run", "--resume", dir], { cwd: work });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/run\.db is damaged: not an SQLite database/);
+    const dropped = damagedCopy((db) => sql(db, "DROP TABLE evaluations"));
+    const resumed = await runCli(["run", "--resume", dropped], { cwd: work });
+    expect(resumed.code, resumed.stderr).toBe(2);
+    expect(resumed.stderr).toMatch(/run\.db is damaged: table 'evaluations' is missing/);
   });
 
   it("a finished run is read without writing a byte (no -wal/-shm left behind)", async () => {
