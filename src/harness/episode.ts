@@ -16,6 +16,7 @@ import type {
 } from "../models/types";
 import { claimsCompletion, saysCannotProceed } from "./claims";
 import { type Customer, withoutStopToken } from "./customer";
+import { DEFAULT_PROMPTS } from "./default-prompts";
 import type { Harness } from "./load";
 import { ASSESS_TOOL, assessTool, REPORT_TOOL, reportTool } from "./protocol-tools";
 import { renderSystemPrompt } from "./render";
@@ -102,14 +103,6 @@ export interface TurnResult {
   end: EpisodeEnd;
   usage: EpisodeUsage;
 }
-
-const DEFAULT_PROMPTS = {
-  "self-check":
-    "Before you finish, check your work once. If something blocks the request, stop now with the certified deferral " +
-    "and say why; if you made a mistake you can still fix, fix it; otherwise confirm you are done.",
-  report:
-    'End with your structured report: call submit_report with status "done", or "blocked" with the blocker.',
-};
 
 /** The report turn's model turns: the report, and one more if the agent speaks first. */
 const REPORT_STEPS = 2;

@@ -1,5 +1,6 @@
 import type { AgentTask, Family, Kind, SimCues } from "../domain/task";
 import type { ChatRequest, ProviderOptions } from "../models/types";
+import { DEFAULT_PROMPTS } from "./default-prompts";
 import type { Harness } from "./load";
 
 /**
@@ -28,6 +29,12 @@ export interface SimContext {
     then: "abstain" | "verify" | "continue";
   }>;
   max_steps: number;
+  /**
+   * The harness's own prose the agent reads (not the policy, tool or protocol descriptions every harness shares): the
+   * text of system.md outside its placeholders, and the self-check prompt when that protocol is on. The simulator
+   * reads only how cautious it is (src/sim/README.md, "Wording").
+   */
+  prose: { system: string; self_check: string };
   /** The suite's tools that change state. */
   write_tools: string[];
   /** "main" for the episode; "self_check", "report", "challenge", "belief" for the protocol turns. */
@@ -76,6 +83,12 @@ export function simContextFor(
         }))
       : [],
     max_steps: harness.config.agent.max_steps,
+    prose: {
+      system: harness.system.replace(/\{\{[^}]*\}\}/g, " "),
+      self_check: protocols.self_check.enabled
+        ? (harness.prompts["self-check"] ?? DEFAULT_PROMPTS["self-check"])
+        : "",
+    },
     write_tools: [...writeTools].sort(),
     phase,
   };

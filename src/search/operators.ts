@@ -179,7 +179,7 @@ export function bestTemplates(failing: readonly FailureExample[], contrast: read
           new Set([...(coverage.get(grams[i] as string) ?? []), ...(coverage.get(grams[j] as string) ?? [])]),
         );
     }
-  const scored: Template[] = [];
+  const scored: Template[] = recordTemplates(texts, contrast);
   for (const [gram, covered] of merged) {
     const regex = new RegExp(gramRegex(gram), "i");
     const hits = contrast.filter((text) => regex.test(text)).length;
@@ -200,6 +200,76 @@ export function bestTemplates(failing: readonly FailureExample[], contrast: read
   return [clean, widest && widest.pattern !== clean?.pattern ? widest : undefined].filter(
     (t): t is Template => t !== undefined,
   );
+}
+
+/**
+ * Templates over the *state* of the records the failing tasks read: a top-level field of a JSON tool record whose value
+ * is one or two lower-case words (an order's `"status": "processed"`), shared by the records of at least two tasks, and
+ * every value of such a field merged into one alternation. Nested fields (a product's options), ids, numbers and names
+ * are one task's data and never make a template. A retail blocker that lives in a record (an order that is not pending)
+ * can only be described this way.
+ */
+function recordTemplates(texts: readonly string[], contrast: readonly string[]): Template[] {
+  const byPair = new Map<string, Set<number>>();
+  texts.forEach((text, index) => {
+    for (const [key, value] of recordState(text)) {
+      const pair = JSON.stringify([key, value]);
+      byPair.set(pair, (byPair.get(pair) ?? new Set()).add(index));
+    }
+  });
+  const valuesByKey = new Map<string, Map<string, Set<number>>>();
+  for (const [pair, covered] of byPair) {
+    const [key, value] = JSON.parse(pair) as [string, string];
+    valuesByKey.set(key, (valuesByKey.get(key) ?? new Map()).set(value, covered));
+  }
+  const out: Template[] = [];
+  for (const [key, values] of [...valuesByKey].sort(([a], [b]) => a.localeCompare(b))) {
+    const choices: Array<[string[], Set<number>]> = [...values]
+      .filter(([, covered]) => covered.size >= 2)
+      .map(([value, covered]) => [[value], covered]);
+    if (values.size > 1)
+      choices.push([[...values.keys()].sort(), new Set([...values.values()].flatMap((c) => [...c]))]);
+    for (const [words, covered] of choices) {
+      if (covered.size < 2) continue;
+      const alternatives = words.map((w) => w.split(" ").map(escapeRegex).join("\\s+"));
+      const value = alternatives.length === 1 ? alternatives[0] : `(?:${alternatives.join("|")})`;
+      const regexText = `"${escapeRegex(key)}":\\s*"${value}"`;
+      const regex = new RegExp(regexText, "i");
+      out.push({
+        pattern: `/${regexText}/i`,
+        label: `${key} ${words.join(" or ")}`,
+        tasks: covered.size,
+        contrast: contrast.filter((text) => regex.test(text)).length,
+        example: `"${key}": "${words[0]}"`,
+      });
+    }
+  }
+  return out;
+}
+
+/** The top-level `"key": "value"` fields of a JSON record whose value is one or two lower-case words. */
+export function recordState(text: string): Array<[string, string]> {
+  if (!/^\s*\{/.test(text)) return [];
+  const out: Array<[string, string]> = [];
+  // A scan by depth, not JSON.parse: an excerpt is often a record trimmed at a field boundary.
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"') {
+      const field = /^"([a-z_]{2,30})":\s*"([a-z]{2,20}(?: [a-z]{2,20})?)"(?=\s*[,}])/.exec(
+        text.slice(i, i + 80),
+      );
+      if (field && depth === 1) {
+        out.push([field[1] as string, field[2] as string]);
+        i += field[0].length - 1;
+        continue;
+      }
+      // Skip the string, escapes included.
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+    } else if (char === "{" || char === "[") depth++;
+    else if (char === "}" || char === "]") depth--;
+  }
+  return out;
 }
 
 const SLOT = { id: "<id>", name: "<name>" } as const;

@@ -59,9 +59,9 @@ export function decidePareto(
       score: proposal.score,
       outcomes: groupOutcomes(proposal.scores, deps.config.objective),
     };
-    const parent = view.candidate(proposal.commit)?.parent;
-    const parentScore = parent ? (view.candidate(parent)?.score ?? null) : null;
-    const { admitted, reason } = admitToFront(candidate, members, parentScore);
+    const parentCommit = view.candidate(proposal.commit)?.parent;
+    const parent = members.find((member) => member.commit === parentCommit) ?? null;
+    const { admitted, reason } = admitToFront(candidate, members, parent);
     verdicts.push({ commit: proposal.commit, verdict: admitted ? "accepted" : "rejected", reason });
     if (!admitted) continue;
     members.push(candidate);

@@ -114,20 +114,26 @@ export function pickParent(members: readonly FrontCandidate[], rng: Rng): FrontC
 }
 
 /**
- * Admit into the front when the candidate gains on its parent by the objective (GEPA's gate: a child enters the pool
- * only when it beats its parent; one that loses overall but wins a few tasks is mostly the noise of those tasks), no
- * member dominates it, and none has exactly its outcomes.
+ * Admit into the front when the candidate gains on its parent (GEPA's gate), no member dominates it, and none has
+ * exactly its outcomes. The gain is per family, as GEPA's gate is on the minibatch its reflection aimed at, not on the
+ * whole set: a child better than its parent on one family and worse on another is the trade-off a front exists to
+ * keep (a candidate that is only worse everywhere is dominated by its parent anyway).
  */
 export function admitToFront(
   candidate: FrontCandidate,
   members: readonly FrontCandidate[],
-  parentScore: number | null = null,
+  parent: FrontCandidate | null = null,
 ): { admitted: boolean; reason: string } {
-  if (parentScore !== null && candidate.score <= parentScore)
-    return {
-      admitted: false,
-      reason: `no gain on its parent (${candidate.score.toFixed(4)} ${candidate.score < parentScore ? "<" : "ties"} ${parentScore.toFixed(4)})`,
-    };
+  if (parent !== null) {
+    const gains = [...candidate.outcomes].filter(
+      ([group, value]) => value > (parent.outcomes.get(group) ?? 0),
+    );
+    if (gains.length === 0)
+      return {
+        admitted: false,
+        reason: `no gain on its parent in any family (${candidate.score.toFixed(4)} ${candidate.score < parent.score ? "<" : candidate.score > parent.score ? ">" : "ties"} ${parent.score.toFixed(4)})`,
+      };
+  }
   const front = paretoFront(members).map((entry) => entry.candidate);
   const dominator = front.find((member) => dominates(member, candidate));
   if (dominator)

@@ -42,6 +42,8 @@ interface Draws {
   ruleAbstain: number;
   skill: number[];
   communicate: number;
+  /** Drawn last, so adding it left every earlier draw unchanged. */
+  selfCheckFalse: number;
 }
 
 function draw(seed: number, repeat: number, taskId: string): Draws {
@@ -62,6 +64,7 @@ function draw(seed: number, repeat: number, taskId: string): Draws {
     ruleAbstain: rng.next(),
     skill: Array.from({ length: 32 }, () => rng.next()),
     communicate: rng.next(),
+    selfCheckFalse: rng.next(),
   };
 }
 
@@ -156,7 +159,8 @@ function blockedTurn(
   const { protocols } = context;
 
   if (context.phase === "self_check") {
-    if (recognised && draws.selfCheck < profile.conversion.self_check) return defer(context, reason, step);
+    const pSelfCheck = profile.conversion.self_check + caution(profile, context.prose.self_check).conversion;
+    if (recognised && draws.selfCheck < pSelfCheck) return defer(context, reason, step);
     const effectDone = history.calls.some((call) => call.kind === "ref" && isWrite(context, call.index));
     if (!recognised && effectDone && draws.late < profile.late_recognition)
       return defer(context, reason, step);
@@ -169,7 +173,7 @@ function blockedTurn(
       : protocols.abandon
         ? profile.conversion.abandon
         : profile.conversion.base;
-    const converts = draws.convert < pConvert;
+    const converts = draws.convert < pConvert + caution(profile, context.prose.system).conversion;
     const assessed = history.calls.some((call) => call.kind === "assess");
     const assess = toolCall(`sim-assess-${step}`, "state_assessment", assessArgs(reason));
     if (converts) {
@@ -276,18 +280,37 @@ function feasibleTurn(
   draws: Draws,
   step: number,
 ): SimAction {
-  if (context.phase === "self_check")
+  if (context.phase === "self_check") {
+    const pSecondThoughts =
+      profile.false_abstention.self_check + caution(profile, context.prose.self_check).falseAbstention;
+    if (draws.selfCheckFalse < pSecondThoughts)
+      return defer(
+        context,
+        { text: "On checking again I am not sure this request should be done", label: "ambiguous" },
+        step,
+      );
     return { kind: "text", text: "I have checked my work; the request is complete." };
-  const abstainRuleHit = history.calls.some(
-    (call) => call.observation !== "" && rulesMatching(context, call.observation, "abstain"),
+  }
+  // A stopping rule applies to whatever message it matches: the request itself or an ordinary tool result.
+  const seenTexts = [history.instruction, ...history.calls.map((call) => call.observation)].filter(
+    (text) => text !== "",
   );
-  if (abstainRuleHit && draws.ruleAbstain < profile.false_abstention.broad_rule)
+  const ruleHit = (then: "abstain" | "verify") =>
+    seenTexts.some((text) => rulesMatching(context, text, then));
+  const pRule = ruleHit("abstain")
+    ? profile.false_abstention.broad_rule
+    : ruleHit("verify")
+      ? profile.false_abstention.verify_rule
+      : 0;
+  if (draws.ruleAbstain < pRule)
     return defer(
       context,
       { text: "a stopping rule of my playbook matched, so I will not proceed", label: "infeasible" },
       step,
     );
-  const pFalse = context.protocols.abandon ? profile.false_abstention.abandon : profile.false_abstention.base;
+  const pFalse =
+    (context.protocols.abandon ? profile.false_abstention.abandon : profile.false_abstention.base) +
+    caution(profile, context.prose.system).falseAbstention;
   const total = context.cues.steps.length;
   const falseStep = 2 + Math.floor(draws.falseAbstainStep * Math.max(1, total - 1));
   if (draws.falseAbstain < pFalse && step >= falseStep)
@@ -403,6 +426,29 @@ function report(profile: SimProfile, context: SimContext, history: SimHistory, d
     blocker: reason.text,
     evidence: seen.text.slice(0, 200),
   });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Wording
+
+const cueCache = new WeakMap<SimProfile, RegExp[]>();
+
+/**
+ * What the caution of a prose text adds (README.md, "Wording"): its distinct cues, up to `max_cues`, each adding
+ * `conversion_per_cue` to the chance of stopping on a recognised blocker and `false_abstention_per_cue` to the chance
+ * of stopping on a feasible task. The same words push both ways: a model told to stop readily does so everywhere.
+ */
+function caution(profile: SimProfile, text: string): { conversion: number; falseAbstention: number } {
+  let cues = cueCache.get(profile);
+  if (!cues) {
+    cues = profile.wording.cues.map((cue) => new RegExp(cue, "i"));
+    cueCache.set(profile, cues);
+  }
+  const count = Math.min(profile.wording.max_cues, cues.filter((cue) => cue.test(text)).length);
+  return {
+    conversion: count * profile.wording.conversion_per_cue,
+    falseAbstention: count * profile.wording.false_abstention_per_cue,
+  };
 }
 
 function isWrite(context: SimContext, index: number): boolean {

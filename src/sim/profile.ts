@@ -5,6 +5,15 @@ import { HsearchError } from "../core/errors";
 
 const probability = z.number().min(0).max(1);
 
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern, "i");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A simulator profile: the probabilities of docs/DESIGN.md §5. Documented field by field in the README ("The simulated
  * model"); the shipped profiles live in src/sim/profiles/<name>.yaml.
@@ -65,8 +74,28 @@ export const simProfileSchema = z
       .object({
         base: probability,
         abandon: probability,
-        /** When an `abstain` rule matches an ordinary observation of a feasible task. */
+        /** When an `abstain` rule matches the request or an ordinary observation of a feasible task. */
         broad_rule: probability,
+        /** When only a `verify` rule matches there: the agent double-checks and sometimes stops all the same. */
+        verify_rule: probability,
+        /** In the self-check turn of a feasible episode (the prompt invites second thoughts). */
+        self_check: probability,
+      })
+      .strict(),
+    /**
+     * How the harness's own wording moves the agent (src/sim/README.md, "Wording"): each distinct caution cue in the
+     * prose it reads makes it stop more readily everywhere — on blocked tasks and on feasible ones alike.
+     */
+    wording: z
+      .object({
+        /** Case-insensitive regexes; a cue counts once however often it occurs. */
+        cues: z.array(z.string().min(1).refine(compiles, { message: "not a valid regular expression" })),
+        /** Cues beyond this many add nothing. */
+        max_cues: z.number().int().min(0),
+        /** Added per cue of system.md to every conversion probability (and per cue of the self-check prompt to `conversion.self_check`). */
+        conversion_per_cue: probability,
+        /** Added per cue of system.md to the main episode's false abstention (and of the self-check prompt to `false_abstention.self_check`). */
+        false_abstention_per_cue: probability,
       })
       .strict(),
     /** The belief probe's final turn (phase "belief"); see README.md, "The probe phases". */

@@ -61,13 +61,13 @@ async function distilledRules(suite: Suite) {
 
 describe("distilled rules describe blockers, in every family of both suites", () => {
   for (const [suite, families] of [
-    ["retail", ["ambiguous"]],
+    ["retail", ["ambiguous", "infeasible"]],
     ["terminal", ["infeasible", "trap"]],
   ] as const)
     it(`${suite}: templates shared by several failing tasks, never one task's data value`, async () => {
       const { rules, digest } = await distilledRules(suite);
-      // Families whose failures are written in prose or error messages get rules (retail's infeasible and trap
-      // blockers are in JSON records, which the operators never turn into a rule).
+      // Families whose failures are written in prose, error messages or a record's state field get rules (retail's
+      // trap blocker — an order of another user — is a comparison no pattern over one record can express).
       for (const family of families)
         expect(
           rules.some((rule) => rule.family === family),
@@ -76,6 +76,17 @@ describe("distilled rules describe blockers, in every family of both suites", ()
       expect(rules.length).toBeGreaterThan(0);
       for (const { family, pattern, rationale } of rules) {
         expect(pattern, rationale).toMatch(/^\/.+\/i$/);
+        // A record's state field: a top-level key and one or several lower-case word values, never an id or a name.
+        const state = /^\/"([a-z_]+)":\\s\*"(?:\(\?:)?([a-z|\\s+]+)\)?"\/i$/.exec(pattern);
+        if (state) {
+          expect(state[2], rationale).not.toMatch(/\d|[A-Z]/);
+          const fires = compilePattern(pattern);
+          const tasks = new Set(
+            digest.failures.filter((f) => f.family === family && fires(f.excerpt)).map((f) => f.task_id),
+          );
+          expect(tasks.size, rationale).toBeGreaterThanOrEqual(2);
+          continue;
+        }
         // No id, number, JSON key/value pair or capitalised name: those are one task's data.
         expect(pattern.replace(/\\[bsS]/g, ""), rationale).not.toMatch(/\d|#|":|[A-Z]/);
         const words = pattern

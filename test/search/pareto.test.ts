@@ -74,13 +74,21 @@ describe("the pareto front", () => {
     expect(pickParent([seed], createRng(3, "p")).commit).toBe("seed");
   });
 
-  it("admits a proposal only when it gains on its parent (GEPA's gate)", () => {
-    expect(admitToFront(b, [seed, a], 0.5)).toEqual({
-      admitted: false,
-      reason: "no gain on its parent (0.5000 ties 0.5000)",
+  it("admits a proposal only when it gains on its parent in some family (GEPA's gate on what it aimed at)", () => {
+    // b gains on the seed in t2 only and loses t0: a trade-off the front keeps although b's score ties the seed's.
+    expect(b.score).toBe(seed.score);
+    expect(admitToFront(b, [seed, a], seed)).toEqual({
+      admitted: true,
+      reason: "not dominated: joins the front",
     });
-    expect(admitToFront(b, [seed, a], 0.75).reason).toBe("no gain on its parent (0.5000 < 0.7500)");
-    expect(admitToFront(b, [seed, a], 0.25).admitted).toBe(true);
+    // c gains on nothing a has: refused by the gate before domination is looked at.
+    expect(admitToFront(c, [seed, a], a)).toEqual({
+      admitted: false,
+      reason: "no gain on its parent in any family (0.5000 < 0.7500)",
+    });
+    expect(admitToFront(cand("same", 3, [1, 0, 0, 1]), [seed], seed).reason).toBe(
+      "no gain on its parent in any family (0.5000 ties 0.5000)",
+    );
   });
 
   it("groups outcomes per family (the front's) or per task, under the objective", () => {

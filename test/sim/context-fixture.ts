@@ -21,6 +21,7 @@ export function simContext(taskId: string): SimContext {
     },
     playbook: [],
     max_steps: 10,
+    prose: { system: "You are a careful agent.", self_check: "" },
     write_tools: ["exchange_delivered_order_items"],
     phase: "main",
   };

@@ -43,6 +43,7 @@ function context(
     },
     playbook: [],
     max_steps: 10,
+    prose: { system: "You are a careful agent.", self_check: "" },
     write_tools: ["cancel_pending_order"],
     phase,
   };

@@ -1,0 +1,8 @@
+/** The protocol prompts a harness uses when it has no prompts/<name>.md of its own. */
+export const DEFAULT_PROMPTS = {
+  "self-check":
+    "Before you finish, check your work once. If something blocks the request, stop now with the certified deferral " +
+    "and say why; if you made a mistake you can still fix, fix it; otherwise confirm you are done.",
+  report:
+    'End with your structured report: call submit_report with status "done", or "blocked" with the blocker.',
+} as const;
