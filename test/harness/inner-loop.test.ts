@@ -216,4 +216,53 @@ describe("the simulator", () => {
     const noisy = summary(await evaluate(broad, feasible, "sim:default", 3)).feasible;
     expect((noisy?.false_abstention ?? 0) - (plain?.false_abstention ?? 0)).toBeGreaterThan(0.3);
   });
+
+  it("cautious wording converts more blockers and stops more feasible tasks (the same words push both ways)", async () => {
+    const base = harness("abandon");
+    const system = base.files["system.md"] ?? "";
+    const cautious = parseHarness(
+      {
+        ...base.files,
+        "system.md": system.replace(
+          /^.*$/m,
+          "Check what the tools return before you change anything; when something stands in the way, stop, and never claim a result you have not seen.",
+        ),
+      },
+      "cautious",
+    );
+    const feasible = search().filter((t) => t.kind === "feasible");
+    const [plainBlocked, cautiousBlocked, plainFeasible, cautiousFeasible] = await Promise.all([
+      evaluate(base, blocked(), "sim:default", 3),
+      evaluate(cautious, blocked(), "sim:default", 3),
+      evaluate(base, feasible, "sim:default", 3),
+      evaluate(cautious, feasible, "sim:default", 3),
+    ]);
+    expect(summary(cautiousBlocked).blocked?.m2).toBeGreaterThan(summary(plainBlocked).blocked?.m2 ?? 1);
+    expect(summary(cautiousFeasible).feasible?.false_abstention).toBeGreaterThan(
+      summary(plainFeasible).feasible?.false_abstention ?? 1,
+    );
+  });
+
+  it("a stopping rule that matches the request stops feasible tasks too; a verify rule less often", async () => {
+    const base = harness("abandon");
+    const withRule = (then: string) =>
+      parseHarness(
+        {
+          ...base.files,
+          "playbook.yaml": `- id: cancel\n  when: {any: ['/\\bwant\\s+to\\s+cancel/i']}\n  then: ${then}\n`,
+        },
+        then,
+      );
+    const cancels = search().filter((t) => t.kind === "feasible" && /want to cancel/i.test(t.instruction));
+    expect(cancels.length).toBeGreaterThan(5);
+    const rate = async (h: Harness) =>
+      summary(await evaluate(h, cancels, "sim:default", 5)).feasible?.false_abstention ?? -1;
+    const [plain, verify, abstain] = await Promise.all([
+      rate(base),
+      rate(withRule("verify")),
+      rate(withRule("abstain")),
+    ]);
+    expect(verify).toBeGreaterThan(plain);
+    expect(abstain).toBeGreaterThan(verify + 0.2);
+  });
 });

@@ -8,6 +8,7 @@ import {
   bestTemplates,
   mergeEdit,
   proposeByOperators,
+  recordState,
   runOperators,
   templateGrams,
 } from "../../src/search/operators";
@@ -100,6 +101,26 @@ describe("rule distillation from shared structure", () => {
     const [best] = bestTemplates(excerpts, []);
     expect(best?.pattern).toContain("(?:also|still)");
     expect(best?.tasks).toBe(4);
+  });
+
+  it("describes a blocker that lives in a record by the record's state field, never by its data", () => {
+    const record = (id: string, status: string) =>
+      `{"order_id": "#W${id}", "user_id": "ann_${id}", "address": {"city": "austin", "country": "USA"}, "items": [{"options": {"color": "black"}}], "status": "${status}", "payment_history": []}`;
+    expect(recordState(record("1", "processed"))).toEqual([["status", "processed"]]);
+    const excerpts = [
+      failure("a", record("1", "processed")),
+      failure("b", record("2", "processed")),
+      failure("c", record("3", "pending")),
+    ];
+    const [clean, widest] = bestTemplates(excerpts, [record("9", "pending"), record("8", "delivered")]);
+    // Two tasks share "processed", which no ordinary record shows; all three share the field, which ordinary ones do.
+    expect(clean).toMatchObject({ pattern: '/"status":\\s*"processed"/i', tasks: 2, contrast: 0 });
+    expect(widest).toMatchObject({
+      pattern: '/"status":\\s*"(?:pending|processed)"/i',
+      tasks: 3,
+      contrast: 1,
+    });
+    expect(compilePattern(clean?.pattern ?? "")(record("5", "processed"))).toBe(true);
   });
 
   it("needs two distinct tasks", () => {
