@@ -89,6 +89,7 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
           models: argv.models,
           cache: argv.cache,
           set: argv.set,
+          modelCallSeconds: argv.modelCallSeconds,
           quiet: argv.json,
         },
         io,

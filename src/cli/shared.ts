@@ -31,6 +31,7 @@ import { type Judge, LlmJudge, rulesJudge } from "../scoring";
 import { offlineProviders } from "../sim";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import type { CliIO } from "./io";
+import { usageError } from "./usage-error";
 
 /** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */
 export type SetExitCode = (code: number) => void;
@@ -100,6 +101,7 @@ export function commandModels(options: HarnessTaskArgs & { judge?: string }, io:
       ...(cachePath ? { cachePath } : {}),
       prices: loadPriceTable(),
       settings: roleSettingsOf(options, io, blocks),
+      ...(options.modelCallSeconds ? { timeoutMs: options.modelCallSeconds * 1000 } : {}),
       extraProviders: offlineProviders,
       warn: (message) => io.err(`warning: ${message}`),
     },
@@ -161,6 +163,8 @@ export interface HarnessTaskArgs extends TaskSelection {
   cache?: string;
   /** `role.setting=value` overrides, e.g. `agent.reasoning_effort=low`, `judge.temperature=null`. */
   set?: string[];
+  /** How long one provider call may go unanswered (a search config's `limits.model_call_seconds`). */
+  modelCallSeconds?: number;
 }
 
 /** The role blocks of `--models FILE` (none without it). */
@@ -268,6 +272,17 @@ export function harnessTaskOptions<T>(yargs: Argv<T>, verb: string) {
       type: "string",
       describe:
         "request cache: user ($XDG_CACHE_HOME/hsearch, else ~/.cache/hsearch) or a directory; a call already answered there is not sent again",
+    })
+    .option("model-call-seconds", {
+      type: "number",
+      describe:
+        "how long one provider call may go unanswered before it is retried, as limits.model_call_seconds of a search config (default 120)",
+    })
+    .check((argv) => {
+      const seconds = argv["model-call-seconds"];
+      if (seconds !== undefined && !(seconds > 0 && Number.isFinite(seconds)))
+        throw usageError("--model-call-seconds must be a number of seconds > 0");
+      return true;
     })
     .option("seed", { type: "number", default: 1 })
     .option("concurrency", { type: "number", default: 8 })

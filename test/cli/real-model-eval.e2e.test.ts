@@ -147,4 +147,23 @@ describe("eval against a server that behaves like a real gpt-5 model", () => {
       summary: { usage: { by_role: { judge: { calls: 0 } } } },
     });
   });
+
+  it("--model-call-seconds bounds a hanging call as a run's limits.model_call_seconds does; the retry answers", {
+    timeout: 60_000,
+  }, async () => {
+    // The provider never answers the first call; the default 120 s would stall the eval for two minutes.
+    const script = realisticOpenAI();
+    let calls = 0;
+    server = await startFakeOpenAIServer((request) => (calls++ === 0 ? { hang: true } : script(request)));
+    const result = await evalOneTaskPerFamily(server.baseURL, [
+      "--model",
+      "openai:gpt-5-mini",
+      "--model-call-seconds",
+      "1",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.summary.n_scored).toBe(report.summary.n_total);
+    expect(report.summary.infra_errors).toEqual({});
+  });
 });
