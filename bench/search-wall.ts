@@ -12,8 +12,11 @@
  * answer carries a reference (the tool call's id, or "(ref N)" in a text), and the next request quotes it (a tool
  * result names the call; the customer's and the agent's next messages are the other side's text).
  *
+ * `--workers N`: the run is `run --workers` on a private redis-server with N `hsearch worker` processes on this machine
+ * sharing the `concurrency` (each `--concurrency` concurrency / N, rounded up); their CPU time is reported apart.
+ *
  *   npx tsx bench/search-wall.ts [--latency-ms 200] [--concurrency 32] [--rounds 8] [--customer auto|scripted]
- *                                [--built] [--profile DIR]
+ *                                [--built] [--profile DIR] [--workers N]
  *
  * `--built` runs the compiled command (`npm run build` first) as a user would, rather than the sources through tsx,
  * whose start-up compiles every module. `--profile DIR` writes a V8 CPU profile of the hsearch process there (open it in Chrome DevTools, or summarise it
@@ -27,6 +30,8 @@ import { parseArgs } from "node:util";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { SOURCE_CLI } from "../test/helpers/cli";
 import { openaiCompletion, startFakeOpenAIServer } from "../test/helpers/fake-openai-server";
+import { startRedis, type TestRedis } from "../test/helpers/redis-server";
+import { startWorkerProcess, type WorkerProcess } from "../test/helpers/worker-process";
 
 const { values } = parseArgs({
   options: {
@@ -36,6 +41,7 @@ const { values } = parseArgs({
     customer: { type: "string", default: "auto" },
     built: { type: "boolean", default: false },
     profile: { type: "string" },
+    workers: { type: "string", default: "0" },
   },
 });
 const latencyMs = Number(values["latency-ms"]);
@@ -132,42 +138,71 @@ writeFileSync(
     .concat(`customer: ${values.customer}\n`),
 );
 
+const cli = values.built ? [join(PACKAGE_ROOT, "dist", "cli", "bin.js")] : SOURCE_CLI;
+const env = { OPENAI_API_KEY: "sk-bench", OPENAI_BASE_URL: server.baseURL };
+// Workers start (and wait in the queue) before the clock does: a worker fleet is up before a run is started.
+const workerCount = Number(values.workers);
+let redis: TestRedis | undefined;
+const workers: WorkerProcess[] = [];
+if (workerCount > 0) {
+  redis = await startRedis();
+  for (let i = 0; i < workerCount; i++)
+    workers.push(
+      await startWorkerProcess({
+        redisUrl: redis.url,
+        queue: "bench",
+        cwd: PACKAGE_ROOT,
+        env,
+        cli,
+        args: ["--concurrency", String(Math.ceil(concurrency / workerCount))],
+      }),
+    );
+}
+
 const started = performance.now();
 const child = spawn(
   process.execPath,
   [
     ...(values.profile ? ["--cpu-prof", `--cpu-prof-dir=${values.profile}`] : []),
-    ...(values.built ? [join(PACKAGE_ROOT, "dist", "cli", "bin.js")] : SOURCE_CLI),
+    ...cli,
     "run",
     config,
     "--out",
     join(work, "run"),
     "--json",
+    ...(redis ? ["--workers", redis.url, "--queue", "bench"] : []),
   ],
   {
     cwd: PACKAGE_ROOT,
-    env: {
-      ...process.env,
-      OPENAI_API_KEY: "sk-bench",
-      OPENAI_BASE_URL: server.baseURL,
-    },
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   },
 );
 // The child's CPU time (user + system, every thread), read from /proc while it runs: its last reading before the exit.
 const ticksPerSecond = 100;
+/** A process's user and system CPU seconds (every thread), from /proc; NaN once it has exited, or off Linux. */
+const cpuOf = (pid: number | undefined): { user: number; system: number } => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return { user: Number(fields[11]) / ticksPerSecond, system: Number(fields[12]) / ticksPerSecond };
+  } catch {
+    return { user: Number.NaN, system: Number.NaN };
+  }
+};
+const totalCpu = (pid: number | undefined) => {
+  const { user, system } = cpuOf(pid);
+  return user + system;
+};
 let cpuSeconds = Number.NaN;
 let userSeconds = Number.NaN;
 let systemSeconds = Number.NaN;
+const workerCpuAtStart = workers.map((worker) => totalCpu(worker.child.pid));
 const readCpu = () => {
-  try {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    userSeconds = Number(fields[11]) / ticksPerSecond;
-    systemSeconds = Number(fields[12]) / ticksPerSecond;
-    cpuSeconds = userSeconds + systemSeconds;
-  } catch {
-    // exited, or not Linux
-  }
+  const { user, system } = cpuOf(child.pid);
+  if (Number.isNaN(user)) return;
+  userSeconds = user;
+  systemSeconds = system;
+  cpuSeconds = user + system;
 };
 const cpuPoll = setInterval(readCpu, 250);
 let cpuAtFirstRequest = Number.NaN;
@@ -195,6 +230,10 @@ const code = await new Promise<number | null>((resolve) => child.on("exit", reso
 const wallMs = performance.now() - started;
 clearInterval(cpuPoll);
 account(0);
+const workerCpu = workers.map((worker, i) => totalCpu(worker.child.pid) - (workerCpuAtStart[i] ?? 0));
+for (const worker of workers) worker.child.kill("SIGTERM");
+await Promise.all(workers.map((worker) => worker.exit));
+await redis?.stop();
 await server.close();
 if (code !== 0) {
   console.error(`hsearch run exited ${code}`);
@@ -203,7 +242,7 @@ if (code !== 0) {
 const status = JSON.parse(stdout) as { usage?: { rollouts?: number } };
 const boundMs = (requests * latencyMs) / concurrency;
 console.log(
-  `search: ${requests} requests, ${status.usage?.rollouts ?? "?"} rollouts, latency ${latencyMs} ms, concurrency ${concurrency}, customer ${values.customer}`,
+  `search: ${requests} requests, ${status.usage?.rollouts ?? "?"} rollouts, latency ${latencyMs} ms, concurrency ${concurrency}, customer ${values.customer}${workerCount > 0 ? `, through ${workerCount} workers (${Math.ceil(concurrency / workerCount)} rollouts each)` : ""}`,
 );
 const searchMs = lastAnswerAt - firstRequestAt;
 stepGapsMs.sort((a, b) => a - b);
@@ -221,6 +260,10 @@ console.log(
 console.log(
   `hsearch CPU ${cpuSeconds.toFixed(1)} s (user ${userSeconds.toFixed(1)} s, system ${systemSeconds.toFixed(1)} s; ${((1000 * cpuSeconds) / requests).toFixed(2)} ms per request; ${((100 * cpuSeconds * 1000) / wallMs).toFixed(0)}% of one core over the wall; ${cpuAtFirstRequest.toFixed(1)} s of it before the first request); load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? Number.NaN).toFixed(1)} after`,
 );
+if (workers.length > 0)
+  console.log(
+    `workers' CPU during the run: ${workerCpu.map((seconds) => `${seconds.toFixed(1)} s`).join(", ")}; rollouts each ${workers.map((worker) => worker.rollouts()).join(", ")}`,
+  );
 const stalledMs = stalls.reduce((sum, stall) => sum + stall.ms, 0);
 console.log(
   `stalls (no request in flight) between the first and the last request: ${stalls.length}, ${(stalledMs / 1000).toFixed(1)} s in all; the longest:`,

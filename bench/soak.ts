@@ -6,7 +6,11 @@
  * selection and the run's content hash match, rollouts lost, infra errors stored in each run, and faults injected.
  * The driver is test/helpers/soak.ts, shared with the small asserted soak of test/search/soak.e2e.test.ts.
  *
- *   npx tsx bench/soak.ts [--kills 10] [--seed 1] [--latency-ms 20] [--call-timeout-s 2]
+ * `--workers`: the same search run as `run --workers` with two `hsearch worker` processes (8 rollouts each, a private
+ * redis-server), one of them SIGKILLed at seeded counts of its answered calls and restarted each time, against the
+ * uninterrupted single-process run.
+ *
+ *   npx tsx bench/soak.ts [--kills 10] [--seed 1] [--latency-ms 20] [--call-timeout-s 2] [--workers]
  */
 import { parseArgs } from "node:util";
 import { type RunFacts, runSoak } from "../test/helpers/soak";
@@ -17,6 +21,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     "latency-ms": { type: "string", default: "20" },
     "call-timeout-s": { type: "string", default: "2" },
+    workers: { type: "boolean", default: false },
   },
 });
 
@@ -30,6 +35,7 @@ const result = await runSoak({
   proposalsPerRound: 3,
   concurrency: 16,
   tasks: { perFamily: 4, heldoutPerFamily: 2, independent: 4 },
+  ...(values.workers ? { workers: { concurrency: 8, stallSeconds: 5 } } : {}),
 });
 
 const faults = (facts: RunFacts) => {
@@ -41,9 +47,14 @@ const { uninterrupted, killed } = result;
 console.log(
   `uninterrupted: ${uninterrupted.seconds.toFixed(1)} s, ${uninterrupted.rollouts.size} rollouts, ${uninterrupted.calls} model calls answered, ${faults(uninterrupted)}`,
 );
-console.log(
-  `killed ${killed.kills} times with SIGKILL (${killed.starts} starts, ${killed.seconds.toFixed(1)} s): state ${killed.state}, ${killed.rollouts.size} rollouts, ${killed.calls} model calls answered, ${faults(killed)}`,
-);
+if (killed.workers)
+  console.log(
+    `run --workers, one of two workers killed ${killed.kills} times with SIGKILL and restarted (${killed.seconds.toFixed(1)} s): state ${killed.state}, ${killed.rollouts.size} rollouts stored, run by the victim ${killed.workers.victim} and the partner ${killed.workers.partner} (${killed.workers.victim + killed.workers.partner - killed.rollouts.size} run again), ${killed.calls} model calls answered, ${faults(killed)}`,
+  );
+else
+  console.log(
+    `killed ${killed.kills} times with SIGKILL (${killed.starts} starts, ${killed.seconds.toFixed(1)} s): state ${killed.state}, ${killed.rollouts.size} rollouts, ${killed.calls} model calls answered, ${faults(killed)}`,
+  );
 console.log(
   `same selection: ${killed.selected === uninterrupted.selected} (${killed.selected?.slice(0, 12)}), same content hash: ${killed.contentHash === uninterrupted.contentHash}, rollouts lost: ${result.lost}, infra errors stored: ${killed.infraErrors} (uninterrupted ${uninterrupted.infraErrors})`,
 );

@@ -13,6 +13,17 @@
  * still needs (the reference run's cache rows minus the rows this run has), so it is reached before the run can end.
  * (Polling the cache for a count missed kills when one start got past the next point in the 20 ms between polls.)
  * A resumed episode replays its answered calls from the cache and continues.
+ *
+ * With `workers`, the killed run is `run --workers` with two `hsearch worker` processes on a private redis-server,
+ * and what is SIGKILLed (and restarted at once) is one of the workers, the victim; the coordinator runs to the end.
+ * Kill points are counted in the run's answered calls (either worker's) from the moment the victim is ready, and
+ * drawn from the calls the run still needs, so every kill lands, with the victim alive and taking jobs. The victim
+ * works alone until the first kill (so that kill finds its rollouts in flight); the partner starts then, and is
+ * frozen (SIGSTOP) while the victim restarts. The server
+ * tells the victim's calls by their API key (the request cache does not key on it): the call that triggers a kill is
+ * left unanswered if it is the victim's, answered if it is the partner's. The two workers share one request cache
+ * file, as the single process has its run's, so a re-run rollout replays what was answered, and the calls the run
+ * still needs are counted as for the run: the reference's cache rows not in the workers' (and coordinator's) yet.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -29,7 +40,10 @@ import {
   startFakeOpenAIServer,
 } from "./fake-openai-server";
 import type { FaultKind } from "./fault-plan";
+import { startRedis } from "./redis-server";
+import { finished } from "./run-summary";
 import { retailSubset } from "./task-subset";
+import { startWorkerProcess, type WorkerProcess } from "./worker-process";
 
 export interface SoakOptions {
   /** SIGKILLs of the interrupted run (each lands: see the kill points above). */
@@ -45,6 +59,11 @@ export interface SoakOptions {
   proposalsPerRound: number;
   concurrency: number;
   tasks: { perFamily: number; heldoutPerFamily: number; independent: number };
+  /**
+   * Kill a worker instead of the run: `run --workers` with two workers (`concurrency` rollouts each), one SIGKILLed
+   * `kills` times and restarted; `stallSeconds` is their `--stall-seconds`.
+   */
+  workers?: { concurrency: number; stallSeconds: number };
 }
 
 export interface RunFacts {
@@ -64,14 +83,27 @@ export interface RunFacts {
 
 export interface SoakResult {
   uninterrupted: RunFacts & { seconds: number };
-  killed: RunFacts & { kills: number; starts: number; seconds: number };
+  /**
+   * Killing the run: `starts` of the run. Killing a worker: `starts` of the victim worker, and `calls` the rows of
+   * the workers' request cache and the coordinator's.
+   */
+  killed: RunFacts & { kills: number; starts: number; seconds: number; workers?: WorkerFacts };
   /** Rollouts of the uninterrupted run missing from the killed one. */
   lost: number;
 }
 
-/** Kills the run being served when its `after`-th answered call arrives (armed per start). */
+export interface WorkerFacts {
+  /** Rollouts each worker finished (the victim over all its starts); more than stored when a killed one's are re-run. */
+  victim: number;
+  partner: number;
+}
+
+/**
+ * Kills a process when the `after`-th answered call arrives (armed per start). The call is left unanswered when it is
+ * the killed process's: every call without `apiKey`, else calls made with that key (one worker's).
+ */
 interface KillSwitch {
-  armed?: { after: number; kill: () => void };
+  armed?: { after: number; kill: () => void; apiKey?: string };
 }
 
 /** The agent the server plays reads twice, then abstains when the harness offers it, else answers in text. */
@@ -92,8 +124,9 @@ function soakServer(options: SoakOptions, refusedScenario: string, killSwitch: K
       const armed = killSwitch.armed;
       if (armed && --armed.after === 0) {
         killSwitch.armed = undefined;
-        armed.kill(); // SIGKILL before the answer: this call is unanswered, as a real crash leaves it
-        return openaiError(503, "soak: the client was killed");
+        armed.kill(); // SIGKILL before the answer: the killed process's call is unanswered, as a real crash leaves it
+        if (!armed.apiKey || request.headers.authorization === `Bearer ${armed.apiKey}`)
+          return openaiError(503, "soak: the client was killed");
       }
       await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
       const turns = messages.filter((message) => message.role === "assistant").length;
@@ -113,31 +146,29 @@ function soakServer(options: SoakOptions, refusedScenario: string, killSwitch: K
     // The recorded bodies are not needed and would only grow.
     const trim = setInterval(() => server.requests.splice(0), 1000);
     trim.unref();
-    return { server, refused: () => refused, stop: () => clearInterval(trim) };
+    return {
+      server,
+      refused: () => refused,
+      stop: () => clearInterval(trim),
+    };
   });
 }
+
+const soakEnv = (server: FakeOpenAIServer, apiKey = "sk-soak") => ({
+  OPENAI_API_KEY: apiKey,
+  OPENAI_BASE_URL: server.baseURL,
+});
 
 function hsearch(server: FakeOpenAIServer, cwd: string, args: string[]): ChildProcess {
   return spawn(process.execPath, [...SOURCE_CLI, ...args], {
     cwd,
-    env: { ...process.env, OPENAI_API_KEY: "sk-soak", OPENAI_BASE_URL: server.baseURL },
+    env: { ...process.env, ...soakEnv(server) },
     stdio: ["ignore", "ignore", "pipe"],
   });
 }
 
-function exited(child: ChildProcess) {
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal, stderr })),
-  );
-}
-
-/** Answered model calls so far: rows of the run's request cache (0 before it exists). */
-function answeredCalls(runDir: string): number {
-  const path = join(runDir, "cache.db");
+/** Answered model calls so far: rows of the run's request cache (0 before it exists), or of another cache file. */
+function answeredCalls(runDir: string, path = join(runDir, "cache.db")): number {
   if (!existsSync(path)) return 0;
   try {
     const db = new Database(path, { readonly: true, fileMustExist: true });
@@ -204,8 +235,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // The uninterrupted reference.
     const reference = await soakServer(options, scenario);
     const referenceDir = join(work, "uninterrupted", "run");
-    let started = performance.now();
-    const first = await exited(hsearch(reference.server, work, ["run", config, "--out", referenceDir]));
+    const started = performance.now();
+    const first = await finished(hsearch(reference.server, work, ["run", config, "--out", referenceDir]));
     const referenceSeconds = (performance.now() - started) / 1000;
     reference.stop();
     await reference.server.close();
@@ -217,57 +248,199 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       seconds: referenceSeconds,
     };
 
-    // The same search, killed at seeded call counts and resumed each time.
-    const killSwitch: KillSwitch = {};
-    const soak = await soakServer(options, scenario, killSwitch);
-    const runDir = join(work, "killed", "run");
-    const rng = createRng(options.seed, "soak-kills");
-    let kills = 0;
-    let starts = 0;
-    started = performance.now();
-    for (;;) {
-      // A kill before the run was recorded leaves nothing to resume (the directory may exist): start again.
-      const recorded = existsSync(join(runDir, "run.db"));
-      if (!recorded) rmSync(runDir, { recursive: true, force: true });
-      const child = hsearch(
-        soak.server,
-        work,
-        recorded ? ["run", "--resume", runDir] : ["run", config, "--out", runDir],
-      );
-      starts++;
-      const left = options.kills - kills;
-      if (left > 0) {
-        // This start needs at least `needed` answered calls to finish (each missing cache row is one); its kill point
-        // is drawn from the first 90%/left of them, so it is reached and the later kills keep calls to land in.
-        const needed = uninterrupted.calls - answeredCalls(runDir);
-        if (needed < left) throw new Error(`soak: only ${needed} calls left for ${left} kills`);
-        const span = Math.max(1, Math.floor((0.9 * needed) / left));
-        killSwitch.armed = { after: 1 + rng.int(span), kill: () => child.kill("SIGKILL") };
-      }
-      const result = await exited(child);
-      killSwitch.armed = undefined;
-      if (result.signal === "SIGKILL") {
-        kills++;
-        continue;
-      }
-      if (result.code !== 0) throw new Error(`the resumed run exited ${result.code}: ${result.stderr}`);
-      break;
-    }
-    const killedSeconds = (performance.now() - started) / 1000;
-    soak.stop();
-    await soak.server.close();
-    const killed = {
-      ...factsOf(runDir),
-      faults: { ...(soak.server.faults as Record<FaultKind, number>) },
-      refused: soak.refused(),
-      kills,
-      starts,
-      seconds: killedSeconds,
-    };
+    const killed = options.workers
+      ? await killWorker(options, options.workers, { work, config, scenario, needed: uninterrupted.calls })
+      : await killRun(options, { work, config, scenario, needed: uninterrupted.calls });
     const lost = [...uninterrupted.rollouts].filter((key) => !killed.rollouts.has(key)).length;
     return { uninterrupted, killed, lost };
   } finally {
     rmSync(work, { recursive: true, force: true });
     rmSync(subset.dir, { recursive: true, force: true });
+  }
+}
+
+interface SoakPlace {
+  work: string;
+  config: string;
+  /** The refused customer's scenario. */
+  scenario: string;
+}
+
+/** The search SIGKILLed at seeded call counts and resumed each time (`needed`: the calls the whole run answers). */
+async function killRun(
+  options: SoakOptions,
+  where: SoakPlace & { needed: number },
+): Promise<SoakResult["killed"]> {
+  const killSwitch: KillSwitch = {};
+  const soak = await soakServer(options, where.scenario, killSwitch);
+  const runDir = join(where.work, "killed", "run");
+  const rng = createRng(options.seed, "soak-kills");
+  let kills = 0;
+  let starts = 0;
+  const started = performance.now();
+  for (;;) {
+    // A kill before the run was recorded leaves nothing to resume (the directory may exist): start again.
+    const recorded = existsSync(join(runDir, "run.db"));
+    if (!recorded) rmSync(runDir, { recursive: true, force: true });
+    const child = hsearch(
+      soak.server,
+      where.work,
+      recorded ? ["run", "--resume", runDir] : ["run", where.config, "--out", runDir],
+    );
+    starts++;
+    const left = options.kills - kills;
+    if (left > 0) {
+      // This start needs at least `needed` answered calls to finish (each missing cache row is one); its kill point
+      // is drawn from the first 90%/left of them, so it is reached and the later kills keep calls to land in.
+      const needed = where.needed - answeredCalls(runDir);
+      if (needed < left) throw new Error(`soak: only ${needed} calls left for ${left} kills`);
+      const span = Math.max(1, Math.floor((0.9 * needed) / left));
+      killSwitch.armed = { after: 1 + rng.int(span), kill: () => child.kill("SIGKILL") };
+    }
+    const result = await finished(child);
+    killSwitch.armed = undefined;
+    if (result.signal === "SIGKILL") {
+      kills++;
+      continue;
+    }
+    if (result.code !== 0) throw new Error(`the resumed run exited ${result.code}: ${result.stderr}`);
+    break;
+  }
+  const killedSeconds = (performance.now() - started) / 1000;
+  soak.stop();
+  await soak.server.close();
+  return {
+    ...factsOf(runDir),
+    faults: { ...(soak.server.faults as Record<FaultKind, number>) },
+    refused: soak.refused(),
+    kills,
+    starts,
+    seconds: killedSeconds,
+  };
+}
+
+/** The two workers' API keys, so that the server can tell the victim's calls. */
+const VICTIM_KEY = "sk-soak-victim";
+const PARTNER_KEY = "sk-soak-partner";
+
+/**
+ * `run --workers` with two workers, the victim SIGKILLed at the run's n-th answered call since it was ready and
+ * restarted at once, `kills` times; the coordinator runs to the end, uninterrupted.
+ */
+async function killWorker(
+  options: SoakOptions,
+  workers: NonNullable<SoakOptions["workers"]>,
+  where: SoakPlace & { needed: number },
+): Promise<SoakResult["killed"]> {
+  const redis = await startRedis();
+  const killSwitch: KillSwitch = {};
+  const soak = await soakServer(options, where.scenario, killSwitch);
+  const runDir = join(where.work, "workers", "run");
+  const rng = createRng(options.seed, "soak-worker-kills");
+  const children: ChildProcess[] = [];
+  const cache = join(where.work, "workers-cache.db");
+  const start = (apiKey: string) =>
+    startWorkerProcess({
+      redisUrl: redis.url,
+      queue: "soak",
+      cwd: where.work,
+      env: soakEnv(soak.server, apiKey),
+      args: [
+        "--concurrency",
+        String(workers.concurrency),
+        "--stall-seconds",
+        String(workers.stallSeconds),
+        "--cache",
+        cache,
+      ],
+      spawned: (child) => children.push(child),
+    });
+  let kills = 0;
+  let starts = 0;
+  let victimRollouts = 0;
+  let partner: WorkerProcess | undefined;
+  const started = performance.now();
+  try {
+    // The victim alone until its first kill: the run needs its calls, so that kill lands.
+    let victim = await start(VICTIM_KEY);
+    const run = finished(
+      hsearch(soak.server, where.work, [
+        "run",
+        where.config,
+        "--out",
+        runDir,
+        "--workers",
+        redis.url,
+        "--queue",
+        "soak",
+      ]),
+    );
+    for (;;) {
+      starts++;
+      const left = options.kills - kills;
+      // The calls the run still needs to send, at least: each call of the uninterrupted run not answered yet, less
+      // those answered but not yet stored (at most one per rollout in flight).
+      const needed =
+        where.needed - answeredCalls(runDir) - answeredCalls(runDir, cache) - options.concurrency;
+      if (left > 0) {
+        // Drawn from the first 90%/(left + 1) of them, so it is reached and the later kills keep calls to land in
+        // even when calls answered before the arming are stored after it.
+        if (needed < left) throw new Error(`soak: only ${needed} calls left for ${left} kills`);
+        const span = Math.max(1, Math.floor((0.9 * needed) / (left + 1)));
+        const child = victim.child;
+        killSwitch.armed = {
+          apiKey: VICTIM_KEY,
+          after: 1 + rng.int(span),
+          kill: () => child.kill("SIGKILL"),
+        };
+      }
+      const outcome = await Promise.race([
+        victim.exit.then((exit) => ({ victim: exit })),
+        run.then((exit) => ({ run: exit })),
+      ]);
+      killSwitch.armed = undefined;
+      if ("run" in outcome) {
+        if (outcome.run.code !== 0)
+          throw new Error(`the coordinator exited ${outcome.run.code}: ${outcome.run.stderr}`);
+        break;
+      }
+      victimRollouts += victim.rollouts();
+      if (outcome.victim.signal !== "SIGKILL")
+        throw new Error(`the victim worker exited ${outcome.victim.code}: ${outcome.victim.stderr}`);
+      kills++;
+      // The partner (started at the first kill) is frozen while the victim restarts, so that the run does not use up
+      // the calls later kills are drawn from (a start through tsx takes seconds); a freeze longer than --stall-seconds
+      // hands its jobs to the victim, and a call it had in flight may time out and be sent again.
+      partner ??= await start(PARTNER_KEY);
+      partner.child.kill("SIGSTOP");
+      try {
+        victim = await start(VICTIM_KEY);
+      } finally {
+        partner.child.kill("SIGCONT");
+      }
+    }
+    for (const worker of [victim, partner]) worker?.child.kill("SIGTERM");
+    for (const worker of [victim, partner]) {
+      const exit = await worker?.exit;
+      if (exit && exit.code !== 0) throw new Error(`a worker exited ${exit.code} on SIGTERM: ${exit.stderr}`);
+    }
+    victimRollouts += victim.rollouts();
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      ...factsOf(runDir),
+      calls: answeredCalls(runDir) + answeredCalls(runDir, cache),
+      faults: { ...(soak.server.faults as Record<FaultKind, number>) },
+      refused: soak.refused(),
+      kills,
+      starts,
+      seconds,
+      workers: { victim: victimRollouts, partner: partner?.rollouts() ?? 0 },
+    };
+  } finally {
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    soak.stop();
+    await soak.server.close();
+    await redis.stop();
   }
 }

@@ -19,6 +19,8 @@ export async function startWorkerProcess(options: {
   env?: NodeJS.ProcessEnv;
   /** Extra flags (`--concurrency` is 4 unless given). */
   args?: string[];
+  /** The command after `node` (default the sources through tsx; a benchmark may run the built `dist/cli/bin.js`). */
+  cli?: readonly string[];
   /** Told of the child as soon as it is spawned (for a test's clean-up). */
   spawned?: (child: ChildProcess) => void;
 }): Promise<WorkerProcess> {
@@ -26,7 +28,7 @@ export async function startWorkerProcess(options: {
   const child = spawn(
     process.execPath,
     [
-      ...SOURCE_CLI,
+      ...(options.cli ?? SOURCE_CLI),
       "worker",
       "--redis",
       options.redisUrl,

@@ -35,4 +35,41 @@ describe("soak: SIGKILLs and provider faults", () => {
     expect(killed.faults.hang).toBeGreaterThan(0);
     expect(Object.values(killed.faults).reduce((a, b) => a + b, 0)).toBeGreaterThan(5);
   }, 600_000);
+
+  /**
+   * The same search run through two workers, one of them SIGKILLed at 3 seeded points (counts of the run's answered
+   * calls, so each lands) and restarted, against the uninterrupted single-process run.
+   */
+  it("with a worker SIGKILLed at seeded points and restarted, run --workers ends on the single-process run's selection and content", async () => {
+    const { uninterrupted, killed, lost } = await runSoak({
+      kills: 3,
+      seed: 2,
+      latencyMs: 5,
+      faultRate: 0.2,
+      callTimeoutSeconds: 1,
+      rounds: 1,
+      proposalsPerRound: 2,
+      // Few rollouts in flight: calls answered but not yet stored when a kill is armed count against its draw.
+      concurrency: 4,
+      tasks: { perFamily: 1, heldoutPerFamily: 1, independent: 2 },
+      workers: { concurrency: 2, stallSeconds: 3 },
+    });
+    expect(killed.kills).toBe(3);
+    expect(killed.starts).toBe(4);
+    expect(killed.state).toBe("finished");
+    expect(killed.selected).toBe(uninterrupted.selected);
+    expect(killed.contentHash).toBe(uninterrupted.contentHash);
+    expect(lost).toBe(0);
+    expect(killed.rollouts.size).toBe(uninterrupted.rollouts.size);
+    expect(killed.infraErrors).toBeGreaterThan(0);
+    expect(killed.infraErrors).toBe(uninterrupted.infraErrors);
+    // Every stored rollout was run by a worker (a killed one's unfinished rollouts again by the other or its restart).
+    const workers = killed.workers ?? { victim: 0, partner: 0 };
+    expect(workers.victim).toBeGreaterThan(0);
+    expect(workers.victim + workers.partner).toBeGreaterThanOrEqual(killed.rollouts.size);
+    expect(killed.faults.hang).toBeGreaterThan(0);
+    console.info(
+      `worker soak: 3 kills; rollouts run by the victim ${workers.victim}, the partner ${workers.partner}, ${killed.rollouts.size} stored; ${killed.infraErrors} infra errors in each run`,
+    );
+  }, 600_000);
 });
