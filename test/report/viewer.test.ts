@@ -171,6 +171,14 @@ describe("the viewer's pages", () => {
       `hsearch export ${status.run} --candidate ${accepted.slice(0, 10)} --out DIR`,
     );
     expect(page.body).toContain("Against the parent");
+    // Its results per split: every per-episode rate with k/n and a 95% interval (strict SA, M0, solve, false abst.).
+    const results = page.body.split("<h2>Results</h2>")[1]?.split("</table>")[0] ?? "";
+    const searchRow = results.split("<tr>").find((row) => row.startsWith("<td>search</td>")) ?? "";
+    expect(searchRow.match(/<span class="kn">\d+\/\d+<\/span> <span class="ci">\[/g)).toHaveLength(4);
+    const selected = await get(viewer.port, `/candidates/${status.selected?.commit}`, { cookie });
+    const selectedResults = selected.body.split("<h2>Results</h2>")[1]?.split("</table>")[0] ?? "";
+    const heldoutRow = selectedResults.split("<tr>").find((row) => row.startsWith("<td>held-out<")) ?? "";
+    expect(heldoutRow.match(/<span class="kn">\d+\/\d+<\/span>/g)?.length ?? 0).toBeGreaterThan(0);
     expect(page.body).toMatch(/<span class="kn">\d+\/\d+<\/span>/);
     expect(page.body).toContain("retail system prompt");
     expect(page.body).toMatch(/badge (selected|incumbent)|badge accepted/);

@@ -2,10 +2,11 @@
 import type { Trajectory } from "../../harness/trajectory";
 import type { CandidateRecord, EvaluationRecord, Purpose, RolloutRecord, RunRecord } from "../../store";
 import { PURPOSES } from "../../store";
-import { type Comparison, suiteOfTask } from "../compare";
+import { type Comparison, suiteOfTask, wilson } from "../compare";
 import { fmtRate, fmtTime, num, shortSha } from "../format";
 import { type Html, html } from "../html";
 import { type Links, page } from "../page";
+import { rateCell } from "../sections/comparison";
 import { renderChangeSummary, renderDiff } from "../sections/diff";
 import { scoreExplanation, scoreLine } from "../sections/score-line";
 import { renderTimeline } from "../sections/timeline";
@@ -93,12 +94,26 @@ function outcome(rollout: RolloutRecord): Html {
     : html`<span class="badge failed">unsolved</span>`;
 }
 
-function summaryRow(label: string, summary: Record<string, unknown> | null, score?: number | null): Html {
+/**
+ * One split's results. Where the split's episodes are stored, each per-episode rate shows k/n and its 95% Wilson
+ * interval like every other rate cell; the objective and AbsRec@1 (aggregates over tasks) stay point values.
+ */
+function summaryRow(
+  label: string,
+  summary: Record<string, unknown> | null,
+  episodes: readonly RolloutRecord[],
+  score?: number | null,
+): Html {
   const view = summaryView(summary, score);
   const rates = blockedRates(view);
-  return html`<tr><td>${label}</td><td class="num">${fmtRate(view?.objective)}</td><td class="num">${fmtRate(blockedMetric(rates, "strict_sa"))}</td>
-<td class="num">${fmtRate(blockedMetric(rates, "m0"))}</td><td class="num">${fmtRate(blockedMetric(rates, "absrec1"))}</td>
-<td class="num">${fmtRate(feasibleMetric(view, "solve"))}</td><td class="num">${fmtRate(feasibleMetric(view, "false_abstention"))}</td></tr>`;
+  const cell = (kind: "blocked" | "feasible", metric: string, fallback: number | null | undefined) => {
+    const scored = episodes.filter((r) => r.scores.kind === kind);
+    if (scored.length === 0) return fmtRate(fallback);
+    return rateCell(wilson(scored.filter((r) => r.scores[metric] === true).length, scored.length));
+  };
+  return html`<tr><td>${label}</td><td class="num">${fmtRate(view?.objective)}</td><td class="num">${cell("blocked", "strict_sa", blockedMetric(rates, "strict_sa"))}</td>
+<td class="num">${cell("blocked", "m0", blockedMetric(rates, "m0"))}</td><td class="num">${fmtRate(blockedMetric(rates, "absrec1"))}</td>
+<td class="num">${cell("feasible", "solve", feasibleMetric(view, "solve"))}</td><td class="num">${cell("feasible", "false_abstention", feasibleMetric(view, "false_abstention"))}</td></tr>`;
 }
 
 export function renderCandidatePage(data: CandidatePage, links: ViewerLinks): string {
@@ -107,9 +122,18 @@ export function renderCandidatePage(data: CandidatePage, links: ViewerLinks): st
     ? html`<a href="${links.candidate(candidate.parent)}"><code>${shortSha(candidate.parent)}</code></a>`
     : html`none (the seed)`;
   const summaries = [
-    summaryRow("search", candidate.summary, candidate.score),
+    summaryRow(
+      "search",
+      candidate.summary,
+      data.rollouts.filter((r) => r.purpose === "search"),
+      candidate.score,
+    ),
     ...data.evaluations.map((e) =>
-      summaryRow(`${PURPOSE_LABEL[e.purpose]}${e.round === null ? "" : ` (round ${e.round})`}`, e.summary),
+      summaryRow(
+        `${PURPOSE_LABEL[e.purpose]}${e.round === null ? "" : ` (round ${e.round})`}`,
+        e.summary,
+        data.rollouts.filter((r) => r.purpose === e.purpose && r.split === e.split),
+      ),
     ),
   ];
   const flipped = new Map<string, string>();
