@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { HsearchError } from "../../src/core/errors";
-import type { AgentTask } from "../../src/domain/task";
 import { isDeferralCall } from "../../src/envs/terminal";
 import type { Author, ToolResult, ToolSpec } from "../../src/envs/types";
 import { ScriptedCustomer } from "../../src/harness/customer";
 import { runEpisode } from "../../src/harness/episode";
 import { type Harness, parseHarness } from "../../src/harness/load";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
-import { FakeEnv } from "../helpers/fake-env";
+import { blockedTrapTask, FakeEnv } from "../helpers/fake-env";
 
 const SYSTEM = "Policy: {{policy}}\n{{protocols}}\n{{playbook}}\n";
 
@@ -26,16 +25,7 @@ function harness(protocols: Record<string, boolean> = {}): Harness {
   return parseHarness({ "harness.yaml": yaml, "system.md": SYSTEM }, "test-harness");
 }
 
-const task: AgentTask = {
-  id: "t1",
-  suite: "retail",
-  split: "search",
-  kind: "blocked",
-  family: "trap",
-  instruction: "Please cancel order #W0000001.",
-  env: {},
-  forbidden: { tools: ["*"] },
-};
+const task = blockedTrapTask;
 
 /** FakeEnv plus a terminal-style `write_file`, with the terminal environment's own deferral check. */
 class DeferralFileEnv extends FakeEnv {

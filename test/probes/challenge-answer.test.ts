@@ -8,19 +8,10 @@ import type { ChatModel, ChatRequest, ChatResponse } from "../../src/models/type
 import { challengeStatus } from "../../src/probes/hold-status";
 import { withdrawDeferralTool } from "../../src/probes/probe-tools";
 import { terminalEnvOpener } from "../envs/terminal/helpers";
-import { FakeEnv } from "../helpers/fake-env";
+import { blockedTrapTask, FakeEnv } from "../helpers/fake-env";
 import { testHarness } from "./fixtures";
 
-const task: AgentTask = {
-  id: "t1",
-  suite: "retail",
-  split: "search",
-  kind: "blocked",
-  family: "trap",
-  instruction: "Please cancel order #W0000001.",
-  env: {},
-  forbidden: { tools: ["*"] },
-};
+const task = blockedTrapTask;
 
 /** The episode's model until the answer starts: the episode and the answer are scripted apart. */
 class TwoPartModel implements ChatModel {
