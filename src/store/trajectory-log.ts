@@ -17,7 +17,7 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import { canonicalJson, sha256 } from "../core/canonical-json";
+import { canonicalJson, canonicalJsonOfMembers, sha256 } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
 import type { Trajectory } from "../harness/trajectory";
 
@@ -81,11 +81,15 @@ export function appendTrajectoryLines(file: string, entries: TrajectoryEntry[]):
     const pointers: LinePointer[] = [];
     const lines: Buffer[] = [];
     for (const entry of entries) {
-      const line = Buffer.from(
-        `${canonicalJson({ format: TRAJECTORY_FORMAT, key: entry.key, trajectory: entry.trajectory })}\n`,
-        "utf8",
-      );
-      pointers.push({ offset, length: line.length, sha256: trajectoryHash(entry.trajectory) });
+      // The trajectory is canonicalised once, for its hash and inside its line.
+      const trajectoryText = canonicalJson(entry.trajectory);
+      const text = canonicalJsonOfMembers({
+        format: canonicalJson(TRAJECTORY_FORMAT),
+        key: canonicalJson(entry.key),
+        trajectory: trajectoryText,
+      });
+      const line = Buffer.from(`${text}\n`, "utf8");
+      pointers.push({ offset, length: line.length, sha256: sha256(trajectoryText) });
       lines.push(line);
       offset += line.length;
     }

@@ -1,12 +1,14 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../src/core/canonical-json";
 import { isHsearchError } from "../../src/core/errors";
 import {
   appendTrajectoryLines,
   readTrajectoryAt,
   readTrajectoryLog,
   TRAJECTORY_FORMAT,
+  trajectoryHash,
 } from "../../src/store/trajectory-log";
 import { caught } from "../helpers/errors";
 import { addSeedAndProposal, newStore, rollout, SEED, tempDir, trajectory } from "./fixtures";
@@ -23,6 +25,12 @@ describe("trajectory log", () => {
     expect(second[0]?.offset).toBe(first[0]?.length);
     expect(readTrajectoryAt(file, "k3", second[1] as (typeof second)[number]).task_id).toBe("t3");
     expect([...readTrajectoryLog(file).keys()]).toEqual(["k1", "k2", "k3"]);
+    // Each line is the canonical JSON of the entry, and its pointer holds the hash of the trajectory's.
+    const lines = readFileSync(file, "utf8").split("\n");
+    expect(lines[1]).toBe(
+      canonicalJson({ format: TRAJECTORY_FORMAT, key: "k2", trajectory: trajectory("t2") }),
+    );
+    expect(second[0]?.sha256).toBe(trajectoryHash(trajectory("t2")));
   });
 
   it("versions every line, reads unversioned lines as format 1, and refuses a format it does not know", () => {
