@@ -46,6 +46,53 @@ export function parsePositioned(text: string, file: string): PositionedDocument 
       `${format} document of ${bytes} bytes is over the limit of ${DOCUMENT_LIMITS.maxBytes} bytes`,
       { file },
     );
+  if (format === "JSON") {
+    const value = plainJson(text);
+    // Positions are only needed for an error: the YAML parse that knows them runs then.
+    if (value !== undefined)
+      return { file, value: value.parsed, lineOf: (path) => parseYaml(text, file, format).lineOf(path) };
+  }
+  return parseYaml(text, file, format);
+}
+
+/**
+ * A JSON document the YAML parser would read to the same value without complaint, read by JSON.parse (about fifty
+ * times faster: task suites are hundreds of JSON files). Undefined when it is not such a document — not JSON, a
+ * key repeated in an object (an error for the YAML parser, the last one wins for JSON.parse), or nested deep
+ * enough to come near the depth limit — so the YAML path reports it as before.
+ */
+function plainJson(text: string): { parsed: unknown } | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  // Valid JSON from here: strings, structure and whitespace only need telling apart.
+  const keysAt: Array<Set<string> | null> = [];
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (char === 0x7b /* { */ || char === 0x5b /* [ */) {
+      keysAt.push(char === 0x7b ? new Set() : null);
+      if (keysAt.length > DOCUMENT_LIMITS.maxDepth / 2) return undefined;
+    } else if (char === 0x7d /* } */ || char === 0x5d /* ] */) keysAt.pop();
+    else if (char === 0x22 /* " */) {
+      const start = i;
+      for (i++; text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c /* \ */) i++;
+      const keys = keysAt.at(-1);
+      if (!keys) continue;
+      let next = i + 1;
+      while (/\s/.test(text.charAt(next))) next++;
+      if (text.charAt(next) !== ":") continue;
+      const key = JSON.parse(text.slice(start, i + 1)) as string;
+      if (keys.has(key)) return undefined;
+      keys.add(key);
+    }
+  }
+  return { parsed };
+}
+
+function parseYaml(text: string, file: string, format: string): PositionedDocument {
   const lineCounter = new LineCounter();
   const doc: Document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const first = doc.errors[0];

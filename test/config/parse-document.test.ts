@@ -47,6 +47,25 @@ describe("positioned validation", () => {
 
   it("rejects duplicate keys", () => {
     expect(errorOf("a: {b: [1]}\nc: x\nc: y\n").message).toMatch(/malformed YAML/);
+    // In JSON too (JSON.parse alone would keep the last), at any depth and however the key is escaped.
+    const json = errorOf('{\n  "a": {"b": [1], "\\u0062": [2]},\n  "c": "x"\n}', "t.json");
+    expect(json.message).toMatch(/malformed JSON: Map keys must be unique/);
+    expect(json.location.line).toBe(2);
+    // The same key in two objects, or as a string value, is no duplicate.
+    const fine = '{"a": {"b": [1]}, "c": "x", "x": [{"c": "b"}, {"c": "a"}]}';
+    expect(validateDocument(schema.extend({ x: z.unknown() }), parsePositioned(fine, "t.json")).c).toBe("x");
+  });
+
+  it("reads a JSON document to what the YAML parser reads, and still names lines in it", () => {
+    const text =
+      '{\n\t"a": {"b": [1, 2.50, -0, 1e3]},\n\t"c": "x",\n\t"d": ["\\u00e9\\"\\\\", null, true, {}]\n}';
+    const json = parsePositioned(text, "t.json");
+    const yaml = parsePositioned(text, "t.yaml");
+    expect(json.value).toEqual(yaml.value);
+    expect(Object.is((json.value as { a: { b: number[] } }).a.b[2], -0)).toBe(true);
+    expect(json.lineOf(["d", 1])).toBe(4);
+    const error = errorOf('{\n  "a": {"b": [1]},\n  "c": "z"\n}', "t.json");
+    expect(error.location).toEqual({ file: "t.json", field: "c", line: 3 });
   });
 
   describe("resource limits: a hostile document is bad input naming its file, never a crash", () => {
@@ -71,6 +90,8 @@ describe("positioned validation", () => {
       const flow = errorOf(`a: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n`, "deep.yaml");
       expect(flow.message).toMatch(/nested deeper than the limit of 64 levels/);
       expect(flow.location.file).toBe("deep.yaml");
+      const json = errorOf(`{"a": ${"[".repeat(20_000)}${"]".repeat(20_000)}}`, "deep.json");
+      expect(json.message).toMatch(/nested deeper than the limit of 64 levels/);
       const depth = DOCUMENT_LIMITS.maxDepth + 1;
       const block = Array.from({ length: depth }, (_, i) => `${" ".repeat(i)}k:`).join("\n");
       const error = errorOf(`${block} 1\n`, "deep-map.yaml");
