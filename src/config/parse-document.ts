@@ -47,7 +47,7 @@ export function parsePositioned(text: string, file: string): PositionedDocument 
       { file },
     );
   if (format === "JSON") {
-    const value = plainJson(text);
+    const value = plainJson(text, file);
     // Positions are only needed for an error: the YAML parse that knows them runs then.
     if (value !== undefined)
       return { file, value: value.parsed, lineOf: (path) => parseYaml(text, file, format).lineOf(path) };
@@ -58,10 +58,10 @@ export function parsePositioned(text: string, file: string): PositionedDocument 
 /**
  * A JSON document the YAML parser would read to the same value without complaint, read by JSON.parse (about fifty
  * times faster: task suites are hundreds of JSON files). Undefined when it is not such a document — not JSON, a
- * key repeated in an object (an error for the YAML parser, the last one wins for JSON.parse), or nested deep
- * enough to come near the depth limit — so the YAML path reports it as before.
+ * key repeated in an object (an error for the YAML parser, the last one wins for JSON.parse) — so the YAML path
+ * reports it as before. JSON nested deeper than the limit is refused here, naming the line.
  */
-function plainJson(text: string): { parsed: unknown } | undefined {
+function plainJson(text: string, file: string): { parsed: unknown } | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -74,7 +74,14 @@ function plainJson(text: string): { parsed: unknown } | undefined {
     const char = text.charCodeAt(i);
     if (char === 0x7b /* { */ || char === 0x5b /* [ */) {
       keysAt.push(char === 0x7b ? new Set() : null);
-      if (keysAt.length > DOCUMENT_LIMITS.maxDepth / 2) return undefined;
+      // As deep as the YAML parser's check counts; that parser is not asked, as it can run out of memory on such a
+      // document in a flow collection instead of overflowing its stack.
+      if (keysAt.length > DOCUMENT_LIMITS.maxDepth)
+        throw new HsearchError(
+          "bad_input",
+          `malformed JSON: nested deeper than the limit of ${DOCUMENT_LIMITS.maxDepth} levels`,
+          { file, line: lineAt(text, i) },
+        );
     } else if (char === 0x7d /* } */ || char === 0x5d /* ] */) keysAt.pop();
     else if (char === 0x22 /* " */) {
       const start = i;
@@ -90,6 +97,13 @@ function plainJson(text: string): { parsed: unknown } | undefined {
     }
   }
   return { parsed };
+}
+
+/** The 1-based line of the character at `index`. */
+function lineAt(text: string, index: number): number {
+  let line = 1;
+  for (let at = text.indexOf("\n"); at !== -1 && at < index; at = text.indexOf("\n", at + 1)) line++;
+  return line;
 }
 
 function parseYaml(text: string, file: string, format: string): PositionedDocument {
