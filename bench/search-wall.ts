@@ -13,7 +13,8 @@
  * result names the call; the customer's and the agent's next messages are the other side's text).
  *
  * `--workers N`: the run is `run --workers` on a private redis-server with N `hsearch worker` processes on this machine
- * sharing the `concurrency` (each `--concurrency` concurrency / N, rounded up); their CPU time is reported apart.
+ * sharing the `concurrency` (each `--concurrency` concurrency / N, rounded up) and one `--cache` file; their CPU time
+ * is reported apart.
  *
  *   npx tsx bench/search-wall.ts [--latency-ms 200] [--concurrency 32] [--rounds 8] [--customer auto|scripted]
  *                                [--built] [--profile DIR] [--workers N]
@@ -154,7 +155,13 @@ if (workerCount > 0) {
         cwd: PACKAGE_ROOT,
         env,
         cli,
-        args: ["--concurrency", String(Math.ceil(concurrency / workerCount))],
+        // One request cache for the workers, as the single process has its run's.
+        args: [
+          "--concurrency",
+          String(Math.ceil(concurrency / workerCount)),
+          "--cache",
+          join(work, "workers-cache.db"),
+        ],
       }),
     );
 }

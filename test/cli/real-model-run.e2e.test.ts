@@ -9,18 +9,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeRequestCaches } from "../../src/models/cache";
-import { costOf, loadPriceTable } from "../../src/models/prices";
 import type { EpisodeScore } from "../../src/scoring";
 import { openRunStore } from "../../src/store";
 import { runCli } from "../helpers/cli";
 import {
-  type BilledTokens,
   type FakeOpenAIServer,
   type RecordedRequest,
   startFakeOpenAIServer,
 } from "../helpers/fake-openai-server";
 import type { FaultPlan } from "../helpers/fault-plan";
-import { type RealisticOptions, realisticOpenAI, roleOfRequest } from "../helpers/realistic-openai";
+import {
+  expectedUsd,
+  type RealisticOptions,
+  realisticOpenAI,
+  roleOfRequest,
+} from "../helpers/realistic-openai";
 import { retailSubset } from "../helpers/task-subset";
 
 /** One model per role, so that the server's bill by model is its bill by role. */
@@ -151,15 +154,6 @@ async function medianSecondTurnSize(): Promise<number> {
     .sort((a, b) => a - b);
   expect(new Set(sizes).size).toBeGreaterThan(1);
   return sizes[Math.floor(sizes.length / 2)] as number;
-}
-
-function expectedUsd(model: string, bill: BilledTokens | undefined): number {
-  return costOf(loadPriceTable(), `openai:${model}`, {
-    input_tokens: bill?.input_tokens ?? 0,
-    output_tokens: bill?.output_tokens ?? 0,
-    cache_read_tokens: bill?.cache_read_tokens ?? 0,
-    cache_write_tokens: bill?.cache_write_tokens ?? 0,
-  }).usd;
 }
 
 describe("a real-model study against a provider that fails like a real one", () => {

@@ -6,7 +6,13 @@
  * agent's later turns, as OpenAI reports cached_tokens). An optional outage answers some requests with 429 every
  * time (a persistent infrastructure error). Combine with the fake server's fault plan for transient failures.
  */
-import { openaiCompletion, type RecordedRequest, type ScriptedReply } from "./fake-openai-server";
+import { costOf, loadPriceTable } from "../../src/models/prices";
+import {
+  type BilledTokens,
+  openaiCompletion,
+  type RecordedRequest,
+  type ScriptedReply,
+} from "./fake-openai-server";
 
 export interface RealisticOptions {
   /** Per model name: prompts longer than this (characters of the messages' JSON) get context_length_exceeded. */
@@ -112,4 +118,14 @@ export function realisticOpenAI(options: RealisticOptions = {}) {
       ? reply("Let me look up your account, one moment.", size)
       : reply("I cannot help with this request.", size, 0.5);
   };
+}
+
+/** What the server's bill for `model` costs at the price table's `openai:<model>` price. */
+export function expectedUsd(model: string, bill: BilledTokens | undefined): number {
+  return costOf(loadPriceTable(), `openai:${model}`, {
+    input_tokens: bill?.input_tokens ?? 0,
+    output_tokens: bill?.output_tokens ?? 0,
+    cache_read_tokens: bill?.cache_read_tokens ?? 0,
+    cache_write_tokens: bill?.cache_write_tokens ?? 0,
+  }).usd;
 }

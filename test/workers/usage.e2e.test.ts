@@ -9,14 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeRequestCaches } from "../../src/models/cache";
-import { costOf, loadPriceTable } from "../../src/models/prices";
 import { runCli } from "../helpers/cli";
-import {
-  type BilledTokens,
-  type FakeOpenAIServer,
-  startFakeOpenAIServer,
-} from "../helpers/fake-openai-server";
-import { realisticOpenAI } from "../helpers/realistic-openai";
+import { type FakeOpenAIServer, startFakeOpenAIServer } from "../helpers/fake-openai-server";
+import { expectedUsd, realisticOpenAI } from "../helpers/realistic-openai";
 import { startRedis, type TestRedis } from "../helpers/redis-server";
 import { retailSubset } from "../helpers/task-subset";
 import { startWorkerProcess } from "../helpers/worker-process";
@@ -73,15 +68,6 @@ async function byRole(runDir: string) {
     string,
     { calls: number; cached_calls: number; input_tokens: number; output_tokens: number; usd: number | null }
   >;
-}
-
-function expectedUsd(model: string, bill: BilledTokens | undefined): number {
-  return costOf(loadPriceTable(), `openai:${model}`, {
-    input_tokens: bill?.input_tokens ?? 0,
-    output_tokens: bill?.output_tokens ?? 0,
-    cache_read_tokens: bill?.cache_read_tokens ?? 0,
-    cache_write_tokens: bill?.cache_write_tokens ?? 0,
-  }).usd;
 }
 
 describe("usage with run --workers", () => {
