@@ -205,6 +205,9 @@ export type SearchConfig = z.output<typeof searchConfigSchema>;
  * (the `--models` format of eval and probe), read by load-config.ts, so one block serves several configs.
  */
 export const searchConfigFileSchema = searchConfigSchema.extend({
+  task_model: modelSpec
+    .optional()
+    .describe("The agent's model; may be left out when models.agent.spec names it (which wins otherwise)."),
   models: z
     .union([
       z.string().min(1).describe("A YAML file of per-role model blocks, relative to this config."),

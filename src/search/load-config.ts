@@ -21,11 +21,18 @@ export function loadSearchConfig(file: string): SearchConfig {
     typeof parsed.models === "string"
       ? loadModelsFile(resolve(base, parsed.models), at(["models"]))
       : parsed.models;
+  const taskModel = models?.agent?.spec ?? parsed.task_model;
+  if (taskModel === undefined)
+    throw new HsearchError(
+      "bad_input",
+      "no agent model: give task_model, or models.agent.spec",
+      at(["task_model"]),
+    );
   const dir = parsed.cache.dir;
   const cache = {
     dir: dir === "run" || dir === "user" ? dir : checkedCacheDir(resolve(base, dir), at(["cache", "dir"])),
   };
-  return { ...parsed, models, cache };
+  return { ...parsed, task_model: taskModel, models, cache };
 }
 
 function loadModelsFile(path: string, at: { file: string; field: string; line?: number }) {

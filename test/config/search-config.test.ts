@@ -48,7 +48,7 @@ describe("search configs", () => {
 });
 
 describe("a config naming a models file", () => {
-  const configText = (models: string) =>
+  const configText = (models: string, taskModel: boolean) =>
     [
       "name: with-models",
       "suites: [retail]",
@@ -56,16 +56,16 @@ describe("a config naming a models file", () => {
       "seed_harness: harnesses/bare",
       "rounds: 1",
       "proposals_per_round: 1",
-      "task_model: sim:default",
+      ...(taskModel ? ["task_model: sim:default"] : []),
       `models: ${models}`,
       "",
     ].join("\n");
-  const setup = (models: string, file?: string) => {
+  const setup = (models: string, file?: string, taskModel = true) => {
     const root = mkdtempSync(join(tmpdir(), "hsearch-models-"));
     mkdirSync(join(root, "configs"));
     if (file !== undefined) writeFileSync(join(root, "shared-models.yaml"), file);
     const config = join(root, "configs", "a.yaml");
-    writeFileSync(config, configText(models));
+    writeFileSync(config, configText(models, taskModel));
     return { root, config };
   };
   const errorOf = (fn: () => unknown) => {
@@ -86,6 +86,18 @@ describe("a config naming a models file", () => {
       agent: { spec: "openai:gpt-5-mini", reasoning_effort: "low" },
       judge: { temperature: null },
     });
+  });
+
+  it("task_model may be left out when the agent's block names its model, and not otherwise", () => {
+    const named = setup("../shared-models.yaml", "agent: {spec: 'openai:gpt-5-mini'}\n", false);
+    expect(loadSearchConfig(named.config).task_model).toBe("openai:gpt-5-mini");
+    const inline = setup("{agent: {spec: 'anthropic:claude-haiku-4-5'}}", undefined, false);
+    expect(loadSearchConfig(inline.config).task_model).toBe("anthropic:claude-haiku-4-5");
+    const unnamed = setup("{agent: {reasoning_effort: low}}", undefined, false);
+    const error = errorOf(() => loadSearchConfig(unnamed.config));
+    expect(error.code).toBe("bad_input");
+    expect(error.location).toMatchObject({ file: unnamed.config, field: "task_model" });
+    expect(error.message).toContain("models.agent.spec");
   });
 
   it("a missing file names the config, the field models and its line", () => {
@@ -114,9 +126,9 @@ describe("a config naming a models file", () => {
     const { config, root } = setup("{}");
     writeFileSync(config, `${readFileSync(config, "utf8")}cache: {dir: ../shared-cache}\n`);
     expect(loadSearchConfig(config).cache).toEqual({ dir: join(root, "shared-cache") });
-    writeFileSync(config, configText("{}").concat("cache: {dir: user}\n"));
+    writeFileSync(config, configText("{}", true).concat("cache: {dir: user}\n"));
     expect(loadSearchConfig(config).cache).toEqual({ dir: "user" });
-    writeFileSync(config, configText("{}"));
+    writeFileSync(config, configText("{}", true));
     expect(loadSearchConfig(config).cache).toEqual({ dir: "run" });
   });
 });
