@@ -65,7 +65,6 @@ describe("soak: SIGKILLs and provider faults", () => {
     expect(killed.infraErrors).toBe(uninterrupted.infraErrors);
     // Every stored rollout was run by a worker (a killed one's unfinished rollouts again by the other or its restart).
     const workers = killed.workers ?? { victim: 0, partner: 0 };
-    expect(workers.victim).toBeGreaterThan(0);
     expect(workers.victim + workers.partner).toBeGreaterThanOrEqual(killed.rollouts.size);
     expect(killed.faults.hang).toBeGreaterThan(0);
     console.info(
