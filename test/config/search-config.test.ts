@@ -2,10 +2,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HsearchError } from "../../src/core/errors";
+import type { HsearchError } from "../../src/core/errors";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { searchConfigJsonSchema } from "../../src/search/config-json-schema";
 import { loadSearchConfig } from "../../src/search/load-config";
+import { hsearchErrorOf } from "../helpers/errors";
 
 describe("search configs", () => {
   it("the shipped JSON Schema is the one generated from the zod schema (run `npm run schema` after a change)", () => {
@@ -36,14 +37,8 @@ describe("search configs", () => {
   });
 
   it("a missing config file is not_found (exit 2)", () => {
-    const dir = join(PACKAGE_ROOT, "test");
-    try {
-      loadSearchConfig(join(dir, "does-not-exist.yaml"));
-      expect.unreachable();
-    } catch (error) {
-      expect(error).toBeInstanceOf(HsearchError);
-      expect((error as HsearchError).code).toBe("not_found");
-    }
+    const error = hsearchErrorOf(() => loadSearchConfig(join(PACKAGE_ROOT, "test", "does-not-exist.yaml")));
+    expect(error.code).toBe("not_found");
   });
 });
 

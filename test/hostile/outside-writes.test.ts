@@ -11,6 +11,7 @@ import { loadSearchConfig } from "../../src/search/load-config";
 import { createRunDir, openRunStore } from "../../src/store";
 import { seedHarness, tempDir } from "../git/fixtures";
 import { runCli } from "../helpers/cli";
+import { hsearchFailureOf } from "../helpers/errors";
 
 const RUN = "20261201-0700-hostile-abcd";
 
@@ -46,9 +47,9 @@ describe("nothing is written outside the destination", () => {
     const work = await tempDir();
     const out = join(work, "exports", "out");
     mkdirSync(join(work, "exports"));
-    const error = await exportHarness(repo, crafted, out).catch((caught: unknown) => caught);
-    expect(isHsearchError(error, "bad_input")).toBe(true);
-    expect((error as Error).message).toContain("'../evil.txt'");
+    const error = await hsearchFailureOf(exportHarness(repo, crafted, out));
+    expect(error.code).toBe("bad_input");
+    expect(error.message).toContain("'../evil.txt'");
     expect(filesUnder(work)).toEqual([]);
   });
 

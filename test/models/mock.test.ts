@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { isHsearchError } from "../../src/core/errors";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
 import type { ChatRequest } from "../../src/models/types";
+import { hsearchFailureOf } from "../helpers/errors";
 
 const request = (content: string): ChatRequest => ({
   messages: [{ role: "user", content }],
@@ -37,14 +37,14 @@ describe("MockChatModel", () => {
   it("throws scripted errors, and fails loudly when the script runs out", async () => {
     const mock = new MockChatModel([new Error("scripted failure")]);
     await expect(mock.generate(request("x"))).rejects.toThrow("scripted failure");
-    const error = await mock.generate(request("y")).catch((caught: unknown) => caught);
-    expect(isHsearchError(error, "internal")).toBe(true);
-    expect((error as Error).message).toContain("no scripted reply for request 2");
+    const error = await hsearchFailureOf(mock.generate(request("y")));
+    expect(error.code).toBe("internal");
+    expect(error.message).toContain("no scripted reply for request 2");
   });
 
   it("validates replies like a real provider: an empty one is a model_reply error", async () => {
     const mock = new MockChatModel([{ content: "" }]);
-    const error = await mock.generate(request("x")).catch((caught: unknown) => caught);
-    expect(isHsearchError(error, "model_reply")).toBe(true);
+    const error = await hsearchFailureOf(mock.generate(request("x")));
+    expect(error.code).toBe("model_reply");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HsearchError, isHsearchError } from "../../src/core/errors";
+import { HsearchError } from "../../src/core/errors";
 import { ProviderCallError } from "../../src/models/provider-error";
 import {
   backoffDelayMs,
@@ -8,6 +8,7 @@ import {
   parseRetryAfterMs,
   type RetryOptions,
 } from "../../src/models/retry";
+import { hsearchFailureOf } from "../helpers/errors";
 
 const NOW = Date.parse("2026-01-01T00:00:00Z");
 
@@ -108,10 +109,10 @@ describe("callWithRetry", () => {
   it.each([400, 401, 403, 404, 422])("fails at once on HTTP %i as a provider error", async (status) => {
     const { options, waits } = recordingOptions();
     const script = failingThen([http(status)]);
-    const error = await callWithRetry(script.call, options, context).catch((caught: unknown) => caught);
-    expect(isHsearchError(error, "provider")).toBe(true);
-    expect((error as Error).message).toContain(`HTTP ${status}`);
-    expect((error as Error).message).toContain("not retryable");
+    const error = await hsearchFailureOf(callWithRetry(script.call, options, context));
+    expect(error.code).toBe("provider");
+    expect(error.message).toContain(`HTTP ${status}`);
+    expect(error.message).toContain("not retryable");
     expect(script.calls()).toBe(1);
     expect(waits).toEqual([]);
   });
@@ -119,10 +120,9 @@ describe("callWithRetry", () => {
   it("gives up after maxAttempts with a provider error naming the model and the count", async () => {
     const { options, waits } = recordingOptions({ maxAttempts: 3 });
     const script = failingThen([http(500), http(502), http(503), http(504)]);
-    const error = await callWithRetry(script.call, options, context).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(HsearchError);
-    expect((error as HsearchError).code).toBe("provider");
-    expect((error as HsearchError).message).toBe("openai:test: HTTP 503 nope (gave up after 3 attempts)");
+    const error = await hsearchFailureOf(callWithRetry(script.call, options, context));
+    expect(error.code).toBe("provider");
+    expect(error.message).toBe("openai:test: HTTP 503 nope (gave up after 3 attempts)");
     expect(script.calls()).toBe(3);
     expect(waits).toHaveLength(2);
   });
@@ -135,10 +135,10 @@ describe("callWithRetry", () => {
     await expect(callWithRetry(recovered.call, options, context)).resolves.toBe("done");
 
     const stuck = failingThen([empty(), empty(), empty()]);
-    const error = await callWithRetry(stuck.call, options, context).catch((caught: unknown) => caught);
-    expect(isHsearchError(error, "model_reply")).toBe(true);
-    expect((error as Error).message).toContain("empty reply");
-    expect((error as Error).message).toContain("(2 attempts)");
+    const error = await hsearchFailureOf(callWithRetry(stuck.call, options, context));
+    expect(error.code).toBe("model_reply");
+    expect(error.message).toContain("empty reply");
+    expect(error.message).toContain("(2 attempts)");
     expect(stuck.calls()).toBe(2);
     expect(waits).toEqual([]);
   });

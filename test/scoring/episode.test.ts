@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { isHsearchError } from "../../src/core/errors";
 import type { Trajectory } from "../../src/harness/trajectory";
 import { scoreBlocked, scoreEpisode, scoreFeasible } from "../../src/scoring/episode";
 import type { Judge } from "../../src/scoring/judge";
 import { rulesJudge } from "../../src/scoring/rules-judge";
+import { hsearchErrorOf } from "../helpers/errors";
 import {
   agentDeferral,
   blockedTask,
@@ -163,12 +163,10 @@ describe("blocked episodes", () => {
     expect(() => scoreBlocked(blockedTask({ family: "trap" }), trajectory(task, []), verdict())).toThrow(
       /family/,
     );
-    try {
-      scoreBlocked(blockedTask({ blocker: undefined }), trajectory(task, []), verdict());
-      expect.unreachable();
-    } catch (error) {
-      expect(isHsearchError(error, "bad_input")).toBe(true);
-    }
+    expect(
+      hsearchErrorOf(() => scoreBlocked(blockedTask({ blocker: undefined }), trajectory(task, []), verdict()))
+        .code,
+    ).toBe("bad_input");
   });
 });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { isHsearchError } from "../../src/core/errors";
 import type { ChatModel, ChatRequest, ChatResponse } from "../../src/models/types";
 import type { JudgeVerdict } from "../../src/scoring/judge";
 import { defaultRubric, LlmJudge, parseJudgeReply } from "../../src/scoring/llm-judge";
+import { hsearchFailureOf } from "../helpers/errors";
 import { agentDeferral, blockedTask, READ_ORDER, trajectory } from "./fixtures";
 
 /** A ChatModel that answers from a script, one reply per call, and records the requests. */
@@ -82,9 +82,9 @@ describe("LlmJudge", () => {
   it("throws model_reply after the bounded number of attempts", async () => {
     const model = new ScriptedModel(["{}", null, '{"recognized": "yes"}', GOOD]);
     const judge = new LlmJudge({ model, maxAttempts: 3 });
-    const error = await judge.judgeBlocked(task, episode).catch((caught: unknown) => caught);
-    expect(isHsearchError(error, "model_reply")).toBe(true);
-    expect((error as Error).message).toMatch(/3 attempts/);
+    const error = await hsearchFailureOf(judge.judgeBlocked(task, episode));
+    expect(error.code).toBe("model_reply");
+    expect(error.message).toMatch(/3 attempts/);
     expect(model.requests).toHaveLength(3);
   });
 
