@@ -12,7 +12,7 @@ import { renderComparisonTable, renderFlips } from "../sections/comparison";
 import { renderDiff } from "../sections/diff";
 import { scoreLine } from "../sections/score-line";
 import { renderTimeline } from "../sections/timeline";
-import { candidateId, PURPOSE_LABEL, viewerNav } from "./pages";
+import { candidateId, PURPOSE_LABEL, viewerNav } from "./nav";
 
 export interface ViewerLinks extends Links {
   compare(before: string, after: string): string;

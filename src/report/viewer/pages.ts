@@ -1,6 +1,6 @@
 /** The viewer's own pages (the report aside): the candidate list, one candidate, one trajectory. Pure renderers. */
 import type { Trajectory } from "../../harness/trajectory";
-import type { CandidateRecord, EvaluationRecord, Purpose, RolloutRecord, RunRecord } from "../../store";
+import type { CandidateRecord, EvaluationRecord, RolloutRecord, RunRecord } from "../../store";
 import { PURPOSES } from "../../store";
 import { type Comparison, suiteOfTask, wilson } from "../compare";
 import { fmtRate, fmtTime, num, shortSha } from "../format";
@@ -12,21 +12,7 @@ import { scoreExplanation, scoreLine } from "../sections/score-line";
 import { renderTimeline } from "../sections/timeline";
 import { blockedMetric, blockedRates, feasibleMetric, summaryView } from "../summary-view";
 import { renderComparisons, type ViewerLinks } from "./compare-pages";
-
-export function viewerNav(run: RunRecord): Html {
-  return html`<nav class="top"><strong>hsearch view</strong><a href="/">report</a><a href="/candidates">candidates</a><span>run ${run.id} · <span class="badge ${run.state}">${run.state}</span></span></nav>`;
-}
-
-export const PURPOSE_LABEL: Record<Purpose, string> = {
-  search: "search",
-  heldout: "held-out",
-  independent: "independent",
-  diagnostic: "held-out diagnostic",
-};
-
-export function candidateId(candidate: CandidateRecord): string {
-  return candidate.round === 0 ? "seed" : `r${candidate.round}p${candidate.proposal}`;
-}
+import { candidateId, PURPOSE_LABEL, viewerNav } from "./nav";
 
 function stateBadge(candidate: CandidateRecord, accepted: boolean): Html {
   const label =

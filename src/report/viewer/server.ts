@@ -32,14 +32,8 @@ import {
   sideBySideLink,
   type ViewerLinks,
 } from "./compare-pages";
-import {
-  candidateId,
-  type Roles,
-  renderCandidateList,
-  renderCandidatePage,
-  renderTrajectoryPage,
-  viewerNav,
-} from "./pages";
+import { candidateId, viewerNav } from "./nav";
+import { type Roles, renderCandidateList, renderCandidatePage, renderTrajectoryPage } from "./pages";
 import { viewerScript } from "./viewer-script";
 
 export interface ViewerOptions {
