@@ -188,6 +188,11 @@ export function parseMetaReply(content: string | null): Proposal[] {
   if (text === "") throw new HsearchError("model_reply", "the meta-agent's reply is empty");
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
   const body = fenced?.[1] ?? text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1);
+  if (body.trim() === "")
+    throw new HsearchError(
+      "model_reply",
+      `the meta-agent's reply holds no JSON object: ${JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text)}`,
+    );
   let json: unknown;
   try {
     json = JSON.parse(body);

@@ -166,7 +166,10 @@ describe("bad proposals", () => {
     expect(r1?.failures[0]?.reason).toMatch(/inside the harness|\.\./);
     const invalidReplies = store.listEvents().filter((e) => e.kind === "proposer_invalid_reply");
     expect(invalidReplies).toHaveLength(1);
-    expect(invalidReplies[0]?.data.reason).toMatch(/not JSON/);
+    // Prose with no JSON object is named as such (it once read "Unexpected end of JSON input").
+    expect(invalidReplies[0]?.data.reason).toBe(
+      'the meta-agent\'s reply holds no JSON object: "I think you should add a rule."',
+    );
     // The run went on: round 2's proposal was evaluated.
     expect(status.rounds[2]?.proposals[0]?.state).toMatch(/evaluated|rejected/);
     expect(typeof status.rounds[2]?.proposals[0]?.score).toBe("number");
