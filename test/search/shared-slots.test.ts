@@ -10,9 +10,19 @@ import { runSearch } from "../../src/search/run-search";
 import { retailSubset } from "../helpers/task-subset";
 import { storeForRun } from "../store/fixtures";
 
-/** The simulated model with a little latency, counting the calls in flight (one per running rollout). */
-function slowCounting(inner: ChatModel) {
+/**
+ * The simulated model with a little latency, counting the calls in flight (one per running rollout). In each phase
+ * named in `beyond`, calls are held until more than that many are in flight (one candidate's rollouts), or 10 s
+ * have passed: then a run that does evaluate candidates side by side surely shows it, however the machine schedules
+ * the git reads before each candidate's rollouts (without the hold, one candidate could finish before the next had
+ * started, on a loaded machine), while a run that evaluates them one at a time still shows one candidate's worth.
+ */
+function slowCounting(inner: ChatModel, beyond: Record<string, number>) {
   const stats = { inFlight: 0, max: 0, phaseMax: new Map<string, number>(), phase: "" };
+  const release = new Map<string, () => void>();
+  const holds = new Map<string, Promise<void>>();
+  for (const phase of Object.keys(beyond))
+    holds.set(phase, new Promise<void>((resolve) => release.set(phase, resolve)));
   const model: ChatModel = {
     id: inner.id,
     provider: inner.provider,
@@ -21,6 +31,13 @@ function slowCounting(inner: ChatModel) {
       stats.max = Math.max(stats.max, stats.inFlight);
       stats.phaseMax.set(stats.phase, Math.max(stats.phaseMax.get(stats.phase) ?? 0, stats.inFlight));
       try {
+        const hold = holds.get(stats.phase);
+        if (hold && stats.inFlight > (beyond[stats.phase] ?? 0)) {
+          release.get(stats.phase)?.();
+          holds.delete(stats.phase);
+        } else if (hold) {
+          await Promise.race([hold, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+        }
         await new Promise((resolve) => setTimeout(resolve, 3));
         return await inner.generate(request, options);
       } finally {
@@ -48,7 +65,10 @@ describe("one set of rollout slots per run", () => {
       concurrency,
     });
     const { runDir, store } = storeForRun("r", config);
-    const { model, stats } = slowCounting(createModel("sim:default"));
+    const { model, stats } = slowCounting(createModel("sim:default"), {
+      rounds: split("search").length,
+      final: split("heldout").length,
+    });
     await runSearch({
       config,
       runId: "r",
