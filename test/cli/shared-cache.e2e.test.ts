@@ -137,7 +137,7 @@ describe("a request cache shared across runs", () => {
     const cacheBytes = readFileSync(join(root, "shared-cache", "cache.db"));
     expect(cacheBytes.includes("I cannot help with this request.")).toBe(true);
     expect(cacheBytes.includes(API_KEY)).toBe(false);
-  });
+  }, 240_000);
 
   it("eval --cache user: the second eval is answered from $XDG_CACHE_HOME/hsearch, billed nothing, cached calls apart", async () => {
     server = await startFakeOpenAIServer(scriptedModel);
@@ -180,7 +180,7 @@ describe("a request cache shared across runs", () => {
     const cacheBytes = readFileSync(join(xdg, "hsearch", "cache.db"));
     expect(cacheBytes.includes("Hi, I need help with my order.")).toBe(true);
     expect(cacheBytes.includes(API_KEY)).toBe(false);
-  });
+  }, 240_000);
 
   it("a bad cache setting is exit 2 naming the file, the field and the line", async () => {
     const root = mkdtempSync(join(tmpdir(), "hsearch-bad-cache-"));

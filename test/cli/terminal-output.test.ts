@@ -87,7 +87,7 @@ describe("hsearch run on a narrow terminal", () => {
     const lines = result.stderr.split(CLEAR).flatMap((segment) => segment.split("\n"));
     expect(lines.some((line) => /^selected [0-9a-f]{12} /.test(line))).toBe(true);
     expect(result.stderr).not.toMatch(/rollouts \d+\/\d+[^\n\r]*selected /);
-  });
+  }, 240_000);
 });
 
 describe("hsearch diff", () => {

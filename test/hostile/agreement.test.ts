@@ -94,5 +94,5 @@ describe("one validation for every command", () => {
     mkdirSync(elsewhere);
     const resumed = await runCli(["run", "--resume", runDir], { cwd: elsewhere });
     expect(resumed.code, resumed.stderr).toBe(0);
-  });
+  }, 240_000);
 });

@@ -83,7 +83,7 @@ describe("proposer inputs", () => {
     for (const candidate of view.candidates())
       for (const rollout of view.rollouts(candidate.commit)) expect(rollout.purpose).toBe("search");
     store.close();
-  });
+  }, 240_000);
 });
 
 describe("an exhausted operator space", () => {
@@ -108,7 +108,7 @@ describe("an exhausted operator space", () => {
     );
     const json = await runCli(["status", runDir, "--json"]);
     expect(JSON.parse(json.stdout).rounds[1].exhausted).toBe(true);
-  });
+  }, 240_000);
 });
 
 describe("bad proposals", () => {
@@ -193,5 +193,5 @@ describe("bad proposals", () => {
     expect(secondPrompt).toContain("break the schema");
     expect(secondPrompt).toContain("escape the harness");
     store.close();
-  });
+  }, 240_000);
 });

@@ -129,7 +129,7 @@ describe("hsearch run, end to end", () => {
     expect(b.contentHash()).toBe(a.contentHash());
     a.close();
     b.close();
-  });
+  }, 240_000);
 
   it("refuses to start over an existing run directory, and resumes a finished one as a no-op", async () => {
     const clash = await runCli(["run", writeConfig(work), "--out", runDir], { cwd: work });
@@ -169,7 +169,7 @@ describe("hsearch run with paired acceptance and a screen", () => {
       if (p.state === "evaluated" || p.state === "rejected") expect(p.verdict).not.toBeNull();
     }
     expect(status.state).toBe("finished");
-  });
+  }, 240_000);
 
   it("shows an accepted proposal's paired test where it is reviewed: the report's change and its candidate page", async () => {
     // A lenient α so that this small run accepts proposals under the paired rule; the candidate row keeps no reason
