@@ -17,7 +17,13 @@ export async function writeReport(runDir: string, file?: string, now?: Date): Pr
   }
   const target = file ?? store.paths.report;
   const temporary = `${target}.${process.pid}.tmp`;
-  writeFileSync(temporary, document);
-  renameSync(temporary, target);
+  try {
+    writeFileSync(temporary, document);
+    renameSync(temporary, target);
+  } catch (error) {
+    // The user named the report, not its temporary sibling: a failure (a missing or non-directory parent) names it.
+    if (error instanceof Error && "path" in error) error.path = target;
+    throw error;
+  }
   return target;
 }

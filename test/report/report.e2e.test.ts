@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -178,6 +178,15 @@ describe("hsearch report on a finished run", () => {
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe(join(work, "elsewhere.html"));
     expect(readFileSync(join(work, "elsewhere.html"), "utf8")).toContain('<table class="rounds">');
+  });
+
+  it("an --out it cannot write is exit 2 naming that path, not its temporary file", async () => {
+    writeFileSync(join(work, "plain"), "a file\n");
+    const result = await runCli(["report", runDir, "--out", "plain/report.html"], { cwd: work });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      `hsearch: ${join(work, "plain", "report.html")}: not a directory (ENOTDIR)`,
+    );
   });
 
   it("exits 2 for a run that does not exist", async () => {
