@@ -144,7 +144,7 @@ describe("the terminal suite", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/wrote 204 terminal tasks .*search: 126, heldout: 66, independent: 12/);
     expect(readTree(cli)).toEqual(readTree(SHIPPED));
-  });
+  }, 240_000);
 
   it("differs with another seed", () => {
     const other = buildTerminalSuite({ seed: 2 });
