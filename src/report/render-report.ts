@@ -11,7 +11,7 @@ import { type Html, type HtmlValue, html, trustedMarkup } from "./html";
 import { type Links, page } from "./page";
 import type { AcceptedChange, ReportData } from "./report-data";
 import { scorePlotSvg } from "./score-plot";
-import { renderComparisonTable, renderFlips } from "./sections/comparison";
+import { pairedDeltaCell, renderComparisonTable, renderFlips } from "./sections/comparison";
 import { renderChangeSummary, renderDiff } from "./sections/diff";
 import { renderBlockedTable, renderFeasibleTable, renderHeadline } from "./sections/metrics";
 import { renderRoundTable } from "./sections/rounds";
@@ -83,7 +83,7 @@ ${section(
   html`<p class="muted small">Per round on the search split: the incumbent after the round (solid line) and every proposal (dots; filled when accepted${links ? "; click one to open it" : ""}); with <code>heldout.per_round</code>, the incumbent on the held-out split (dashed) and the independent split (dotted), never read by the search. Then the incumbent's failed blocked search episodes by failure mode (the proposer digest's classification, first mode that applies), and tokens, cost and wall time of each candidate's search evaluation.</p>
 <div class="panels">${diagnosticsSvgs(data.diagnostics.candidates, data.diagnostics.rounds, links?.candidate).map((svg) => trustedMarkup(svg))}</div>`,
 )}
-${section("rounds", renderRoundTable(status, links, new Map(Object.entries(data.episodes))))}
+${section("rounds", renderRoundTable(status, links, new Map(Object.entries(data.episodes)), new Map(Object.entries(data.deltas))))}
 ${section(
   "blocked",
   compare(
@@ -127,7 +127,7 @@ ${changes.map((change) => {
       : html`<p class="worse">The diff could not be read: ${change.diff.error}</p>`;
   return html`<div class="change"><h3>Round ${change.round} · ${change.id} · <code>${commit}</code></h3>
 <p class="meta">${change.rationale}</p>
-<p class="muted small">search score ${fmtRate(change.parentScore)} → ${fmtRate(change.score)} (${fmtDelta(change.score, change.parentScore)})${change.parent ? html` · parent <code>${shortSha(change.parent)}</code>` : ""}${change.reason ? html` · verdict: ${change.reason}` : ""}</p>
+<p class="muted small">search score ${fmtRate(change.parentScore)} → ${fmtRate(change.score)} (Δ ${change.delta ? pairedDeltaCell(change.delta) : fmtDelta(change.score, change.parentScore)})${change.parent ? html` · parent <code>${shortSha(change.parent)}</code>` : ""}${change.reason ? html` · verdict: ${change.reason}` : ""}</p>
 ${renderChangeSummary(change)}
 ${change.comparisons.map((c) => html`${renderComparisonTable(c, { before: "parent", after: change.id })}${c.flips.length > 0 ? html`<details class="flips" id="flips-${change.id}"><summary>${c.flips.length} flipped episodes (${c.mcnemar.gains} fail → pass, ${c.mcnemar.losses} pass → fail)</summary>${renderFlips(c, links)}</details>` : ""}`)}
 ${body}</div>`;

@@ -5,6 +5,7 @@
  */
 import { HsearchError } from "../core/errors";
 import { diff, readTree } from "../git";
+import { type PairedDelta, pairedObjectiveDelta } from "../scoring/paired-delta";
 import { blockedModesOf } from "../search/digest";
 import type { EventRecord, Purpose, RunRecord, RunStore } from "../store";
 import { type RunStatus, runStatus, verdictReason } from "../store/run-status";
@@ -39,6 +40,8 @@ export interface AcceptedChange {
   rationale: string;
   score: number | null;
   parentScore: number | null;
+  /** score − parentScore as the paired mean over the tasks both scored, with its 95% interval. */
+  delta: PairedDelta | null;
   /** The unified diff against the parent, or why it could not be read. */
   diff: { text: string } | { error: string };
   /** Against the parent on the search split: per suite and family, flips, McNemar. */
@@ -72,6 +75,8 @@ export interface ReportData {
   diagnostics: { candidates: DiagnosticCandidate[]; rounds: DiagnosticRound[] };
   /** Each evaluated candidate's search episodes passed (the objective's outcome), k/n with a 95% interval. */
   episodes: Record<string, Rate>;
+  /** Each proposal's search objective against its parent's (paired over tasks, 95% interval), by commit. */
+  deltas: Record<string, PairedDelta>;
   examples: TrajectoryExample[];
   events: EventRecord[];
   generatedAt: string;
@@ -127,6 +132,7 @@ export async function loadReportData(store: RunStore, options: LoadOptions = {})
     inProgress: run.state === "running" ? inProgress(store, status, options.now ?? new Date()) : [],
     diagnostics: diagnostics(store, status),
     episodes: episodeRates(store),
+    deltas: objectiveDeltas(store, status),
     examples: finalCommit ? examplesOf(store, finalCommit, seedCommit) : [],
     events: store.listEvents(),
     generatedAt: (options.now ?? new Date()).toISOString(),
@@ -202,6 +208,7 @@ async function acceptedChanges(
       rationale: candidate.rationale,
       score: candidate.score,
       parentScore: candidate.parent ? (store.getCandidate(candidate.parent)?.score ?? null) : null,
+      delta: candidate.parent ? objectiveDelta(store, status, candidate.parent, candidate.commit) : null,
       diff: text,
       comparisons: candidate.parent
         ? storedComparisons(store, candidate.parent, candidate.commit).filter((c) => c.purpose === "search")
@@ -290,6 +297,36 @@ function episodeRates(store: RunStore): Record<string, Rate> {
     if (scored.length > 0) rates[candidate.commit] = wilson(scored.filter(passed).length, scored.length);
   }
   return rates;
+}
+
+/** Bootstrap resamples of a Δ's interval: enough for a 95% percentile interval, cheap enough for a live viewer. */
+const DELTA_RESAMPLES = 2000;
+
+/** A candidate's search objective against its parent's, paired over the tasks both scored (seeded by the run). */
+export function objectiveDelta(
+  store: RunStore,
+  status: RunStatus,
+  parent: string,
+  commit: string,
+): PairedDelta | null {
+  return pairedObjectiveDelta(
+    store.listRollouts(parent, "search"),
+    store.listRollouts(commit, "search"),
+    status.objective,
+    { seed: status.seed, path: [parent, commit], resamples: DELTA_RESAMPLES },
+  );
+}
+
+/** Every proposal's Δ against its parent, keyed by its commit. */
+function objectiveDeltas(store: RunStore, status: RunStatus): Record<string, PairedDelta> {
+  const deltas: Record<string, PairedDelta> = {};
+  for (const round of status.rounds)
+    for (const p of round.proposals) {
+      const parent = p.parent ?? (round.round > 0 ? round.incumbent_before : null);
+      const delta = parent ? objectiveDelta(store, status, parent, p.commit) : null;
+      if (delta) deltas[p.commit] = delta;
+    }
+  return deltas;
 }
 
 function evaluationSeconds(times: readonly number[]): number {

@@ -8,6 +8,7 @@ export type { Judge, JudgeVerdict } from "./judge";
 export * from "./judge-input";
 export * from "./llm-judge";
 export * from "./objective";
+export * from "./paired-delta";
 export * from "./paired-tests";
 export * from "./rules-judge";
 export * from "./summary";

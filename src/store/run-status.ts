@@ -1,5 +1,6 @@
 import { MODEL_ROLES, type ModelRole } from "../models/settings";
 import { addRoleUsage, type RoleUsage } from "../models/usage";
+import type { ObjectiveName } from "../scoring/objective";
 import type { CandidateRecord, RoundRecord, UsageTotal } from "./records";
 import type { RunStore } from "./run-store";
 
@@ -48,7 +49,7 @@ export interface RunStatus {
   state: string;
   /** Why the run stopped early: the failure, or which budget limit was reached (`budget_exhausted`). */
   error: string | null;
-  objective: string;
+  objective: ObjectiveName;
   seed: number;
   created_at: string;
   ended_at: string | null;

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
+import { objectiveDelta } from "../../src/report/report-data";
 import { loadSearchConfig } from "../../src/search/load-config";
 import { createRunDir, openRunStore } from "../../src/store";
 import type { RunStatus } from "../../src/store/run-status";
@@ -68,6 +69,37 @@ describe("hsearch report on a finished run", () => {
     expect(accepted).toBeGreaterThan(0);
     expect(table.match(/<span class="badge accepted">accepted<\/span>/g)?.length).toBe(accepted);
     expect(table).toContain("refused");
+  });
+
+  it("gives every Δ against the parent a paired 95% interval over tasks, coloured only when it excludes 0", () => {
+    const signed = (v: number) => `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(3)}`;
+    const store = openRunStore(runDir);
+    try {
+      for (const round of status.rounds) {
+        if (round.round === 0) continue;
+        for (const p of round.proposals) {
+          if (p.score === null) continue;
+          const d = objectiveDelta(store, status, p.parent ?? round.incumbent_before, p.commit);
+          expect(d).not.toBeNull();
+          if (!d) continue;
+          const cls = d.clear ? (d.delta > 0 ? "better" : "worse") : "unclear";
+          const text = `${signed(d.delta)} <span class="ci">[${signed(d.low)}, ${signed(d.high)}]</span>`;
+          const row = report.slice(
+            report.indexOf(`<td>${p.id}</td>`),
+            report.indexOf("</tr>", report.indexOf(`<td>${p.id}</td>`)),
+          );
+          expect(row).toContain(`<span class="${cls}"`);
+          expect(row).toContain(text);
+          if (p.accepted) {
+            const at = report.indexOf(`→ ${p.score.toFixed(3)} (Δ <span class="${cls}"`);
+            expect(at).toBeGreaterThan(0);
+            expect(report.slice(at, report.indexOf("</p>", at))).toContain(text);
+          }
+        }
+      }
+    } finally {
+      store.close();
+    }
   });
 
   it("plots the incumbent and every scored proposal as SVG", () => {

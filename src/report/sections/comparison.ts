@@ -3,6 +3,7 @@
  * the difference with its interval (coloured only when the interval excludes 0), the flipped episodes (linked to
  * both trajectories side by side in the viewer) and the exact McNemar test on the flips.
  */
+import type { PairedDelta } from "../../scoring/paired-delta";
 import type { Comparison, Difference, Flip, GroupDifference, Rate } from "../compare";
 import { fmtRate } from "../format";
 import { type Html, html } from "../html";
@@ -30,6 +31,16 @@ export function deltaCell(d: Difference, lowerIsBetter = false): Html {
   if (!d.clear) return html`<span class="unclear" title="the 95% interval contains 0">${text}</span>`;
   const better = lowerIsBetter ? d.delta < 0 : d.delta > 0;
   return html`<span class="${better ? "better" : "worse"}">${text}</span>`;
+}
+
+const signed = (v: number) => `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(3)}`;
+
+/** "+0.031 [−0.012, +0.074]": an objective's paired Δ, coloured only when its interval excludes 0. */
+export function pairedDeltaCell(d: PairedDelta): Html {
+  const text = html`${signed(d.delta)} <span class="ci">[${signed(d.low)}, ${signed(d.high)}]</span>`;
+  const title = `mean over ${d.tasks} tasks scored by both, 95% paired bootstrap interval`;
+  if (!d.clear) return html`<span class="unclear" title="${title}; the interval contains 0">${text}</span>`;
+  return html`<span class="${d.delta > 0 ? "better" : "worse"}" title="${title}">${text}</span>`;
 }
 
 function groupRows(groups: readonly GroupDifference[]): Html[] {

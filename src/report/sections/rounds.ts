@@ -1,11 +1,12 @@
 /** The round table: every proposal with its score, the change against the incumbent it was proposed from, its
  * verdict and its rationale (and the reason of the verdict). */
+import type { PairedDelta } from "../../scoring/paired-delta";
 import type { RunStatus } from "../../store/run-status";
 import type { Rate } from "../compare";
 import { fmtDelta, fmtRate, shortSha } from "../format";
 import { type Html, html } from "../html";
 import type { Links } from "../page";
-import { rateCell } from "./comparison";
+import { pairedDeltaCell, rateCell } from "./comparison";
 
 type Round = RunStatus["rounds"][number];
 type Proposal = Round["proposals"][number];
@@ -21,12 +22,14 @@ export function proposalVerdict(proposal: Proposal, round: Round): string {
 
 /**
  * `episodes`: each candidate's search episodes passed (strict SA on blocked, solve on feasible) as k/n with a 95%
- * interval, shown under its score.
+ * interval, shown under its score. `deltas`: each proposal's objective against its parent's, paired over tasks, with a
+ * 95% interval (coloured only when it excludes 0).
  */
 export function renderRoundTable(
   status: RunStatus,
   links?: Links,
   episodes: ReadonlyMap<string, Rate> = new Map(),
+  deltas: ReadonlyMap<string, PairedDelta> = new Map(),
 ): Html {
   if (status.rounds.length === 0) return html`<p class="muted">No round has started yet.</p>`;
   const scoreOf = new Map<string, number | null>();
@@ -45,6 +48,12 @@ export function renderRoundTable(
     const rate = episodes.get(commit);
     return rate && rate.n > 0 ? html`<div class="kn-line">${rateCell(rate)}</div>` : "";
   };
+  const deltaOf = (p: Proposal, parentScore: number | null) => {
+    const paired = deltas.get(p.commit);
+    if (paired)
+      return html`<td class="num delta" data-sort="${String(paired.delta)}">${pairedDeltaCell(paired)}</td>`;
+    return html`<td class="num muted">${fmtDelta(p.score, parentScore)}</td>`;
+  };
   const rows: Html[] = [];
   for (const round of status.rounds) {
     const before = scoreOf.get(round.incumbent_before) ?? null;
@@ -62,7 +71,7 @@ export function renderRoundTable(
       const reason = p.rejected_reason ? html`<div class="reason">${p.rejected_reason}</div>` : "";
       rows.push(html`<tr class="${cls(p.accepted && round.round > 0 ? "accepted-row" : "")}">
 <td class="num">${round.round}</td><td>${p.id}</td>${parentCell(p.parent)}<td class="mono">${commit}</td>
-<td class="num">${fmtRate(p.score)}${rateOf(p.commit)}</td><td class="num muted">${round.round === 0 ? "" : fmtDelta(p.score, p.parent ? (scoreOf.get(p.parent) ?? before) : before)}</td>
+<td class="num">${fmtRate(p.score)}${rateOf(p.commit)}</td>${deltaOf(p, round.round === 0 ? null : p.parent ? (scoreOf.get(p.parent) ?? before) : before)}
 <td><span class="badge ${verdict.replace(" ", "-")}">${verdict}</span></td>
 <td class="rationale">${p.rationale}${reason}</td></tr>`);
     }
