@@ -1,9 +1,10 @@
 import type { Argv } from "yargs";
-import type { Comparison } from "../report/compare";
+import { type Comparison, summaryRate, wilson } from "../report/compare";
 import { storedComparisons } from "../report/comparisons";
+import type { ObjectiveName } from "../scoring/objective";
 import type { RunStore } from "../store";
 import { type RunStatus, runStatus } from "../store/run-status";
-import { comparisonText } from "./compare-text";
+import { comparisonText, rateText } from "./compare-text";
 import { describeUsage } from "./eval";
 import type { CliIO } from "./io";
 import { openRunForReading } from "./open-run";
@@ -139,15 +140,8 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
     for (const purpose of ["heldout", "independent"]) {
       const summary = entry[purpose];
       if (!summary) continue;
-      heldRows.push([
-        role,
-        purpose,
-        fmtRate(summary.objective) + scoredOf(summary),
-        fmtRate(summary.blocked?.strict_sa),
-        fmtRate(summary.blocked?.absrec?.["1"]),
-        fmtRate(summary.feasible?.solve),
-        fmtRate(summary.feasible?.false_abstention),
-      ]);
+      const [objective, ...rates] = summaryCells(summary, status.objective);
+      heldRows.push([role, purpose, objective + scoredOf(summary), ...rates]);
     }
   }
   // heldout.per_round: each round's incumbent on the held-out split, and on the independent one.
@@ -164,11 +158,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       heldRows.push([
         `${key.replace("round_", "round ")} incumbent`,
         `${split} (diagnostic)`,
-        fmtRate(summary.objective),
-        fmtRate(summary.blocked?.strict_sa),
-        fmtRate(summary.blocked?.absrec?.["1"]),
-        fmtRate(summary.feasible?.solve),
-        fmtRate(summary.feasible?.false_abstention),
+        ...summaryCells(summary, status.objective),
       ]);
     }
   if (heldRows.length > 0)
@@ -190,6 +180,33 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
   for (const [role, part] of Object.entries(u.by_role))
     if (part.calls + part.cached_calls > 0) lines.push(`  ${role}: ${describeUsage(part)}`);
   return lines.join("\n");
+}
+
+/**
+ * A held-out summary's rate cells (objective, strict SA, AbsRec@1, solve, false abstention), each with k/n and its 95%
+ * Wilson interval as the per-suite tables print them. The objective counts the episodes it is a rate of: blocked ones
+ * (SA-only), or blocked and feasible ones (joint).
+ */
+function summaryCells(summary: SummaryLike, objective: ObjectiveName): string[] {
+  const blockedN = summary.blocked?.n ?? 0;
+  const feasibleN = objective === "joint" ? (summary.feasible?.n ?? 0) : 0;
+  const count = (rate: number | undefined, n: number) => (rate === undefined ? 0 : Math.round(rate * n));
+  const objectiveK = count(summary.blocked?.strict_sa, blockedN) + count(summary.feasible?.solve, feasibleN);
+  const cell = (rate: number | null | undefined, n: number | undefined) => {
+    const withCount = summaryRate(rate, n);
+    return withCount ? rateText(withCount) : fmtRate(rate);
+  };
+  const objectiveCell =
+    typeof summary.objective === "number" && blockedN + feasibleN > 0
+      ? rateText({ ...wilson(objectiveK, blockedN + feasibleN), rate: summary.objective })
+      : fmtRate(summary.objective);
+  return [
+    objectiveCell,
+    cell(summary.blocked?.strict_sa, summary.blocked?.n),
+    cell(summary.blocked?.absrec?.["1"], summary.blocked?.n),
+    cell(summary.feasible?.solve, summary.feasible?.n),
+    cell(summary.feasible?.false_abstention, summary.feasible?.n),
+  ];
 }
 
 /** " (38/40 scored)" when infrastructure errors left episodes out of a score; "" otherwise. */
@@ -220,6 +237,6 @@ interface SummaryLike {
   n_scored?: number;
   n_total?: number;
   objective?: number | null;
-  blocked?: { strict_sa?: number; absrec?: Record<string, number> } | null;
-  feasible?: { solve?: number; false_abstention?: number } | null;
+  blocked?: { n?: number; strict_sa?: number; absrec?: Record<string, number> } | null;
+  feasible?: { n?: number; solve?: number; false_abstention?: number } | null;
 }

@@ -75,6 +75,15 @@ export function wilson(k: number, n: number): Rate {
   return { k, n, rate: p, low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
 
+/**
+ * A stored rate back as k/n with its 95% Wilson interval: every rate of a summary is a count over the block's n, so
+ * rounding recovers the exact count. Null when there is no n (the block is missing).
+ */
+export function summaryRate(rate: number | null | undefined, n: number | null | undefined): Rate | null {
+  if (rate === null || rate === undefined || n === null || n === undefined || n <= 0) return null;
+  return wilson(Math.round(rate * n), n);
+}
+
 /** Newcombe's hybrid score interval for p₂ − p₁ (method 10): good coverage with small n, unlike Wald's. */
 export function difference(before: Rate, after: Rate): Difference {
   if (before.rate === null || after.rate === null)

@@ -153,6 +153,17 @@ describe("hsearch diff", () => {
     );
     const table = stripVTControlCharacters((await runCli(["status", runDir], { cwd: work })).stdout);
     expect(table).toMatch(/retail\s+strict SA\s+\d\.\d{3} \d+\/\d+ \[\d\.\d\d, \d\.\d\d\]/);
+    // The held-out summary table: every rate cell with k/n and its interval, like the per-suite tables.
+    const heldRows = table
+      .split("\n")
+      .map((line) => /^(selected|incumbent|seed)\s+(heldout|independent)\s+(.*)$/.exec(line)?.[3])
+      .filter((rest): rest is string => rest !== undefined);
+    expect(heldRows.length).toBeGreaterThanOrEqual(2);
+    const cell = String.raw`(-|\d\.\d{3} \d+/\d+ \[\d\.\d\d, \d\.\d\d\])`;
+    for (const rest of heldRows) {
+      expect(rest).toMatch(new RegExp(`^${cell}(\\s+${cell}){4}\\s*$`));
+      expect(rest).toMatch(/^\d\.\d{3} \d+\/\d+ \[/);
+    }
   });
 
   it("compares any two candidates with --from/--to: per-suite rates with k/n and intervals, flips, the diff", async () => {

@@ -1,6 +1,6 @@
 /** Seed against the final harness: headline figures, blocked rates per family, feasible solve and false abstention. */
 import { FAMILIES, type Family } from "../../domain/task";
-import { type Comparison, type Difference, difference, type Rate, wilson } from "../compare";
+import { type Comparison, type Difference, difference, type Rate, summaryRate, wilson } from "../compare";
 import { fmtRate, num } from "../format";
 import { type Html, html } from "../html";
 import type { HarnessResults } from "../report-data";
@@ -22,15 +22,6 @@ const SPLIT_LABEL: Record<Split, string> = {
 
 function roleLabel(results: HarnessResults): string {
   return results.role === "seed" ? "seed" : results.role;
-}
-
-/**
- * A stored rate back as k/n with its 95% Wilson interval: every rate of a summary is a count over the block's n, so
- * rounding recovers the exact count. Null when there is no n (the block is missing).
- */
-export function summaryRate(rate: number | null, n: number | null): Rate | null {
-  if (rate === null || n === null || n <= 0) return null;
-  return wilson(Math.round(rate * n), n);
 }
 
 /** Seed, final and their difference stacked in one cell; Δ coloured only when its interval excludes 0. */
