@@ -1,4 +1,6 @@
 /** Number and text formats shared by the report and the viewer. */
+import { resolve } from "node:path";
+import { shellQuote } from "../core/shell-quote";
 
 /** A rate in [0, 1] to three decimals, as `hsearch status` prints it; "–" when missing. */
 export function fmtRate(value: number | null | undefined): string {
@@ -47,4 +49,12 @@ export function fmtTime(iso: string | null): string {
 /** A number from stored JSON, or null when it is not one. */
 export function num(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+/**
+ * The exact `hsearch export` command of a run's harness (the selected one, or `commit`): it names the run directory by
+ * its absolute path, quoted for the shell, so it works from any directory (a run id resolves only under ./runs).
+ */
+export function exportCommand(runDir: string, commit?: string): string {
+  return `hsearch export ${shellQuote(resolve(runDir))}${commit ? ` --candidate ${shortSha(commit)}` : ""} --out DIR`;
 }

@@ -62,6 +62,8 @@ export interface InProgress {
 }
 
 export interface ReportData {
+  /** The run directory, for the commands the report prints. */
+  runDir: string;
   run: RunRecord;
   status: RunStatus;
   seed: HarnessResults | null;
@@ -120,6 +122,7 @@ export async function loadReportData(store: RunStore, options: LoadOptions = {})
   const finalRole = status.selected ? "selected" : "incumbent";
   return {
     run,
+    runDir: store.paths.dir,
     status,
     seed: seedCommit ? harnessResults(store, seedCommit, "seed") : null,
     final: finalCommit ? harnessResults(store, finalCommit, finalRole) : null,

@@ -1,7 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { request } from "node:http";
-import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shellQuote } from "../../src/core/shell-quote";
 import { isLoopbackHost, sameToken } from "../../src/report/viewer/access";
 import { type StartedViewer, startViewer } from "../../src/report/viewer/server";
 import { openRunStore } from "../../src/store";
@@ -151,6 +154,47 @@ describe("the viewer's pages", () => {
     expect(trajectory.body).toContain('<span class="who agent">agent</span>');
   });
 
+  it("gives each candidate an export command that works from any directory, the run directory quoted", async () => {
+    const accepted = status.rounds.find((r) => r.round > 0 && r.accepted !== null)?.accepted as string;
+    // A run made with --out outside ./runs, in a directory whose name needs quoting.
+    const copy = join(work, "elsewhere", "it's a run");
+    mkdirSync(dirname(copy), { recursive: true });
+    cpSync(runDir, copy, { recursive: true });
+    const other = await startViewer({ runDir: copy, port: 0 });
+    try {
+      const cookie = `hsearch_view_${other.port}=${other.token}`;
+      for (const path of [`/candidates/${accepted}`, `/candidates/${accepted}/files`]) {
+        const page = await get(other.port, path, { cookie });
+        const code = /<code>(hsearch export [^<]+)<\/code>/.exec(page.body)?.[1] ?? "";
+        const command = code.replaceAll("&#39;", "'").replaceAll("&quot;", '"').replaceAll("&amp;", "&");
+        expect(command).toBe(
+          `hsearch export '${copy.replace("'", "'\\''")}' --candidate ${accepted.slice(0, 10)} --out DIR`,
+        );
+        // Run as printed, from an unrelated directory.
+        const out = mkdtempSync(join(tmpdir(), "hsearch-export-anywhere-"));
+        const cli = [process.execPath, ...SOURCE_CLI].map(shellQuote).join(" ");
+        const runnable = command
+          .replace(/^hsearch /, `${cli} `)
+          .replace(/ DIR$/, ` ${shellQuote(join(out, "h"))}`);
+        const result = spawnSync("bash", ["-c", runnable], { cwd: tmpdir(), encoding: "utf8" });
+        expect(result.status, result.stderr).toBe(0);
+        const tracked = execFileSync(
+          "git",
+          ["-C", join(copy, "harness"), "ls-tree", "-r", "--name-only", accepted],
+          {
+            encoding: "utf8",
+          },
+        )
+          .split("\n")
+          .filter(Boolean);
+        expect(tracked.length).toBeGreaterThan(0);
+        for (const file of tracked) expect(existsSync(join(out, "h", file)), file).toBe(true);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it("browses a candidate's files (404 before), shows the export command, the system prompt and the parent comparison", async () => {
     const accepted = status.rounds.find((r) => r.round > 0 && r.accepted !== null)?.accepted as string;
     const files = await get(viewer.port, `/candidates/${accepted}/files`, { cookie });
@@ -167,9 +211,7 @@ describe("the viewer's pages", () => {
     );
 
     const page = await get(viewer.port, `/candidates/${accepted}`, { cookie });
-    expect(page.body).toContain(
-      `hsearch export ${status.run} --candidate ${accepted.slice(0, 10)} --out DIR`,
-    );
+    expect(page.body).toContain(`hsearch export ${runDir} --candidate ${accepted.slice(0, 10)} --out DIR`);
     expect(page.body).toContain("Against the parent");
     // Its results per split: every per-episode rate with k/n and a 95% interval (strict SA, M0, solve, false abst.).
     const results = page.body.split("<h2>Results</h2>")[1]?.split("</table>")[0] ?? "";

@@ -1,6 +1,6 @@
 /** The smaller sections: the run header, usage, configuration and the activity log. */
 import type { EventRecord, JsonObject, UsageTotal } from "../../store";
-import { fmtCount, fmtDuration, fmtRate, fmtTime, fmtUsd, shortSha } from "../format";
+import { exportCommand, fmtCount, fmtDuration, fmtRate, fmtTime, fmtUsd, shortSha } from "../format";
 import { type Html, html } from "../html";
 import type { ReportData } from "../report-data";
 
@@ -19,7 +19,7 @@ export function renderHeader(data: ReportData): Html {
 ${banner}
 ${
   final
-    ? html`<p>${status.selected ? "Selected" : "Incumbent"} harness: <code>${shortSha(final.commit)}</code> with search score <strong>${fmtRate(final.score)}</strong>${status.selected ? html` (git tag <code>selected</code>; <code>hsearch export ${run.id} --out DIR</code> exports it)` : ""}.</p>`
+    ? html`<p>${status.selected ? "Selected" : "Incumbent"} harness: <code>${shortSha(final.commit)}</code> with search score <strong>${fmtRate(final.score)}</strong>${status.selected ? html` (git tag <code>selected</code>; <code>${exportCommand(data.runDir)}</code> exports it)` : ""}.</p>`
     : html`<p class="muted">No harness has been evaluated yet.</p>`
 }`;
 }

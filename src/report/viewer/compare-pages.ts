@@ -5,7 +5,7 @@
 import type { Trajectory } from "../../harness/trajectory";
 import type { CandidateRecord, Purpose, RolloutRecord, RunRecord } from "../../store";
 import type { Comparison, Flip } from "../compare";
-import { shortSha } from "../format";
+import { exportCommand, shortSha } from "../format";
 import { type Html, html } from "../html";
 import { type Links, page } from "../page";
 import { renderComparisonTable, renderFlips } from "../sections/comparison";
@@ -87,6 +87,7 @@ ${renderTimeline(trajectory)}</div>`,
 
 export function renderFilesPage(
   run: RunRecord,
+  runDir: string,
   candidate: CandidateRecord,
   files: Readonly<Record<string, string>>,
   selected: string | null,
@@ -100,7 +101,7 @@ export function renderFilesPage(
     );
   const shown = selected === null ? null : (files[selected] ?? null);
   const body = html`<h1>Files of ${candidateId(candidate)} · <a href="${links.candidate(candidate.commit)}"><code>${shortSha(candidate.commit)}</code></a></h1>
-<p class="subtitle">The harness as committed; <code>hsearch export ${run.id} --candidate ${shortSha(candidate.commit)} --out DIR</code> writes it out.</p>
+<p class="subtitle">The harness as committed; <code>${exportCommand(runDir, candidate.commit)}</code> writes it out.</p>
 <ul class="files">${list}</ul>
 ${shown === null ? "" : html`<h2 class="mono">${selected}</h2><pre class="file">${shown}</pre>`}`;
   return page(

@@ -3,7 +3,7 @@ import type { Trajectory } from "../../harness/trajectory";
 import type { CandidateRecord, EvaluationRecord, RolloutRecord, RunRecord } from "../../store";
 import { PURPOSES } from "../../store";
 import { type Comparison, suiteOfTask, wilson } from "../compare";
-import { fmtRate, fmtTime, num, shortSha } from "../format";
+import { exportCommand, fmtRate, fmtTime, num, shortSha } from "../format";
 import { type Html, html } from "../html";
 import { type Links, page } from "../page";
 import { rateCell } from "../sections/comparison";
@@ -51,6 +51,8 @@ export function renderCandidateList(
 
 export interface CandidatePage {
   run: RunRecord;
+  /** The run directory, for the export command. */
+  runDir: string;
   candidate: CandidateRecord;
   accepted: boolean;
   /** Why the acceptance rule judged it so (an accepted proposal's paired test too); null for the seed. */
@@ -158,7 +160,7 @@ ${renderComparisons(data.comparisons, { before: "parent", after: candidateId(can
 <p class="subtitle">round ${candidate.round} · ${stateBadge(candidate, data.accepted)}${roleBadges(candidate.commit, data.roles)} · branch <code>${candidate.branch}</code> · proposer ${candidate.proposer} · parent ${parent} · ${fmtTime(candidate.created_at)}</p>
 <p>${candidate.rationale}</p>
 ${data.verdictReason ? html`<p class="muted verdict-reason">${candidate.verdict ?? candidate.state}: ${data.verdictReason}</p>` : ""}
-<p class="export">Export: <code>hsearch export ${run.id} --candidate ${shortSha(candidate.commit)} --out DIR</code> · <a href="${links.files(candidate.commit)}">browse the files</a></p>
+<p class="export">Export: <code>${exportCommand(data.runDir, candidate.commit)}</code> · <a href="${links.files(candidate.commit)}">browse the files</a></p>
 ${candidate.duplicate_of ? html`<p class="muted">Same tree as <a href="${links.candidate(candidate.duplicate_of)}"><code>${shortSha(candidate.duplicate_of)}</code></a>.</p>` : ""}
 <h2>Results</h2>
 <table><thead><tr><th>split</th><th class="num">objective</th><th class="num">strict SA</th><th class="num">M0</th><th class="num">AbsRec@1</th><th class="num">solve</th><th class="num">false abst.</th></tr></thead><tbody>${summaries}</tbody></table>

@@ -274,7 +274,7 @@ async function route(store: RunStore, pathname: string, diffs: DiffSource, repo:
       // A file is a key of the commit's tree, never a filesystem path.
       if (path !== null && !Object.hasOwn(files, path))
         return notFound(`no file ${path} in ${candidate.commit}`);
-      return { status: 200, body: renderFilesPage(run, candidate, files, path, LINKS) };
+      return { status: 200, body: renderFilesPage(run, store.paths.dir, candidate, files, path, LINKS) };
     }
     if (third !== undefined) return notFound();
     const rollouts = store.listRollouts(candidate.commit);
@@ -283,6 +283,7 @@ async function route(store: RunStore, pathname: string, diffs: DiffSource, repo:
       body: renderCandidatePage(
         {
           run,
+          runDir: store.paths.dir,
           candidate,
           accepted: store.listRounds().some((r) => r.accepted_commit === candidate.commit),
           verdictReason: verdictReason(candidate, store.getRound(candidate.round)),

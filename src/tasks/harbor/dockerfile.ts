@@ -12,6 +12,7 @@
  * What cannot be stood in for at all (COPY --from, files placed outside /app, a work directory outside /app) skips
  * the task with the reason and line.
  */
+import { shellQuote } from "../../core/shell-quote";
 import { classifyCommand, requirementsFile, splitCommands, words } from "./install-steps";
 import { addPython, emptyRequirements, type TaskRequirements } from "./requirements";
 
@@ -298,8 +299,4 @@ function isAncestor(relative: string, dirs: ReadonlySet<string>): boolean {
 /** COPY's JSON form (["a", "b"]) or its shell form. */
 function splitArgs(args: string): string[] {
   return (args.startsWith("[") ? safeJson(args) : null) ?? args.split(/\s+/).filter((part) => part !== "");
-}
-
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_/.,:=+@%-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -16,8 +16,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { badInput, HsearchError, isHsearchError } from "../../core/errors";
+import { shellQuote } from "../../core/shell-quote";
 import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
-import { planDockerfile, shellQuote } from "./dockerfile";
+import { planDockerfile } from "./dockerfile";
 import { emptyRequirements, mergeRequirements, type TaskRequirements } from "./requirements";
 import { bundleScript, isText, rewriteTestScript } from "./test-script";
 import { parseToml, type TomlTable } from "./toml";
