@@ -1,5 +1,6 @@
 /** A comparison of two harnesses as terminal text: rates with k/n and 95% intervals, Δ, flips, McNemar. */
 import type { Comparison, Difference, Rate } from "../report/compare";
+import type { PairedDelta } from "../scoring/paired-delta";
 import { formatTable, type Paint } from "./table";
 
 const PURPOSE_LABEL: Record<string, string> = {
@@ -26,6 +27,14 @@ export function deltaText(d: Difference, lowerIsBetter: boolean, paint: Paint): 
   const text = `${sign(d.delta, 3)} [${sign(d.low ?? 0, 2)}, ${sign(d.high ?? 0, 2)}]`;
   if (!d.clear) return text;
   return (lowerIsBetter ? d.delta < 0 : d.delta > 0) ? paint.good(text) : paint.bad(text);
+}
+
+/** "Δ +0.031 [-0.012, +0.074]": an objective's paired Δ, green/red only when its interval excludes 0. */
+export function pairedDeltaText(d: PairedDelta, paint: Paint): string {
+  const sign = (v: number) => `${v >= 0 ? "+" : "-"}${Math.abs(v).toFixed(3)}`;
+  const text = `Δ ${sign(d.delta)} [${sign(d.low)}, ${sign(d.high)}]`;
+  if (!d.clear) return text;
+  return d.delta > 0 ? paint.good(text) : paint.bad(text);
 }
 
 export function comparisonText(

@@ -3,8 +3,9 @@ import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { diff } from "../git";
 import { storedComparisons } from "../report/comparisons";
+import { objectiveDelta } from "../report/report-data";
 import type { CandidateRecord, RunStore } from "../store";
-import { comparisonText } from "./compare-text";
+import { comparisonText, pairedDeltaText } from "./compare-text";
 import type { CliIO } from "./io";
 import { openRunForReading } from "./open-run";
 import type { SetExitCode } from "./shared";
@@ -47,8 +48,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         if (argv.from !== undefined && argv.to !== undefined) {
           const before = findCandidate(store, argv.from, "from");
           const after = findCandidate(store, argv.to, "to");
-          io.out(paint.bold(`# ${header(store, before)}`));
-          io.out(paint.bold(`# → ${header(store, after)}`));
+          io.out(paint.bold(`# ${header(store, before, paint)}`));
+          io.out(paint.bold(`# → ${header(store, after, paint)}`));
           for (const c of storedComparisons(store, before.commit, after.commit))
             io.out(
               `${comparisonText(c, { before: idOf(before), after: idOf(after) }, paint, { flips: true, maxWidth })}\n`,
@@ -85,7 +86,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           return;
         }
         for (const candidate of candidates) {
-          io.out(paint.bold(`# ${header(store, candidate)}`));
+          io.out(paint.bold(`# ${header(store, candidate, paint)}`));
           io.out(`# ${candidate.rationale.split("\n")[0]}`);
           io.out(colourDiff(await diff(repo, candidate.commit, candidate.parent ?? undefined), paint));
         }
@@ -98,13 +99,20 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
 
 const idOf = (c: CandidateRecord) => (c.round === 0 ? "seed" : `r${c.round}p${c.proposal}`);
 
-/** "round 1 proposal 2 · round-1/p2 · 1a2b3c4d5e6f · rejected · score 0.5000 (parent 0.5625) · reason …": always
- * the verdict, the score and the reason, "-" where there is none. */
-function header(store: RunStore, c: CandidateRecord): string {
+/** "round 1 proposal 2 · round-1/p2 · 1a2b3c4d5e6f · rejected · score 0.5000 (parent 0.5625, Δ -0.063 [-0.188,
+ * +0.063]) · reason …": always the verdict, the score and the reason, "-" where there is none. The Δ is paired over
+ * the tasks both scored, with its 95% interval. */
+function header(store: RunStore, c: CandidateRecord, paint: Paint): string {
   const accepted = store.listRounds().some((r) => r.accepted_commit === c.commit);
   const verdict = c.round === 0 ? "seed" : accepted ? "accepted" : (c.verdict ?? c.state);
   const parentScore = c.parent ? store.getCandidate(c.parent)?.score : undefined;
-  const score = `score ${c.score === null ? "-" : c.score.toFixed(4)}${parentScore === undefined || parentScore === null ? "" : ` (parent ${parentScore.toFixed(4)})`}`;
+  const run = store.getRun();
+  const delta = c.parent && run ? objectiveDelta(store, run, c.parent, c.commit) : null;
+  const vsParent = [
+    ...(parentScore === undefined || parentScore === null ? [] : [`parent ${parentScore.toFixed(4)}`]),
+    ...(delta ? [pairedDeltaText(delta, paint)] : []),
+  ];
+  const score = `score ${c.score === null ? "-" : c.score.toFixed(4)}${vsParent.length > 0 ? ` (${vsParent.join(", ")})` : ""}`;
   const parent = c.parent ? ` · parent ${c.parent.slice(0, 12)}` : "";
   return `round ${c.round} proposal ${c.proposal} · ${c.branch} · ${c.commit.slice(0, 12)}${parent} · ${verdict.replace("_", " ")} · ${score} · reason ${c.rejected_reason ?? "-"}`;
 }

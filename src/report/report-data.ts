@@ -308,7 +308,7 @@ const DELTA_RESAMPLES = 2000;
 /** A candidate's search objective against its parent's, paired over the tasks both scored (seeded by the run). */
 export function objectiveDelta(
   store: RunStore,
-  status: RunStatus,
+  status: Pick<RunStatus, "objective" | "seed">,
   parent: string,
   commit: string,
 ): PairedDelta | null {

@@ -120,6 +120,13 @@ describe("hsearch diff", () => {
       expect(header).toMatch(
         / · (accepted|rejected|indecisive|screened out|invalid|duplicate|evaluated|pending)[^·]* · score (-|\d\.\d{4})[^·]* · reason /,
       );
+    // A scored proposal's score against its parent's carries the paired Δ over tasks with its 95% interval.
+    const scored = headers.filter((h) => !h.startsWith("# round 0 ") && / · score \d/.test(h));
+    expect(scored.length).toBeGreaterThan(0);
+    for (const header of scored)
+      expect(header).toMatch(
+        / · score \d\.\d{4} \(parent \d\.\d{4}, Δ [+-]\d\.\d{3} \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]\) · /,
+      );
   });
 
   it("answers an empty round with a note, not a bad-input error; a missing round is still an error", async () => {
