@@ -55,6 +55,11 @@ export function num(value: unknown): number | null {
  * The exact `hsearch export` command of a run's harness (the selected one, or `commit`): it names the run directory by
  * its absolute path, quoted for the shell, so it works from any directory (a run id resolves only under ./runs).
  */
+/** The command that continues an unfinished run, exact from any directory (the run's absolute path). */
+export function resumeCommand(runDir: string): string {
+  return `hsearch run --resume ${shellQuote(resolve(runDir))}`;
+}
+
 export function exportCommand(runDir: string, commit?: string): string {
   return `hsearch export ${shellQuote(resolve(runDir))}${commit ? ` --candidate ${shortSha(commit)}` : ""} --out DIR`;
 }

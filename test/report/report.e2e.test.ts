@@ -239,6 +239,8 @@ describe("hsearch report on unfinished runs", () => {
     expect(result.code).toBe(0);
     const html = readFileSync(join(copy, "report.html"), "utf8");
     expect(html).toContain("This run is still running");
+    // The resume command names the run by its absolute path, so it works from any directory, not only beside runs/.
+    expect(html).toContain(`<code>hsearch run --resume ${copy}</code>`);
     expect(html).toContain("Incumbent harness:");
     expect(html).not.toContain("Selected harness:");
     expect(html).toContain('<table class="rounds">');

@@ -1,6 +1,15 @@
 /** The smaller sections: the run header, usage, configuration and the activity log. */
 import type { EventRecord, JsonObject, UsageTotal } from "../../store";
-import { exportCommand, fmtCount, fmtDuration, fmtRate, fmtTime, fmtUsd, shortSha } from "../format";
+import {
+  exportCommand,
+  fmtCount,
+  fmtDuration,
+  fmtRate,
+  fmtTime,
+  fmtUsd,
+  resumeCommand,
+  shortSha,
+} from "../format";
 import { type Html, html } from "../html";
 import type { ReportData } from "../report-data";
 
@@ -12,7 +21,7 @@ export function renderHeader(data: ReportData): Html {
     run.state === "failed"
       ? html`<div class="banner failed"><strong>This run failed.</strong> ${run.error ?? "No error was recorded."} The report shows what was stored before it stopped.</div>`
       : run.state === "running"
-        ? html`<div class="banner running"><strong>This run is still running</strong> (or was stopped without finishing; <code>hsearch run --resume ${run.id}</code> continues it). The report shows what is stored so far; the harness marked “incumbent” is the best one yet, not the selected one.</div>`
+        ? html`<div class="banner running"><strong>This run is still running</strong> (or was stopped without finishing; <code>${resumeCommand(data.runDir)}</code> continues it, from any directory). The report shows what is stored so far; the harness marked “incumbent” is the best one yet, not the selected one.</div>`
         : "";
   return html`<h1>Run ${run.id}</h1>
 <p class="subtitle">${run.name} · <span class="badge ${run.state}">${run.state}</span> · objective ${run.objective} · seed ${run.seed} · started ${fmtTime(run.created_at)}${duration ? ` · took ${duration}` : ""}</p>
