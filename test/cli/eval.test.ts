@@ -145,6 +145,19 @@ describe("hsearch eval", () => {
       "0",
     ]);
     expect(repeats.code).toBe(2);
+    for (const seconds of ["0", "-5", "soon"]) {
+      const callSeconds = await runCli([
+        "eval",
+        "--harness",
+        "harnesses/bare",
+        "--split",
+        "search",
+        "--model-call-seconds",
+        seconds,
+      ]);
+      expect(callSeconds.code).toBe(2);
+      expect(callSeconds.stderr).toContain("--model-call-seconds must be a number of seconds > 0");
+    }
     const dir = mkdtempSync(join(tmpdir(), "hsearch-badharness-"));
     writeFileSync(join(dir, "harness.yaml"), "name: x\nagent:\n  max_steps: many\n");
     writeFileSync(join(dir, "system.md"), "{{policy}}");
