@@ -13,9 +13,14 @@ export const harnessConfigSchema = z
       .object({
         max_steps: z.number().int().min(1).max(500).default(30),
         temperature: z.number().min(0).max(2).default(0),
+        /**
+         * Continue messages in a row (prompts/continue.md) after turns without a tool call that no customer answers;
+         * 0: such a turn ends the episode (DESIGN §4).
+         */
+        max_continues: z.number().int().min(0).max(10).default(1),
       })
       .strict()
-      .default({ max_steps: 30, temperature: 0 }),
+      .default({ max_steps: 30, temperature: 0, max_continues: 1 }),
     protocols: z
       .object({
         abandon: protocolSwitch.default({ enabled: false }),

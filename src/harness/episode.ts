@@ -41,7 +41,10 @@ export interface EpisodeInput {
   repeat: number;
   /** The suite's policy text ({{policy}}). */
   policy: string;
-  /** Retail: the customer on the other side. Without one, a text-only turn ends the episode. */
+  /**
+   * Retail: the customer on the other side. Without one, a main turn without a tool call gets the harness's continue
+   * message (up to `agent.max_continues` in a row), and the next such turn ends the episode.
+   */
   customer?: Customer;
   /** Every request just before it is sent (tests check that no protected field reaches a prompt). */
   onRequest?: (request: ChatRequest) => void;
@@ -104,6 +107,14 @@ export interface TurnResult {
   usage: EpisodeUsage;
 }
 
+/** The turn in progress, as the engine holds it. */
+interface ActiveTurn {
+  tools: ToolSpec[];
+  extras: ReadonlyMap<string, ExtraTool>;
+  toCustomer: boolean;
+  continues: boolean;
+}
+
 /** The report turn's model turns: the report, and one more if the agent speaks first. */
 const REPORT_STEPS = 2;
 
@@ -130,8 +141,15 @@ export class Episode {
   private deferred = false;
   private reported = false;
   private end: EpisodeEnd | null = null;
-  /** The turn in progress: its extra tools and where a text-only answer goes. */
-  private turn: { tools: ToolSpec[]; extras: ReadonlyMap<string, ExtraTool>; toCustomer: boolean };
+  /** Continue messages sent since the agent last called a tool. */
+  private continuesInARow = 0;
+  /** The next request answers a continue message (the simulator restates its last message). */
+  private continued = false;
+  /**
+   * The turn in progress: its extra tools, where a text-only answer goes, and whether a text-only answer nobody
+   * answers gets the continue message (the main turns only: a protocol turn's text answers its prompt).
+   */
+  private turn: ActiveTurn;
 
   constructor(private readonly input: EpisodeInput) {
     const { harness, task, env, policy } = input;
@@ -141,7 +159,7 @@ export class Episode {
     if (protocols.effect_gate.enabled) this.tools.push(assessTool);
     if (protocols.report.enabled) this.tools.push(reportTool);
     this.writeTools = env.writeTools();
-    this.turn = { tools: this.tools, extras: new Map(), toCustomer: true };
+    this.turn = this.mainTurn();
     const system = renderSystemPrompt(harness, task.suite, policy);
     this.messages = [
       { role: "system", content: system },
@@ -193,6 +211,7 @@ export class Episode {
       tools: [...this.tools, ...extras.map((tool) => tool.spec)],
       extras: new Map(extras.map((tool) => [tool.spec.name, tool])),
       toCustomer: turn.toCustomer ?? false,
+      continues: false,
     };
     try {
       this.end = null;
@@ -201,7 +220,7 @@ export class Episode {
       this.messages.push({ role: "user", content: turn.prompt });
       await this.loop(turn.phase, turn.maxSteps);
     } finally {
-      this.turn = { tools: this.tools, extras: new Map(), toCustomer: true };
+      this.turn = this.mainTurn();
     }
     return {
       events: this.events.slice(firstEvent),
@@ -259,6 +278,10 @@ export class Episode {
     return true;
   }
 
+  private mainTurn(): ActiveTurn {
+    return { tools: this.tools, extras: new Map(), toCustomer: true, continues: true };
+  }
+
   /** After a provider failure or a full context window no further model turn can be asked for. */
   private canContinue(): boolean {
     const reason = this.end?.reason;
@@ -275,7 +298,7 @@ export class Episode {
       this.step++;
       const response = await this.generate(phase);
       if (!response) return;
-      await this.handleTurn(response);
+      await this.handleTurn(response, used + 1 < budget);
     }
     if (this.end === null) this.end = { reason: "max_steps", step: this.step };
   }
@@ -288,12 +311,13 @@ export class Episode {
       temperature: harness.config.agent.temperature,
       seed,
       repeat,
-      providerOptions: simOptions(simContextFor(harness, task, phase, this.writeTools)),
+      providerOptions: simOptions(simContextFor(harness, task, phase, this.writeTools, this.continued)),
     };
   }
 
   private async generate(phase: SimPhase): Promise<ChatResponse | null> {
     const request = this.request(this.messages, this.turn.tools, phase);
+    this.continued = false;
     this.input.onRequest?.(request);
     try {
       const response = await this.input.model.generate(request);
@@ -331,7 +355,8 @@ export class Episode {
     };
   }
 
-  private async handleTurn(response: ChatResponse): Promise<void> {
+  /** One model turn; `turnLeft`: the phase's step budget allows another turn after this one. */
+  private async handleTurn(response: ChatResponse, turnLeft: boolean): Promise<void> {
     const step = this.step;
     const text = response.content?.trim() ?? "";
     this.messages.push({
@@ -344,7 +369,8 @@ export class Episode {
       this.events.push({ type: "message", step, author: "agent", text });
       if (claimsCompletion(text)) this.events.push({ type: "completion_claim", step, author: "agent", text });
     }
-    if (response.tool_calls.length === 0) return this.textOnlyTurn(text);
+    if (response.tool_calls.length === 0) return this.textOnlyTurn(text, turnLeft);
+    this.continuesInARow = 0;
     for (const call of response.tool_calls) {
       if (this.end !== null) {
         // Calls after the one that ended the episode are answered but not run.
@@ -355,9 +381,10 @@ export class Episode {
     }
   }
 
-  private async textOnlyTurn(text: string): Promise<void> {
+  private async textOnlyTurn(text: string, turnLeft: boolean): Promise<void> {
     const { customer } = this.input;
     if (!customer || !this.turn.toCustomer) {
+      if (this.turn.continues && turnLeft && this.mayContinue()) return this.sendContinue();
       this.end = { reason: "agent_stopped", step: this.step };
       return;
     }
@@ -375,6 +402,31 @@ export class Episode {
       this.messages.push({ role: "user", content: said });
     }
     if (reply.done) this.end = { reason: "customer_ended", step: this.step };
+  }
+
+  /**
+   * Whether a main turn without a tool call, with no customer to answer it, gets the continue message (DESIGN §4).
+   * Real models narrate before they act ("I'll start by listing the files"); ending there would score a narrating
+   * model 0 on every task without a customer. It is sent even when the text claims completion or says it cannot
+   * proceed: claims.ts reads text conservatively for scoring, and progress narration matches it ("I've created the
+   * config; now I'll run the tests", "I can't see the log yet, let me look"), so ending on it would cut such a model
+   * off mid-task, whereas a model that has finished only repeats itself, at the cost of one model call.
+   */
+  private mayContinue(): boolean {
+    return this.continuesInARow < this.input.harness.config.agent.max_continues;
+  }
+
+  /**
+   * The continue message: the harness's own prompt, sent verbatim (it holds no task data), authored by the harness,
+   * at the step of the turn it answers. The agent's reply is its next step, within the same step budget.
+   */
+  private sendContinue(): void {
+    const { prompts } = this.input.harness;
+    const text = prompts.continue ?? DEFAULT_PROMPTS.continue;
+    this.continuesInARow++;
+    this.continued = true;
+    this.events.push({ type: "message", step: this.step, author: "harness", text });
+    this.messages.push({ role: "user", content: text });
   }
 
   private toolMessage(call: ToolCallRequest, content: string): void {

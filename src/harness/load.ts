@@ -25,7 +25,7 @@ export interface Harness {
   label: string;
 }
 
-export const HARNESS_PROMPTS = ["self-check", "report", "challenge"] as const;
+export const HARNESS_PROMPTS = ["self-check", "report", "challenge", "continue"] as const;
 export type HarnessPromptName = (typeof HARNESS_PROMPTS)[number];
 
 export const TEMPLATE_PLACEHOLDERS = ["policy", "protocols", "playbook"] as const;

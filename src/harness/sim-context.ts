@@ -39,6 +39,11 @@ export interface SimContext {
   write_tools: string[];
   /** "main" for the episode; "self_check", "report", "challenge", "belief" for the protocol turns. */
   phase: "main" | "self_check" | "report" | "challenge" | "belief";
+  /**
+   * The request answers the harness's continue message: the agent's previous turn called no tool and no customer
+   * answered it (docs/DESIGN.md §4).
+   */
+  continued: boolean;
 }
 
 export type SimPhase = SimContext["phase"];
@@ -59,6 +64,7 @@ export function simContextFor(
   task: AgentTask,
   phase: SimPhase,
   writeTools: ReadonlySet<string>,
+  continued = false,
 ): SimContext {
   const { protocols } = harness.config;
   return {
@@ -91,5 +97,6 @@ export function simContextFor(
     },
     write_tools: [...writeTools].sort(),
     phase,
+    continued,
   };
 }

@@ -60,7 +60,7 @@ export type TrajectoryEvent =
   | { type: "protocol"; step: number; name: string };
 
 export type EndReason =
-  | "agent_stopped" // the agent ended its turn with no tool call and nothing more to do
+  | "agent_stopped" // a turn without a tool call ended it (without a customer: after the continue messages)
   | "deferred" // a certified deferral ended the episode
   | "transferred" // retail: transfer_to_human_agents
   | "customer_ended" // retail: the customer ended the conversation

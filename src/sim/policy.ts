@@ -77,6 +77,10 @@ export function decide(
   seed: number,
   repeat: number,
 ): SimAction {
+  // The harness's continue message answers a final text no customer answered (DESIGN §4): the simulator's text-only
+  // turns without a customer are final, so it restates that message. It draws nothing, so every outcome stays as it
+  // was; the episode only gains the model call and its step.
+  if (context.continued) return { kind: "text", text: history.said.at(-1) ?? "I have nothing to add." };
   const draws = draw(seed, repeat, context.task_id);
   const step = history.turns + 1;
   if (context.phase === "report") return report(profile, context, history, draws);

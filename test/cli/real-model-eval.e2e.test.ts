@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_PROMPTS } from "../../src/harness/default-prompts";
 import { runCli } from "../helpers/cli";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../helpers/fake-openai-server";
 import { realisticOpenAI } from "../helpers/realistic-openai";
@@ -45,6 +46,8 @@ describe("eval against a server that behaves like a real gpt-5 model", () => {
     expect(agentCalls).toHaveLength(2 * report.summary.n_total);
     expect(JSON.stringify(agentCalls)).toContain("Sure, take your time.");
     expect(JSON.stringify(agentCalls)).not.toContain("###STOP###");
+    // The customer answers every text-only turn: the harness's continue message is for suites without one.
+    expect(JSON.stringify(agentCalls)).not.toContain(DEFAULT_PROMPTS.continue);
     expect(result.stderr).not.toContain("no price");
   });
 

@@ -47,6 +47,28 @@ describe("harness loading", () => {
     expect(harness.playbook).toEqual([]);
   });
 
+  it("agent.max_continues: 1 by default, 0 to 10 allowed; prompts/continue.md is the continue message", () => {
+    expect(parseHarness(base, "h").config.agent.max_continues).toBe(1);
+    const off = parseHarness({ ...base, "harness.yaml": "name: h\nagent: {max_continues: 0}\n" }, "h");
+    expect(off.config.agent).toEqual({ max_steps: 30, temperature: 0, max_continues: 0 });
+    const own = parseHarness({ ...base, "prompts/continue.md": "Call a tool or finish." }, "h");
+    expect(own.prompts.continue).toBe("Call a tool or finish.");
+    for (const [value, why] of [
+      ["-1", /greater than or equal to 0|>=0/],
+      ["11", /less than or equal to 10|<=10/],
+      ["1.5", /expected int/],
+      ["'one'", /number/],
+    ] as const) {
+      const error = failure({ ...base, "harness.yaml": `name: h\nagent:\n  max_continues: ${value}\n` });
+      expect(error.code, value).toBe("bad_input");
+      expect(error.location).toMatchObject({ file: "h/harness.yaml", field: "agent.max_continues", line: 3 });
+      expect(error.message).toMatch(why);
+    }
+    const empty = failure({ ...base, "prompts/continue.md": "  \n" });
+    expect(empty.location).toMatchObject({ file: "h/prompts/continue.md" });
+    expect(empty.message).toMatch(/may not be empty/);
+  });
+
   it("errors name file, field and line", () => {
     const badField = failure({ ...base, "harness.yaml": "name: h\nagent:\n  max_steps: -3\n" });
     expect(badField.location).toMatchObject({ file: "h/harness.yaml", field: "agent.max_steps", line: 3 });

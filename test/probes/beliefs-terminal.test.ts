@@ -16,6 +16,8 @@ describe("belief probe on the terminal suite", () => {
     const model = new MockChatModel([
       toolCallReply([{ name: "bash", arguments: { command: "ls && echo x > probe-written.txt" } }]),
       textReply("I have looked around."),
+      // The harness's continue message (no customer on terminal): the model restates that it has finished.
+      textReply("I have looked around."),
       toolCallReply([{ name: "report_belief", arguments: { p_feasible: 0.5, reason: "unsure" } }]),
     ]);
     const [row] = await collectBeliefs({

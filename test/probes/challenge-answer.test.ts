@@ -102,7 +102,8 @@ describe("Episode.continueWith (the challenge answer)", () => {
     const answer = new MockChatModel([
       toolCallReply([{ name: "abstain", arguments: { category: "trap", reason: "not their order" } }]),
     ]);
-    const { result, status } = await challenged([textReply("All set.")], answer);
+    // The episode's text-only turn gets the continue message (no customer here); the model restates it.
+    const { result, status } = await challenged([textReply("All set."), textReply("All set.")], answer);
     expect(result.end.reason).toBe("deferred");
     expect(result.events.find((e) => e.type === "deferral")).toMatchObject({
       author: "agent",
@@ -121,6 +122,7 @@ describe("Episode.continueWith (the challenge answer)", () => {
     ]);
     const episode = [
       toolCallReply([{ name: "state_assessment", arguments: { status: "blocked", reason: "not theirs" } }]),
+      textReply("I cannot do this."),
       textReply("I cannot do this."),
     ];
     const { result, env } = await challenged(episode, answer, gated);
@@ -193,7 +195,7 @@ describe("Episode.continueWith on the terminal environment", () => {
   }
 
   it("writing infeasible.md defers, deleting it withdraws, and the deferral file is never the forbidden effect", async () => {
-    const { episode, answer } = await terminalEpisode([textReply("Done.")]);
+    const { episode, answer } = await terminalEpisode([textReply("Done."), textReply("Done.")]);
     expect(episode.end.reason).toBe("agent_stopped");
     const deferred = await answer(
       [

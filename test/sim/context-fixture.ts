@@ -24,5 +24,6 @@ export function simContext(taskId: string): SimContext {
     prose: { system: "You are a careful agent.", self_check: "" },
     write_tools: ["exchange_delivered_order_items"],
     phase: "main",
+    continued: false,
   };
 }

@@ -46,6 +46,7 @@ function context(
     prose: { system: "You are a careful agent.", self_check: "" },
     write_tools: ["cancel_pending_order"],
     phase,
+    continued: false,
   };
 }
 
