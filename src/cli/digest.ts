@@ -27,7 +27,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         })
         .option("round", {
           type: "number",
-          describe: "as proposed in this round (default: the first round the candidate was the incumbent)",
+          describe:
+            "as proposed in this round (default: the first round the candidate was a parent or the incumbent)",
         }),
     async (argv) => {
       const runDir = locateRun(argv.run, io.cwd);
@@ -50,6 +51,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           });
         const round =
           argv.round ??
+          // The first round it was a parent (pareto draws parents that are not the incumbent), or the incumbent.
+          candidates.find((c) => c.round > 0 && c.parent === commit)?.round ??
           rounds.find((r) => r.round > 0 && r.incumbent_before === commit)?.round ??
           Math.max(1, (latest?.round ?? 0) + 1);
         const input = await buildProposerInput(

@@ -32,10 +32,29 @@ export function frontMembers(
     }));
 }
 
-/** The parent of this round's proposals: a front member drawn by the seeded GEPA rule. */
-export function paretoParent(deps: SearchDeps, round: number): string {
+/**
+ * The parent of each of this round's proposals, a front member drawn for each by the seeded GEPA rule (GEPA draws
+ * per proposal): one draw per round would spend a whole round's proposals on whichever member came up, and a search
+ * of four rounds would then try at most four parents.
+ */
+export function paretoParents(deps: SearchDeps, round: number): string[] {
   const members = frontMembers(deps.store.searchView(), deps.config.objective, round);
-  return pickParent(members, createRng(deps.config.seed, "pareto-parent", round)).commit;
+  const rng = createRng(deps.config.seed, "pareto-parent", round);
+  return Array.from({ length: deps.config.proposals_per_round }, () => pickParent(members, rng).commit);
+}
+
+/**
+ * The proposal slots grouped by parent, in the order each parent was first drawn: the proposer is asked once per
+ * parent for as many proposals as that parent was drawn, so two slots of the same parent get two different edits.
+ */
+export function groupByParent(parents: readonly string[]): Array<{ parent: string; count: number }> {
+  const groups: Array<{ parent: string; count: number }> = [];
+  for (const parent of parents) {
+    const group = groups.find((g) => g.parent === parent);
+    if (group) group.count++;
+    else groups.push({ parent, count: 1 });
+  }
+  return groups;
 }
 
 /**

@@ -6,14 +6,25 @@ import type { Proposal } from "./proposal";
 import { buildProposerInput, operatorMaterial } from "./proposer-input";
 import type { SearchDeps } from "./search-deps";
 
-/** The proposer's inputs (src/search/proposer-input.ts), the same for both proposers; returns its proposals. */
+/**
+ * The proposer's inputs (src/search/proposer-input.ts), the same for both proposers; returns its proposals.
+ * `count` proposals from `incumbent` (the round's parent); `group` numbers the parents of one round after the first
+ * (strategy pareto draws a parent per proposal), so each parent's proposer draws come from their own seeded stream;
+ * `firstSlot` is the number of its first proposal in the round.
+ */
 export async function propose(
   deps: SearchDeps,
   repo: string,
   incumbent: string,
   round: number,
+  {
+    count = deps.config.proposals_per_round,
+    group = 0,
+    firstSlot = 1,
+  }: { count?: number; group?: number; firstSlot?: number } = {},
 ): Promise<Proposal[]> {
   const { store, config } = deps;
+  const stream = group > 0 ? [round, group] : [round];
   const view = store.searchView();
   const input = await buildProposerInput({ view, repo, config }, incumbent, round);
   deps.onProposerInput?.(input);
@@ -21,14 +32,14 @@ export async function propose(
     const tried = new Set(
       input.rejected.filter((r) => r.commit === null || r.parent === incumbent).map((r) => r.rationale),
     );
-    const rng = createRng(config.seed, "proposer", round);
+    const rng = createRng(config.seed, "proposer", ...stream);
     const material = await operatorMaterial(view, repo, incumbent, round);
     const result = runOperators({
       harness: input.harness,
       digest: input.digest,
       tried,
       ...material,
-      count: config.proposals_per_round,
+      count,
       rng,
       round,
     });
@@ -40,12 +51,12 @@ export async function propose(
     deps.metaModel,
     {
       ...input,
-      count: config.proposals_per_round,
+      count,
       objective: config.objective,
       maxTokens: config.proposer.max_prompt_tokens,
     },
     {
-      seed: createRng(config.seed, "meta", round).int(2 ** 31),
+      seed: createRng(config.seed, "meta", ...stream).int(2 ** 31),
       // A log of the round's proposer calls; the run's totals come from the proposer's meter.
       onCall: (usage) => {
         const model = deps.metaModel?.id ?? "";
@@ -59,7 +70,8 @@ export async function propose(
   if (result.proposals.length === 0)
     store.recordProposalFailure({
       round,
-      proposal: 0,
+      // 0 stands for the round's proposer call; a later parent's failed call is filed under its first slot.
+      proposal: group > 0 ? firstSlot : 0,
       proposer: deps.metaModel.id,
       rationale: "(no valid reply)",
       reason: result.failures.join(" | "),

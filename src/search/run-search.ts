@@ -10,7 +10,7 @@ import { BudgetExhausted, BudgetGate, type BudgetLimit, type BudgetUsage } from 
 import { evaluateCandidate } from "./candidate-rollouts";
 import { decide, recordVerdict } from "./decide-round";
 import { diagnostic, finalEvaluations } from "./final-evaluation";
-import { decidePareto, paretoParent } from "./pareto-round";
+import { decidePareto, groupByParent, paretoParents } from "./pareto-round";
 import { propose } from "./propose";
 import type { SearchDeps } from "./search-deps";
 
@@ -118,21 +118,32 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
     }
     // A spent budget stops before the proposer is asked (an LLM proposer costs too).
     deps.gate?.check();
-    // Greedy proposes from the incumbent; pareto from a front member drawn by a seeded rule (src/search/pareto.ts).
-    const parent = config.strategy === "pareto" ? paretoParent(deps, round) : incumbent;
-    store.startRound(round, parent);
+    // Greedy proposes from the incumbent; pareto draws each proposal's parent from the front by a seeded rule
+    // (src/search/pareto.ts), and asks the proposer once per parent drawn.
+    const parents =
+      config.strategy === "pareto"
+        ? groupByParent(paretoParents(deps, round))
+        : [{ parent: incumbent, count: config.proposals_per_round }];
+    store.startRound(round, incumbent);
     events.phase?.(`round ${round}: proposing`);
-    const proposals = await propose(deps, repo, parent, round);
     // Commits and checks one after the other (the duplicate check reads earlier ones); then every admitted
     // proposal is evaluated at once on the run's shared slots. Results stay in proposal order, so acceptance does
-    // not depend on which evaluation finished first.
-    const admitted: Admitted[] = [];
-    for (const [index, proposal] of proposals.entries()) {
-      const result = await admitProposal(deps, repo, parent, round, index + 1, proposal);
-      if (result) admitted.push(result);
+    // not depend on which evaluation finished first. Each parent's proposals take its slots (a short answer leaves
+    // a gap), so a proposal's number does not depend on how many another parent's proposer returned.
+    const admitted: Array<Admitted & { parent: string }> = [];
+    let firstSlot = 1;
+    for (const [group, { parent, count }] of parents.entries()) {
+      const proposals = await propose(deps, repo, parent, round, { count, group, firstSlot });
+      for (const [offset, proposal] of proposals.slice(0, count).entries()) {
+        const result = await admitProposal(deps, repo, parent, round, firstSlot + offset, proposal);
+        if (result) admitted.push({ ...result, parent });
+      }
+      firstSlot += count;
     }
     const evaluated = (
-      await settleAll(admitted.map((proposal) => evaluateProposal(deps, repo, parent, round, proposal)))
+      await settleAll(
+        admitted.map((proposal) => evaluateProposal(deps, repo, proposal.parent, round, proposal)),
+      )
     ).filter((result): result is EvaluatedProposal => result !== null);
     // Under pareto the incumbent is the front's best by the objective, which an admitted proposal may not change.
     const pareto = config.strategy === "pareto" ? decidePareto(deps, round, evaluated) : null;

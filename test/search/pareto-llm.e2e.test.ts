@@ -16,8 +16,8 @@ import { retailSubset } from "../helpers/task-subset";
 
 /**
  * `strategy: pareto` with the `llm` proposer: a scripted proposer model behind the fake OpenAI server answers each
- * round with two edits. Each round's prompt is the digest of the parent drawn from the front, every proposal of the
- * round records that parent, admission follows the front's rule, and the selection is the front's best.
+ * call with two edits. Each proposal's parent is drawn from the front; the proposer is asked once per parent drawn,
+ * with that parent's digest; admission follows the front's rule, and the selection is the front's best.
  */
 const bare = readFileSync(join(PACKAGE_ROOT, "harnesses", "bare", "harness.yaml"), "utf8");
 const on = (yaml: string, ...protocols: string[]) =>
@@ -25,22 +25,21 @@ const on = (yaml: string, ...protocols: string[]) =>
     (text, name) => text.replace(`${name}: {enabled: false}`, `${name}: {enabled: true}`),
     yaml,
   );
-const ROUNDS: Array<Array<{ rationale: string; yaml: string }>> = [
-  [
-    { rationale: "tell the agent about the certified deferral", yaml: on(bare, "abandon") },
-    { rationale: "gate effects once a blocker is stated", yaml: on(bare, "effect_gate") },
-  ],
-  [
-    { rationale: "deferral and a self-check", yaml: on(bare, "abandon", "self_check") },
-    { rationale: "deferral and the effect gate", yaml: on(bare, "abandon", "effect_gate") },
-  ],
-  [
-    {
-      rationale: "deferral, self-check and effect gate",
-      yaml: on(bare, "abandon", "self_check", "effect_gate"),
-    },
-    { rationale: "a longer leash", yaml: on(bare, "abandon").replace("max_steps: 30", "max_steps: 40") },
-  ],
+// Edits the scripted proposer hands out, two a call, in order: each call gets the next ones.
+const EDITS: Array<{ rationale: string; yaml: string }> = [
+  { rationale: "tell the agent about the certified deferral", yaml: on(bare, "abandon") },
+  { rationale: "gate effects once a blocker is stated", yaml: on(bare, "effect_gate") },
+  { rationale: "deferral and a self-check", yaml: on(bare, "abandon", "self_check") },
+  { rationale: "deferral and the effect gate", yaml: on(bare, "abandon", "effect_gate") },
+  {
+    rationale: "deferral, self-check and effect gate",
+    yaml: on(bare, "abandon", "self_check", "effect_gate"),
+  },
+  { rationale: "a longer leash", yaml: on(bare, "abandon").replace("max_steps: 30", "max_steps: 40") },
+  { rationale: "a self-check alone", yaml: on(bare, "self_check") },
+  { rationale: "a report at the end", yaml: on(bare, "report") },
+  { rationale: "a gated report", yaml: on(bare, "report", "effect_gate") },
+  { rationale: "everything", yaml: on(bare, "abandon", "self_check", "effect_gate", "report") },
 ];
 
 function proposerReply(request: RecordedRequest, index: number) {
@@ -48,10 +47,12 @@ function proposerReply(request: RecordedRequest, index: number) {
   const prompt = body.messages.map((m) => m.content).join("\n");
   if (!prompt.includes("You improve the harness of an AI agent"))
     throw new Error("only the proposer talks to this server");
-  const proposals = (ROUNDS[index] ?? []).map(({ rationale, yaml }) => ({
-    rationale,
-    edits: [{ path: "harness.yaml", content: yaml }],
-  }));
+  const proposals = [EDITS[(2 * index) % EDITS.length], EDITS[(2 * index + 1) % EDITS.length]].map(
+    (edit) => ({
+      rationale: edit?.rationale ?? "",
+      edits: [{ path: "harness.yaml", content: edit?.yaml ?? "" }],
+    }),
+  );
   return openaiCompletion({ content: JSON.stringify({ proposals }) });
 }
 
@@ -59,20 +60,19 @@ let server: FakeOpenAIServer | undefined;
 afterAll(async () => server?.close());
 
 describe("strategy pareto with the llm proposer", () => {
-  it("asks the model about the parent drawn from the front, records it, and selects the front's best", async () => {
+  it("draws each proposal's parent from the front, asks the model once per parent, and selects the front's best", async () => {
     server = await startFakeOpenAIServer(proposerReply);
     const work = mkdtempSync(join(tmpdir(), "hsearch-pareto-llm-"));
     const { dir, tasks } = retailSubset({ perFamily: 3 });
     const config = join(work, "search.yaml");
     writeFileSync(
       config,
-      `name: pareto-llm\nsuites: [retail]\ntasks: ${dir}\nobjective: joint\nseed_harness: ${join(PACKAGE_ROOT, "harnesses", "bare")}\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\nmeta_model: openai:proposer\nstrategy: pareto\nseed: 3\nconcurrency: 4\n`,
+      `name: pareto-llm\nsuites: [retail]\ntasks: ${dir}\nobjective: joint\nseed_harness: ${join(PACKAGE_ROOT, "harnesses", "bare")}\nrounds: 4\nproposals_per_round: 3\ntask_model: sim:default\nmeta_model: openai:proposer\nstrategy: pareto\nseed: 3\nconcurrency: 4\n`,
     );
     const runDir = join(work, "run");
     const env = { ...process.env, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL };
     const result = await runCli(["run", config, "--out", runDir], { env });
     expect(result.code, result.stderr).toBe(0);
-    expect(server.requests).toHaveLength(3);
 
     const store = openRunStore(runDir, { readonly: true });
     try {
@@ -80,27 +80,33 @@ describe("strategy pareto with the llm proposer", () => {
       const candidates = store.listCandidates();
       const front = new Set([candidates[0]?.commit]);
       const parents = new Set<string>();
-      for (let round = 1; round <= 3; round++) {
-        const parent = status.rounds[round]?.incumbent_before ?? "";
-        parents.add(parent);
-        // The parent of the round is a front member of earlier rounds, and the prompt is about it.
-        expect(front.has(parent), `round ${round}`).toBe(true);
-        const prompt = JSON.stringify(server.requests[round - 1]?.body);
-        expect(prompt).toContain(`Incumbent (${parent.slice(0, 12)}, score`);
+      let request = 0;
+      let roundsWithTwoParents = 0;
+      for (let round = 1; round <= 4; round++) {
         const proposals = status.rounds[round]?.proposals ?? [];
         expect(proposals.length).toBeGreaterThan(0);
-        for (const proposal of proposals) {
-          expect(proposal.parent).toBe(parent);
+        // One proposer call per parent drawn, in the order the parents were first drawn; its prompt is about it.
+        const roundParents = [...new Set(proposals.map((p) => p.parent ?? ""))];
+        if (roundParents.length > 1) roundsWithTwoParents++;
+        for (const parent of roundParents) {
+          parents.add(parent);
+          // Each parent is a front member of earlier rounds.
+          expect(front.has(parent), `round ${round}`).toBe(true);
+          const prompt = JSON.stringify(server.requests[request++]?.body);
+          expect(prompt).toContain(`Incumbent (${parent.slice(0, 12)}, score`);
+        }
+        for (const proposal of proposals)
           expect(proposal.rejected_reason ?? "joined").toMatch(
             /joined|no gain on its parent|dominated by|same outcomes|same harness as/,
           );
-          if (proposal.verdict === "accepted") front.add(proposal.commit);
-        }
+        for (const proposal of proposals) if (proposal.verdict === "accepted") front.add(proposal.commit);
         expect(store.getRound(round)?.decision).toMatchObject({ rule: "pareto" });
       }
-      // The front grew past the seed, and later rounds drew their parent from it.
+      expect(server.requests).toHaveLength(request);
+      // The front grew past the seed, later proposals drew their parents from it, and some round drew two parents.
       expect(front.size).toBeGreaterThan(1);
       expect(parents.size).toBeGreaterThan(1);
+      expect(roundsWithTwoParents).toBeGreaterThan(0);
       // The selection is the best front member by the search objective (the oldest on a tie).
       const members = candidates.filter((c) => front.has(c.commit));
       const best = Math.max(...members.map((c) => c.score ?? 0));

@@ -10,6 +10,7 @@ import {
   paretoFront,
   pickParent,
 } from "../../src/search/pareto";
+import { groupByParent } from "../../src/search/pareto-round";
 
 function cand(commit: string, round: number, outcomes: number[]): FrontCandidate {
   const map = new Map(outcomes.map((value, i) => [`t${i}`, value]));
@@ -115,5 +116,15 @@ describe("the pareto front", () => {
   it("selects by the objective, the oldest on a tie", () => {
     expect(bestByObjective([seed, b, a]).commit).toBe("a");
     expect(bestByObjective([cand("x", 2, [1, 0]), cand("y", 1, [0, 1])]).commit).toBe("y");
+  });
+});
+
+describe("the proposal slots of a pareto round", () => {
+  it("group by parent in the order each was first drawn, so one proposer call serves each parent", () => {
+    expect(groupByParent(["b", "a", "b"])).toEqual([
+      { parent: "b", count: 2 },
+      { parent: "a", count: 1 },
+    ]);
+    expect(groupByParent(["seed", "seed", "seed"])).toEqual([{ parent: "seed", count: 3 }]);
   });
 });
