@@ -10,6 +10,8 @@ export interface Proposal {
   rationale: string;
   /** Which operator or proposer made it (a commit trailer). */
   operator: string;
+  /** Who proposed it, when not the run's proposer (pareto's merge step). */
+  proposer?: string;
 }
 
 export function assertProposalPaths(files: Record<string, string | null>): void {

@@ -10,7 +10,8 @@ import type { SearchDeps } from "./search-deps";
  * The proposer's inputs (src/search/proposer-input.ts), the same for both proposers; returns its proposals.
  * `count` proposals from `incumbent` (the round's parent); `group` numbers the parents of one round after the first
  * (strategy pareto draws a parent per proposal), so each parent's proposer draws come from their own seeded stream;
- * `firstSlot` is the number of its first proposal in the round.
+ * `firstSlot` is the number of its first proposal in the round; `avoid`, hashes of harnesses this round already has
+ * (pareto's merge), which the operators do not propose again.
  */
 export async function propose(
   deps: SearchDeps,
@@ -21,7 +22,8 @@ export async function propose(
     count = deps.config.proposals_per_round,
     group = 0,
     firstSlot = 1,
-  }: { count?: number; group?: number; firstSlot?: number } = {},
+    avoid = [],
+  }: { count?: number; group?: number; firstSlot?: number; avoid?: readonly string[] } = {},
 ): Promise<Proposal[]> {
   const { store, config } = deps;
   const stream = group > 0 ? [round, group] : [round];
@@ -34,6 +36,7 @@ export async function propose(
     );
     const rng = createRng(config.seed, "proposer", ...stream);
     const material = await operatorMaterial(view, repo, incumbent, round);
+    for (const hash of avoid) material.known.add(hash);
     const result = runOperators({
       harness: input.harness,
       digest: input.digest,

@@ -178,8 +178,7 @@ export async function operatorMaterial(
 ): Promise<{ known: Set<string>; donors: Donor[] }> {
   // Only earlier rounds, like the rejected memory: a resumed round must propose what the interrupted one did.
   const candidates = view.candidates().filter((c) => c.round < round);
-  const known = new Set<string>();
-  for (const c of candidates) known.add(hashJson(await readTree(repo, c.commit)));
+  const known = await knownHarnesses(view, repo, round);
   const ancestors = new Set<string>();
   for (let at = view.candidate(incumbent); at; at = at.parent ? view.candidate(at.parent) : undefined)
     ancestors.add(at.commit);
@@ -204,4 +203,11 @@ export async function operatorMaterial(
     });
   }
   return { known, donors: donors.sort((a, b) => b.gain - a.gain || a.commit.localeCompare(b.commit)) };
+}
+
+/** hashJson of the files of every candidate of earlier rounds: a harness the run already has is not proposed again. */
+export async function knownHarnesses(view: SearchView, repo: string, round: number): Promise<Set<string>> {
+  const known = new Set<string>();
+  for (const c of view.candidates()) if (c.round < round) known.add(hashJson(await readTree(repo, c.commit)));
+  return known;
 }

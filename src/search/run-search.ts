@@ -10,6 +10,7 @@ import { BudgetExhausted, BudgetGate, type BudgetLimit, type BudgetUsage } from 
 import { evaluateCandidate } from "./candidate-rollouts";
 import { decide, recordVerdict } from "./decide-round";
 import { diagnostic, finalEvaluations } from "./final-evaluation";
+import { mergeProposal } from "./pareto-merge";
 import { decidePareto, groupByParent, paretoParents } from "./pareto-round";
 import { propose } from "./propose";
 import type { SearchDeps } from "./search-deps";
@@ -120,12 +121,16 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
     deps.gate?.check();
     // Greedy proposes from the incumbent; pareto draws each proposal's parent from the front by a seeded rule
     // (src/search/pareto.ts), and asks the proposer once per parent drawn.
-    const parents =
-      config.strategy === "pareto"
-        ? groupByParent(paretoParents(deps, round))
-        : [{ parent: incumbent, count: config.proposals_per_round }];
+    // Under pareto the last slot merges another front member's edits into its parent when that is new (GEPA's merge).
+    const slots = config.strategy === "pareto" ? paretoParents(deps, round) : [];
     store.startRound(round, incumbent);
     events.phase?.(`round ${round}: proposing`);
+    const mergeInto = slots.length > 1 ? slots.at(-1) : undefined;
+    const merge = mergeInto ? await mergeProposal(deps, repo, round, mergeInto) : null;
+    const parents =
+      config.strategy === "pareto"
+        ? groupByParent(merge ? slots.slice(0, -1) : slots)
+        : [{ parent: incumbent, count: config.proposals_per_round }];
     // Commits and checks one after the other (the duplicate check reads earlier ones); then every admitted
     // proposal is evaluated at once on the run's shared slots. Results stay in proposal order, so acceptance does
     // not depend on which evaluation finished first. Each parent's proposals take its slots (a short answer leaves
@@ -133,12 +138,17 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
     const admitted: Array<Admitted & { parent: string }> = [];
     let firstSlot = 1;
     for (const [group, { parent, count }] of parents.entries()) {
-      const proposals = await propose(deps, repo, parent, round, { count, group, firstSlot });
+      const avoid = merge ? [merge.harness] : [];
+      const proposals = await propose(deps, repo, parent, round, { count, group, firstSlot, avoid });
       for (const [offset, proposal] of proposals.slice(0, count).entries()) {
         const result = await admitProposal(deps, repo, parent, round, firstSlot + offset, proposal);
         if (result) admitted.push({ ...result, parent });
       }
       firstSlot += count;
+    }
+    if (merge && mergeInto) {
+      const result = await admitProposal(deps, repo, mergeInto, round, firstSlot, merge.proposal);
+      if (result) admitted.push({ ...result, parent: mergeInto });
     }
     const evaluated = (
       await settleAll(
