@@ -2,7 +2,10 @@
 // `operators` proposer, over 5 seeds per strategy (greedy, pareto): per setting, the selected harness's held-out strict
 // SA, held-out joint score and independent solve (mean ± SD over seeds), and the search rollouts spent. Both strategies
 // evaluate the same number of candidates per round, so they spend (nearly) the same rollouts.
-// `nice npx tsx bench/search-quality.ts [--seeds N|A-B] [--suites retail,terminal] [--strategies greedy,pareto] [--rounds R]` (retail ≈ 1 min a search
+// `nice npx tsx bench/search-quality.ts [--seeds N|A-B] [--suites retail,terminal] [--strategies greedy,pareto] [--rounds R]`
+// runs the searches; `--combine FILE...` reads the per-seed lines earlier runs printed on stderr instead (to join a
+// benchmark split over processes). With both strategies, it prints pareto − greedy on held-out joint, seed for seed,
+// with a paired bootstrap interval and a one-sided sign-flip test. (Retail ≈ 1 min a search
 // on an idle 2-core machine; terminal runs real sandboxed commands and takes several minutes a search).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +14,8 @@ import { parse, stringify } from "yaml";
 import type { CliIO } from "../src/cli/io";
 import { main } from "../src/cli/main";
 import { PACKAGE_ROOT } from "../src/core/paths";
+import { createRng } from "../src/core/rng";
+import { pairedBootstrapMeanDifference } from "../src/scoring/paired-tests";
 import { openRunStore } from "../src/store";
 import { runStatus } from "../src/store/run-status";
 
@@ -23,7 +28,6 @@ const [FIRST_SEED, LAST_SEED] = ((range: string) => {
   const [from, to] = range.includes("-") ? range.split("-").map(Number) : [1, Number(range)];
   return [from ?? 1, to ?? 1];
 })(arg("seeds", "5"));
-const SEEDS = LAST_SEED - FIRST_SEED + 1;
 const SUITES = arg("suites", "retail,terminal").split(",");
 const ROUNDS = arg("rounds", "");
 const STRATEGIES = arg("strategies", "greedy,pareto").split(",");
@@ -99,24 +103,108 @@ const meanSd = (values: number[], digits = 3): string => {
   return `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
 };
 
+/**
+ * One-sided paired sign-flip (randomisation) test of mean(differences) > 0: under H0 each seed's difference is as
+ * likely to have either sign, so p = the share of sign assignments whose mean reaches the observed one. Exact up to
+ * 20 seeds; beyond, 200,000 seeded random assignments. No normality assumption (five to thirty seeds of bounded,
+ * tied differences are far from normal).
+ */
+function signFlipP(differences: number[]): number {
+  const n = differences.length;
+  const observed = differences.reduce((a, b) => a + b, 0);
+  const eps = 1e-12;
+  let reach = 0;
+  let total = 0;
+  if (n <= 20) {
+    for (let mask = 0; mask < 2 ** n; mask++) {
+      let sum = 0;
+      for (let i = 0; i < n; i++) sum += (mask >> i) & 1 ? -(differences[i] ?? 0) : (differences[i] ?? 0);
+      if (sum >= observed - eps) reach++;
+      total++;
+    }
+    return reach / total;
+  }
+  const rng = createRng(1, "search-quality", "sign-flip");
+  for (total = 0; total < 200_000; total++) {
+    let sum = 0;
+    for (const d of differences) sum += rng.next() < 0.5 ? -d : d;
+    if (sum >= observed - eps) reach++;
+  }
+  return (reach + 1) / (total + 1);
+}
+
+/** `<suite> <strategy> seed <n>: {outcome}` lines of earlier runs of this benchmark (its stderr), for --combine. */
+function readResults(files: string[]): Map<string, Map<number, Outcome>> {
+  const results = new Map<string, Map<number, Outcome>>();
+  for (const file of files)
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      const match = /^(\w+) (\w+) seed (\d+): (\{.*\})/.exec(line);
+      if (!match) continue;
+      const key = `${match[1]} ${match[2]}`;
+      const bySeed = results.get(key) ?? new Map<number, Outcome>();
+      bySeed.set(Number(match[3]), JSON.parse(match[4] ?? "{}") as Outcome);
+      results.set(key, bySeed);
+    }
+  return results;
+}
+
+const combine = process.argv.includes("--combine")
+  ? process.argv.slice(process.argv.indexOf("--combine") + 1).filter((a) => !a.startsWith("--"))
+  : null;
+const results = combine ? readResults(combine) : new Map<string, Map<number, Outcome>>();
+const suites = combine ? [...new Set([...results.keys()].map((k) => k.split(" ")[0] ?? ""))] : SUITES;
+const strategies = combine ? [...new Set([...results.keys()].map((k) => k.split(" ")[1] ?? ""))] : STRATEGIES;
+
 console.log(
   `| suite | proposer + strategy | search objective | held-out strict SA | held-out joint | independent solve | search rollouts | seeds |`,
 );
 console.log(`| --- | --- | --- | --- | --- | --- | --- | --- |`);
-for (const suite of SUITES)
-  for (const strategy of STRATEGIES) {
-    const outcomes: Outcome[] = [];
-    for (let seed = FIRST_SEED; seed <= LAST_SEED; seed++) {
-      const started = Date.now();
-      outcomes.push(await search(suite, strategy, seed));
-      process.stderr.write(
-        `${suite} ${strategy} seed ${seed}: ${JSON.stringify(outcomes.at(-1))} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
-      );
-    }
+for (const suite of suites)
+  for (const strategy of strategies) {
+    const bySeed = results.get(`${suite} ${strategy}`) ?? new Map<number, Outcome>();
+    if (!combine)
+      for (let seed = FIRST_SEED; seed <= LAST_SEED; seed++) {
+        const started = Date.now();
+        bySeed.set(seed, await search(suite, strategy, seed));
+        process.stderr.write(
+          `${suite} ${strategy} seed ${seed}: ${JSON.stringify(bySeed.get(seed))} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+        );
+      }
+    results.set(`${suite} ${strategy}`, bySeed);
+    const outcomes = [...bySeed.values()];
+    if (outcomes.length === 0) continue;
+    const seeds = [...bySeed.keys()].sort((a, b) => a - b);
     console.log(
       `| ${suite} | operators + ${strategy} | ${meanSd(outcomes.map((o) => o.searchScore))} | ${meanSd(outcomes.map((o) => o.heldoutSA))} | ${meanSd(outcomes.map((o) => o.heldoutJoint))} | ${meanSd(outcomes.map((o) => o.independentSolve))} | ${meanSd(
         outcomes.map((o) => o.rollouts),
         0,
-      )} | ${SEEDS} |`,
+      )} | ${seeds.length === seeds.at(-1)! - seeds[0]! + 1 ? `${seeds[0]}–${seeds.at(-1)}` : seeds.join(",")} |`,
     );
   }
+
+const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(3)}`;
+
+// The goal of issue 11: pareto ahead of greedy on held-out joint at the same rollouts, seed for seed.
+for (const suite of suites) {
+  const greedy = results.get(`${suite} greedy`);
+  const pareto = results.get(`${suite} pareto`);
+  if (!greedy || !pareto) continue;
+  const seeds = [...pareto.keys()].filter((seed) => greedy.has(seed)).sort((a, b) => a - b);
+  if (seeds.length === 0) continue;
+  const diff = (pick: (o: Outcome) => number) =>
+    seeds.map((seed) => pick(pareto.get(seed) as Outcome) - pick(greedy.get(seed) as Outcome));
+  const joint = diff((o) => o.heldoutJoint);
+  const wins = joint.filter((d) => d > 1e-12).length;
+  const losses = joint.filter((d) => d < -1e-12).length;
+  const boot = pairedBootstrapMeanDifference(
+    seeds.map((seed) => (pareto.get(seed) as Outcome).heldoutJoint),
+    seeds.map((seed) => (greedy.get(seed) as Outcome).heldoutJoint),
+    { resamples: 10_000, seed: 1 },
+  );
+  console.log(
+    `${suite}: pareto − greedy held-out joint over ${seeds.length} seeds: ${meanSd(joint)} (95% CI ${signed(boot.ci[0])} to ${signed(boot.ci[1])}); ahead on ${wins}, tied on ${seeds.length - wins - losses}, behind on ${losses}; one-sided sign-flip p = ${signFlipP(joint).toFixed(3)}; rollouts ${meanSd(
+      diff((o) => o.rollouts),
+      0,
+    )}`,
+  );
+}
