@@ -29,7 +29,14 @@ export function frontMembers(
         objective,
       ),
       spent: spent.get(c.commit) ?? 0,
+      edits: editsSinceSeed(view, c.commit),
     }));
+}
+
+function editsSinceSeed(view: SearchView, commit: string): number {
+  let edits = 0;
+  for (let at = view.candidate(commit); at?.parent; at = view.candidate(at.parent)) edits++;
+  return edits;
 }
 
 /**
@@ -80,6 +87,7 @@ export function decidePareto(
     };
     const parentCommit = view.candidate(proposal.commit)?.parent;
     const parent = members.find((member) => member.commit === parentCommit) ?? null;
+    candidate.edits = (parent?.edits ?? 0) + 1;
     const { admitted, reason } = admitToFront(candidate, members, parent);
     verdicts.push({ commit: proposal.commit, verdict: admitted ? "accepted" : "rejected", reason });
     if (!admitted) continue;

@@ -19,6 +19,8 @@ export interface FrontCandidate {
   outcomes: ReadonlyMap<string, number>;
   /** Proposals already made from it that did not enter the front. */
   spent?: number;
+  /** Edits since the seed (its lineage's length): the tie-break of the selection. */
+  edits?: number;
 }
 
 /**
@@ -150,9 +152,15 @@ export function admitToFront(
   };
 }
 
-/** The selection: the front member best by the objective on the search split; the oldest on a tie. */
+/**
+ * The selection: the front member best by the objective on the search split. On a tie, the one with the fewest edits
+ * since the seed, then the oldest: an edit that adds nothing on the search split is a risk on held-out tasks (greedy,
+ * which never accepts a tie, never takes one either).
+ */
 export function bestByObjective(members: readonly FrontCandidate[]): FrontCandidate {
-  const sorted = [...members].sort((a, b) => b.score - a.score || byAge(a, b));
+  const sorted = [...members].sort(
+    (a, b) => b.score - a.score || (a.edits ?? 0) - (b.edits ?? 0) || byAge(a, b),
+  );
   const best = sorted[0];
   if (!best) throw new Error("bestByObjective: no candidate");
   return best;

@@ -113,9 +113,14 @@ describe("the pareto front", () => {
     expect(groupOutcomes(scores, "sa-only").has("feasible")).toBe(false);
   });
 
-  it("selects by the objective, the oldest on a tie", () => {
+  it("selects by the objective; on a tie the one with fewer edits since the seed, then the oldest", () => {
     expect(bestByObjective([seed, b, a]).commit).toBe("a");
     expect(bestByObjective([cand("x", 2, [1, 0]), cand("y", 1, [0, 1])]).commit).toBe("y");
+    // Same round, same score: the shorter lineage wins over the lower proposal number.
+    const deep = { ...cand("deep", 5, [1, 1]), proposal: 1, edits: 5 };
+    const shallow = { ...cand("shallow", 5, [1, 1]), proposal: 3, edits: 4 };
+    expect(bestByObjective([deep, shallow]).commit).toBe("shallow");
+    expect(bestByObjective([{ ...deep, edits: 4 }, shallow]).commit).toBe("deep");
   });
 });
 
