@@ -67,7 +67,9 @@ describe.each(mechanisms)("the persistent episode sandbox (%s)", (mechanism) => 
     const after = await env.call(
       "bash",
       {
-        command: `kill -0 "$(cat /tmp/child.pid)" 2>/dev/null && echo child-alive || echo child-gone; ${fetchCommand(8766)}`,
+        // Killed is dead or a zombie (state Z) not yet reaped by the namespace's init; on a loaded machine the
+        // SIGKILLed child may also not have run yet to die, so wait for it (up to 5 s) instead of racing the scheduler.
+        command: `pid=$(cat /tmp/child.pid); for i in $(seq 50); do state=$(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null); if [ -z "$state" ] || [ "$state" = Z ]; then break; fi; sleep 0.1; done; if [ -z "$state" ] || [ "$state" = Z ]; then echo child-gone; else echo child-alive; fi; ${fetchCommand(8766)}`,
       },
       agent(4),
     );
