@@ -59,6 +59,20 @@ interface Outcome {
   heldoutJoint: number;
   independentSolve: number;
   rollouts: number;
+  /** How the search used its candidates (pareto's front, parents and merges; greedy's accepted chain). */
+  search?: SearchShape;
+}
+
+interface SearchShape {
+  /** The seed and every accepted candidate (greedy: the chain; pareto: every member the front admitted). */
+  accepted: number;
+  /** Rounds whose proposer proposals came from more than one parent. */
+  roundsWithTwoParents: number;
+  rounds: number;
+  merges: number;
+  mergesAccepted: number;
+  /** The selected harness came from pareto's merge step. */
+  selectedMerge: boolean;
 }
 
 async function search(suite: string, strategy: string, seed: number): Promise<Outcome> {
@@ -88,6 +102,7 @@ async function search(suite: string, strategy: string, seed: number): Promise<Ou
         heldoutJoint: heldout?.objective ?? Number.NaN,
         independentSolve: independent?.feasible?.solve ?? Number.NaN,
         rollouts: store.countRollouts("search"),
+        search: searchShape(store.listCandidates(), selectedCommit),
       };
     } finally {
       store.close();
@@ -95,6 +110,27 @@ async function search(suite: string, strategy: string, seed: number): Promise<Ou
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+function searchShape(
+  candidates: ReturnType<ReturnType<typeof openRunStore>["listCandidates"]>,
+  selected: string,
+): SearchShape {
+  const rounds = [...new Set(candidates.map((c) => c.round))].filter((round) => round > 0);
+  const merges = candidates.filter((c) => c.proposer === "pareto-merge");
+  return {
+    accepted: candidates.filter((c) => c.parent === null || c.verdict === "accepted").length,
+    roundsWithTwoParents: rounds.filter(
+      (round) =>
+        new Set(
+          candidates.filter((c) => c.round === round && c.proposer !== "pareto-merge").map((c) => c.parent),
+        ).size > 1,
+    ).length,
+    rounds: rounds.length,
+    merges: merges.length,
+    mergesAccepted: merges.filter((c) => c.verdict === "accepted").length,
+    selectedMerge: merges.some((c) => c.commit === selected),
+  };
 }
 
 const meanSd = (values: number[], digits = 3): string => {
@@ -183,6 +219,17 @@ for (const suite of suites)
   }
 
 const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(3)}`;
+
+// How each setting used its searches (read from the stored candidates; absent in lines of older runs).
+for (const [key, bySeed] of results) {
+  const shapes = [...bySeed.values()].flatMap((o) => (o.search ? [o.search] : []));
+  if (shapes.length === 0) continue;
+  const sum = (pick: (s: SearchShape) => number) => shapes.reduce((total, shape) => total + pick(shape), 0);
+  const accepted = shapes.map((s) => s.accepted);
+  console.log(
+    `${key} (${shapes.length} searches): ${Math.min(...accepted)}–${Math.max(...accepted)} accepted candidates a search (seed included); ${sum((s) => s.roundsWithTwoParents)} of ${sum((s) => s.rounds)} rounds proposed from two parents or more; ${sum((s) => s.merges)} merges, ${sum((s) => s.mergesAccepted)} admitted, ${sum((s) => (s.selectedMerge ? 1 : 0))} selected`,
+  );
+}
 
 // The goal of issue 11: pareto ahead of greedy on held-out joint at the same rollouts, seed for seed.
 for (const suite of suites) {
