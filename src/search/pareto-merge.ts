@@ -1,10 +1,11 @@
 import { hashJson } from "../core/canonical-json";
-import { createRng } from "../core/rng";
+import { createRng, type Rng } from "../core/rng";
 import { readTree } from "../git";
 import { harnessLimitsOf, parseHarness } from "../harness/load";
 import type { SearchView } from "../store";
+import { lineageOf, nearestIn } from "./lineage";
 import { mergeEdit } from "./operators";
-import { type FrontCandidate, paretoFront } from "./pareto";
+import { drawIndex, type FrontCandidate, paretoFront } from "./pareto";
 import { frontMembers } from "./pareto-round";
 import { applyProposal, type Proposal } from "./proposal";
 import { knownHarnesses } from "./proposer-input";
@@ -32,40 +33,26 @@ export function mergeDonors(
   view: SearchView,
   members: FrontCandidate[],
   recipient: string,
-  rng: ReturnType<typeof createRng>,
+  rng: Rng,
 ): MergePlan[] {
-  const ancestors = lineage(view, recipient);
-  const eligible = paretoFront(members).filter(
-    ({ candidate }) => !ancestors.has(candidate.commit) && !lineage(view, candidate.commit).has(recipient),
+  const ancestors = lineageOf(view, recipient);
+  const pool = paretoFront(members).filter(
+    ({ candidate }) => !ancestors.has(candidate.commit) && !lineageOf(view, candidate.commit).has(recipient),
   );
   const plans: MergePlan[] = [];
-  const pool = [...eligible];
   while (pool.length > 0) {
-    const weights = pool.map((entry) => entry.wins + 1);
-    let draw = rng.next() * weights.reduce((sum, weight) => sum + weight, 0);
-    let index = pool.length - 1;
-    for (const [i, weight] of weights.entries()) {
-      draw -= weight;
-      if (draw < 0) {
-        index = i;
-        break;
-      }
-    }
-    const [entry] = pool.splice(index, 1);
+    const [entry] = pool.splice(
+      drawIndex(
+        pool.map((candidate) => candidate.wins + 1),
+        rng,
+      ),
+      1,
+    );
     if (!entry) break;
-    let base = view.candidate(entry.candidate.commit);
-    while (base && !ancestors.has(base.commit)) base = base.parent ? view.candidate(base.parent) : undefined;
-    if (base) plans.push({ recipient, donor: entry.candidate, base: base.commit });
+    const base = nearestIn(view, entry.candidate.commit, ancestors);
+    if (base) plans.push({ recipient, donor: entry.candidate, base });
   }
   return plans;
-}
-
-/** The commit and its ancestors. */
-function lineage(view: SearchView, commit: string): Set<string> {
-  const out = new Set<string>();
-  for (let at = view.candidate(commit); at; at = at.parent ? view.candidate(at.parent) : undefined)
-    out.add(at.commit);
-  return out;
 }
 
 /**

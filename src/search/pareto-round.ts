@@ -1,6 +1,7 @@
 import { createRng } from "../core/rng";
 import type { SearchView } from "../store";
 import type { EvaluatedProposal, ProposalVerdict } from "./acceptance";
+import { lineageOf } from "./lineage";
 import { admitToFront, bestByObjective, type FrontCandidate, groupOutcomes, pickParent } from "./pareto";
 import type { SearchDeps } from "./search-deps";
 
@@ -29,14 +30,8 @@ export function frontMembers(
         objective,
       ),
       spent: spent.get(c.commit) ?? 0,
-      edits: editsSinceSeed(view, c.commit),
+      edits: lineageOf(view, c.commit).size - 1,
     }));
-}
-
-function editsSinceSeed(view: SearchView, commit: string): number {
-  let edits = 0;
-  for (let at = view.candidate(commit); at?.parent; at = view.candidate(at.parent)) edits++;
-  return edits;
 }
 
 /**

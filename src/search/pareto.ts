@@ -104,15 +104,19 @@ export function pickParent(members: readonly FrontCandidate[], rng: Rng): FrontC
   // Each proposal from a member that did not enter the front divides its weight: the operators walk down a ranked
   // list, so a member whose proposals keep failing has used up its best edits, and the others get their turn.
   const weights = front.map((entry) => (led > 0 ? entry.wins : 1) / (1 + (entry.candidate.spent ?? 0)));
-  const total = weights.reduce((sum, weight) => sum + weight, 0);
-  let draw = rng.next() * total;
-  for (const [index, entry] of front.entries()) {
-    draw -= weights[index] ?? 0;
-    if (draw < 0) return entry.candidate;
+  const drawn = front[drawIndex(weights, rng)];
+  if (!drawn) throw new Error("pickParent: the front is empty");
+  return drawn.candidate;
+}
+
+/** An index drawn with probability proportional to its weight (the last one if rounding runs past the total). */
+export function drawIndex(weights: readonly number[], rng: Rng): number {
+  let draw = rng.next() * weights.reduce((sum, weight) => sum + weight, 0);
+  for (const [index, weight] of weights.entries()) {
+    draw -= weight;
+    if (draw < 0) return index;
   }
-  const last = front.at(-1);
-  if (!last) throw new Error("pickParent: the front is empty");
-  return last.candidate;
+  return weights.length - 1;
 }
 
 /**

@@ -12,6 +12,7 @@ import { renderSystemPrompt } from "../harness/render";
 import type { RejectedProposal, SearchView } from "../store";
 import type { SearchConfig } from "./config-schema";
 import { buildDigest, type Digest, type FamilyRow, familyTable } from "./digest";
+import { lineageOf, nearestIn } from "./lineage";
 import type { Donor } from "./operators";
 
 /**
@@ -179,18 +180,16 @@ export async function operatorMaterial(
   // Only earlier rounds, like the rejected memory: a resumed round must propose what the interrupted one did.
   const candidates = view.candidates().filter((c) => c.round < round);
   const known = await knownHarnesses(view, repo, round);
-  const ancestors = new Set<string>();
-  for (let at = view.candidate(incumbent); at; at = at.parent ? view.candidate(at.parent) : undefined)
-    ancestors.add(at.commit);
+  const ancestors = lineageOf(view, incumbent);
   const donors: Donor[] = [];
   for (const c of candidates) {
     if (ancestors.has(c.commit) || !c.parent || c.score === null) continue;
     if (c.state !== "evaluated" && c.state !== "rejected") continue;
     // The donor's edits since its nearest ancestor in this lineage: under greedy that is its parent (every parent was
     // an incumbent); under pareto it may be further up, and the merge then takes the other lineage's whole path.
-    let base = view.candidate(c.parent);
-    while (base?.parent && !ancestors.has(base.commit)) base = view.candidate(base.parent);
-    if (!base || !ancestors.has(base.commit) || base.score === null) continue;
+    const baseCommit = nearestIn(view, c.parent, ancestors);
+    const base = baseCommit === undefined ? undefined : view.candidate(baseCommit);
+    if (!base || base.score === null) continue;
     if (c.score <= base.score) continue;
     donors.push({
       commit: c.commit,
