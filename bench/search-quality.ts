@@ -2,8 +2,9 @@
 // `operators` proposer, over 5 seeds per strategy (greedy, pareto): per setting, the selected harness's held-out strict
 // SA, held-out joint score and independent solve (mean ± SD over seeds), and the search rollouts spent. Both strategies
 // evaluate the same number of candidates per round, so they spend (nearly) the same rollouts.
-// `nice npx tsx bench/search-quality.ts [--seeds N|A-B] [--suites retail,terminal] [--strategies greedy,pareto] [--rounds R]`
-// runs the searches; `--combine FILE...` reads the per-seed lines earlier runs printed on stderr instead (to join a
+// `nice npx tsx bench/search-quality.ts [--seeds N|A-B] [--suites retail,terminal] [--strategies greedy,pareto]
+// [--rounds R] [--headroom]` runs the searches (`--headroom` also evaluates every candidate a search scored on the
+// held-out split); `--combine FILE...` reads the per-seed lines earlier runs printed on stderr instead (to join a
 // benchmark split over processes). With both strategies, it prints pareto − greedy on held-out joint, seed for seed,
 // with a paired bootstrap interval and a one-sided sign-flip test. (Retail ≈ 1 min a search
 // on an idle 2-core machine; terminal runs real sandboxed commands and takes several minutes a search).
@@ -31,6 +32,10 @@ const [FIRST_SEED, LAST_SEED] = ((range: string) => {
 const SUITES = arg("suites", "retail,terminal").split(",");
 const ROUNDS = arg("rounds", "");
 const STRATEGIES = arg("strategies", "greedy,pareto").split(",");
+// `--headroom`: after each search, evaluate every candidate it scored on the held-out split too (the benchmark's
+// analysis only: the search never sees these figures) — how far the selection is from the best harness the search
+// produced, and how well the search objective ranks candidates by their held-out score.
+const HEADROOM = process.argv.includes("--headroom");
 const CONFIGS: Record<string, string> = {
   retail: "search-configs/retail-joint.yaml",
   terminal: "search-configs/terminal-joint.yaml",
@@ -57,10 +62,25 @@ interface Outcome {
   searchScore: number;
   heldoutSA: number;
   heldoutJoint: number;
+  /** The seed harness's held-out joint (absent in lines of older runs). */
+  seedHeldoutJoint?: number;
   independentSolve: number;
   rollouts: number;
   /** How the search used its candidates (pareto's front, parents and merges; greedy's accepted chain). */
   search?: SearchShape;
+  headroom?: Headroom;
+}
+
+/** With `--headroom`: the held-out joint of the search's best harnesses, besides the selected one. */
+interface Headroom {
+  /** Candidates the search scored (the seed included). */
+  scored: number;
+  /** The best held-out joint of a candidate the search accepted (greedy's chain; pareto's front, past and present). */
+  bestAccepted: number;
+  /** The best held-out joint of any candidate the search scored. */
+  bestScored: number;
+  /** Spearman's rank correlation of search objective and held-out joint over the scored candidates. */
+  rankCorrelation: number;
 }
 
 interface SearchShape {
@@ -100,9 +120,26 @@ async function search(suite: string, strategy: string, seed: number): Promise<Ou
         searchScore: store.getCandidate(selectedCommit)?.score ?? Number.NaN,
         heldoutSA: heldout?.blocked?.strict_sa ?? Number.NaN,
         heldoutJoint: heldout?.objective ?? Number.NaN,
+        seedHeldoutJoint:
+          (status.heldout.seed as SelectedEvaluations | undefined)?.heldout?.objective ??
+          // A search that selects its seed evaluates it once, as the selection.
+          heldout?.objective ??
+          Number.NaN,
         independentSolve: independent?.feasible?.solve ?? Number.NaN,
         rollouts: store.countRollouts("search"),
         search: searchShape(store.listCandidates(), selectedCommit),
+        ...(HEADROOM
+          ? {
+              headroom: await headroom(
+                runDir,
+                suite,
+                seed,
+                store.listCandidates(),
+                selectedCommit,
+                heldout?.objective ?? Number.NaN,
+              ),
+            }
+          : {}),
       };
     } finally {
       store.close();
@@ -131,6 +168,94 @@ function searchShape(
     mergesAccepted: merges.filter((c) => c.verdict === "accepted").length,
     selectedMerge: merges.some((c) => c.commit === selected),
   };
+}
+
+/**
+ * Every scored candidate of a finished search evaluated on the held-out split by `hsearch export` and `hsearch eval`
+ * (same task model, seed and repeats: the rollout seeds depend on the run seed, task and repeat only, so the selected
+ * harness gets exactly its final held-out figure again, which is checked).
+ */
+async function headroom(
+  runDir: string,
+  suite: string,
+  seed: number,
+  candidates: ReturnType<ReturnType<typeof openRunStore>["listCandidates"]>,
+  selected: string,
+  selectedJoint: number,
+): Promise<Headroom> {
+  const scored = candidates.filter((c) => c.score !== null);
+  const joints = new Map<string, number>();
+  for (const candidate of scored) {
+    const dir = mkdtempSync(join(tmpdir(), "hsearch-quality-candidate-"));
+    try {
+      const exported = await main(["export", runDir, "--candidate", candidate.commit, "--out", dir], quiet);
+      if (exported !== 0) throw new Error(`hsearch export ${candidate.commit} exited ${exported}`);
+      const printed: string[] = [];
+      const code = await main(
+        ["eval", "--harness", dir, "--split", "heldout", "--suite", suite, "--seed", String(seed), "--json"],
+        { ...quiet, out: (text) => printed.push(text) },
+      );
+      if (code !== 0) throw new Error(`hsearch eval ${candidate.commit} exited ${code}`);
+      const summary = (JSON.parse(printed.join("")) as { summary: EvalSummary }).summary;
+      joints.set(candidate.commit, jointOf(summary));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const again = joints.get(selected);
+  if (again === undefined || Math.abs(again - selectedJoint) > 1e-9)
+    throw new Error(
+      `headroom: hsearch eval gives the selected harness ${again}, its final held-out was ${selectedJoint}`,
+    );
+  const accepted = scored.filter((c) => c.parent === null || c.verdict === "accepted");
+  const best = (list: typeof scored) => Math.max(...list.map((c) => joints.get(c.commit) ?? Number.NaN));
+  return {
+    scored: scored.length,
+    bestAccepted: best(accepted),
+    bestScored: best(scored),
+    rankCorrelation: spearman(
+      scored.map((c) => c.score as number),
+      scored.map((c) => joints.get(c.commit) as number),
+    ),
+  };
+}
+
+interface EvalSummary {
+  blocked?: { n: number; strict_sa: number };
+  feasible?: { n: number; solve: number };
+}
+
+/** The joint objective (Σ strict SA + Σ solve) / (|B| + |F|) of an `hsearch eval --json` summary. */
+function jointOf(summary: EvalSummary): number {
+  const blocked = summary.blocked ?? { n: 0, strict_sa: 0 };
+  const feasible = summary.feasible ?? { n: 0, solve: 0 };
+  return (blocked.strict_sa * blocked.n + feasible.solve * feasible.n) / (blocked.n + feasible.n);
+}
+
+/** Spearman's rho with average ranks for ties (NaN when either side is constant). */
+function spearman(xs: number[], ys: number[]): number {
+  const ranks = (values: number[]) => {
+    const order = values.map((value, index) => ({ value, index })).sort((a, b) => a.value - b.value);
+    const result = new Array<number>(values.length);
+    for (let start = 0; start < order.length; ) {
+      let end = start;
+      while (end + 1 < order.length && order[end + 1]?.value === order[start]?.value) end++;
+      for (let k = start; k <= end; k++) result[order[k]?.index ?? 0] = (start + end) / 2;
+      start = end + 1;
+    }
+    return result;
+  };
+  const [rx, ry] = [ranks(xs), ranks(ys)];
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const [mx, my] = [mean(rx), mean(ry)];
+  let [sxy, sxx, syy] = [0, 0, 0];
+  for (let i = 0; i < rx.length; i++) {
+    const [dx, dy] = [(rx[i] ?? 0) - mx, (ry[i] ?? 0) - my];
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
+  }
+  return sxy / Math.sqrt(sxx * syy);
 }
 
 const meanSd = (values: number[], digits = 3): string => {
@@ -228,6 +353,20 @@ for (const [key, bySeed] of results) {
   const accepted = shapes.map((s) => s.accepted);
   console.log(
     `${key} (${shapes.length} searches): ${Math.min(...accepted)}–${Math.max(...accepted)} accepted candidates a search (seed included); ${sum((s) => s.roundsWithTwoParents)} of ${sum((s) => s.rounds)} rounds proposed from two parents or more; ${sum((s) => s.merges)} merges, ${sum((s) => s.mergesAccepted)} admitted, ${sum((s) => (s.selectedMerge ? 1 : 0))} selected`,
+  );
+}
+
+// With --headroom: how far each setting's selection is from the best harness its searches produced on held-out tasks.
+for (const [key, bySeed] of results) {
+  const rows = [...bySeed.values()].flatMap((o) =>
+    o.headroom ? [{ outcome: o, headroom: o.headroom }] : [],
+  );
+  if (rows.length === 0) continue;
+  console.log(
+    `${key} (${rows.length} searches, held-out joint): seed harness ${meanSd(rows.map((r) => r.outcome.seedHeldoutJoint ?? Number.NaN))}; selected ${meanSd(rows.map((r) => r.outcome.heldoutJoint))}; best accepted candidate ${meanSd(rows.map((r) => r.headroom.bestAccepted))}; best scored candidate ${meanSd(rows.map((r) => r.headroom.bestScored))} (of ${meanSd(
+      rows.map((r) => r.headroom.scored),
+      0,
+    )}); the selection is the best scored candidate in ${rows.filter((r) => r.outcome.heldoutJoint >= r.headroom.bestScored - 1e-12).length}; rank correlation of search objective and held-out joint ${meanSd(rows.map((r) => r.headroom.rankCorrelation).filter((rho) => !Number.isNaN(rho)))}`,
   );
 }
 
