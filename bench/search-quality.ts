@@ -10,13 +10,16 @@
 // on an idle 2-core machine; terminal runs real sandboxed commands and takes several minutes a search).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { parse, stringify } from "yaml";
+import { join, resolve } from "node:path";
+import { stringify } from "yaml";
 import type { CliIO } from "../src/cli/io";
 import { main } from "../src/cli/main";
+import { reportError } from "../src/cli/report-error";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { createRng } from "../src/core/rng";
 import { pairedBootstrapMeanDifference } from "../src/scoring/paired-tests";
+import type { SearchConfig } from "../src/search/config-schema";
+import { loadSearchConfig } from "../src/search/load-config";
 import { openRunStore } from "../src/store";
 import { runStatus } from "../src/store/run-status";
 
@@ -36,10 +39,35 @@ const STRATEGIES = arg("strategies", "greedy,pareto").split(",");
 // analysis only: the search never sees these figures) — how far the selection is from the best harness the search
 // produced, and how well the search objective ranks candidates by their held-out score.
 const HEADROOM = process.argv.includes("--headroom");
-const CONFIGS: Record<string, string> = {
+const SHIPPED: Record<string, string> = {
   retail: "search-configs/retail-joint.yaml",
   terminal: "search-configs/terminal-joint.yaml",
 };
+// `--config FILE` runs your own search config instead of the shipped ones (e.g. with a real `task_model`, or the `llm`
+// proposer): paths in it mean what they mean to `hsearch run` from this directory; its rounds, proposals, repeats and
+// models are kept, the seed and strategy set per search. Its name labels the rows.
+const USER_CONFIG = arg("config", "");
+
+/** Where a labelled setting's config comes from, and how its relative paths resolve. */
+interface ConfigSource {
+  file: string;
+  /** Relative seed_harness and tasks paths resolve here (the package for the shipped configs). */
+  cwd: string;
+}
+
+function configSources(): Map<string, ConfigSource> {
+  if (!USER_CONFIG)
+    return new Map(
+      SUITES.map((suite) => [suite, { file: join(PACKAGE_ROOT, SHIPPED[suite] ?? ""), cwd: PACKAGE_ROOT }]),
+    );
+  const file = resolve(USER_CONFIG);
+  const config = loadSearchConfig(file);
+  if (config.objective !== "joint")
+    throw new Error(
+      `${file}: objective ${config.objective}; this benchmark compares the held-out joint objective`,
+    );
+  return new Map([[config.name.replace(/\s+/g, "-"), { file, cwd: process.cwd() }]]);
+}
 
 const quiet: CliIO = {
   out: () => {},
@@ -58,6 +86,8 @@ interface SelectedEvaluations {
 }
 
 interface Outcome {
+  /** `operators` or the proposer model's spec (absent in lines of older runs: operators). */
+  proposer?: string;
   /** The selected harness's objective on the search split (what the strategies optimise). */
   searchScore: number;
   heldoutSA: number;
@@ -95,19 +125,23 @@ interface SearchShape {
   selectedMerge: boolean;
 }
 
-async function search(suite: string, strategy: string, seed: number): Promise<Outcome> {
+async function search(suite: string, source: ConfigSource, strategy: string, seed: number): Promise<Outcome> {
   const work = mkdtempSync(join(tmpdir(), "hsearch-quality-"));
   try {
-    const config = parse(readFileSync(join(PACKAGE_ROOT, CONFIGS[suite] ?? ""), "utf8")) as Record<
-      string,
-      unknown
-    >;
-    Object.assign(config, { seed, strategy, seed_harness: join(PACKAGE_ROOT, String(config.seed_harness)) });
+    // The validated config (a models file read in, the cache directory absolute), written again with absolute paths:
+    // the copy lives in a temporary directory.
+    const config: SearchConfig = {
+      ...loadSearchConfig(source.file),
+      seed,
+      strategy: strategy as SearchConfig["strategy"],
+    };
+    config.seed_harness = resolve(source.cwd, config.seed_harness);
+    if (config.tasks) config.tasks = resolve(source.cwd, config.tasks);
     if (ROUNDS) config.rounds = Number(ROUNDS);
     const file = join(work, "search.yaml");
     writeFileSync(file, stringify(config));
     const runDir = join(work, "run");
-    const code = await main(["run", file, "--out", runDir], quiet);
+    const code = await main(["run", file, "--out", runDir], { ...quiet, cwd: source.cwd });
     if (code !== 0) throw new Error(`${suite} ${strategy} seed ${seed}: hsearch run exited ${code}`);
     const store = openRunStore(runDir, { readonly: true });
     try {
@@ -117,6 +151,7 @@ async function search(suite: string, strategy: string, seed: number): Promise<Ou
       const independent = selected?.independent;
       const selectedCommit = store.listRounds().at(-1)?.incumbent_after ?? "";
       return {
+        proposer: config.models?.proposer?.spec ?? config.meta_model,
         searchScore: store.getCandidate(selectedCommit)?.score ?? Number.NaN,
         heldoutSA: heldout?.blocked?.strict_sa ?? Number.NaN,
         heldoutJoint: heldout?.objective ?? Number.NaN,
@@ -132,8 +167,8 @@ async function search(suite: string, strategy: string, seed: number): Promise<Ou
           ? {
               headroom: await headroom(
                 runDir,
-                suite,
-                seed,
+                config,
+                work,
                 store.listCandidates(),
                 selectedCommit,
                 heldout?.objective ?? Number.NaN,
@@ -177,24 +212,25 @@ function searchShape(
  */
 async function headroom(
   runDir: string,
-  suite: string,
-  seed: number,
+  config: SearchConfig,
+  work: string,
   candidates: ReturnType<ReturnType<typeof openRunStore>["listCandidates"]>,
   selected: string,
   selectedJoint: number,
 ): Promise<Headroom> {
   const scored = candidates.filter((c) => c.score !== null);
   const joints = new Map<string, number>();
+  const evalArgs = heldoutEvalArgs(config, runDir, work);
   for (const candidate of scored) {
     const dir = mkdtempSync(join(tmpdir(), "hsearch-quality-candidate-"));
     try {
       const exported = await main(["export", runDir, "--candidate", candidate.commit, "--out", dir], quiet);
       if (exported !== 0) throw new Error(`hsearch export ${candidate.commit} exited ${exported}`);
       const printed: string[] = [];
-      const code = await main(
-        ["eval", "--harness", dir, "--split", "heldout", "--suite", suite, "--seed", String(seed), "--json"],
-        { ...quiet, out: (text) => printed.push(text) },
-      );
+      const code = await main(["eval", "--harness", dir, ...evalArgs], {
+        ...quiet,
+        out: (text) => printed.push(text),
+      });
       if (code !== 0) throw new Error(`hsearch eval ${candidate.commit} exited ${code}`);
       const summary = (JSON.parse(printed.join("")) as { summary: EvalSummary }).summary;
       joints.set(candidate.commit, jointOf(summary));
@@ -218,6 +254,41 @@ async function headroom(
       scored.map((c) => joints.get(c.commit) as number),
     ),
   };
+}
+
+/**
+ * `hsearch eval` flags that evaluate as the run's final held-out evaluation did: the config's models (a models block
+ * written to a file; a top-level spec only where the block names none, as `hsearch run` reads them), judge, customer,
+ * seed, repeats, concurrency, suites or task directory, and the run's request cache.
+ */
+function heldoutEvalArgs(config: SearchConfig, runDir: string, work: string): string[] {
+  const blocks = config.models;
+  const args = [
+    "--split",
+    "heldout",
+    "--seed",
+    String(config.seed),
+    "--repeats",
+    String(config.repeats),
+    // One process holds one concurrency limit per provider endpoint: the search's.
+    "--concurrency",
+    String(config.concurrency),
+    "--json",
+  ];
+  if (blocks) {
+    const modelsFile = join(work, "models.yaml");
+    writeFileSync(modelsFile, stringify(blocks));
+    args.push("--models", modelsFile);
+  }
+  if (!blocks?.agent?.spec) args.push("--model", config.task_model);
+  if (!blocks?.judge?.spec) args.push("--judge", config.judge);
+  if (!blocks?.customer?.spec) args.push("--customer", config.customer);
+  if (config.tasks) args.push("--tasks", config.tasks);
+  else if (config.suites.length === 1) args.push("--suite", config.suites[0] ?? "");
+  args.push("--cache", config.cache.dir === "run" ? runDir : config.cache.dir);
+  if (config.limits?.model_call_seconds)
+    args.push("--model-call-seconds", String(config.limits.model_call_seconds));
+  return args;
 }
 
 interface EvalSummary {
@@ -299,7 +370,7 @@ function readResults(files: string[]): Map<string, Map<number, Outcome>> {
   const results = new Map<string, Map<number, Outcome>>();
   for (const file of files)
     for (const line of readFileSync(file, "utf8").split("\n")) {
-      const match = /^(\w+) (\w+) seed (\d+): (\{.*\})/.exec(line);
+      const match = /^(\S+) (\w+) seed (\d+): (\{.*\})/.exec(line);
       if (!match) continue;
       const key = `${match[1]} ${match[2]}`;
       const bySeed = results.get(key) ?? new Map<number, Outcome>();
@@ -313,7 +384,16 @@ const combine = process.argv.includes("--combine")
   ? process.argv.slice(process.argv.indexOf("--combine") + 1).filter((a) => !a.startsWith("--"))
   : null;
 const results = combine ? readResults(combine) : new Map<string, Map<number, Outcome>>();
-const suites = combine ? [...new Set([...results.keys()].map((k) => k.split(" ")[0] ?? ""))] : SUITES;
+let sources = new Map<string, ConfigSource>();
+try {
+  if (!combine) sources = configSources();
+} catch (error) {
+  // A bad --config answers as `hsearch run` would: the file, field and line, exit 2.
+  process.exit(reportError(error, quiet, false));
+}
+const suites = combine
+  ? [...new Set([...results.keys()].map((k) => k.split(" ")[0] ?? ""))]
+  : [...sources.keys()];
 const strategies = combine ? [...new Set([...results.keys()].map((k) => k.split(" ")[1] ?? ""))] : STRATEGIES;
 
 console.log(
@@ -326,7 +406,7 @@ for (const suite of suites)
     if (!combine)
       for (let seed = FIRST_SEED; seed <= LAST_SEED; seed++) {
         const started = Date.now();
-        bySeed.set(seed, await search(suite, strategy, seed));
+        bySeed.set(seed, await search(suite, sources.get(suite) as ConfigSource, strategy, seed));
         process.stderr.write(
           `${suite} ${strategy} seed ${seed}: ${JSON.stringify(bySeed.get(seed))} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
         );
@@ -336,7 +416,7 @@ for (const suite of suites)
     if (outcomes.length === 0) continue;
     const seeds = [...bySeed.keys()].sort((a, b) => a - b);
     console.log(
-      `| ${suite} | operators + ${strategy} | ${meanSd(outcomes.map((o) => o.searchScore))} | ${meanSd(outcomes.map((o) => o.heldoutSA))} | ${meanSd(outcomes.map((o) => o.heldoutJoint))} | ${meanSd(outcomes.map((o) => o.independentSolve))} | ${meanSd(
+      `| ${suite} | ${outcomes[0]?.proposer ?? "operators"} + ${strategy} | ${meanSd(outcomes.map((o) => o.searchScore))} | ${meanSd(outcomes.map((o) => o.heldoutSA))} | ${meanSd(outcomes.map((o) => o.heldoutJoint))} | ${meanSd(outcomes.map((o) => o.independentSolve))} | ${meanSd(
         outcomes.map((o) => o.rollouts),
         0,
       )} | ${seeds.length === seeds.at(-1)! - seeds[0]! + 1 ? `${seeds[0]}–${seeds.at(-1)}` : seeds.join(",")} |`,
@@ -356,6 +436,14 @@ for (const [key, bySeed] of results) {
   );
 }
 
+/** Spearman's rho over searches; undefined in a search whose candidates all scored the same on either side. */
+const rhos = (values: number[]) => {
+  const defined = values.filter((rho) => !Number.isNaN(rho));
+  return defined.length > 0
+    ? `${meanSd(defined)}${defined.length < values.length ? ` (undefined in ${values.length - defined.length}: every candidate scored the same)` : ""}`
+    : "undefined (every candidate scored the same)";
+};
+
 // With --headroom: how far each setting's selection is from the best harness its searches produced on held-out tasks.
 for (const [key, bySeed] of results) {
   const rows = [...bySeed.values()].flatMap((o) =>
@@ -366,7 +454,7 @@ for (const [key, bySeed] of results) {
     `${key} (${rows.length} searches, held-out joint): seed harness ${meanSd(rows.map((r) => r.outcome.seedHeldoutJoint ?? Number.NaN))}; selected ${meanSd(rows.map((r) => r.outcome.heldoutJoint))}; best accepted candidate ${meanSd(rows.map((r) => r.headroom.bestAccepted))}; best scored candidate ${meanSd(rows.map((r) => r.headroom.bestScored))} (of ${meanSd(
       rows.map((r) => r.headroom.scored),
       0,
-    )}); the selection is the best scored candidate in ${rows.filter((r) => r.outcome.heldoutJoint >= r.headroom.bestScored - 1e-12).length}; rank correlation of search objective and held-out joint ${meanSd(rows.map((r) => r.headroom.rankCorrelation).filter((rho) => !Number.isNaN(rho)))}`,
+    )}); the selection is the best scored candidate in ${rows.filter((r) => r.outcome.heldoutJoint >= r.headroom.bestScored - 1e-12).length}; rank correlation of search objective and held-out joint ${rhos(rows.map((r) => r.headroom.rankCorrelation))}`,
   );
 }
 
