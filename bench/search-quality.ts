@@ -109,8 +109,9 @@ interface Headroom {
   bestAccepted: number;
   /** The best held-out joint of any candidate the search scored. */
   bestScored: number;
-  /** Spearman's rank correlation of search objective and held-out joint over the scored candidates. */
-  rankCorrelation: number;
+  /** Spearman's rank correlation of search objective and held-out joint over the scored candidates (NaN, or null
+   * when read back from JSON, where every candidate scored the same). */
+  rankCorrelation: number | null;
 }
 
 interface SearchShape {
@@ -454,7 +455,7 @@ for (const [key, bySeed] of results) {
     `${key} (${rows.length} searches, held-out joint): seed harness ${meanSd(rows.map((r) => r.outcome.seedHeldoutJoint ?? Number.NaN))}; selected ${meanSd(rows.map((r) => r.outcome.heldoutJoint))}; best accepted candidate ${meanSd(rows.map((r) => r.headroom.bestAccepted))}; best scored candidate ${meanSd(rows.map((r) => r.headroom.bestScored))} (of ${meanSd(
       rows.map((r) => r.headroom.scored),
       0,
-    )}); the selection is the best scored candidate in ${rows.filter((r) => r.outcome.heldoutJoint >= r.headroom.bestScored - 1e-12).length}; rank correlation of search objective and held-out joint ${rhos(rows.map((r) => r.headroom.rankCorrelation))}`,
+    )}); the selection is the best scored candidate in ${rows.filter((r) => r.outcome.heldoutJoint >= r.headroom.bestScored - 1e-12).length}; rank correlation of search objective and held-out joint ${rhos(rows.map((r) => r.headroom.rankCorrelation ?? Number.NaN))}`,
   );
 }
 
