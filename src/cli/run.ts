@@ -206,7 +206,10 @@ async function runCommand(options: RunOptions, io: CliIO) {
       live.print(
         `stopped: ${outcome.budget.message}; incumbent ${outcome.selected.slice(0, 12)} (${score}). Continue with: hsearch run --resume ${runDir} --${outcome.budget.limit.replace("_", "-")} <more>`,
       );
-    else live.print(`selected ${outcome.selected.slice(0, 12)} (${score}; stopped by ${outcome.stoppedBy})`);
+    else
+      live.print(
+        `selected ${outcome.selected.slice(0, 12)} (${score}; stopped by ${outcome.stoppedBy === "exhausted" ? "the operators running out of new edits" : outcome.stoppedBy})`,
+      );
     return statusWithSuites(store);
   } catch (error) {
     live.clear();

@@ -64,6 +64,12 @@ export function suiteComparisons(store: RunStore, status: RunStatus): Comparison
   return storedComparisons(store, seed, final);
 }
 
+function stoppedEarlyLine({ reason, round }: NonNullable<RunStatus["stopped_early"]>): string {
+  return reason === "early_stop"
+    ? `stopped before round ${round}: early_stop.patience rounds in a row without an accepted proposal`
+    : `stopped before round ${round}: the operators have no new edit around the incumbent, so every later round would be empty (strategy: pareto proposes from other members of its front)`;
+}
+
 /** The round table as `hsearch run` and `hsearch status` print it. */
 export function renderStatus(status: RunStatus, options: StatusOptions = {}): string {
   const paint = options.paint ?? paintFor({ env: {} }, false);
@@ -72,6 +78,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
     ...(status.error && status.state !== "running" && status.state !== "finished"
       ? [`stopped: ${status.error}`]
       : []),
+    ...(status.stopped_early ? [stoppedEarlyLine(status.stopped_early)] : []),
     "",
   ];
   const rows: string[][] = [];

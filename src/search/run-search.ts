@@ -20,9 +20,21 @@ export interface SearchOutcome {
   selected: string;
   /** Null when a budget stopped the run before the seed was scored. */
   score: number | null;
-  stoppedBy: "rounds" | "early_stop" | "budget";
+  stoppedBy: "rounds" | "early_stop" | "budget" | "exhausted";
   /** Which limit stopped the run, and the usage then. */
   budget?: { limit: BudgetLimit; usage: BudgetUsage; message: string };
+}
+
+/**
+ * Greedy with the operators proposer, after a round in which they found no new edit at all: everything they read — the
+ * incumbent, the run's harnesses, the rejected memory — is as it was, so every later round would be empty too. (Under
+ * pareto another front member may be drawn; an LLM proposer is asked anew.)
+ */
+function operatorsRanDry(deps: SearchDeps, round: number): boolean {
+  if (round < 1 || deps.config.strategy !== "greedy" || deps.metaModel) return false;
+  return deps.store
+    .listEvents()
+    .some((e) => e.kind === "operators_exhausted" && e.data.round === round && e.data.proposals === 0);
 }
 
 /**
@@ -102,7 +114,7 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
   let incumbent = seed;
   let incumbentScore = seedScore;
   let idleRounds = 0;
-  let stoppedBy: "rounds" | "early_stop" = "rounds";
+  let stoppedBy: "rounds" | "early_stop" | "exhausted" = "rounds";
   for (let round = 1; round <= config.rounds; round++) {
     const stored = store.getRound(round);
     if (stored?.ended_at && stored.incumbent_after) {
@@ -115,6 +127,11 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
     if (config.early_stop.patience !== null && idleRounds >= config.early_stop.patience) {
       stoppedBy = "early_stop";
       store.logEvent("early_stop", { round, patience: config.early_stop.patience });
+      break;
+    }
+    if (operatorsRanDry(deps, round - 1)) {
+      stoppedBy = "exhausted";
+      store.logEvent("exhausted_stop", { round, incumbent });
       break;
     }
     // A spent budget stops before the proposer is asked (an LLM proposer costs too).

@@ -49,6 +49,12 @@ export interface RunStatus {
   state: string;
   /** Why the run stopped early: the failure, or which budget limit was reached (`budget_exhausted`). */
   error: string | null;
+  /**
+   * A finished run that ended before its last round: `early_stop` (patience rounds without an accepted proposal) or
+   * `exhausted` (greedy with the operators, after a round in which they found no new edit), and the round it did not
+   * start.
+   */
+  stopped_early: { reason: "early_stop" | "exhausted"; round: number } | null;
   objective: ObjectiveName;
   seed: number;
   created_at: string;
@@ -127,12 +133,13 @@ export function runStatus(store: RunStore): RunStatus {
     .searchView()
     .rejectedProposals()
     .filter((r) => r.commit === null);
+  const events = store.listEvents();
   const exhaustedRounds = new Set(
-    store
-      .listEvents()
+    events
       .filter((e) => e.kind === "operators_exhausted")
       .map((e) => Number((e.data as { round?: number }).round)),
   );
+  const stop = events.findLast((e) => e.kind === "early_stop" || e.kind === "exhausted_stop");
   const roundStatus: RoundStatus[] = rounds.map((round) => ({
     round: round.round,
     incumbent_before: round.incumbent_before,
@@ -198,6 +205,13 @@ export function runStatus(store: RunStore): RunStatus {
     name: run.name,
     state: run.state,
     error: run.error,
+    stopped_early:
+      stop && run.state === "finished"
+        ? {
+            reason: stop.kind === "early_stop" ? "early_stop" : "exhausted",
+            round: Number((stop.data as { round?: number }).round),
+          }
+        : null,
     objective: run.objective,
     seed: run.seed,
     created_at: run.created_at,

@@ -15,7 +15,14 @@ import { runCli } from "../helpers/cli";
 import { retailSubset } from "../helpers/task-subset";
 import { storeForRun } from "../store/fixtures";
 
-function setup(metaModel: ChatModel | null, rounds: number, perRoundHeldout = false, proposalsPerRound = 3) {
+function setup(
+  metaModel: ChatModel | null,
+  rounds: number,
+  perRoundHeldout = false,
+  proposalsPerRound = 3,
+  strategy: "greedy" | "pareto" = "greedy",
+  extra: Record<string, unknown> = {},
+) {
   const { tasks } = retailSubset({ perFamily: 2 });
   const config = searchConfigSchema.parse({
     name: "t",
@@ -27,7 +34,9 @@ function setup(metaModel: ChatModel | null, rounds: number, perRoundHeldout = fa
     task_model: "sim:default",
     meta_model: metaModel ? "openai:meta" : "operators",
     seed: 2,
+    strategy,
     heldout: { final: true, per_round: perRoundHeldout },
+    ...extra,
   });
   const { runDir, store } = storeForRun("r", config);
   const split = (s: Task["split"]) => tasks.filter((t) => t.split === s);
@@ -89,7 +98,7 @@ describe("proposer inputs", () => {
   }, 240_000);
 });
 
-describe("an exhausted operator space", () => {
+describe("an exhausted operator space, and stopping early", () => {
   it("is said in status when the operators have fewer new edits than the round asks for", async () => {
     // 20 proposals a round from the bare harness: more than the operators can make around it.
     const { run, store, runDir } = setup(null, 1, false, 20);
@@ -111,6 +120,57 @@ describe("an exhausted operator space", () => {
     );
     const json = await runCli(["status", runDir, "--json"]);
     expect(JSON.parse(json.stdout).rounds[1].exhausted).toBe(true);
+  }, 240_000);
+
+  it("stops a greedy search after a round in which the operators found no new edit, and says so", async () => {
+    const { run, store, runDir } = setup(null, 40, false, 20);
+    const outcome = await run();
+    expect(outcome.stoppedBy).toBe("exhausted");
+    const status = runStatus(store);
+    const last = status.rounds.at(-1);
+    // The round that found nothing is stored (status says it was exhausted); the next one never started.
+    expect(last?.proposals).toEqual([]);
+    expect(last?.exhausted).toBe(true);
+    expect(last?.round).toBeLessThan(40);
+    // Every earlier round made a proposal: the search stopped at the first empty round.
+    expect(status.rounds.slice(1, -1).every((r) => r.proposals.length > 0)).toBe(true);
+    expect(status.stopped_early).toEqual({ reason: "exhausted", round: (last?.round ?? 0) + 1 });
+    expect(status.selected?.commit).toBe(status.incumbent?.commit);
+    // Run again on the stored run, as a resume after the last round would: the stop is read from the store, so it
+    // stops before the same round with the same selection and adds nothing.
+    const again = await run();
+    expect(again).toEqual(outcome);
+    expect(runStatus(store).rounds.length).toBe(status.rounds.length);
+    store.close();
+    const text = await runCli(["status", runDir]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(
+      `stopped before round ${(last?.round ?? 0) + 1}: the operators have no new edit around the incumbent`,
+    );
+  }, 240_000);
+
+  it("says which round early_stop did not start", async () => {
+    const { run, store, runDir } = setup(null, 12, false, 3, "greedy", { early_stop: { patience: 1 } });
+    const outcome = await run();
+    expect(outcome.stoppedBy).toBe("early_stop");
+    const status = runStatus(store);
+    const last = status.rounds.at(-1);
+    expect(last?.accepted).toBeNull();
+    expect(status.stopped_early).toEqual({ reason: "early_stop", round: (last?.round ?? 0) + 1 });
+    store.close();
+    const text = await runCli(["status", runDir]);
+    expect(text.stdout).toContain(
+      `stopped before round ${(last?.round ?? 0) + 1}: early_stop.patience rounds in a row without an accepted proposal`,
+    );
+  }, 240_000);
+
+  it("does not stop a pareto search, whose next round may draw another parent from the front", async () => {
+    const { run, store } = setup(null, 6, false, 20, "pareto");
+    const outcome = await run();
+    expect(outcome.stoppedBy).toBe("rounds");
+    expect(runStatus(store).rounds.length).toBe(7);
+    expect(runStatus(store).stopped_early).toBeNull();
+    store.close();
   }, 240_000);
 });
 
