@@ -3,7 +3,7 @@ import { type Comparison, summaryRate, wilson } from "../report/compare";
 import { storedComparisons } from "../report/comparisons";
 import type { ObjectiveName } from "../scoring/objective";
 import type { RunStore } from "../store";
-import { type RunStatus, runStatus } from "../store/run-status";
+import { describeStoppedEarly, type RunStatus, runStatus } from "../store/run-status";
 import { comparisonText, rateText } from "./compare-text";
 import { describeUsage } from "./eval";
 import type { CliIO } from "./io";
@@ -64,12 +64,6 @@ export function suiteComparisons(store: RunStore, status: RunStatus): Comparison
   return storedComparisons(store, seed, final);
 }
 
-function stoppedEarlyLine({ reason, round }: NonNullable<RunStatus["stopped_early"]>): string {
-  return reason === "early_stop"
-    ? `stopped before round ${round}: early_stop.patience rounds in a row without an accepted proposal`
-    : `stopped before round ${round}: the operators have no new edit around the incumbent, so every later round would be empty (strategy: pareto proposes from other members of its front)`;
-}
-
 /** The round table as `hsearch run` and `hsearch status` print it. */
 export function renderStatus(status: RunStatus, options: StatusOptions = {}): string {
   const paint = options.paint ?? paintFor({ env: {} }, false);
@@ -78,7 +72,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
     ...(status.error && status.state !== "running" && status.state !== "finished"
       ? [`stopped: ${status.error}`]
       : []),
-    ...(status.stopped_early ? [stoppedEarlyLine(status.stopped_early)] : []),
+    ...(status.stopped_early ? [describeStoppedEarly(status.stopped_early)] : []),
     "",
   ];
   const rows: string[][] = [];

@@ -226,3 +226,10 @@ export function runStatus(store: RunStore): RunStatus {
     usage: { rollouts: store.countRollouts(), ...usageOf(store.usageTotals()) },
   };
 }
+
+/** Why a finished run ended before its last round, as one sentence (status and the report). */
+export function describeStoppedEarly({ reason, round }: NonNullable<RunStatus["stopped_early"]>): string {
+  return reason === "early_stop"
+    ? `stopped before round ${round}: early_stop.patience rounds in a row without an accepted proposal`
+    : `stopped before round ${round}: the operators have no new edit around the incumbent, so every later round would be empty (strategy: pareto proposes from other members of its front)`;
+}

@@ -7,6 +7,7 @@ import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
 import { MockChatModel, textReply } from "../../src/models/mock";
 import type { ChatModel } from "../../src/models/types";
+import { loadReportData, renderReport } from "../../src/report";
 import { rulesJudge } from "../../src/scoring";
 import { searchConfigSchema } from "../../src/search/config-schema";
 import { runSearch } from "../../src/search/run-search";
@@ -141,6 +142,9 @@ describe("an exhausted operator space, and stopping early", () => {
     const again = await run();
     expect(again).toEqual(outcome);
     expect(runStatus(store).rounds.length).toBe(status.rounds.length);
+    expect(renderReport(await loadReportData(store))).toContain(
+      `Stopped before round ${(last?.round ?? 0) + 1}: the operators have no new edit around the incumbent`,
+    );
     store.close();
     const text = await runCli(["status", runDir]);
     expect(text.code, text.stderr).toBe(0);

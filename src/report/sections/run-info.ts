@@ -1,5 +1,6 @@
 /** The smaller sections: the run header, usage, configuration and the activity log. */
 import type { EventRecord, JsonObject, UsageTotal } from "../../store";
+import { describeStoppedEarly } from "../../store/run-status";
 import {
   exportCommand,
   fmtCount,
@@ -26,12 +27,15 @@ export function renderHeader(data: ReportData): Html {
   return html`<h1>Run ${run.id}</h1>
 <p class="subtitle">${run.name} · <span class="badge ${run.state}">${run.state}</span> · objective ${run.objective} · seed ${run.seed} · started ${fmtTime(run.created_at)}${duration ? ` · took ${duration}` : ""}</p>
 ${banner}
+${status.stopped_early ? html`<p class="muted">${capitalised(describeStoppedEarly(status.stopped_early))}.</p>` : ""}
 ${
   final
     ? html`<p>${status.selected ? "Selected" : "Incumbent"} harness: <code>${shortSha(final.commit)}</code> with search score <strong>${fmtRate(final.score)}</strong>${status.selected ? html` (git tag <code>selected</code>; <code>${exportCommand(data.runDir)}</code> exports it)` : ""}.</p>`
     : html`<p class="muted">No harness has been evaluated yet.</p>`
 }`;
 }
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export function renderUsage(status: ReportData["status"]): Html {
   const rows = (status.usage.by_model as UsageTotal[]).map(
