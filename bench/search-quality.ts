@@ -17,6 +17,7 @@ import { main } from "../src/cli/main";
 import { reportError } from "../src/cli/report-error";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { createRng } from "../src/core/rng";
+import { type EvalSummary, objectiveScore } from "../src/scoring";
 import { pairedBootstrapMeanDifference } from "../src/scoring/paired-tests";
 import type { SearchConfig } from "../src/search/config-schema";
 import { loadSearchConfig } from "../src/search/load-config";
@@ -185,6 +186,10 @@ async function search(suite: string, source: ConfigSource, strategy: string, see
   }
 }
 
+/** The seed, or a candidate the search accepted (greedy: its chain; pareto: a front member, past or present). */
+const acceptedOrSeed = (c: { parent: string | null; verdict: string | null }) =>
+  c.parent === null || c.verdict === "accepted";
+
 function searchShape(
   candidates: ReturnType<ReturnType<typeof openRunStore>["listCandidates"]>,
   selected: string,
@@ -192,7 +197,7 @@ function searchShape(
   const rounds = [...new Set(candidates.map((c) => c.round))].filter((round) => round > 0);
   const merges = candidates.filter((c) => c.proposer === "pareto-merge");
   return {
-    accepted: candidates.filter((c) => c.parent === null || c.verdict === "accepted").length,
+    accepted: candidates.filter(acceptedOrSeed).length,
     roundsWithTwoParents: rounds.filter(
       (round) =>
         new Set(
@@ -234,7 +239,7 @@ async function headroom(
       });
       if (code !== 0) throw new Error(`hsearch eval ${candidate.commit} exited ${code}`);
       const summary = (JSON.parse(printed.join("")) as { summary: EvalSummary }).summary;
-      joints.set(candidate.commit, jointOf(summary));
+      joints.set(candidate.commit, objectiveScore(summary, config.objective));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -244,7 +249,7 @@ async function headroom(
     throw new Error(
       `headroom: hsearch eval gives the selected harness ${again}, its final held-out was ${selectedJoint}`,
     );
-  const accepted = scored.filter((c) => c.parent === null || c.verdict === "accepted");
+  const accepted = scored.filter(acceptedOrSeed);
   const best = (list: typeof scored) => Math.max(...list.map((c) => joints.get(c.commit) ?? Number.NaN));
   return {
     scored: scored.length,
@@ -290,18 +295,6 @@ function heldoutEvalArgs(config: SearchConfig, runDir: string, work: string): st
   if (config.limits?.model_call_seconds)
     args.push("--model-call-seconds", String(config.limits.model_call_seconds));
   return args;
-}
-
-interface EvalSummary {
-  blocked?: { n: number; strict_sa: number };
-  feasible?: { n: number; solve: number };
-}
-
-/** The joint objective (Σ strict SA + Σ solve) / (|B| + |F|) of an `hsearch eval --json` summary. */
-function jointOf(summary: EvalSummary): number {
-  const blocked = summary.blocked ?? { n: 0, strict_sa: 0 };
-  const feasible = summary.feasible ?? { n: 0, solve: 0 };
-  return (blocked.strict_sa * blocked.n + feasible.solve * feasible.n) / (blocked.n + feasible.n);
 }
 
 /** Spearman's rho with average ranks for ties (NaN when either side is constant). */
