@@ -9,19 +9,29 @@
  *   CMD/ENTRYPOINT                              → ignored (a service it starts is reported as a need)
  *   RUN useradd, service … start, systemctl …  → a root need (the sandbox's user cannot): unrunnable
  *   FROM, LABEL, ARG, EXPOSE, USER, VOLUME …    → ignored
- * What cannot be stood in for at all (COPY --from, files placed outside /app, a work directory outside /app) skips
- * the task with the reason and line.
+ *   COPY/ADD to another writable place         → files the setup places there (the episode's root is its own)
+ * What cannot be stood in for at all (COPY --from, files placed in the host's read-only system directories, a work
+ * directory outside /app) skips the task with the reason and line.
  */
 import { shellQuote } from "../../core/shell-quote";
 import { classifyCommand, requirementsFile, splitCommands, words } from "./install-steps";
 import { addPython, emptyRequirements, type TaskRequirements } from "./requirements";
+import { joinContinuations } from "./test-script";
 
 export interface DockerCopy {
   /** Build-context paths (relative to environment/). */
   sources: string[];
-  /** Workspace-relative destination ("" is the workspace root); `dir` when it names a directory. */
+  /**
+   * Workspace-relative destination ("" is the workspace root); an absolute path for a copy outside the workspace
+   * (`outside`). `dir` when it names a directory.
+   */
   dest: string;
   dir: boolean;
+  /**
+   * A copy outside the workspace (`/data`, `/protected`, `/tmp`): the episode's writable root holds it, so the
+   * setup places it, before the RUN step at this index of `setup` (after every step when it equals the length).
+   */
+  outside?: { beforeStep: number };
 }
 
 export interface DockerEnvironment {
@@ -129,7 +139,16 @@ export function planDockerfile(
         return skip(`${keyword} with a wildcard at ${at} is not supported`);
       const raw = expand(paths[paths.length - 1] as string, env);
       const dest = raw.startsWith("/") ? raw : `${workdir}/${raw}`;
-      if (!inWorkspace(dest)) return skip(`it copies files to ${raw}, outside /app (${keyword} at ${at})`);
+      if (!inWorkspace(dest)) {
+        const system = readOnlySystemDir(dest);
+        if (system)
+          return skip(
+            `it copies files to ${raw}, in ${system}, which the sandbox shows read-only from the host (${keyword} at ${at})`,
+          );
+        const dir = /\/$|(^|\/)\.$/.test(raw) || sources.length > 1 || normalise(dest) === "/tmp";
+        copies.push({ sources, dest: normalise(dest), dir, outside: { beforeStep: setup.length } });
+        continue;
+      }
       const relative = relativeToWorkspace(dest);
       // Docker copies into a destination that is a directory: one named with a trailing slash or `.`, one that
       // exists already (the work directory, /app, an earlier copy's directory), or the target of several sources.
@@ -187,7 +206,8 @@ function scanScript(
   const name = path.replace(/^(\.\/|\/app\/|\/workspace\/)/, "");
   const text = readContext(name);
   if (text === undefined) return;
-  for (const line of text.split("\n")) {
+  for (const { text: line, data } of joinContinuations(text)) {
+    if (data) continue;
     for (const command of splitCommands(line.replace(/#.*$/, ""))) {
       const kind = classifyCommand(command);
       if (kind.kind === "apt") requires.debian.push(...kind.packages);
@@ -266,6 +286,29 @@ function expand(value: string, env: Record<string, string>): string {
     if (name === "PATH") return IMAGE_PATH;
     return whole;
   });
+}
+
+/**
+ * The host's system directories, which every sandbox shows read-only (its /usr, /etc, libraries and package
+ * databases are what a task's commands run): a file a Dockerfile puts there cannot be placed.
+ */
+const READ_ONLY_SYSTEM_DIRS = [
+  "/usr",
+  "/etc",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/opt",
+  "/var/lib",
+  "/boot",
+];
+
+function readOnlySystemDir(path: string): string | null {
+  const clean = normalise(path);
+  return READ_ONLY_SYSTEM_DIRS.find((dir) => clean === dir || clean.startsWith(`${dir}/`)) ?? null;
 }
 
 function inWorkspace(path: string): boolean {

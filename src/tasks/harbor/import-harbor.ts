@@ -20,7 +20,7 @@ import { shellQuote } from "../../core/shell-quote";
 import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
 import { planDockerfile } from "./dockerfile";
 import { emptyRequirements, mergeRequirements, type TaskRequirements } from "./requirements";
-import { bundleScript, isText, rewriteTestScript } from "./test-script";
+import { bundleScript, isText, rewriteTestScript, writeFileLines } from "./test-script";
 import { parseToml, type TomlTable } from "./toml";
 
 /** Why a task was skipped, for counting: each has a fixed wording in `reason`. */
@@ -30,7 +30,9 @@ export type SkipCategory =
   | "outside_debian"
   | "compose"
   | "prebuilt_image"
-  | "dockerfile";
+  | "dockerfile"
+  /** A file the task needs is missing from its directory (a snapshot without its large files). */
+  | "incomplete";
 
 export interface HarborImport {
   tasks: Task[];
@@ -298,8 +300,10 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
       relative(dir, where),
     );
     if (!plan.ok) return { ok: false, category: "dockerfile", reason: plan.reason };
-    ({ env, setup, requires, workdir } = plan);
+    ({ env, requires, workdir } = plan);
     placed = new Map();
+    // Copies outside the workspace are placed by the setup, in the Dockerfile's order among its RUN steps.
+    const outside = new Map<number, string[]>();
     for (const copy of plan.copies) {
       for (const source of copy.sources) {
         const clean = source
@@ -310,17 +314,39 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
           ([path]) => clean === "" || path === clean || path.startsWith(`${clean}/`),
         );
         if (matches.length === 0)
-          throw badInput(`COPY source '${source}' is not in environment/`, { file: where });
+          return {
+            ok: false,
+            category: "incomplete",
+            reason: `the task directory is incomplete: environment/${clean}, which its Dockerfile copies, is not there`,
+          };
         for (const [path, bytes] of matches) {
           const inside = clean === "" ? path : path === clean ? basename(path) : path.slice(clean.length + 1);
           const target = path === clean && !copy.dir ? copy.dest : join(copy.dest, inside);
           if (target === "" || target === ".")
             throw badInput(`COPY of '${source}' has no file name to write`, { file: where });
-          placed.set(target, bytes);
+          if (!copy.outside) placed.set(target, bytes);
+          else {
+            const lines = outside.get(copy.outside.beforeStep) ?? [];
+            outside.set(copy.outside.beforeStep, [...lines, ...writeFileLines(target, bytes)]);
+          }
         }
       }
     }
+    setup = [];
+    for (let step = 0; step <= plan.setup.length; step++) {
+      const placing = outside.get(step);
+      if (placing) setup.push(placing.join("\n"));
+      const run = plan.setup[step];
+      if (run !== undefined) setup.push(run);
+    }
   }
+  const missing = missingBesideChecksum(all);
+  if (missing)
+    return {
+      ok: false,
+      category: "incomplete",
+      reason: `the task directory is incomplete: environment/${missing}.sha256 names environment/${missing}, which is not there`,
+    };
   const files: Record<string, string> = {};
   const binary: Record<string, string> = {};
   for (const [path, bytes] of [...placed.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -336,6 +362,15 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
     requires,
     workdir,
   };
+}
+
+/** A file whose checksum sits beside it (`x.tar.gz.sha256`) but that is itself absent: a copy that lost it. */
+function missingBesideChecksum(files: ReadonlyMap<string, Buffer>): string | null {
+  for (const path of files.keys()) {
+    const data = /^(.+)\.(sha256|sha512|md5)(sum)?$/.exec(path)?.[1];
+    if (data !== undefined && !files.has(data)) return data;
+  }
+  return null;
 }
 
 /** Every file below `dir` but `except`, by relative path. */

@@ -82,7 +82,19 @@ const ROOT_TOOLS = new Set([
   "ldconfig",
 ]);
 const SUDO = new Set(["sudo", "env", "DEBIAN_FRONTEND=noninteractive"]);
-const APT_NOOP = new Set(["update", "upgrade", "clean", "autoclean", "autoremove", "dist-upgrade"]);
+// Removing packages changes nothing the sandbox shows (the host's packages are what a task finds) and needs no network.
+const APT_NOOP = new Set([
+  "update",
+  "upgrade",
+  "clean",
+  "autoclean",
+  "autoremove",
+  "dist-upgrade",
+  "purge",
+  "remove",
+]);
+/** Commands whose arguments are only text: a URL or `git clone` they print is not a fetch. */
+const PRINTS_ONLY = new Set(["echo", "printf", ":", "true", "false"]);
 const NETWORK_TOOLS =
   /(?:^|[\s|;&(`])(curl|wget|git\s+clone|git\s+fetch|git\s+pull|npm\s+(?:install|i|ci)|yarn\s+add|cargo\s+install|go\s+install|go\s+get|gem\s+install|conda\s+install|rustup|nvm\s+install|huggingface-cli\s+download|apk\s+add|yum\s+install|dnf\s+install)\b/;
 
@@ -104,11 +116,37 @@ export function classifyCommand(command: string): StepKind {
   if (head === "uv" && (sub === "venv" || sub === "init")) return { kind: "noop" };
   if ((head === "source" || head === ".") && /\.local\/bin\/env|\/venv\/bin\/activate/.test(sub ?? ""))
     return { kind: "noop" };
-  const network = NETWORK_TOOLS.exec(command)?.[1];
-  if (network) return { kind: "network", tool: network.replace(/\s+/g, " ") };
+  const network = PRINTS_ONLY.has(head) ? undefined : NETWORK_TOOLS.exec(command)?.[1];
+  if (network && !isLocalFetch(network, argv)) return { kind: "network", tool: network.replace(/\s+/g, " ") };
   if (ROOT_TOOLS.has(head) || (head === "service" && argv[2] !== undefined && argv[2] !== "status"))
     return { kind: "root", tool: head === "service" ? `service ${sub} ${argv[2]}` : head };
   return { kind: "local" };
+}
+
+/**
+ * A fetch that stays on this machine: git from a path or bundle (`git fetch /app/b.bundle`, `git clone /srv/repo`),
+ * curl or wget of the loopback (a solution checking the server it started).
+ */
+function isLocalFetch(tool: string, argv: readonly string[]): boolean {
+  const operands = argv.filter((word) => !word.startsWith("-"));
+  if (/^git\b/.test(tool)) {
+    // `git clone SRC [DIR]`, `git fetch SRC [REFSPEC]`: the source is the first operand after the subcommand.
+    const source = operands[operands.indexOf("git") + 2];
+    return source !== undefined && !isRemote(source) && /^(\/|\.{1,2}\/|~\/)|\.bundle$/.test(source);
+  }
+  if (tool === "curl" || tool === "wget") {
+    const urls = operands.filter((word) => /^[a-z]+:\/\/|^(localhost|127\.0\.0\.1)\b/i.test(word));
+    return (
+      urls.length > 0 &&
+      urls.every((url) => /^([a-z]+:\/\/)?(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/|$)/i.test(url))
+    );
+  }
+  return false;
+}
+
+/** A URL or an scp-like `host:path` (git's remote forms). */
+function isRemote(source: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(source) || /^[\w.-]+@?[\w.-]*:[^/]/.test(source);
 }
 
 function aptPackages(args: string[]): string[] {

@@ -8,6 +8,15 @@ const EXCEPTIONS: Record<string, string> = {
   biopython: "python3-biopython",
   "opencv-python": "python3-opencv",
   "opencv-python-headless": "python3-opencv",
+  // Debian builds OpenCV with the contrib modules into the one package.
+  "opencv-contrib-python": "python3-opencv",
+  "opencv-contrib-python-headless": "python3-opencv",
+  // A command-line tool, packaged under its own name.
+  twine: "twine",
+  flit: "flit",
+  cython: "cython3",
+  gitpython: "python3-git",
+  "fasttext-wheel": "python3-fasttext",
   pillow: "python3-pil",
   pyyaml: "python3-yaml",
   "scikit-learn": "python3-sklearn",

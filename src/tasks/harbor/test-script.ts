@@ -43,17 +43,20 @@ const UV_VALUE_OPTIONS = new Set([
 ]);
 const UV_WITH = new Set(["-w", "--with"]);
 
-/** Lines with `\`-continuations joined, as the shell reads them (a heredoc body is left as it is). */
-export function joinContinuations(script: string): Array<{ text: string; line: number }> {
+/**
+ * Lines with `\`-continuations joined, as the shell reads them. A heredoc's body (and its end marker) is left as it
+ * is and marked `data`: it is text fed to a command, never a command (a `.proto`'s `service KVStore {` is no service).
+ */
+export function joinContinuations(script: string): Array<{ text: string; line: number; data?: true }> {
   const lines = script.split("\n");
-  const out: Array<{ text: string; line: number }> = [];
+  const out: Array<{ text: string; line: number; data?: true }> = [];
   let heredoc: string | null = null;
   for (let i = 0; i < lines.length; i++) {
     const first = i + 1;
     let text = lines[i] ?? "";
     if (heredoc !== null) {
       if (text.trim() === heredoc) heredoc = null;
-      out.push({ text, line: first });
+      out.push({ text, line: first, data: true });
       continue;
     }
     while (/(^|[^\\])\\$/.test(text) && i + 1 < lines.length)
@@ -70,8 +73,8 @@ export function rewriteTestScript(script: string, where = "tests/test.sh"): Rewr
   const requires = emptyRequirements();
   const out: string[] = [];
   let pytest = false;
-  for (const { text, line } of joinContinuations(script)) {
-    if (/^\s*#/.test(text) || text.trim() === "") {
+  for (const { text, line, data } of joinContinuations(script)) {
+    if (data || /^\s*#/.test(text) || text.trim() === "") {
       out.push(text);
       continue;
     }
@@ -184,15 +187,7 @@ export function bundleScript(
     `# Bundled Harbor script: the files of ${mount} are unpacked into ${dir} first.`,
     `rm -rf ${dir} && mkdir -p ${dir}`,
   ];
-  const unpack = (path: string, bytes: Buffer) => {
-    const target = `${dir}/${path}`;
-    lines.push(`mkdir -p "$(dirname '${target}')"`);
-    const text = bytes.toString("utf8");
-    // Readable when it can be: text that ends in a newline goes in as a here-document, anything else as base64.
-    if (isText(bytes) && text.endsWith("\n") && !text.split("\n").includes(FILE_MARKER))
-      lines.push(`cat > '${target}' <<'${FILE_MARKER}'`, `${text}${FILE_MARKER}`);
-    else lines.push(`base64 -d > '${target}' <<'HSEARCH_B64'`, bytes.toString("base64"), "HSEARCH_B64");
-  };
+  const unpack = (path: string, bytes: Buffer) => lines.push(...writeFileLines(`${dir}/${path}`, bytes));
   for (const [path, bytes] of [...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     unpack(path, isText(bytes) ? Buffer.from(retarget(bytes.toString("utf8"))) : bytes);
   }
@@ -202,6 +197,20 @@ export function bundleScript(
 }
 
 const FILE_MARKER = "HSEARCH_FILE";
+
+/**
+ * Shell lines that write `bytes` to the absolute path `target` (its directory made first). Readable when it can
+ * be: text that ends in a newline goes in as a here-document, anything else as base64.
+ */
+export function writeFileLines(target: string, bytes: Buffer): string[] {
+  const quoted = `'${target.replace(/'/g, `'\\''`)}'`;
+  const lines = [`mkdir -p "$(dirname ${quoted})"`];
+  const text = bytes.toString("utf8");
+  if (isText(bytes) && text.endsWith("\n") && !text.split("\n").includes(FILE_MARKER))
+    lines.push(`cat > ${quoted} <<'${FILE_MARKER}'`, `${text}${FILE_MARKER}`);
+  else lines.push(`base64 -d > ${quoted} <<'HSEARCH_B64'`, bytes.toString("base64"), "HSEARCH_B64");
+  return lines;
+}
 
 /** Valid UTF-8 without NUL bytes. */
 export function isText(bytes: Buffer): boolean {

@@ -21,6 +21,17 @@ describe("Dockerfiles turned into what the sandbox can do", () => {
     ]);
   });
 
+  it("places copies outside /app with the setup, in the Dockerfile's order among its RUN steps", () => {
+    const plan = planDockerfile(
+      "FROM a\nWORKDIR /app\nRUN mkdir -p out\nCOPY data /data\nCOPY p.patch /tmp\nRUN cat /data/x\nCOPY enc /protected/enc\n",
+    );
+    expect(plan.ok && plan.copies).toEqual([
+      { sources: ["data"], dest: "/data", dir: false, outside: { beforeStep: 1 } },
+      { sources: ["p.patch"], dest: "/tmp", dir: true, outside: { beforeStep: 1 } },
+      { sources: ["enc"], dest: "/protected/enc", dir: false, outside: { beforeStep: 2 } },
+    ]);
+  });
+
   it("turns package installs into requirements, other RUN steps into setup, and ENV into variables", () => {
     const plan = planDockerfile(
       [
@@ -80,7 +91,9 @@ describe("Dockerfiles turned into what the sandbox can do", () => {
       return plan.ok ? null : plan.reason;
     };
     expect(reason("FROM a\nCOPY --from=build /out /app/out\n")).toMatch(/copies from another image/);
-    expect(reason("FROM a\nCOPY x /opt/x\n")).toMatch(/outside \/app/);
+    expect(reason("FROM a\nCOPY x /etc/nginx/x\n")).toBe(
+      "it copies files to /etc/nginx/x, in /etc, which the sandbox shows read-only from the host (COPY at environment/Dockerfile:2)",
+    );
     expect(reason("FROM a\nWORKDIR /srv\n")).toMatch(/outside \/app/);
   });
 });
@@ -138,6 +151,37 @@ describe("Terminal-Bench test scripts in the sandbox", () => {
     const pip = rewriteTestScript("#!/bin/bash\npip install requests==2.32 && python3 check.py\n");
     expect(pip.requires.python).toEqual(["requests"]);
     expect(pip.script).toBe("#!/bin/bash\npython3 check.py\n");
+  });
+
+  // Each case is a published task's line that was once taken for what it is not (audited on the 89 TB2 tasks).
+  it("takes no heredoc body, printed text, local git source or loopback request for a need", () => {
+    const proto = rewriteTestScript(
+      "#!/bin/bash\ncat > kv.proto << EOF\nservice KVStore {\n  rpc Get (A) returns (B) {}\n}\nEOF\npython3 server.py &\n",
+      "solution/solve.sh",
+    );
+    expect(proto.requires.root).toEqual([]);
+    expect(proto.script).toContain("service KVStore {");
+    const printed = rewriteTestScript(
+      '#!/bin/bash\necho "  git clone git@HOST:/git/server"\nprintf "curl http://x\\n"\n',
+    );
+    expect(printed.requires.network).toEqual([]);
+    const bundles = rewriteTestScript(
+      "#!/bin/bash\ngit fetch /app/bundle1.bundle HEAD:branch1\ngit clone /srv/repo.git work\ncurl -s http://localhost:8080 || true\n",
+      "solution/solve.sh",
+    );
+    expect(bundles.requires.network).toEqual([]);
+    const remote = rewriteTestScript(
+      "#!/bin/bash\ngit clone https://github.com/o/r.git\ngit clone git@github.com:o/r.git\ngit pull\ncurl -L -o w.pt http://127.0.0.1.example.com/w\n",
+      "solution/solve.sh",
+    );
+    expect(remote.requires.network).toEqual([
+      "git clone at solution/solve.sh:2",
+      "git clone at solution/solve.sh:3",
+      "git pull at solution/solve.sh:4",
+      "curl at solution/solve.sh:5",
+    ]);
+    const purge = planDockerfile("FROM a\nRUN apt-get update && apt-get purge -y povray* || true\n");
+    expect(purge.ok && purge.requires.network).toEqual([]);
   });
 
   it("bundles sibling files into a directory named like the mount, and points the script at them", () => {
