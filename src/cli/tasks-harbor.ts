@@ -2,7 +2,7 @@
  * `hsearch tasks import-harbor DIR` and `hsearch tasks requirements DIR`: Harbor / Terminal-Bench task directories.
  * Thin: the importer (src/tasks/harbor) decides, this prints and sets the exit code.
  */
-import { join, relative, resolve } from "node:path";
+import { basename, join, relative, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
 import { SPLITS, type Split } from "../domain/task";
@@ -19,6 +19,7 @@ import type { TaskRequirements } from "../tasks/harbor/requirements";
 import { writeTaskFiles } from "../tasks/write";
 import { EXIT_BAD_INPUT, EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
+import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";
 
 export interface HarborCliDeps {
@@ -67,25 +68,40 @@ export function registerHarbor(
             default: false,
             describe:
               "exit 2 when any task directory is malformed (default: report it and import the others)",
+          })
+          .option("json", {
+            type: "boolean",
+            default: false,
+            describe: "print one JSON record per task directory (imported, skipped or failed) and a summary",
           }),
       async (argv) => {
         const dir = resolveUserPath(argv.dir, io.cwd);
+        const progress = createProgress(io, "reading task directories");
         const result = await importHarbor(dir, argv.split, {
           host: host(),
           includeUnrunnable: argv.includeUnrunnable,
+          onProgress: (done, total) => progress.update(done, total),
         });
+        progress.done();
         const out = resolve(io.cwd, argv.out);
         writeTaskFiles(result.tasks, out);
-        for (const { dir: skipped, reason } of result.skipped)
-          io.out(`skipped ${displayPath(skipped, io)}: ${reason}\n`);
-        for (const { dir: failed, error } of result.failed)
-          io.err(`failed ${displayPath(failed, io)}: ${error}\n`);
-        io.out(`${importSummary(result)} → ${displayPath(join(out, argv.split), io)}\n`);
-        if (result.missing.size > 0)
-          io.out(
-            `${new Set([...result.missing.values()].flat()).size} imported tasks need Debian packages this machine lacks (${[...result.missing.keys()].join(", ")}): hsearch tasks requirements ${argv.dir} --install\n`,
-          );
-        if (argv.strict && result.failed.length > 0) setExitCode(EXIT_BAD_INPUT);
+        if (argv.json) io.out(`${JSON.stringify(importRecords(result, join(out, argv.split)), null, 2)}\n`);
+        else {
+          for (const { dir: skipped, reason } of result.skipped)
+            io.out(`skipped ${displayPath(skipped, io)}: ${reason}\n`);
+          for (const { dir: failed, error } of result.failed)
+            io.err(`failed ${displayPath(failed, io)}: ${error}\n`);
+          io.out(`${importSummary(result)} → ${displayPath(join(out, argv.split), io)}\n`);
+          if (result.missing.size > 0)
+            io.out(
+              `${new Set([...result.missing.values()].flat()).size} imported tasks need Debian packages this machine lacks (${[...result.missing.keys()].join(", ")}): hsearch tasks requirements ${argv.dir} --install\n`,
+            );
+        }
+        // Nothing imported because every directory was malformed is a bad input, whatever --strict says.
+        const allFailed =
+          result.failed.length > 0 && result.tasks.length === 0 && result.skipped.length === 0;
+        if (allFailed) io.err("every task directory failed to import\n");
+        if (allFailed || (argv.strict && result.failed.length > 0)) setExitCode(EXIT_BAD_INPUT);
       },
     )
     .command(
@@ -136,6 +152,35 @@ export function importSummary(result: HarborImport): string {
     .join(", ");
   const skipped = `skipped ${result.skipped.length}${reasons ? ` (${reasons})` : ""}`;
   return `imported ${result.tasks.length}, ${skipped}, failed ${result.failed.length}`;
+}
+
+/** `import-harbor --json`: one record per task directory, in directory order, and the counts. */
+export function importRecords(result: HarborImport, out: string) {
+  const records = [
+    ...result.tasks.map((task) => ({
+      dir: (task.env as { harbor_dir?: string }).harbor_dir ?? task.id,
+      status: "imported" as const,
+      id: task.id,
+      file: join(out, `${task.id}.json`),
+    })),
+    ...result.skipped.map(({ dir, reason, category }) => ({
+      dir: basename(dir),
+      status: "skipped" as const,
+      category,
+      reason,
+    })),
+    ...result.failed.map(({ dir, error }) => ({ dir: basename(dir), status: "failed" as const, error })),
+  ].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
+  const byCategory: Record<string, number> = {};
+  for (const { category } of result.skipped) byCategory[category] = (byCategory[category] ?? 0) + 1;
+  return {
+    imported: result.tasks.length,
+    skipped: result.skipped.length,
+    skipped_by_reason: byCategory,
+    failed: result.failed.length,
+    missing_debian: Object.fromEntries(result.missing),
+    tasks: records,
+  };
 }
 
 export interface RequirementsReport {

@@ -55,6 +55,8 @@ export interface HarborImportOptions {
   host: HostPackages;
   /** Import tasks whose needs cannot be met offline too (they will fail or be infrastructure errors). */
   includeUnrunnable?: boolean;
+  /** Called after each task directory is read (a directory of thousands takes a while). */
+  onProgress?: (done: number, total: number, dir: string) => void;
 }
 
 const REQUIRED = ["instruction.md", "task.toml", "solution/solve.sh", "tests/test.sh"];
@@ -87,7 +89,9 @@ export async function importHarbor(
   const result: HarborImport = { tasks: [], skipped: [], failed: [], missing: new Map() };
   const ids = new Map<string, string>();
   const converted: Array<{ dir: string; task: Task; requires: TaskRequirements }> = [];
-  for (const dir of harborTaskDirs(path)) {
+  const dirs = harborTaskDirs(path);
+  for (const [index, dir] of dirs.entries()) {
+    options.onProgress?.(index + 1, dirs.length, dir);
     try {
       const one = convertTaskDir(dir, split);
       if (!one.ok) {

@@ -3,12 +3,15 @@
  * our own (test/fixtures/harbor-published): files a Dockerfile copies outside /app, a solution whose heredoc holds a
  * `service … {` definition and that clones a local git bundle, and a task directory that lost a large file.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { Task, TerminalEnvSpec, TerminalReference } from "../../../src/domain/task";
 import { createTaskEnvironment, verifyTask } from "../../../src/envs/suite-env";
 import { type HarborImport, type HostPackages, importHarbor } from "../../../src/tasks/harbor/import-harbor";
+import { runCli } from "../../helpers/cli";
 
 const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "harbor-published");
 
@@ -71,5 +74,32 @@ describe("published Terminal-Bench 2 features", () => {
     expect((task.env as TerminalEnvSpec).requires).toMatchObject({ network: [], root: [] });
     expect(await rewardAfter(task, (task.reference as TerminalReference).solution)).toBe(1);
     expect(await rewardAfter(task)).toBe(0);
+  });
+
+  it("prints one JSON record per task directory with --json, and exits 2 when every directory failed", async () => {
+    const out = mkdtempSync(join(tmpdir(), "hsearch-harbor-json-"));
+    try {
+      const json = await runCli(["tasks", "import-harbor", FIXTURES, "--out", out, "--json"]);
+      expect(json.code).toBe(0);
+      const report = JSON.parse(json.stdout);
+      expect(report).toMatchObject({
+        imported: 2,
+        skipped: 1,
+        skipped_by_reason: { incomplete: 1 },
+        failed: 0,
+      });
+      expect(report.tasks.map((task: { dir: string; status: string }) => [task.dir, task.status])).toEqual([
+        ["bundle-merge", "imported"],
+        ["data-outside", "imported"],
+        ["lost-tarball", "skipped"],
+      ]);
+      const malformed = join(PACKAGE_ROOT, "test", "fixtures", "harbor", "malformed-toml");
+      const failed = await runCli(["tasks", "import-harbor", malformed, "--out", out]);
+      expect(failed.code).toBe(2);
+      expect(failed.stderr).toContain("every task directory failed to import");
+      expect(failed.stdout).toContain("imported 0, skipped 0, failed 1");
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
