@@ -92,6 +92,11 @@ const terminalEnv = z
     /** For imported Harbor tasks: the directory the task came from. */
     harbor_dir: z.string().optional(),
     /**
+     * The task's own configuration allows internet (Harbor's `[environment] allow_internet`). Recorded, not granted:
+     * the sandbox has no network but its loopback.
+     */
+    allow_internet: z.boolean().optional(),
+    /**
      * Where the episode runs: `namespaces` (default: one persistent bwrap/unshare sandbox) or one container of
      * `docker` / `podman` (the engine must be installed and its daemon running).
      */
@@ -120,8 +125,11 @@ const retailReference = z
 
 const terminalReference = z
   .object({
-    /** A shell script that solves the task (Harbor solution/solve.sh). */
-    solution: z.string().min(1),
+    /**
+     * A shell script that solves the task (Harbor solution/solve.sh). Absent for a task that ships none (Harbor's
+     * solution is optional): a model runs it and its verifier scores it, but the oracle cannot.
+     */
+    solution: z.string().min(1).optional(),
   })
   .strict();
 

@@ -46,6 +46,8 @@ const UNFINISHED = new Set(["max_steps", "model_error", "context_overflow", "inf
  * the agent's view of the task, then run the native verifier.
  */
 export async function runRollout(input: RolloutInput): Promise<Trajectory> {
+  if (input.model.provider === "oracle" && !hasReference(input.task))
+    return infraFailure(input, `${NO_REFERENCE}: the oracle has nothing to follow here`, "no_reference");
   try {
     return await withOpenRollout(input, async ({ trajectory }) => trajectory);
   } catch (error) {
@@ -60,7 +62,19 @@ export async function runRollout(input: RolloutInput): Promise<Trajectory> {
  */
 export const TASK_SETUP_FAILED = "task setup failed";
 
+/** A task that ships no reference solution (Harbor's is optional): the oracle's unsupported outcome, counted apart. */
+export const NO_REFERENCE = "no reference solution";
+
+function hasReference(task: Task): boolean {
+  return task.suite !== "terminal" || task.kind !== "feasible" || task.reference.solution !== undefined;
+}
+
 function setupFailure(input: RolloutInput, error: TaskSetupError): Trajectory {
+  return infraFailure(input, `${TASK_SETUP_FAILED}: ${error.message}`, "task_setup");
+}
+
+/** A rollout that could not run at all: no steps, no reward, counted by its class. */
+function infraFailure(input: RolloutInput, error: string, errorClass: InfraErrorClass): Trajectory {
   const { task } = input;
   return {
     task_id: task.id,
@@ -76,8 +90,8 @@ function setupFailure(input: RolloutInput, error: TaskSetupError): Trajectory {
     end: {
       reason: "infra_error",
       step: 0,
-      error: `${TASK_SETUP_FAILED}: ${error.message}`,
-      error_class: "task_setup" satisfies InfraErrorClass,
+      error,
+      error_class: errorClass,
     },
     reward: null,
     usage: { input_tokens: 0, output_tokens: 0, usd: 0, model_calls: 0 },

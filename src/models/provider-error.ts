@@ -16,6 +16,8 @@ export const INFRA_ERROR_CLASSES = [
   "invalid_request",
   "auth",
   "task_setup",
+  /** The oracle was asked to run a task that has no reference solution to follow (not a score of 0). */
+  "no_reference",
   "other",
 ] as const;
 export type InfraErrorClass = (typeof INFRA_ERROR_CLASSES)[number];

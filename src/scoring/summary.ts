@@ -250,14 +250,19 @@ function summaryTotals(summary: EvalSummary): ObjectiveTotals {
 
 export const DEFAULT_MAX_INFRA_ERROR_RATE = 0.05;
 
+/** Infrastructure-error classes that are an episode's unsupported outcome, counted apart but never gated. */
+const UNSUPPORTED = new Set(["no_reference"]);
+
 /**
  * When more than `maxRate` of the episodes are infrastructure errors the figures cannot be trusted: the failure to
  * report, with the first provider error in full (what a user needs to fix it). Null when within the limit.
  */
 export function infraErrorGate(
-  scores: readonly EpisodeScore[],
+  all: readonly EpisodeScore[],
   maxRate: number,
 ): { rate: number; count: number; total: number; first: string } | null {
+  // What the task set decides (the oracle on a task without a reference) is no sign of broken infrastructure.
+  const scores = all.filter((score) => !(score.kind === "infra_error" && UNSUPPORTED.has(score.error_class)));
   const errors = scores.filter((score) => score.kind === "infra_error");
   if (scores.length === 0 || errors.length / scores.length <= maxRate) return null;
   const first = errors[0] as { error: string };

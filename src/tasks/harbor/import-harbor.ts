@@ -6,7 +6,8 @@
  *   environment/ + Dockerfile   → the workspace's files (those the Dockerfile copies to /app, or all of them without
  *                                 a Dockerfile), its ENV, its local RUN steps as the task's setup, and its package
  *                                 installs as host requirements (see dockerfile.ts)
- *   solution/solve.sh (+ files) → reference solution, and the simulator's one step
+ *   solution/solve.sh (+ files) → reference solution, and the simulator's one step (optional: without it the
+ *                                 task has no reference, and the oracle reports it as unsupported)
  *   tests/test.sh (+ files)     → the verifier; it writes /logs/verifier/reward.txt
  * /app is the workspace in the sandbox, and /tests and /logs are mounted for verifiers, so those paths work as
  * they are. Each task directory stands alone: a malformed one is reported (file, line) and the others go on; one
@@ -59,7 +60,8 @@ export interface HarborImportOptions {
   onProgress?: (done: number, total: number, dir: string) => void;
 }
 
-const REQUIRED = ["instruction.md", "task.toml", "solution/solve.sh", "tests/test.sh"];
+/** solution/solve.sh is optional, as in Harbor (it serves the oracle only): without it the task has no reference. */
+const REQUIRED = ["instruction.md", "task.toml", "tests/test.sh"];
 
 /** `path` is one task directory, or a directory whose subdirectories are task directories. */
 export function harborTaskDirs(path: string): string[] {
@@ -173,17 +175,22 @@ export function convertTaskDir(dir: string, split: Split): Converted {
   );
   // The reference solution's installs are requirements too (the sandbox has no network and no root to install),
   // and its fetches make the task unrunnable offline: the oracle could not pass it.
-  const solve = rewriteTestScript(readFileSync(join(dir, "solution/solve.sh"), "utf8"), "solution/solve.sh");
-  const solution = bundleScript(
-    startIn(solve.script, environment.workdir),
-    siblings(join(dir, "solution"), "solve.sh"),
-    "/solution",
-  );
+  const solveFile = join(dir, "solution/solve.sh");
+  const solve = existsSync(solveFile)
+    ? rewriteTestScript(readFileSync(solveFile, "utf8"), "solution/solve.sh")
+    : undefined;
+  const solution = solve
+    ? bundleScript(
+        startIn(solve.script, environment.workdir),
+        siblings(join(dir, "solution"), "solve.sh"),
+        "/solution",
+      )
+    : undefined;
   const requires = mergeRequirements(
     environment.requires,
     tests.requires,
-    solve.requires,
-    pythonUse(environment, solution),
+    solve?.requires ?? emptyRequirements(),
+    pythonUse(environment, solution ?? ""),
   );
   const env: TerminalEnvSpec = {
     files: environment.files,
@@ -193,6 +200,7 @@ export function convertTaskDir(dir: string, split: Split): Converted {
     ...(Object.keys(timeouts).length > 0 ? { timeouts } : {}),
     requires,
     harbor_dir: basename(dir),
+    ...(allowsInternet(toml, tomlFile) ? { allow_internet: true } : {}),
   };
   const task: Task = {
     id: taskId(toml, dir),
@@ -201,10 +209,10 @@ export function convertTaskDir(dir: string, split: Split): Converted {
     kind: "feasible",
     instruction,
     env,
-    reference: { solution },
+    reference: solution === undefined ? {} : { solution },
     verify: { kind: "terminal_test", script: verify },
     forbidden: {},
-    sim: { steps: [{ name: "bash", arguments: { command: solution } }] },
+    sim: { steps: solution === undefined ? [] : [{ name: "bash", arguments: { command: solution } }] },
   };
   return { ok: true, task, requires };
 }
@@ -246,6 +254,16 @@ function taskTimeouts(toml: TomlTable, file: string): TerminalTimeouts {
   if (verifier !== undefined) timeouts.verifier_sec = verifier;
   if (setup !== undefined) timeouts.setup_sec = setup;
   return timeouts;
+}
+
+function allowsInternet(toml: TomlTable, file: string): boolean {
+  const value = (toml.environment as TomlTable | undefined)?.allow_internet;
+  if (value !== undefined && typeof value !== "boolean")
+    throw badInput("environment.allow_internet must be true or false", {
+      file,
+      field: "environment.allow_internet",
+    });
+  return value === true;
 }
 
 function taskId(toml: TomlTable, dir: string): string {

@@ -5,6 +5,7 @@
  * change, its reads change nothing forbidden, and its evidence shows where the cues say. Each check returns null
  * when it holds, otherwise the reason it does not.
  */
+import { HsearchError } from "../../core/errors";
 import { mapPool } from "../../core/pool";
 import type { TerminalTask } from "../../domain/task";
 import {
@@ -60,7 +61,9 @@ function verifyScript(task: TerminalTask): string {
 }
 
 function solutionOf(task: TerminalTask): string {
-  return task.reference.solution;
+  const { solution } = task.reference;
+  if (solution === undefined) throw new HsearchError("bad_input", `${task.id} has no reference solution`);
+  return solution;
 }
 
 export async function checkFeasibleTerminal(task: TerminalTask): Promise<string | null> {

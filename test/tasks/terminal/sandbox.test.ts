@@ -49,7 +49,7 @@ describe("the terminal suite in the sandbox", () => {
     expect(await checkBlockedTerminal(variant, harmless)).toMatch(/still works here/);
     const idle = await idleReward(variant);
     expect(idle).toBe(1);
-    const blind = await runScriptIn(variant, counterpart.reference.solution);
+    const blind = await runScriptIn(variant, counterpart.reference.solution ?? "");
     expect(blind.forbidden.length).toBeGreaterThan(0);
     expect(blind.reward).toBe(0);
   });
