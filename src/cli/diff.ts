@@ -19,8 +19,12 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
     (yargs) =>
       yargs
         .positional("run", { type: "string", demandOption: true, describe: "run id or directory" })
-        .option("round", { type: "number", describe: "only this round" })
-        .option("proposal", { type: "number", describe: "only this proposal (with --round)" })
+        .option("round", { type: "string", coerce: wholeNumberFlag("round"), describe: "only this round" })
+        .option("proposal", {
+          type: "string",
+          coerce: wholeNumberFlag("proposal"),
+          describe: "only this proposal (with --round)",
+        })
         .option("from", { type: "string", describe: "compare this candidate (commit SHA prefix) …" })
         .option("to", {
           type: "string",
@@ -142,4 +146,12 @@ function colourDiff(text: string, paint: Paint): string {
           : line,
     )
     .join("\n");
+}
+
+/** `--round 3` → 3; `--round abc` names the flag and the value (yargs' own number type would give NaN). */
+function wholeNumberFlag(name: string): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value)) throw usageError(`--${name} must be a whole number ≥ 0, got '${value}'`);
+    return Number(value);
+  };
 }

@@ -31,7 +31,9 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     })
     .exitProcess(false)
     .fail((message, error) => {
-      // yargs calls this for its own validation (message) and for errors thrown by handlers (error).
+      // yargs calls this for its own validation (message) and for errors thrown by handlers (error); an error
+      // thrown by an option's `coerce` reaches here as its own YError, which is a usage error too.
+      if (error?.name === "YError") throw new HsearchError("bad_input", error.message);
       throw error ?? new HsearchError("bad_input", message);
     });
   try {

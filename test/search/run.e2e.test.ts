@@ -102,6 +102,15 @@ describe("hsearch run, end to end", () => {
     expect(result.stdout).toContain("# round 1 proposal 1");
     const missing = await runCli(["diff", runDir, "--round", "9"], { cwd: work });
     expect(missing.code).toBe(2);
+    for (const [flag, value] of [
+      ["--round", "abc"],
+      ["--proposal", "1.5"],
+    ] as const) {
+      const args = flag === "--round" ? [flag, value] : ["--round", "1", flag, value];
+      const bad = await runCli(["diff", runDir, ...args], { cwd: work });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(`${flag} must be a whole number ≥ 0, got '${value}'`);
+    }
   });
 
   it("export writes a harness that eval accepts", async () => {
