@@ -194,7 +194,7 @@ export function debianApt(): AptRunner {
 
 async function runApt(command: string[], onLine: (line: string) => void): Promise<AptResult> {
   const [file, ...args] = command;
-  // English messages, to find apt's error lines and its "N newly installed".
+  // English messages, to find apt's error lines and dpkg's "Selecting previously unselected package".
   const subprocess = execa(file as string, args, {
     reject: false,
     all: true,
@@ -210,19 +210,26 @@ async function runApt(command: string[], onLine: (line: string) => void): Promis
   return { exitCode: result.exitCode ?? 1, ...readAptOutput(lines) };
 }
 
-/** apt's error lines ("E: …", and the unmet dependencies it lists before them) and its newly installed count. */
+/**
+ * apt's error lines ("E: …", the unmet dependencies it lists before them, and what it would have removed, which
+ * `--no-remove` refuses) and how many packages dpkg added.
+ */
 export function readAptOutput(lines: readonly string[]): { errors: string[]; newlyInstalled: number } {
   const errors: string[] = [];
+  const removed: string[] = [];
   let newlyInstalled = 0;
-  let unmet = false;
+  let section: "unmet" | "removed" | undefined;
   for (const line of lines) {
-    const count = /(\d+) newly installed/.exec(line);
-    if (count) newlyInstalled += Number(count[1]);
-    if (line.startsWith("The following packages have unmet dependencies")) unmet = true;
-    else if (unmet && /^\s+\S/.test(line)) errors.push(line.trim());
-    else unmet = false;
+    // dpkg's line for each package new to the machine (apt's "N newly installed" is printed by a refused run too).
+    if (line.startsWith("Selecting previously unselected package ")) newlyInstalled += 1;
+    if (line.startsWith("The following packages have unmet dependencies")) section = "unmet";
+    else if (line.startsWith("The following packages will be REMOVED")) section = "removed";
+    else if (section === "unmet" && /^\s+\S/.test(line)) errors.push(line.trim());
+    else if (section === "removed" && /^\s+\S/.test(line)) removed.push(...line.trim().split(/\s+/));
+    else section = undefined;
     if (/^E: /.test(line)) errors.push(line.slice(3).trim());
   }
+  if (errors.length > 0 && removed.length > 0) errors.unshift(`it would remove ${removed.join(" ")}`);
   return { errors, newlyInstalled };
 }
 

@@ -195,7 +195,7 @@ describe("reading apt's answers", () => {
     );
   });
 
-  it("finds apt's errors, the unmet dependencies it lists, and how many packages it installed", () => {
+  it("finds apt's errors, the unmet dependencies it lists, and how many packages dpkg added", () => {
     const lines = [
       "Reading package lists...",
       "Some packages could not be installed. This may mean that you have",
@@ -212,9 +212,29 @@ describe("reading apt's answers", () => {
       ],
       newlyInstalled: 0,
     });
+    const removing = [
+      "The following packages will be REMOVED:",
+      "  postfix",
+      "The following NEW packages will be installed:",
+      "  exim4-base exim4-config exim4-daemon-light",
+      "0 upgraded, 3 newly installed, 1 to remove and 113 not upgraded.",
+      "E: Packages need to be removed but remove is disabled.",
+    ];
+    expect(readAptOutput(removing).errors).toEqual([
+      "it would remove postfix",
+      "Packages need to be removed but remove is disabled.",
+    ]);
+    // A refused run announces what it would install; only dpkg's lines count.
     expect(
-      readAptOutput(["0 upgraded, 712 newly installed, 0 to remove and 3 not upgraded."]).newlyInstalled,
-    ).toBe(712);
+      readAptOutput(["0 upgraded, 5 newly installed, 1 to remove and 113 not upgraded."]).newlyInstalled,
+    ).toBe(0);
+    const installed = [
+      "Selecting previously unselected package cowsay.",
+      "Unpacking cowsay (3.03+dfsg2-8) ...",
+      "Selecting previously unselected package libtext-charwidth-perl:amd64.",
+      "Unpacking libcurl4:amd64 (7.88.1-10+deb12u15) over (7.88.1-10+deb12u14) ...",
+    ];
+    expect(readAptOutput(installed).newlyInstalled).toBe(2);
   });
 
   it("never lets apt remove a package to install another", () => {
