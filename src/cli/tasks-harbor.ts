@@ -6,15 +6,22 @@ import { basename, join, relative, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
 import { SPLITS, type Split } from "../domain/task";
-import { aptInstall, aptInstallCommand, debianHost } from "../tasks/harbor/host-packages";
+import {
+  type AptRunner,
+  aptInstallCommand,
+  type DebianHost,
+  debianApt,
+  debianHost,
+  installPackages,
+} from "../tasks/harbor/host-packages";
 import {
   convertTaskDir,
   type HarborImport,
-  type HostPackages,
   harborTaskDirs,
   importHarbor,
   unrunnableReason,
 } from "../tasks/harbor/import-harbor";
+import { type InstallPlan, planInstall, tasksLeftUnrunnable } from "../tasks/harbor/install-plan";
 import type { TaskRequirements } from "../tasks/harbor/requirements";
 import { writeTaskFiles } from "../tasks/write";
 import { EXIT_BAD_INPUT, EXIT_FAILED } from "./exit-codes";
@@ -24,9 +31,10 @@ import type { SetExitCode } from "./shared";
 
 export interface HarborCliDeps {
   /** This machine's Debian packages; tests substitute their own. */
-  host?: HostPackages;
+  host?: DebianHost;
   isRoot?: () => boolean;
-  install?: typeof aptInstall;
+  /** apt-get; tests substitute their own. */
+  apt?: AptRunner;
 }
 
 export function registerHarbor(
@@ -122,22 +130,45 @@ export function registerHarbor(
           .option("json", { type: "boolean", default: false, describe: "print JSON" }),
       async (argv) => {
         const report = await requirementsReport(resolveUserPath(argv.dir, io.cwd), host());
-        if (argv.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-        else io.out(renderRequirements(report, io));
         if (report.failed.length > 0) setExitCode(EXIT_BAD_INPUT);
-        if (!argv.install || report.installable.length === 0) return;
+        const print = () => {
+          if (argv.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+          else io.out(renderRequirements(report, io));
+        };
+        if (!argv.install || report.installable.length === 0) {
+          print();
+          if (argv.install) io.out("nothing to install\n");
+          return;
+        }
         const isRoot = deps.isRoot ?? (() => process.getuid?.() === 0);
         if (!isRoot()) {
+          print();
           io.err(`not root: run as root\n  ${aptInstallCommand(report.installable).join(" ")}\n`);
           setExitCode(EXIT_FAILED);
           return;
         }
-        io.out(`installing ${report.installable.join(" ")}\n`);
-        const code = await (deps.install ?? aptInstall)(report.installable, io);
-        if (code !== 0) {
-          io.err(`apt-get failed (exit ${code})\n`);
-          setExitCode(EXIT_FAILED);
-        }
+        // With --json, stdout is the report (printed once the install is over, with its outcome); apt's lines go to stderr.
+        if (!argv.json) print();
+        const progress = argv.json ? io.err : io.out;
+        const started = Date.now();
+        const outcome = await installPackages(report.installable, deps.apt ?? debianApt(), (line) =>
+          progress(`${line}\n`),
+        );
+        report.install = {
+          seconds: Math.round((Date.now() - started) / 1000),
+          newlyInstalled: outcome.newlyInstalled,
+          failed: outcome.failed,
+          unrunnable: tasksLeftUnrunnable(
+            outcome.failed.map((failure) => failure.package),
+            report.plan,
+            report.tasks.flatMap((task) =>
+              task.id && task.requires ? [{ id: task.id, debian: task.requires.debian }] : [],
+            ),
+          ),
+        };
+        if (argv.json) print();
+        else io.out(renderInstall(report.install, report.installable.length));
+        if (outcome.failed.length > 0) setExitCode(EXIT_FAILED);
       },
     );
 }
@@ -192,46 +223,58 @@ export interface RequirementsReport {
     unrunnable?: string;
   }>;
   failed: Array<{ dir: string; error: string }>;
-  /** Needed Debian packages not installed here, and which of those the archive ships (null: cannot tell). */
+  /** Needed Debian packages this machine lacks (neither installed nor provided), and which the archive lacks too. */
   missing: string[];
   outsideDebian: string[] | null;
+  /** What `--install` installs: the plan's packages (virtual names resolved, what the machine provides left out). */
   installable: string[];
+  plan: InstallPlan;
+  /** What `--install` did. */
+  install?: InstallReport;
 }
 
-export async function requirementsReport(path: string, host: HostPackages): Promise<RequirementsReport> {
-  const report: RequirementsReport = {
-    tasks: [],
-    failed: [],
-    missing: [],
-    outsideDebian: [],
-    installable: [],
-  };
+export interface InstallReport {
+  seconds: number;
+  /** Packages apt newly installed, dependencies included. */
+  newlyInstalled: number;
+  failed: Array<{ package: string; reason: string }>;
+  /** The tasks a failed package leaves unrunnable, with the packages they lack. */
+  unrunnable: Array<{ id: string; packages: string[] }>;
+}
+
+export async function requirementsReport(path: string, host: DebianHost): Promise<RequirementsReport> {
+  const tasks: RequirementsReport["tasks"] = [];
+  const failed: RequirementsReport["failed"] = [];
   const needs: TaskRequirements[] = [];
   for (const dir of harborTaskDirs(path)) {
     try {
       const converted = convertTaskDir(dir, "search");
-      if (!converted.ok) report.tasks.push({ dir, skipped: converted.reason });
+      if (!converted.ok) tasks.push({ dir, skipped: converted.reason });
       else {
-        report.tasks.push({ dir, id: converted.task.id, requires: converted.requires });
+        tasks.push({ dir, id: converted.task.id, requires: converted.requires });
         needs.push(converted.requires);
       }
     } catch (error) {
       if (!(error instanceof Error && "describe" in error)) throw error;
-      report.failed.push({ dir, error: (error as { describe(): string }).describe() });
+      failed.push({ dir, error: (error as { describe(): string }).describe() });
     }
   }
   const wanted = [...new Set(needs.flatMap((need) => need.debian))].sort();
-  const installed = await host.installed(wanted);
   const available = await host.available(wanted);
-  for (const entry of report.tasks) {
+  for (const entry of tasks) {
     if (!entry.requires) continue;
     const why = unrunnableReason(entry.requires, available);
     if (why) entry.unrunnable = why.reason;
   }
-  report.missing = wanted.filter((name) => !installed.has(name));
-  report.outsideDebian = available ? report.missing.filter((name) => !available.has(name)) : null;
-  report.installable = available ? report.missing.filter((name) => available.has(name)) : report.missing;
-  return report;
+  const plan = planInstall(wanted, await host.facts(wanted));
+  return {
+    tasks,
+    failed,
+    missing: [...Object.keys(plan.packageFor), ...(plan.outsideDebian ?? [])].sort(),
+    outsideDebian: plan.outsideDebian,
+    installable: plan.install,
+    plan,
+  };
 }
 
 function renderRequirements(report: RequirementsReport, io: CliIO): string {
@@ -258,12 +301,37 @@ function renderRequirements(report: RequirementsReport, io: CliIO): string {
       ? "this machine has every Debian package these tasks need"
       : `missing on this machine: ${report.missing.join(" ")}`,
   );
+  for (const { name, by } of report.plan.providedByInstalled)
+    lines.push(`${name}: provided by the installed package ${by}`);
+  for (const { name, path } of report.plan.providedElsewhere)
+    lines.push(`${name}: provided by ${path}, not installed from Debian`);
+  for (const { name, provider, among, why } of report.plan.resolved)
+    lines.push(`${name}: a virtual package; installing ${provider} (of ${among.join(", ")}: ${why})`);
   if (report.outsideDebian === null)
     lines.push("cannot tell which of them Debian ships: no package lists (run apt-get update)");
   else if (report.outsideDebian.length > 0)
     lines.push(`not in this machine's Debian archive: ${report.outsideDebian.join(" ")}`);
   if (report.installable.length > 0)
     lines.push(`install: ${aptInstallCommand(report.installable).join(" ")}`);
+  return `${lines.join("\n")}\n`;
+}
+
+function renderInstall(install: InstallReport, asked: number): string {
+  const minutes = Math.floor(install.seconds / 60);
+  const took = minutes > 0 ? `${minutes} min ${install.seconds % 60} s` : `${install.seconds} s`;
+  const lines = [
+    `installed ${asked - install.failed.length} of ${asked} packages (apt newly installed ${install.newlyInstalled} with their dependencies) in ${took}`,
+  ];
+  if (install.failed.length > 0) {
+    lines.push(`not installed (${install.failed.length}):`);
+    for (const failure of install.failed) lines.push(`  ${failure.package}: ${failure.reason}`);
+    lines.push(
+      install.unrunnable.length === 0
+        ? "no task is left without its packages"
+        : `tasks left without their packages (${install.unrunnable.length}):`,
+    );
+    for (const task of install.unrunnable) lines.push(`  ${task.id}: ${task.packages.join(" ")}`);
+  }
   return `${lines.join("\n")}\n`;
 }
 

@@ -63,12 +63,13 @@ export interface EvaluateOptions {
   beforeRollout?: (job: RolloutJob) => void;
   /**
    * Called once per job with its final outcome (progress, storage): a scored episode, or an infrastructure error
-   * that every retry pass met too.
+   * that every retry pass met too (or one never retried: a task's failed setup).
    */
   onRollout?: (job: RolloutJob, trajectory: Trajectory, score: EpisodeScore) => void | Promise<void>;
   /**
    * Later passes over the jobs that met an infrastructure error (default 2): a rate limit or an outage that outlasted
-   * the per-call retries usually has passed by the end of the batch. Same job, same seed.
+   * the per-call retries usually has passed by the end of the batch. Same job, same seed. A task whose setup failed
+   * is not run again (`isRetriedInfraError`).
    */
   infraRetryPasses?: number;
   /** Runs each rollout; default: in this process with `model`, `customerModel`, `prices` and `onRequest`. */
@@ -83,13 +84,20 @@ export interface RolloutOutcome {
 
 export const DEFAULT_INFRA_RETRY_PASSES = 2;
 
+/**
+ * Whether an episode's infrastructure error may pass when run again: a provider's outage or rate limit may, a task
+ * whose setup failed or timed out may not — the same files and script, offline, fail the same way (a setup that never
+ * ends would take its whole limit again on every pass).
+ */
+export function isRetriedInfraError(score: EpisodeScore): boolean {
+  return score.kind === "infra_error" && score.error_class !== "task_setup";
+}
+
 export async function evaluateJobs(options: EvaluateOptions): Promise<RolloutOutcome[]> {
   const passes = options.infraRetryPasses ?? DEFAULT_INFRA_RETRY_PASSES;
   const outcomes = await runJobs(options, options.jobs, passes > 0);
   for (let pass = 1; pass <= passes; pass++) {
-    const failed = outcomes.flatMap((outcome, index) =>
-      outcome.score.kind === "infra_error" ? [index] : [],
-    );
+    const failed = outcomes.flatMap((outcome, index) => (isRetriedInfraError(outcome.score) ? [index] : []));
     if (failed.length === 0) break;
     const jobs = failed.map((index) => (outcomes[index] as RolloutOutcome).job);
     const retried = await runJobs(options, jobs, pass < passes);
@@ -126,7 +134,7 @@ async function runJobs(
     const request = { harness: options.harness, task: job.task, seed: job.seed, repeat: job.repeat };
     const trajectory = await execute(request);
     const score = await scoreEpisode(job.task, trajectory, options.judge);
-    if (!(willRetry && score.kind === "infra_error")) await options.onRollout?.(job, trajectory, score);
+    if (!(willRetry && isRetriedInfraError(score))) await options.onRollout?.(job, trajectory, score);
     return { job, trajectory, score };
   };
   const slots = options.slots;

@@ -1,6 +1,6 @@
 import { rolloutKey } from "../core/ids";
 import type { Split, Task } from "../domain/task";
-import { evaluateJobs, planRollouts, type RolloutJob } from "../eval/evaluate";
+import { evaluateJobs, isRetriedInfraError, planRollouts, type RolloutJob } from "../eval/evaluate";
 import { readTree } from "../git";
 import { type Harness, type HarnessLimits, harnessLimitsOf, parseHarness } from "../harness/load";
 import type { Trajectory } from "../harness/trajectory";
@@ -91,11 +91,12 @@ export async function runJobs(
   const jobs = planRollouts(tasks, repeats, config.seed);
   const keyOf = (job: RolloutJob) =>
     rolloutKey({ candidate: commit, task: job.task.id, seed: job.seed, repeat: job.repeat });
+  // Stored episodes stand, but for infrastructure errors that may pass now (not a task's failed setup).
   const stored = new Map(
     store
       .listRollouts(commit, purpose)
       .map((r) => [r.key, r.scores] as const)
-      .filter(([, score]) => score.kind !== "infra_error"),
+      .filter(([, score]) => !isRetriedInfraError(score)),
   );
   const todo = jobs.filter((job) => !stored.has(keyOf(job)));
   let done = jobs.length - todo.length;

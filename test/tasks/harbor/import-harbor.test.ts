@@ -13,7 +13,8 @@ import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { TASK_SETUP_FAILED } from "../../../src/harness/rollout";
 import { rulesJudge, summarize } from "../../../src/scoring";
-import { type HostPackages, importHarbor, unrunnableReason } from "../../../src/tasks/harbor/import-harbor";
+import type { DebianHost } from "../../../src/tasks/harbor/host-packages";
+import { importHarbor, unrunnableReason } from "../../../src/tasks/harbor/import-harbor";
 import { loadTaskDir } from "../../../src/tasks/load";
 import { type CliResult, runCli } from "../../helpers/cli";
 
@@ -28,11 +29,19 @@ afterAll(() => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A machine whose Debian archive ships `shipped` and has `installed` installed. */
-function fakeHost(shipped: string[] | null, installed: string[] = []): HostPackages {
+/** A machine whose Debian archive ships `shipped` and has `installed` installed (no virtual packages, no tools). */
+function fakeHost(shipped: string[] | null, installed: string[] = []): DebianHost {
+  const has = (list: string[]) => async (names: readonly string[]) =>
+    new Set(names.filter((name) => list.includes(name)));
   return {
-    installed: async (names) => new Set(names.filter((name) => installed.includes(name))),
-    available: async (names) => (shipped ? new Set(names.filter((name) => shipped.includes(name))) : null),
+    installed: has(installed),
+    available: async (names) => (shipped ? has(shipped)(names) : null),
+    facts: async (names) => ({
+      installed: await has(installed)(names),
+      shipped: shipped ? await has(shipped)(names) : null,
+      providers: new Map(),
+      commands: new Map(),
+    }),
   };
 }
 
@@ -287,9 +296,13 @@ describe("what Harbor tasks need from the machine", () => {
         {
           host,
           isRoot: () => isRoot,
-          install: async (packages) => {
-            installed.push([...packages]);
-            return 0;
+          apt: {
+            install: async (packages) => {
+              installed.push([...packages]);
+              return { exitCode: 0, errors: [], newlyInstalled: packages.length };
+            },
+            simulate: async () => ({ exitCode: 0, errors: [], newlyInstalled: 0 }),
+            installed: async () => new Set(),
           },
         },
       ).parseAsync(["requirements", join(FIXTURES, "build-steps"), "--install"]);
@@ -304,7 +317,7 @@ describe("what Harbor tasks need from the machine", () => {
     expect(user.installed).toEqual([]);
     expect(user.code).toBe(1);
     expect(user.stderr).toContain(
-      "apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends jq python3-pytest",
+      "apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends --no-remove jq python3-pytest",
     );
   });
 });
