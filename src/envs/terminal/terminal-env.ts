@@ -65,6 +65,16 @@ export const DEFAULT_SETUP_TIMEOUT_MS = 300_000;
 export const LONG_COMMAND_BYTES = 64 * 1024;
 const SANDBOX_TMP = "/tmp";
 
+/**
+ * The ~/.profile of the sandbox's user, as a home made from /etc/skel has one: login shells (tmux's panes, `bash -l`,
+ * `su -`) read it rather than ~/.bashrc, so it reads ~/.bashrc for them. /etc/profile resets a login shell's PATH,
+ * so it also puts hsearch's fallbacks (bare `python` → python3) back at its end.
+ */
+export const HOME_PROFILE = `# ~/.profile: read by login shells
+if [ -n "$BASH_VERSION" ] && [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
+case ":$PATH:" in *":${SANDBOX_PATHS.shims}:"*) ;; *) PATH="$PATH:${SANDBOX_PATHS.shims}" ;; esac
+`;
+
 export interface TerminalEnvOptions {
   /** Files written into the workspace before setup, by workspace-relative path. */
   files?: Record<string, string>;
@@ -191,6 +201,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
     const tmp = join(dir, "tmp");
     await mkdir(workspace, { mode: 0o755 });
     await mkdir(tmp, { mode: 0o700 });
+    await writeFile(join(tmp, ".profile"), HOME_PROFILE, { mode: 0o644 });
     // Written on the host, so a file of any size never passes through a command line.
     const placed: Array<[string, string | Buffer]> = [
       ...Object.entries(options.files ?? {}),

@@ -21,7 +21,7 @@ import { shellQuote } from "../../core/shell-quote";
 import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
 import { planDockerfile } from "./dockerfile";
 import { emptyRequirements, mergeRequirements, type TaskRequirements } from "./requirements";
-import { bundleScript, isText, rewriteTestScript, writeFileLines } from "./test-script";
+import { bundleScript, fetchesIn, isText, rewriteTestScript, writeFileLines } from "./test-script";
 import { parseToml, type TomlTable } from "./toml";
 
 /** Why a task was skipped, for counting: each has a fixed wording in `reason`. */
@@ -191,6 +191,7 @@ export function convertTaskDir(dir: string, split: Split): Converted {
     tests.requires,
     solve?.requires ?? emptyRequirements(),
     pythonUse(environment, solution ?? ""),
+    siblingFetches(dir),
   );
   const env: TerminalEnvSpec = {
     files: environment.files,
@@ -224,6 +225,18 @@ function startIn(script: string, workdir: string): string {
   if (!script.startsWith("#!")) return `${line}\n${script}`;
   const end = script.indexOf("\n");
   return end < 0 ? `${script}\n${line}\n` : `${script.slice(0, end + 1)}${line}\n${script.slice(end + 1)}`;
+}
+
+/** What the files beside test.sh and solve.sh fetch at test or solution time (a test downloading its data). */
+function siblingFetches(dir: string): TaskRequirements {
+  const requires = emptyRequirements();
+  for (const folder of ["tests", "solution"]) {
+    const path = join(dir, folder);
+    if (!existsSync(path)) continue;
+    for (const [name, bytes] of siblings(path, folder === "tests" ? "test.sh" : "solve.sh"))
+      if (isText(bytes)) requires.network.push(...fetchesIn(bytes.toString("utf8"), `${folder}/${name}`));
+  }
+  return requires;
 }
 
 /** A setup or solution that runs Python needs python3 (bare `python` is mapped to it in the sandbox). */

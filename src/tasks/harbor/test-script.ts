@@ -216,3 +216,24 @@ export function writeFileLines(target: string, bytes: Buffer): string[] {
 export function isText(bytes: Buffer): boolean {
   return !bytes.includes(0) && Buffer.from(bytes.toString("utf8")).equals(bytes);
 }
+
+/** Calls that fetch what a URL names, in the languages tests are written in (Python mostly). */
+const FETCH_CALLS =
+  /\b(urlopen|urlretrieve|requests\.(get|post|head)|httpx\.(get|post|Client|AsyncClient)|wget\.download|fetch)\s*\(/;
+const URL_LITERAL = /["'`](https?|ftp):\/\/([^/"'`:\s]+)[^"'`\s]*["'`]/;
+const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])$/;
+
+/**
+ * A test or solution file other than the script (tests/test_outputs.py …) that fetches from the network: a file
+ * that makes a fetch call and names a URL of another host. Pure; `where` names the file in what it returns.
+ */
+export function fetchesIn(text: string, where: string): string[] {
+  if (!FETCH_CALLS.test(text)) return [];
+  const needs: string[] = [];
+  for (const [index, line] of text.split("\n").entries()) {
+    const url = URL_LITERAL.exec(line);
+    if (url && !LOOPBACK_HOST.test(url[2] as string))
+      needs.push(`a fetch of ${url[1]}://${url[2]}/… in ${where}:${index + 1}`);
+  }
+  return needs;
+}

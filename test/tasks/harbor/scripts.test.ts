@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { planDockerfile } from "../../../src/tasks/harbor/dockerfile";
 import {
   bundleScript,
+  fetchesIn,
   joinContinuations,
   PYTEST_GUARD,
   rewriteTestScript,
@@ -182,6 +183,22 @@ describe("Terminal-Bench test scripts in the sandbox", () => {
     ]);
     const purge = planDockerfile("FROM a\nRUN apt-get update && apt-get purge -y povray* || true\n");
     expect(purge.ok && purge.requires.network).toEqual([]);
+  });
+
+  it("finds a test file's download (filter-js-from-html), never a request to the loopback", () => {
+    const download = [
+      "import urllib.request",
+      "def fetch_vectors(tmp):",
+      '    url = "https://github.com/owner/testbed/archive/refs/heads/master.zip"',
+      "    urllib.request.urlretrieve(url, tmp)",
+    ].join("\n");
+    expect(fetchesIn(download, "tests/test_outputs.py")).toEqual([
+      "a fetch of https://github.com/… in tests/test_outputs.py:3",
+    ]);
+    expect(
+      fetchesIn('requests.get("http://0.0.0.0:5000")\nrequests.get("http://localhost:8000/x")', "t.py"),
+    ).toEqual([]);
+    expect(fetchesIn('DOCS = "https://example.com/spec"  # only a reference', "t.py")).toEqual([]);
   });
 
   it("bundles sibling files into a directory named like the mount, and points the script at them", () => {
