@@ -227,13 +227,16 @@ function startIn(script: string, workdir: string): string {
   return end < 0 ? `${script}\n${line}\n` : `${script.slice(0, end + 1)}${line}\n${script.slice(end + 1)}`;
 }
 
-/** What the files beside test.sh and solve.sh fetch at test or solution time (a test downloading its data). */
+/**
+ * What the test and solution files fetch from another host through a language's own calls (a test downloading its
+ * data, an `R -e 'install.packages(…)'`); the scripts' curl, wget and git are found line by line already.
+ */
 function siblingFetches(dir: string): TaskRequirements {
   const requires = emptyRequirements();
   for (const folder of ["tests", "solution"]) {
     const path = join(dir, folder);
     if (!existsSync(path)) continue;
-    for (const [name, bytes] of siblings(path, folder === "tests" ? "test.sh" : "solve.sh"))
+    for (const [name, bytes] of walk(path))
       if (isText(bytes)) requires.network.push(...fetchesIn(bytes.toString("utf8"), `${folder}/${name}`));
   }
   return requires;

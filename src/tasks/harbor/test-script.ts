@@ -217,9 +217,12 @@ export function isText(bytes: Buffer): boolean {
   return !bytes.includes(0) && Buffer.from(bytes.toString("utf8")).equals(bytes);
 }
 
-/** Calls that fetch what a URL names, in the languages tests are written in (Python mostly). */
+/**
+ * Calls that fetch what a URL names, in the languages tests and solutions are written in: Python mostly, and R's
+ * package installs (mcmc-sampling-stan's solution installs RStan from CRAN through `R -e`).
+ */
 const FETCH_CALLS =
-  /\b(urlopen|urlretrieve|requests\.(get|post|head)|httpx\.(get|post|Client|AsyncClient)|wget\.download|fetch)\s*\(/;
+  /\b(urlopen|urlretrieve|requests\.(get|post|head)|httpx\.(get|post|Client|AsyncClient)|wget\.download|fetch|install\.packages|install_version|install_github)\s*\(/;
 const URL_LITERAL = /["'`](https?|ftp):\/\/([^/"'`:\s]+)[^"'`\s]*["'`]/;
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])$/;
 
@@ -230,10 +233,14 @@ const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])$/;
 export function fetchesIn(text: string, where: string): string[] {
   if (!FETCH_CALLS.test(text)) return [];
   const needs: string[] = [];
+  const hosts = new Set<string>();
   for (const [index, line] of text.split("\n").entries()) {
     const url = URL_LITERAL.exec(line);
-    if (url && !LOOPBACK_HOST.test(url[2] as string))
-      needs.push(`a fetch of ${url[1]}://${url[2]}/… in ${where}:${index + 1}`);
+    const host = url?.[2] as string;
+    // One need per host and file: the first line that names it.
+    if (!url || LOOPBACK_HOST.test(host) || hosts.has(host)) continue;
+    hosts.add(host);
+    needs.push(`a fetch of ${url[1]}://${host}/… in ${where}:${index + 1}`);
   }
   return needs;
 }

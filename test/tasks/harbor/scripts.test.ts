@@ -185,6 +185,14 @@ describe("Terminal-Bench test scripts in the sandbox", () => {
     expect(purge.ok && purge.requires.network).toEqual([]);
   });
 
+  it("keeps a line that only sets a variable (llm-inference-batching-scheduler's TARGET_DIR=…)", () => {
+    const script =
+      '#!/bin/bash\nset -euo pipefail\nTARGET_DIR="/app/out"\nDEBIAN_FRONTEND=noninteractive apt-get install -y jq\nmkdir -p "$TARGET_DIR"\n';
+    expect(rewriteTestScript(script, "solution/solve.sh").script).toBe(
+      '#!/bin/bash\nset -euo pipefail\nTARGET_DIR="/app/out"\nmkdir -p "$TARGET_DIR"\n',
+    );
+  });
+
   it("finds a test file's download (filter-js-from-html), never a request to the loopback", () => {
     const download = [
       "import urllib.request",
