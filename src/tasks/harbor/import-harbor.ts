@@ -21,7 +21,14 @@ import { shellQuote } from "../../core/shell-quote";
 import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
 import { planDockerfile } from "./dockerfile";
 import { emptyRequirements, mergeRequirements, type TaskRequirements } from "./requirements";
-import { bundleScript, fetchesIn, isText, rewriteTestScript, writeFileLines } from "./test-script";
+import {
+  bundleScript,
+  fetchesIn,
+  isText,
+  rewriteTestScript,
+  rootStepsIn,
+  writeFileLines,
+} from "./test-script";
 import { parseToml, type TomlTable } from "./toml";
 
 /** Why a task was skipped, for counting: each has a fixed wording in `reason`. */
@@ -229,15 +236,22 @@ function startIn(script: string, workdir: string): string {
 
 /**
  * What the test and solution files fetch from another host through a language's own calls (a test downloading its
- * data, an `R -e 'install.packages(…)'`); the scripts' curl, wget and git are found line by line already.
+ * data, an `R -e 'install.packages(…)'`), and the root-only steps their code runs (a test that chroots); the
+ * scripts' curl, wget, git and root tools are found line by line already.
  */
 function siblingFetches(dir: string): TaskRequirements {
   const requires = emptyRequirements();
   for (const folder of ["tests", "solution"]) {
     const path = join(dir, folder);
     if (!existsSync(path)) continue;
-    for (const [name, bytes] of walk(path))
-      if (isText(bytes)) requires.network.push(...fetchesIn(bytes.toString("utf8"), `${folder}/${name}`));
+    for (const [name, bytes] of walk(path)) {
+      if (!isText(bytes)) continue;
+      const where = `${folder}/${name}`;
+      requires.network.push(...fetchesIn(bytes.toString("utf8"), where));
+      // The scripts' own shell lines are classified line by line; their helpers' code is read here.
+      if (name !== "test.sh" && name !== "solve.sh")
+        requires.root.push(...rootStepsIn(bytes.toString("utf8"), where));
+    }
   }
   return requires;
 }

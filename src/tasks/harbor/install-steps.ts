@@ -80,6 +80,7 @@ const ROOT_TOOLS = new Set([
   "mount",
   "update-alternatives",
   "ldconfig",
+  "chroot",
 ]);
 const SUDO = new Set(["sudo", "env", "DEBIAN_FRONTEND=noninteractive"]);
 // Removing packages changes nothing the sandbox shows (the host's packages are what a task finds) and needs no network.

@@ -226,6 +226,16 @@ const FETCH_CALLS =
 const URL_LITERAL = /["'`](https?|ftp):\/\/([^/"'`:\s]+)[^"'`\s]*["'`]/;
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])$/;
 
+/** `chroot DIR …` inside a string of a test's code (path-tracing's `subprocess.run("… chroot /jail /image")`). */
+const CHROOT_IN_TEXT = /\bchroot\s+\/\S*/;
+
+/** Steps only root can take that a test or solution file runs from its own code (not a shell line of its script). */
+export function rootStepsIn(text: string, where: string): string[] {
+  const lines = text.split("\n");
+  const index = lines.findIndex((line) => CHROOT_IN_TEXT.test(line) && !/^\s*#/.test(line));
+  return index < 0 ? [] : [`chroot in ${where}:${index + 1}`];
+}
+
 /**
  * A test or solution file other than the script (tests/test_outputs.py …) that fetches from the network: a file
  * that makes a fetch call and names a URL of another host. Pure; `where` names the file in what it returns.

@@ -6,6 +6,7 @@ import {
   joinContinuations,
   PYTEST_GUARD,
   rewriteTestScript,
+  rootStepsIn,
 } from "../../../src/tasks/harbor/test-script";
 
 describe("Dockerfiles turned into what the sandbox can do", () => {
@@ -183,6 +184,13 @@ describe("Terminal-Bench test scripts in the sandbox", () => {
     ]);
     const purge = planDockerfile("FROM a\nRUN apt-get update && apt-get purge -y povray* || true\n");
     expect(purge.ok && purge.requires.network).toEqual([]);
+  });
+
+  it("finds a chroot that a test's own code runs (path-tracing), apart from comments", () => {
+    const test =
+      '# we chroot /jail below\nrun(["sh", "-c", "mkdir /jail; cp /app/image /jail; chroot /jail /image"])\n';
+    expect(rootStepsIn(test, "tests/test_outputs.py")).toEqual(["chroot in tests/test_outputs.py:2"]);
+    expect(rootStepsIn("os.chroot is not used here\n", "t.py")).toEqual([]);
   });
 
   it("keeps a line that only sets a variable (llm-inference-batching-scheduler's TARGET_DIR=…)", () => {
