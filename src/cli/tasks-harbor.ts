@@ -85,12 +85,14 @@ export function registerHarbor(
       async (argv) => {
         const dir = resolveUserPath(argv.dir, io.cwd);
         const progress = createProgress(io, "reading task directories");
+        const machine = host();
         const result = await importHarbor(dir, argv.split, {
-          host: host(),
+          host: machine,
           includeUnrunnable: argv.includeUnrunnable,
           onProgress: (done, total) => progress.update(done, total),
         });
         progress.done();
+        await dropProvidedPackages(result, machine);
         const out = resolve(io.cwd, argv.out);
         writeTaskFiles(result.tasks, out);
         if (argv.json) io.out(`${JSON.stringify(importRecords(result, join(out, argv.split)), null, 2)}\n`);
@@ -183,6 +185,19 @@ export function importSummary(result: HarborImport): string {
     .join(", ");
   const skipped = `skipped ${result.skipped.length}${reasons ? ` (${reasons})` : ""}`;
   return `imported ${result.tasks.length}, ${skipped}, failed ${result.failed.length}`;
+}
+
+/**
+ * The packages the imported tasks lack, less those the machine provides otherwise (an installed provider of a
+ * virtual name, a program on the sandbox's PATH): the same rules as `requirements --install`, so the hint never names
+ * a package that command would not install (`npm` beside a Node.js from elsewhere).
+ */
+async function dropProvidedPackages(result: HarborImport, host: DebianHost): Promise<void> {
+  const names = [...result.missing.keys()];
+  if (names.length === 0) return;
+  const plan = planInstall(names, await host.facts(names));
+  for (const { name } of [...plan.providedByInstalled, ...plan.providedElsewhere])
+    result.missing.delete(name);
 }
 
 /** `import-harbor --json`: one record per task directory, in directory order, and the counts. */
