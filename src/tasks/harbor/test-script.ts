@@ -223,6 +223,12 @@ export function isText(bytes: Buffer): boolean {
  */
 const FETCH_CALLS =
   /\b(urlopen|urlretrieve|requests\.(get|post|head)|httpx\.(get|post|Client|AsyncClient)|wget\.download|fetch|install\.packages|install_version|install_github)\s*\(/;
+/**
+ * Library calls that download a data set or model from its hub without naming a URL (pytorch-model-cli's test loads
+ * MNIST with torchvision's `download=True`).
+ */
+const DOWNLOADS =
+  /\bdownload\s*=\s*True\b|\b(hf_hub_download|snapshot_download|fetch_openml)\s*\(|\bload_dataset\s*\(\s*["'][^/."']/;
 const URL_LITERAL = /["'`](https?|ftp):\/\/([^/"'`:\s]+)[^"'`\s]*["'`]/;
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])$/;
 
@@ -241,8 +247,14 @@ export function rootStepsIn(text: string, where: string): string[] {
  * that makes a fetch call and names a URL of another host. Pure; `where` names the file in what it returns.
  */
 export function fetchesIn(text: string, where: string): string[] {
-  if (!FETCH_CALLS.test(text)) return [];
   const needs: string[] = [];
+  const lines = text.split("\n");
+  const download = lines.findIndex((line) => DOWNLOADS.test(line) && !/^\s*#/.test(line));
+  if (download >= 0) {
+    const call = (DOWNLOADS.exec(lines[download] as string)?.[0] ?? "").replace(/\s*\(.*$/, "(…)");
+    needs.push(`a download (${call}) in ${where}:${download + 1}`);
+  }
+  if (!FETCH_CALLS.test(text)) return needs;
   const hosts = new Set<string>();
   for (const [index, line] of text.split("\n").entries()) {
     const url = URL_LITERAL.exec(line);

@@ -215,6 +215,14 @@ describe("Terminal-Bench test scripts in the sandbox", () => {
       fetchesIn('requests.get("http://0.0.0.0:5000")\nrequests.get("http://localhost:8000/x")', "t.py"),
     ).toEqual([]);
     expect(fetchesIn('DOCS = "https://example.com/spec"  # only a reference', "t.py")).toEqual([]);
+    // A hub download names no URL (pytorch-model-cli's MNIST, count-dataset-tokens' data set).
+    expect(fetchesIn("ds = datasets.MNIST(root, train=True,\n    download=True)\n", "tests/t.py")).toEqual([
+      "a download (download=True) in tests/t.py:2",
+    ]);
+    expect(fetchesIn('load_dataset("org/data", split="train")', "solution/s.py")).toEqual([
+      "a download (load_dataset(…)) in solution/s.py:1",
+    ]);
+    expect(fetchesIn('load_dataset("/app/data")\n# download=True', "s.py")).toEqual([]);
   });
 
   it("bundles sibling files into a directory named like the mount, and points the script at them", () => {
