@@ -280,7 +280,12 @@ function taskTimeouts(toml: TomlTable, file: string): TerminalTimeouts {
   const agent = read("agent", "timeout_sec");
   const verifier = read("verifier", "timeout_sec");
   const setup = read("environment", "build_timeout_sec");
-  if (agent !== undefined) timeouts.agent_sec = agent;
+  if (agent !== undefined) {
+    timeouts.agent_sec = agent;
+    // Harbor bounds an episode by the agent's timeout alone: one long command (a build, the oracle's solve.sh) may
+    // take all of it, where hsearch's own tasks cut each command at 60 s.
+    timeouts.command_sec = agent;
+  }
   if (verifier !== undefined) timeouts.verifier_sec = verifier;
   if (setup !== undefined) timeouts.setup_sec = setup;
   return timeouts;

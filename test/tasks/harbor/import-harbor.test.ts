@@ -123,7 +123,7 @@ describe("hsearch tasks import-harbor", () => {
       PATH: "/app/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
     });
     expect(env.setup).toBe("set -e\ncd /app && bash /app/setup.sh && rm -rf /app/resources /app/setup.sh\n");
-    expect(env.timeouts).toEqual({ agent_sec: 120, verifier_sec: 90, setup_sec: 60 });
+    expect(env.timeouts).toEqual({ agent_sec: 120, command_sec: 120, verifier_sec: 90, setup_sec: 60 });
     expect(env.requires).toEqual({
       debian: ["jq", "python3", "python3-pytest"],
       python: ["pytest"],
