@@ -1,5 +1,10 @@
 import { type Task, toAgentTask } from "../domain/task";
-import { createTaskEnvironment, suitePolicy, verifyTask } from "../envs/suite-env";
+import {
+  createTaskEnvironment,
+  suitePolicy,
+  type VerifierRun,
+  verifyTaskWithReport,
+} from "../envs/suite-env";
 import { type Environment, TaskSetupError } from "../envs/types";
 import { costOf, type PriceTable } from "../models/prices";
 import type { InfraErrorClass } from "../models/provider-error";
@@ -49,7 +54,8 @@ export async function runRollout(input: RolloutInput): Promise<Trajectory> {
   try {
     return await withOpenRollout(input, async ({ trajectory }) => trajectory);
   } catch (error) {
-    if (error instanceof TaskSetupError) return setupFailure(input, error);
+    if (error instanceof TaskSetupError)
+      return setupFailureTrajectory(input, `${TASK_SETUP_FAILED}: ${error.message}`);
     throw error;
   }
 }
@@ -60,7 +66,11 @@ export async function runRollout(input: RolloutInput): Promise<Trajectory> {
  */
 export const TASK_SETUP_FAILED = "task setup failed";
 
-function setupFailure(input: RolloutInput, error: TaskSetupError): Trajectory {
+/** The trajectory of an episode whose task could not be set up: no step, the setup's output as the error (the probes keep one too). */
+export function setupFailureTrajectory(
+  input: Pick<RolloutInput, "harness" | "task" | "model" | "seed" | "repeat">,
+  error: string,
+): Trajectory {
   const { task } = input;
   return {
     task_id: task.id,
@@ -76,7 +86,7 @@ function setupFailure(input: RolloutInput, error: TaskSetupError): Trajectory {
     end: {
       reason: "infra_error",
       step: 0,
-      error: `${TASK_SETUP_FAILED}: ${error.message}`,
+      error,
       error_class: "task_setup" satisfies InfraErrorClass,
     },
     reward: null,
@@ -107,9 +117,9 @@ export async function withOpenRollout<T>(
     });
     const episode = await engine.run();
     const infra = episode.end.reason === "infra_error";
-    const reward =
+    const verified: VerifierRun | null =
       (input.verify ?? true) && !infra
-        ? await verifyTask(task, env, {
+        ? await verifyTaskWithReport(task, env, {
             agentMessages: episode.agentMessages,
             completed: !UNFINISHED.has(episode.end.reason),
           })
@@ -127,7 +137,8 @@ export async function withOpenRollout<T>(
       steps: episode.steps,
       events: episode.events,
       end: episode.end,
-      reward,
+      reward: verified?.reward ?? null,
+      ...(verified?.report ? { verifier: verified.report } : {}),
       usage: { ...episode.usage, usd },
     };
     return await use({ task, env, episode, engine, trajectory });
