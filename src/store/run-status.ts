@@ -78,7 +78,8 @@ export interface RunStatus {
   };
 }
 
-function usageOf(rows: readonly UsageTotal[]): Omit<RunStatus["usage"], "rollouts"> {
+/** Usage rows (role, model) as one total with its parts by role and by model. */
+export function usageOf(rows: readonly UsageTotal[]): Omit<RunStatus["usage"], "rollouts"> {
   const strip = (row: UsageTotal): RoleUsage => {
     const { role: _role, model: _model, ...usage } = row;
     return usage;
