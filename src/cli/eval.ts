@@ -13,6 +13,7 @@ import { runStoredEvaluation } from "../eval/stored-evaluation";
 import { loadHarness } from "../harness/load";
 import { formatUsd, type RoleUsage } from "../models/usage";
 import { type EvalReport, evalReport, loadStoredEvaluation } from "../report/eval-data";
+import { viewCommand } from "../report/format";
 import {
   type BlockedRates,
   DEFAULT_MAX_INFRA_ERROR_RATE,
@@ -279,7 +280,8 @@ async function evaluateInDir(
       usage: models.usageRows,
       onProgress: (done, total) => progress.update(done, total, "rollouts"),
     });
-    progress.done(reused > 0 ? `hsearch eval: ${reused} episodes read back from the directory` : undefined);
+    progress.done();
+    if (reused > 0) io.err(`hsearch eval: ${reused} episodes read back from the directory, the others run now`);
     const report = evalReport({
       harness: config.harness.label,
       model: models.agent.id,
@@ -297,7 +299,7 @@ async function evaluateInDir(
     const gate = infraErrorGate(scores, options.maxInfraErrorRate);
     // Too many infrastructure errors: the evaluation failed, and `--resume` runs those episodes again.
     store.setRunState(gate ? "failed" : "finished", gate ? describeInfraGate(gate) : null);
-    io.err(`hsearch eval: episodes kept in ${dir}; look into them with: hsearch view ${dir}`);
+    io.err(`hsearch eval: episodes kept in ${dir}; look into them with: ${viewCommand(dir)}`);
     return { report, scores, maxInfraErrorRate: options.maxInfraErrorRate, dir };
   } catch (error) {
     progress.done();
@@ -335,6 +337,7 @@ export function taskConfigOf(
 ): HarnessTaskConfig["tasks"] {
   return {
     selection: selectionOf(selection, io),
+    ids: tasks.map((task) => task.id),
     suites: Object.fromEntries(tasks.map((task) => [task.id, task.suite])),
     hash: hashJson(tasks),
   };
@@ -367,7 +370,7 @@ function storedTasks(config: EvalConfig, io: CliIO, db: string): Task[] {
   const { dir, ...filters } = config.tasks.selection;
   const tasks = selectTasks({ ...filters, ...(dir ? { tasks: dir } : {}) }, io);
   const ids = tasks.map((task) => task.id);
-  const expected = Object.keys(config.tasks.suites);
+  const expected = config.tasks.ids;
   if (ids.join("\n") !== expected.join("\n") || hashJson(tasks) !== config.tasks.hash)
     throw new HsearchError(
       "bad_input",

@@ -25,6 +25,7 @@ import {
   runChallengeProbe,
   summariseBeliefs,
 } from "../probes";
+import { viewCommand } from "../report/format";
 import { DEFAULT_RESAMPLES, type MeanSd } from "../scoring";
 import { acquireRunLock } from "../store/run-lock";
 import { describeUsage, evaluationLocation, modelConfigOf, taskConfigOf } from "./eval";
@@ -205,7 +206,7 @@ async function openProbeDir<K extends "probe_beliefs" | "probe_challenge">(
           store.putSessionUsage(session, setupData.models.usageRows());
           store.setCandidateOutcome(seedCommit, { state: "evaluated", score: null, summary: report });
           store.setRunState("finished");
-          io.err(`hsearch probe: look into the episodes with: hsearch view ${store.paths.dir}`);
+          io.err(`hsearch probe: look into the episodes with: ${viewCommand(store.paths.dir)}`);
         } finally {
           close();
         }

@@ -33,7 +33,9 @@ export const harnessTaskConfigSchema = z.object({
       /** A task directory (absolute) instead of the shipped suites. */
       dir: z.string().optional(),
     }),
-    /** Every task evaluated, in order, with its suite. */
+    /** Every task evaluated, in the order of the plan (stored JSON sorts object keys, not arrays). */
+    ids: z.array(z.string()),
+    /** Each task's suite. */
     suites: z.record(z.string(), z.enum(SUITES)),
     /** The tasks' content hash: a resume refuses tasks that changed since. */
     hash: z.string(),

@@ -118,7 +118,7 @@ export function loadStoredEvaluation(store: RunStore): StoredEvaluation {
   const config = storedEvaluationConfig(run, "eval", store.paths.db);
   const commit = config.harness.commit;
   const byKey = new Map(store.listRollouts(commit).map((rollout) => [rollout.key, rollout] as const));
-  const taskIds = Object.keys(config.tasks.suites);
+  const taskIds = config.tasks.ids;
   const planned = taskIds.flatMap((task) =>
     Array.from({ length: config.repeats }, (_, repeat) =>
       evaluationKey(commit, { task: { id: task }, seed: rolloutSeed(config.seed, task, repeat), repeat }),

@@ -99,7 +99,7 @@ export function renderEvaluationBody(stored: StoredEvaluation, options: Evaluati
   return html`<header><h1>Evaluation ${run.id}</h1>
 <p class="subtitle"><span class="badge ${run.state}">${run.state}</span> · harness <code>${config.harness.label}</code> (commit ${harnessLink}, content hash <code>${config.harness.hash.slice(0, 12)}</code>) · model <code>${config.models.agent}</code> · judge ${config.models.judge} · seed ${config.seed} · repeats ${config.repeats} · started ${fmtTime(run.created_at)}${duration ? ` · took ${duration}` : ""}</p>
 ${banner}
-<p>${Object.keys(config.tasks.suites).length} tasks (${selection || "all"}); ${report.summary.n_scored} of ${stored.stored} stored episodes scored${stored.stored < stored.planned ? `, ${stored.planned - stored.stored} not run yet` : ""}.</p></header>
+<p>${config.tasks.ids.length} tasks (${selection || "all"}); ${report.summary.n_scored} of ${stored.stored} stored episodes scored${stored.stored < stored.planned ? `, ${stored.planned - stored.stored} not run yet` : ""}.</p></header>
 <section id="blocked"><h2>Blocked tasks</h2>${blocked ? renderBlocked(blocked) : html`<p class="muted">No blocked task in the selection.</p>`}</section>
 <section id="feasible"><h2>Feasible tasks</h2>${
     feasible

@@ -47,7 +47,7 @@ export function loadStoredProbe(store: RunStore): StoredProbe {
     run.kind === "probe_beliefs"
       ? storedEvaluationConfig(run, "probe_beliefs", store.paths.db)
       : storedEvaluationConfig(run, "probe_challenge", store.paths.db);
-  const tasks = Object.keys(config.tasks.suites).length;
+  const tasks = config.tasks.ids.length;
   const planned =
     "runs" in config ? tasks * config.runs : tasks * ("compare" in config && config.compare ? 2 : 1);
   const episodes = store.listProbeEpisodes(undefined, probe);
