@@ -281,7 +281,8 @@ async function evaluateInDir(
       onProgress: (done, total) => progress.update(done, total, "rollouts"),
     });
     progress.done();
-    if (reused > 0) io.err(`hsearch eval: ${reused} episodes read back from the directory, the others run now`);
+    if (reused > 0)
+      io.err(`hsearch eval: ${reused} episodes read back from the directory, the others run now`);
     const report = evalReport({
       harness: config.harness.label,
       model: models.agent.id,
