@@ -234,7 +234,7 @@ function renderExplanation(rollout: RolloutRecord, trajectory: Trajectory): Html
         : rollout.scores.solve === true
           ? "solved"
           : "not solved";
-  return html`<div class="explanation"><p><strong>${verdict}</strong> · native verifier reward ${rollout.reward ?? "–"} · ended: ${end.reason.replaceAll("_", " ")} at step ${end.step}${end.error ? ` (${end.error})` : ""}</p>
+  return html`<div class="explanation"><p><strong>${verdict}</strong> · native verifier reward ${rollout.reward ?? "–"} · ended: ${end.reason.replaceAll("_", " ")} at step ${end.step}${end.error && end.reason !== "infra_error" ? ` (${end.error})` : ""}</p>
 <table class="kv"><tbody>${gates.map((g) => html`<tr><th>${g.name}</th><td class="${g.mark === "✓" ? "better" : g.mark === "✗" ? "worse" : "muted"}">${g.mark}</td><td class="small">${g.meaning}</td></tr>`)}</tbody></table>
 ${judge && typeof judge.rationale === "string" ? html`<p class="small">Judge (${String(judge.judge ?? "")}): ${judge.rationale}</p>` : ""}</div>`;
 }
