@@ -266,7 +266,7 @@ async function evaluateInDir(
   const progress = createProgress(io, "eval", { quiet: options.quiet });
   try {
     store.setRunState("running");
-    const { scores, reused } = await runStoredEvaluation({
+    const { scores } = await runStoredEvaluation({
       store,
       commit: config.harness.commit,
       harness: evaluation.harness,
@@ -279,10 +279,12 @@ async function evaluateInDir(
       concurrency: options.concurrency ?? config.concurrency,
       usage: models.usageRows,
       onProgress: (done, total) => progress.update(done, total, "rollouts"),
+      onResume: (stored, total) =>
+        io.err(
+          `hsearch eval: ${stored} of ${total} episodes are stored and read back from the directory; running the other ${total - stored}`,
+        ),
     });
     progress.done();
-    if (reused > 0)
-      io.err(`hsearch eval: ${reused} episodes read back from the directory, the others run now`);
     const report = evalReport({
       harness: config.harness.label,
       model: models.agent.id,

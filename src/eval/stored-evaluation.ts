@@ -27,6 +27,8 @@ export interface StoredEvaluationOptions {
   /** This session's usage so far, per role and model: stored with every episode, so a killed evaluation keeps it. */
   usage: () => UsageTotal[];
   onProgress?: (done: number, total: number) => void;
+  /** Before anything runs, when earlier sessions stored some of the episodes. */
+  onResume?: (stored: number, total: number) => void;
 }
 
 export interface StoredEvaluationResult {
@@ -56,6 +58,7 @@ export async function runStoredEvaluation(options: StoredEvaluationOptions): Pro
   const todo = jobs.filter((job) => !stored.has(evaluationKey(commit, job)));
   const session = store.beginUsageSession();
   let done = jobs.length - todo.length;
+  if (done > 0) options.onResume?.(done, jobs.length);
   options.onProgress?.(done, jobs.length);
   const batchSize = storeBatchSize(jobs.length);
   const pending: NewRollout[] = [];

@@ -137,7 +137,9 @@ describe("hsearch eval --resume", () => {
 
     const resumed = await runCli(["eval", "--resume", dir, "--json"], { cwd: work });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain(`${before.episodes_stored} episodes read back from the directory`);
+    expect(resumed.stderr).toContain(
+      `${before.episodes_stored} of 14 episodes are stored and read back from the directory; running the other ${14 - before.episodes_stored}`,
+    );
     expect(outcome(JSON.parse(resumed.stdout))).toEqual(outcome(JSON.parse(reference.stdout)));
     const after = JSON.parse((await runCli(["status", dir, "--json"], { cwd: work })).stdout);
     expect(after.evaluation).toMatchObject({ state: "finished", episodes_stored: 14 });
