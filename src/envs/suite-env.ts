@@ -55,9 +55,6 @@ export interface VerifierRun {
   };
 }
 
-/** A stored verifier output keeps at most this many bytes, head and tail (a failing pytest's summary is at the end). */
-export const VERIFIER_OUTPUT_BYTES = 16 * 1024;
-
 /** The native reward with the verifier's own report: kept in the trajectory for the viewer, never for a prompt. */
 export async function verifyTaskWithReport(
   task: Task,
@@ -75,7 +72,7 @@ export async function verifyTaskWithReport(
     return { reward: verdict.reward };
   }
   if (!episode.completed) return { reward: 0 };
-  const { cutMiddle, runVerifier, TerminalEnv, verifierTimeoutMs } = await import("./terminal");
+  const { runVerifier, TerminalEnv, verifierTimeoutMs } = await import("./terminal");
   if (!(env instanceof TerminalEnv))
     throw new HsearchError("internal", `task ${task.id}: a terminal task needs the terminal environment`);
   const timeoutMs = verifierTimeoutMs(task.env);
@@ -85,7 +82,7 @@ export async function verifyTaskWithReport(
   return {
     reward: result.reward,
     report: {
-      output: cutMiddle(result.output, VERIFIER_OUTPUT_BYTES),
+      output: result.output,
       exit_code: result.exitCode,
       timed_out: result.timedOut,
       problem: result.problem,
