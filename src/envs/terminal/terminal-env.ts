@@ -354,7 +354,14 @@ export class TerminalEnv implements Environment {
   /** Run a command in this environment's sandbox, outside the effect log (setup, verifiers, probes). */
   async runCommand(
     command: string | readonly string[],
-    extra: { timeoutMs: number; stdin?: string; env?: Record<string, string>; mergeOutput?: boolean },
+    extra: {
+      timeoutMs: number;
+      stdin?: string;
+      env?: Record<string, string>;
+      mergeOutput?: boolean;
+      /** How much of the output to keep, head and tail (default: what an observation shows). */
+      displayBytes?: number;
+    },
   ): Promise<SandboxResult> {
     if (this.closed) throw new HsearchError("conflict", "the terminal environment is closed");
     // One argument of a command line is limited (128 KiB on Linux, E2BIG past it): a longer script is handed
