@@ -6,6 +6,8 @@ import { join, relative, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
 import { SPLITS, type Split } from "../domain/task";
+import { BUILD_NETWORKS } from "../envs/terminal/image-plan";
+import { dockerPathNote, HARBOR_SANDBOXES, harborPathOptions } from "../tasks/harbor/docker-path";
 import { aptInstall, aptInstallCommand, debianHost } from "../tasks/harbor/host-packages";
 import {
   convertTaskDir,
@@ -62,6 +64,17 @@ export function registerHarbor(
             describe:
               "also import tasks whose needs cannot be met offline (network, packages outside Debian)",
           })
+          .option("sandbox", {
+            choices: HARBOR_SANDBOXES,
+            default: "namespaces" as const,
+            describe:
+              "where the tasks run: the namespace sandbox, or a container of their own Dockerfile's image",
+          })
+          .option("build-network", {
+            choices: BUILD_NETWORKS,
+            default: "default" as const,
+            describe: "the image build's network on the Docker path (host: where the daemon has no bridge)",
+          })
           .option("strict", {
             type: "boolean",
             default: false,
@@ -73,11 +86,14 @@ export function registerHarbor(
         const result = await importHarbor(dir, argv.split, {
           host: host(),
           includeUnrunnable: argv.includeUnrunnable,
+          ...harborPathOptions(argv),
         });
         const out = resolve(io.cwd, argv.out);
         writeTaskFiles(result.tasks, out);
         for (const { dir: skipped, reason } of result.skipped)
-          io.out(`skipped ${displayPath(skipped, io)}: ${reason}\n`);
+          io.out(
+            `skipped ${displayPath(skipped, io)}: ${reason}${dockerPathNote(skipped, argv.split, harborPathOptions(argv))}\n`,
+          );
         for (const { dir: failed, error } of result.failed)
           io.err(`failed ${displayPath(failed, io)}: ${error}\n`);
         io.out(`${importSummary(result)} → ${displayPath(join(out, argv.split), io)}\n`);
