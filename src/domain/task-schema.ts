@@ -73,12 +73,6 @@ const hostRequirements = z
   })
   .strict();
 
-/** A path inside a Docker build context: relative, no `..`, `.` or empty segments. */
-const contextPath = z.string().refine((path) => contextPathProblem(path) === undefined, {
-  error: (issue) =>
-    `build-context path '${String(issue.input)}' refused: ${contextPathProblem(String(issue.input))}`,
-});
-
 /**
  * A task's own container image (an imported Harbor task on the Docker path): its Dockerfile and build context,
  * built with `docker build` (cached by content hash), and the episode, verifier and reference solution run in it.
@@ -88,11 +82,11 @@ const terminalImage = z
     /** The Dockerfile's text. */
     dockerfile: z.string().min(1),
     /** The build context's text files (UTF-8), by path relative to the context (Harbor: environment/). */
-    context: z.record(contextPath, z.string()).optional(),
+    context: z.record(z.string(), z.string()).optional(),
     /** The build context's other files, base64 by path. */
-    context_binary: z.record(contextPath, z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64")).optional(),
+    context_binary: z.record(z.string(), z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64")).optional(),
     /** Context files that are executable (COPY keeps the mode). */
-    executable: z.array(contextPath).optional(),
+    executable: z.array(z.string()).optional(),
     /**
      * The build's network: `default` (the engine's own, as `docker build` and Harbor use: it reaches the
      * internet), `host` (the host's; needed where the daemon has no bridge), or `none`. Episodes never have one.
@@ -261,17 +255,28 @@ export const taskSchema = z
           message: `workspace path '${path}' refused: ${problem}`,
         });
     }
-    if (
-      task.suite === "terminal" &&
-      task.env.image &&
-      task.env.sandbox !== "docker" &&
-      task.env.sandbox !== "podman"
-    )
+    const image = task.suite === "terminal" ? task.env.image : undefined;
+    if (image && task.suite === "terminal" && task.env.sandbox !== "docker" && task.env.sandbox !== "podman")
       ctx.addIssue({
         code: "custom",
         path: ["env", "sandbox"],
         message: "a task with an image runs in a container: sandbox must be docker or podman",
       });
+    // A build-context path is written under the build's directory: relative, and never leaving it.
+    for (const [field, paths] of [
+      ["context", Object.keys(image?.context ?? {})],
+      ["context_binary", Object.keys(image?.context_binary ?? {})],
+      ["executable", image?.executable ?? []],
+    ] as const)
+      for (const path of paths) {
+        const problem = contextPathProblem(path);
+        if (problem)
+          ctx.addIssue({
+            code: "custom",
+            path: ["env", "image", field, path],
+            message: `build-context path '${path}' refused: ${problem}`,
+          });
+      }
     if (task.kind === "blocked") {
       if (!task.family)
         ctx.addIssue({ code: "custom", path: ["family"], message: "a blocked task needs a family" });

@@ -37,6 +37,11 @@ const PACKAGES: Record<string, Record<string, [number, string]>> = {
 
 const SEEDS = ["apt", "bash", "coreutils", "dpkg", "grep", "sed", "tar", "gzip", "findutils", "util-linux"];
 
+/** A dpkg-query format field: `${Name}`. */
+function field(name: string): string {
+  return `\${${name}}`;
+}
+
 function query(args: string[]): string {
   return execFileSync("dpkg-query", args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
 }
@@ -46,7 +51,7 @@ function packageClosure(): string[] {
   const installed = new Map<string, { essential: boolean; depends: string }>();
   /** Virtual names (awk) → the installed package that provides them (mawk). */
   const provided = new Map<string, string>();
-  const format = "${Package}\t${Essential}\t${db:Status-Abbrev}\t${Depends}, ${Pre-Depends}\t${Provides}\n";
+  const format = `${field("Package")}\t${field("Essential")}\t${field("db:Status-Abbrev")}\t${field("Depends")}, ${field("Pre-Depends")}\t${field("Provides")}\n`;
   for (const line of query(["-W", "-f", format]).split("\n")) {
     const [name, essential, status, depends, provides] = line.split("\t");
     if (!name || !status?.startsWith("ii")) continue;
@@ -122,7 +127,7 @@ function buildRepository(dir: string): void {
 /** The fixture base image, made unless the engine has it with the same content. */
 export function ensureFixtureBaseImage(): string {
   const packages = packageClosure();
-  const versions = query(["-W", "-f", "${Package} ${Version}\n", ...packages]);
+  const versions = query(["-W", "-f", `${field("Package")} ${field("Version")}\n`, ...packages]);
   const hash = createHash("sha256")
     .update(versions)
     .update(JSON.stringify(PACKAGES))

@@ -12,6 +12,7 @@
  * the control directory. The supervisor is the entrypoint, so the image's ENTRYPOINT and CMD do not run.
  */
 import { createHash } from "node:crypto";
+import { HsearchError } from "../../core/errors";
 import { shellQuote } from "../../core/shell-quote";
 import type { Invocation } from "./sandbox-plan";
 import { SANDBOX_PATHS } from "./sandbox-types";
@@ -137,7 +138,15 @@ export interface ImageConfig {
 }
 
 export function parseImageConfig(json: string): ImageConfig {
-  const config = JSON.parse(json) as { WorkingDir?: string | null; User?: string | null } | null;
+  let config: { WorkingDir?: string | null; User?: string | null } | null;
+  try {
+    config = JSON.parse(json) as typeof config;
+  } catch {
+    throw new HsearchError(
+      "sandbox",
+      `the engine described the image in a way hsearch cannot read: ${json.slice(0, 200)}`,
+    );
+  }
   const workdir = (config?.WorkingDir ?? "").replace(/\/+$/, "");
   return { workdir: workdir === "" ? "/" : workdir, user: config?.User ?? "" };
 }
