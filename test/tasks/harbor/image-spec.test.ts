@@ -86,8 +86,8 @@ describe("importing a Harbor task for the Docker path", () => {
       "host",
     ]);
     expect(docker.stdout).toContain("imported 1, skipped 0, failed 0");
-    const [task] = loadTaskDir(out).map((loaded) => loaded.task);
-    expect((task?.env as TerminalEnvSpec).image?.build_network).toBe("host");
+    const tasks = loadTaskDir(out).map((loaded) => loaded.task.env as TerminalEnvSpec);
+    expect(tasks.map((env) => env.image?.build_network)).toEqual(["host"]);
     const bad = await runCli(["tasks", "import-harbor", FIXTURES, "--sandbox", "vm"]);
     expect(bad.code).toBe(2);
   });
