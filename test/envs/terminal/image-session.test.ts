@@ -440,8 +440,9 @@ describe("the Docker path with a fake docker", () => {
     }
   });
 
-  it("the verifier runs in the image's WORKDIR with /tests and /logs; a task image needs a container engine", async () => {
+  it("the verifier runs in the image's WORKDIR with /tests and /logs; an image without /tmp is fine; a task image needs a container engine", async () => {
     const fake = installFakeDocker();
+    rmSync(join(fake.root, "tmp"), { recursive: true });
     try {
       const env = await createTerminalEnv({
         container: "docker",
