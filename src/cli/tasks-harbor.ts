@@ -6,6 +6,8 @@ import { basename, join, relative, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
 import { SPLITS, type Split } from "../domain/task";
+import { BUILD_NETWORKS } from "../envs/terminal/image-plan";
+import { dockerPathNote, HARBOR_SANDBOXES, harborPathOptions } from "../tasks/harbor/docker-path";
 import {
   type AptRunner,
   aptInstallCommand,
@@ -71,6 +73,17 @@ export function registerHarbor(
             describe:
               "also import tasks whose needs cannot be met offline (network, packages outside Debian)",
           })
+          .option("sandbox", {
+            choices: HARBOR_SANDBOXES,
+            default: "namespaces" as const,
+            describe:
+              "where the tasks run: the namespace sandbox, or a container of their own Dockerfile's image",
+          })
+          .option("build-network", {
+            choices: BUILD_NETWORKS,
+            default: "default" as const,
+            describe: "the image build's network on the Docker path (host: where the daemon has no bridge)",
+          })
           .option("strict", {
             type: "boolean",
             default: false,
@@ -90,6 +103,7 @@ export function registerHarbor(
           host: machine,
           includeUnrunnable: argv.includeUnrunnable,
           onProgress: (done, total) => progress.update(done, total),
+          ...harborPathOptions(argv),
         });
         progress.done();
         await dropProvidedPackages(result, machine);
@@ -98,7 +112,9 @@ export function registerHarbor(
         if (argv.json) io.out(`${JSON.stringify(importRecords(result, join(out, argv.split)), null, 2)}\n`);
         else {
           for (const { dir: skipped, reason } of result.skipped)
-            io.out(`skipped ${displayPath(skipped, io)}: ${reason}\n`);
+            io.out(
+              `skipped ${displayPath(skipped, io)}: ${reason}${dockerPathNote(skipped, argv.split, harborPathOptions(argv))}\n`,
+            );
           for (const { dir: failed, error } of result.failed)
             io.err(`failed ${displayPath(failed, io)}: ${error}\n`);
           io.out(`${importSummary(result)} → ${displayPath(join(out, argv.split), io)}\n`);

@@ -33,6 +33,7 @@ import {
   type ToolResult,
   type ToolSpec,
 } from "../types";
+import type { DockerfileImage } from "./image-plan";
 import { cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
 import { detectSandbox } from "./sandbox-detect";
 import { handWorkspaceTo, sandboxUserFor } from "./sandbox-host";
@@ -103,6 +104,11 @@ export interface TerminalEnvOptions {
   mechanism?: SandboxMechanism;
   /** Run the episode in one container of this engine (docker or podman) instead of namespaces. */
   container?: ContainerEngine;
+  /**
+   * The task's own image (needs `container`): built from its Dockerfile (limit: `setupTimeoutMs`), and the episode
+   * runs in its file system as its user, from its WORKDIR — the workspace (see image-plan.ts).
+   */
+  image?: DockerfileImage;
   /**
    * Read-only episodes (the belief probe): the workspace is mounted read-only for every call, `write_file` is not
    * offered, and no tool counts as a write tool.
@@ -193,6 +199,10 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
         field,
       });
   }
+  if (options.image && !options.container)
+    throw new HsearchError("bad_input", "a task image runs in a container: choose docker or podman", {
+      field: "env.sandbox",
+    });
   const info = await detectSandbox(options.mechanism ? { mechanism: options.mechanism } : {});
   const dir = await mkdtemp(join(options.workspaceRoot ?? tmpdir(), "hsearch-terminal-"));
   let session: SandboxSession | undefined;
@@ -215,7 +225,8 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
       await mkdir(dirname(join(workspace, relative)), { recursive: true });
       await writeFile(join(workspace, relative), content);
     }
-    const user = info.privileged ? sandboxUserFor(workspace) : undefined;
+    // A task image's commands run as the image's own user, as Harbor runs them.
+    const user = info.privileged && !options.image ? sandboxUserFor(workspace) : undefined;
     if (user) {
       await handWorkspaceTo(workspace, user);
       await handWorkspaceTo(tmp, user);
@@ -235,7 +246,8 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
         }),
       );
     // In a container the setup builds the task's image once (by content hash); later episodes start from it.
-    const imaged = options.container !== undefined && setup !== undefined && !options.readOnly;
+    const imaged =
+      options.container !== undefined && setup !== undefined && !options.readOnly && !options.image;
     const build = async (builder: SandboxSession) => {
       const env = new TerminalEnv(info, dir, workspace, tmp, user, options, builder);
       await runSetupScript(setup ?? "", options, (command, timeoutMs) =>
@@ -255,6 +267,14 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
             container: {
               engine: options.container,
               ...(imaged ? { taskImage: { key: taskImageKey(options), build } } : {}),
+              ...(options.image
+                ? {
+                    image: options.image,
+                    ...(options.setupTimeoutMs !== undefined
+                      ? { buildTimeoutMs: options.setupTimeoutMs }
+                      : {}),
+                  }
+                : {}),
             },
           }
         : {}),

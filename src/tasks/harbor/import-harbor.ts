@@ -20,6 +20,13 @@ import { badInput, HsearchError, isHsearchError } from "../../core/errors";
 import { shellQuote } from "../../core/shell-quote";
 import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
 import { planDockerfile } from "./dockerfile";
+import {
+  type HarborPathOptions,
+  hostNeedsOnImagePath,
+  imageEnvironment,
+  imageOf,
+  imageTaskEnv,
+} from "./image-spec";
 import { emptyRequirements, mergeRequirements, type TaskRequirements } from "./requirements";
 import {
   bundleScript,
@@ -59,7 +66,7 @@ export interface HostPackages {
   available(packages: readonly string[]): Promise<Set<string> | null>;
 }
 
-export interface HarborImportOptions {
+export interface HarborImportOptions extends HarborPathOptions {
   host: HostPackages;
   /** Import tasks whose needs cannot be met offline too (they will fail or be infrastructure errors). */
   includeUnrunnable?: boolean;
@@ -102,7 +109,7 @@ export async function importHarbor(
   for (const [index, dir] of dirs.entries()) {
     options.onProgress?.(index + 1, dirs.length, dir);
     try {
-      const one = convertTaskDir(dir, split);
+      const one = convertTaskDir(dir, split, options);
       if (!one.ok) {
         result.skipped.push({ dir, reason: one.reason, category: one.category });
         continue;
@@ -162,7 +169,7 @@ type Converted =
   | { ok: false; reason: string; category: SkipCategory };
 
 /** Pure apart from reading the directory: one Harbor task → one feasible task and its needs, or why it is skipped. */
-export function convertTaskDir(dir: string, split: Split): Converted {
+export function convertTaskDir(dir: string, split: Split, path: HarborPathOptions = {}): Converted {
   for (const file of REQUIRED)
     if (!existsSync(join(dir, file)))
       throw badInput(`a Harbor task needs ${file}`, { file: join(dir, file) });
@@ -172,7 +179,7 @@ export function convertTaskDir(dir: string, split: Split): Converted {
   const instruction = readFileSync(join(dir, "instruction.md"), "utf8").trim();
   if (instruction === "") throw badInput("instruction.md is empty", { file: join(dir, "instruction.md") });
 
-  const environment = readEnvironment(dir, toml);
+  const environment = path.sandbox ? imageEnvironment(dir, toml) : readEnvironment(dir, toml);
   if (!environment.ok) return environment;
   const tests = rewriteTestScript(readFileSync(join(dir, "tests/test.sh"), "utf8"));
   const verify = bundleScript(
@@ -210,6 +217,8 @@ export function convertTaskDir(dir: string, split: Split): Converted {
     harbor_dir: basename(dir),
     ...(allowsInternet(toml, tomlFile) ? { allow_internet: true } : {}),
   };
+  const image = imageOf(environment);
+  if (image) Object.assign(env, imageTaskEnv(image, requires, timeouts, path));
   const task: Task = {
     id: taskId(toml, dir),
     suite: "terminal",
@@ -222,7 +231,7 @@ export function convertTaskDir(dir: string, split: Split): Converted {
     forbidden: {},
     sim: { steps: solution === undefined ? [] : [{ name: "bash", arguments: { command: solution } }] },
   };
-  return { ok: true, task, requires };
+  return { ok: true, task, requires: image ? hostNeedsOnImagePath(requires) : requires };
 }
 
 /** Harbor runs tests and solution from the image's WORKDIR; the sandbox starts in /app. */

@@ -192,7 +192,8 @@ export function bundleScript(
     unpack(path, isText(bytes) ? Buffer.from(retarget(bytes.toString("utf8"))) : bytes);
   }
   unpack("__main__.sh", Buffer.from(retarget(main)));
-  lines.push(`cd /app && exec bash ${dir}/__main__.sh`, "");
+  // A task image may have no /app (its WORKDIR elsewhere): the script then starts where the command did.
+  lines.push(`cd /app 2>/dev/null; exec bash ${dir}/__main__.sh`, "");
   return lines.join("\n");
 }
 

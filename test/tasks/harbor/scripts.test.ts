@@ -240,6 +240,6 @@ describe("Terminal-Bench test scripts in the sandbox", () => {
     );
     expect(bundled).toContain("base64 -d > '/tmp/hsearch/tests/blob.bin' <<'HSEARCH_B64'\nAAEC\nHSEARCH_B64");
     expect(bundled).toContain("cmp /app/out /tmp/hsearch/tests/expected.txt && ls /app/tests");
-    expect(bundled.endsWith("cd /app && exec bash /tmp/hsearch/tests/__main__.sh\n")).toBe(true);
+    expect(bundled.endsWith("cd /app 2>/dev/null; exec bash /tmp/hsearch/tests/__main__.sh\n")).toBe(true);
   });
 });
