@@ -18,13 +18,14 @@ import { writeTaskFiles } from "../tasks/write";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { displayPath, registerHarbor } from "./tasks-harbor";
+import { registerPair } from "./tasks-pair";
 
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
     "tasks",
     "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements",
     (tasks) =>
-      registerHarbor(tasks, io, setExitCode)
+      registerPair(registerHarbor(tasks, io, setExitCode), io)
         .command(
           "list",
           "List tasks (shipped suites, or --tasks DIR)",
