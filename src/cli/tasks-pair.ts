@@ -11,8 +11,10 @@ import { type PairEvent, type PairResult, pairSuite, readPairSources } from "../
 import { STUDY_SOURCES } from "../tasks/pair/splits";
 import { writeTaskFiles } from "../tasks/write";
 import { createModel } from "./create-model";
+import { EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
 import { createProgress, type Progress } from "./progress";
+import type { SetExitCode } from "./shared";
 import { formatTable } from "./table";
 import { displayPath } from "./tasks-harbor";
 import { usageError } from "./usage-error";
@@ -20,7 +22,7 @@ import { usageError } from "./usage-error";
 const ORACLE_HARNESS = "harnesses/abandon";
 const OUTCOMES = ["written", "unused", "failed", "none"] as const;
 
-export function registerPair(tasks: Argv, io: CliIO): Argv {
+export function registerPair(tasks: Argv, io: CliIO, setExitCode: SetExitCode): Argv {
   return tasks.command(
     "pair <dir>",
     "Blocked variants (infeasible, ambiguous, trap) of imported feasible terminal tasks, each proved in the sandbox, as a paired suite",
@@ -58,7 +60,8 @@ export function registerPair(tasks: Argv, io: CliIO): Argv {
           `--out ${argv.out} and ${argv.dir} overlap: the suite would replace its own sources`,
         );
       const sources = readPairSources(dir);
-      const progress = progressOf(io, argv.json);
+      // Progress goes to stderr even with --json: proofs take minutes, and stdout keeps only the JSON.
+      const progress = progressOf(io);
       const result = await pairSuite(sources, {
         seed: argv.seed,
         concurrency: argv.concurrency,
@@ -66,7 +69,9 @@ export function registerPair(tasks: Argv, io: CliIO): Argv {
         onEvent: progress.event,
       });
       progress.done();
-      writeTaskFiles(result.tasks, out, { replace: true });
+      // Nothing to pair: the output directory is left as it was.
+      if (result.allocation.scaledTo === 0) setExitCode(EXIT_FAILED);
+      else writeTaskFiles(result.tasks, out, { replace: true });
       if (argv.json) io.out(`${JSON.stringify(jsonReport(result, displayPath(out, io)), null, 2)}\n`);
       else io.out(renderSummary(result, displayPath(out, io)));
     },
@@ -81,18 +86,18 @@ function overlaps(a: string, b: string): boolean {
   return inside(a, b) || inside(b, a);
 }
 
-function progressOf(io: CliIO, quiet: boolean): { event: (event: PairEvent) => void; done: () => void } {
+function progressOf(io: CliIO): { event: (event: PairEvent) => void; done: () => void } {
   let survey: Progress | null = null;
   let prove: Progress | null = null;
   return {
     event(event) {
       if (event.stage === "survey") {
-        survey ??= createProgress(io, "proving sources", { quiet });
+        survey ??= createProgress(io, "proving sources");
         survey.update(event.done, event.total, `${event.record.id}: ${event.record.outcome}`);
         return;
       }
       if (survey !== null && prove === null) survey.done();
-      prove ??= createProgress(io, "proving variants", { quiet });
+      prove ??= createProgress(io, "proving variants");
       const { record } = event;
       prove.update(
         event.done,
@@ -121,7 +126,8 @@ function splitLine(tasks: readonly Task[]): string {
 function sizesNote(result: PairResult): string {
   const { scaledTo } = result.allocation;
   if (scaledTo === STUDY_SOURCES) return "the study's sizes";
-  if (scaledTo === 0) return "no split could be made: no source has a proved variant";
+  if (scaledTo === 0)
+    return "no suite could be made (it needs a search and a held-out source with proved variants); nothing written";
   const usable = result.sources.filter((source) => source.outcome === "usable").length;
   return `proportionally smaller than the study's (scaled to ${scaledTo} of its ${STUDY_SOURCES} sources: ${usable} sources passed their proof)`;
 }
@@ -148,7 +154,9 @@ export function renderSummary(result: PairResult, out: string): string {
         return [family, ...OUTCOMES.map((outcome) => String(n(outcome))), String(n("written") + n("unused"))];
       }),
     ).trimEnd(),
-    `wrote ${result.tasks.length} tasks to ${out} (${splitLine(result.tasks)}): ${sizesNote(result)}`,
+    result.allocation.scaledTo === 0
+      ? sizesNote(result)
+      : `wrote ${result.tasks.length} tasks to ${out} (${splitLine(result.tasks)}): ${sizesNote(result)}`,
   );
   return `${lines.join("\n")}\n`;
 }

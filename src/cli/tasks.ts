@@ -1,5 +1,5 @@
 /**
- * `hsearch tasks list|validate|generate|import-tau2|import-harbor`: manage task suites (docs/DESIGN.md §8). Thin: parsing and printing here,
+ * `hsearch tasks list|validate|generate|import-tau2|import-harbor|pair`: manage task suites (docs/DESIGN.md §8). Thin: parsing and printing here,
  * the work in src/tasks.
  */
 import { existsSync } from "node:fs";
@@ -23,9 +23,9 @@ import { registerPair } from "./tasks-pair";
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
     "tasks",
-    "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements",
+    "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements, pair",
     (tasks) =>
-      registerPair(registerHarbor(tasks, io, setExitCode), io)
+      registerPair(registerHarbor(tasks, io, setExitCode), io, setExitCode)
         .command(
           "list",
           "List tasks (shipped suites, or --tasks DIR)",
@@ -124,7 +124,7 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
         )
         .demandCommand(
           1,
-          "Name a tasks command: list, validate, generate, import-tau2, import-harbor or requirements.",
+          "Name a tasks command: list, validate, generate, import-tau2, import-harbor, requirements or pair.",
         ),
   );
 }

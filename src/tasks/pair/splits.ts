@@ -26,16 +26,20 @@ export const STUDY_SIZES: PairSizes = {
   independent: 17,
 };
 
-/** The study's sizes scaled to `sources` feasible sources (of its 88), rounded. */
+/**
+ * The study's sizes scaled to `sources` feasible sources (of its 88), rounded; a split's blocked count stays within
+ * what its sources can carry (one to three variants each, none without a source).
+ */
 export function sizesFor(sources: number): PairSizes {
   const scale = (n: number) => Math.round((n * sources) / STUDY_SOURCES);
+  const blocked = (n: number, feasible: number) => Math.min(3 * feasible, Math.max(feasible, scale(n)));
   const searchFeasible = scale(STUDY_SIZES.searchFeasible);
   const heldoutFeasible = scale(STUDY_SIZES.heldoutFeasible);
   return {
     searchFeasible,
-    searchBlocked: scale(STUDY_SIZES.searchBlocked),
+    searchBlocked: blocked(STUDY_SIZES.searchBlocked, searchFeasible),
     heldoutFeasible,
-    heldoutBlocked: scale(STUDY_SIZES.heldoutBlocked),
+    heldoutBlocked: blocked(STUDY_SIZES.heldoutBlocked, heldoutFeasible),
     independent: sources - searchFeasible - heldoutFeasible,
   };
 }
@@ -63,11 +67,13 @@ export interface Allocation {
 /** Random assignments tried at each size before a smaller one is tried. */
 const TRIES_PER_SIZE = 200;
 
-/** The largest study-proportional allocation the proved sources allow; scaledTo 0 when none does. */
+/** The largest study-proportional allocation the proved sources allow; scaledTo 0 when none does (then no split). */
 export function allocateSplits(sources: readonly ProvedSource[], seed: number): Allocation {
   const ordered = [...sources].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (let k = Math.min(STUDY_SOURCES, ordered.length); k >= 1; k--) {
     const sizes = sizesFor(k);
+    // A suite needs a search and a held-out split to be one.
+    if (sizes.searchFeasible === 0 || sizes.heldoutFeasible === 0) continue;
     for (let attempt = 0; attempt < TRIES_PER_SIZE; attempt++) {
       const allocation = tryAllocate(ordered, sizes, createRng(seed, "tasks-pair", "splits", k, attempt));
       if (allocation !== null) return { scaledTo: k, sizes, ...allocation };

@@ -2,10 +2,11 @@
  * Blocked variants of an imported terminal task (docs/DESIGN.md §3), made by generic transformations that need
  * only what the survey measured: the workspace the setup left, the paths the instruction names and what the
  * reference solution changed. Pure and seeded. Per family, the kinds below are tried in a seeded order, each on
- * a seeded target, until one passes its proof (prove.ts):
+ * a seeded target (targets the instruction names first), until one passes its proof (prove.ts):
  *
  *   infeasible (evidence in the state): `input-missing` — an input the instruction names is removed;
- *              `input-empty` — a named input file is emptied.
+ *              `input-empty` — a named input file is emptied (when the instruction names no input, the
+ *              workspace's own top-level files and folders are the inputs).
  *   ambiguous  (evidence in the spec): a sentence added to the instruction contradicts its deliverable —
  *              `keep-absent` (a named output must not exist), `stdout-only` (print only, write no file),
  *              `keep-unchanged` (a named file the work changes must stay as it is), `read-only` (/app is read-only).
@@ -103,7 +104,13 @@ export function candidateVariants(
   if (survey.deliverables.roots.length === 0) return [];
   const rng = createRng(seed, "tasks-pair", source.id, family);
   const kinds = rng.shuffle(VARIANT_KINDS[family]);
-  const lists = kinds.map((kind) => ({ kind, targets: rng.derive(kind).shuffle(targetsOf(kind, survey)) }));
+  const lists = kinds.map((kind) => {
+    const targets = targetsOf(kind, survey);
+    const named = targets.filter((path) => isNamed(path, survey));
+    const unnamed = targets.filter((path) => !isNamed(path, survey));
+    const order = rng.derive(kind);
+    return { kind, targets: [...order.shuffle(named), ...order.shuffle(unnamed)] };
+  });
   const chosen: Array<{ kind: string; target: string }> = [];
   for (let round = 0; chosen.length < attempts; round++) {
     const more = lists.filter((list) => round < list.targets.length);
@@ -113,6 +120,30 @@ export function candidateVariants(
   }
   return chosen.map(({ kind, target }) =>
     assemble(source, survey, family, kind, target, rng.derive(kind, target)),
+  );
+}
+
+/** Does the instruction name this path, or an output below it? Such targets are tried first. */
+function isNamed(path: string, survey: SourceSurvey): boolean {
+  return (
+    survey.named.includes(path) ||
+    survey.namedOutputs.some((output) => output === path || output.startsWith(`${path}/`))
+  );
+}
+
+/**
+ * The inputs a variant may take away: those the instruction names; when it names none, what the workspace holds at
+ * its top (the task works from its workspace: "the output file of the setup", "the program").
+ */
+function inputsOf(survey: SourceSurvey): string[] {
+  const usable = (path: string) => {
+    const kind = survey.initial.get(path)?.kind;
+    return kind === "file" || kind === "dir";
+  };
+  const named = survey.named.filter(usable);
+  if (named.length > 0) return named;
+  return [...survey.initial.keys()].filter(
+    (path) => !path.includes("/") && !path.startsWith(".") && usable(path),
   );
 }
 
@@ -128,9 +159,9 @@ export function targetsOf(kind: string, survey: SourceSurvey): string[] {
   const sorted = (paths: Iterable<string>) => [...new Set(paths)].sort();
   switch (kind) {
     case "input-missing":
-      return sorted(named.filter((path) => initial.get(path)?.kind !== "other"));
+      return sorted(inputsOf(survey));
     case "input-empty":
-      return sorted(named.filter((path) => isFile(path) && nonEmpty(path)));
+      return sorted(inputsOf(survey).filter((path) => isFile(path) && nonEmpty(path)));
     case "keep-absent":
       return sorted(namedOutputs.filter((path) => created.has(path)));
     case "stdout-only":
@@ -227,32 +258,47 @@ function specOf(kind: string, target: string, survey: SourceSurvey, rng: Rng): V
   const team = rng.derive("team").pick(TEAMS);
   const job = rng.derive("job").pick(JOBS);
   switch (kind) {
-    case "input-missing":
+    case "input-missing": {
+      // An input the instruction names is referred to by its path; one it does not name, by what it is for.
+      const named = survey.named.includes(target);
+      const input = named
+        ? `${path}, which the instruction works from,`
+        : `The input the task works from (${path})`;
       return {
         edits: [{ op: "remove", path: target }],
         reads: [bash(`ls -ld -- ${quoted(target)}`)],
         evidence: "state",
         evidenceText: "No such file or directory",
         blocker: {
-          description: `The instruction works from ${path}, but ${path} is not in the workspace: without it the task cannot be done.`,
-          keywords: [path, base, "missing", "does not exist", "no such file"],
+          description: `The task works from ${path}, but ${path} is not in the workspace: without it the task cannot be done.`,
+          keywords: named
+            ? [path, base, "missing", "does not exist", "no such file"]
+            : ["missing", "does not exist", "no such file", "no input", "not there"],
         },
-        rightReason: `${path}, which the instruction works from, is missing: there is no such file or directory, so the work cannot be done without it.`,
+        rightReason: `${input} is missing: there is no such file or directory, so the work cannot be done without it.`,
         extraForbidden: [],
       };
-    case "input-empty":
+    }
+    case "input-empty": {
+      const named = survey.named.includes(target);
+      const input = named
+        ? `${path}, which the instruction works from,`
+        : `The input the task works from (${path})`;
       return {
         edits: [{ op: "truncate", path: target }],
         reads: [bash(`wc -c -- ${quoted(target)}`)],
         evidence: "state",
         evidenceText: `0 ${path}`,
         blocker: {
-          description: `The instruction works from ${path}, but ${path} is empty (0 bytes): there is no data to do the task with.`,
-          keywords: [path, base, "empty", "0 bytes", "no data"],
+          description: `The task works from ${path}, but ${path} is empty (0 bytes): there is no data to do the task with.`,
+          keywords: named
+            ? [path, base, "empty", "0 bytes", "no data"]
+            : ["empty", "0 bytes", "no data", "nothing in it", "no input"],
         },
-        rightReason: `${path}, which the instruction works from, is empty (0 bytes): it has no data to work with, so the result cannot be made.`,
+        rightReason: `${input} is empty (0 bytes): it has no data to work with, so the result cannot be made.`,
         extraForbidden: [],
       };
+    }
     case "keep-absent": {
       const added = `Do not create ${path}: it must not exist when you finish.`;
       return contradiction(
