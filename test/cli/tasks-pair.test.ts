@@ -64,13 +64,6 @@ describe("hsearch tasks pair: bad input", () => {
     expect(result.stderr).toMatch(/field 'suite'.*terminal tasks; this one is a retail task/);
 
     const blocked = tempDir();
-    const variant = join(
-      PACKAGE_ROOT,
-      "tasks",
-      "terminal",
-      "search",
-      "terminal-csv-totals-01-infeasible.json",
-    );
     mkdirSync(join(blocked, "search"));
     for (const name of ["terminal-csv-totals-01.json", "terminal-csv-totals-01-trap.json"])
       cpSync(join(PACKAGE_ROOT, "tasks", "terminal", "search", name), join(blocked, "search", name));
