@@ -110,25 +110,25 @@ describe("hsearch tasks pair, end to end", () => {
 
   it("writes a suite, printing progress and a summary by family and outcome", () => {
     expect(pair.code, pair.stderr).toBe(0);
-    expect(pair.stderr).toMatch(/proving sources \d+\/6/);
-    expect(pair.stderr).toMatch(/proving variants \d+\/15/);
+    expect(pair.stderr).toMatch(/proving sources \d+\/7/);
+    expect(pair.stderr).toMatch(/proving variants \d+\/18/);
     expect(pair.stdout).toMatch(/source harbor-wrong-answer: failed: the reference solution scores 0/);
     expect(pair.stdout).toMatch(
       /failed harbor-year-stamp-infeasible \(input-missing on README\.md\): .*still passes/,
     );
     expect(pair.stdout).toMatch(
-      /sources: 6 read, 5 proved, 1 failed their proof, 0 without a reference solution/,
+      /sources: 7 read, 6 proved, 1 failed their proof, 0 without a reference solution/,
     );
     expect(pair.stdout).toMatch(/^family +written +unused +failed +none +proved$/m);
     expect(pair.stdout).toMatch(/^infeasible +\d+ +\d+ +2 +1 +\d+$/m);
     expect(pair.stdout).toMatch(
-      /wrote 11 tasks to tasks\/tb2 \(search: 4 blocked \(\d\/\d\/\d\) \+ 2 feasible, heldout: 2 blocked .* \+ 2 feasible, independent: 1 feasible\): proportionally smaller than the study's \(scaled to 5 of its 88 sources/,
+      /wrote 12 tasks to tasks\/tb2 \(search: 4 blocked \(\d\/\d\/\d\) \+ 3 feasible, heldout: 2 blocked .* \+ 2 feasible, independent: 1 feasible\): proportionally smaller than the study's \(scaled to 6 of its 88 sources/,
     );
   });
 
   it("writes tasks that validate, on which the oracle defers on every blocked task and solves every feasible one", async () => {
     const validate = await runCli(["tasks", "validate", "tasks/tb2"], { cwd: work });
-    expect(validate.stdout).toBe("11 tasks ok\n");
+    expect(validate.stdout).toBe("12 tasks ok\n");
     const evaluated = await runCli(
       ["eval", "--harness", "harnesses/abandon", "--tasks", "tasks/tb2", "--model", "oracle", "--json"],
       { cwd: work },
@@ -138,7 +138,7 @@ describe("hsearch tasks pair, end to end", () => {
       summary: { blocked: { n: number; strict_sa: number }; feasible: { n: number; solve: number } };
     };
     expect(report.summary.blocked).toMatchObject({ n: 6, strict_sa: 1 });
-    expect(report.summary.feasible).toMatchObject({ n: 5, solve: 1 });
+    expect(report.summary.feasible).toMatchObject({ n: 6, solve: 1 });
   }, 120_000);
 
   it("runs search-configs/tb2-joint.yaml with the simulator on the suite", async () => {

@@ -3,7 +3,8 @@
  * once in the initial state with every workspace path watched (so the effect log reports all it created, changed or
  * deleted), the verifier must then give 1, and an agent that does nothing must score 0. Before the solution runs,
  * the workspace the setup left is fingerprinted, and the small text files the instruction names are read (a
- * variant may put a notice in one).
+ * variant may put a notice in one). The idle run fingerprints its own initial workspace too: what two runs of the
+ * setup leave different is not pinned by a variant's verifier.
  */
 import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -33,6 +34,8 @@ export interface SourceSurvey {
   deliverables: Deliverables;
   /** Paths the solution created or modified that the instruction names (any depth). */
   namedOutputs: string[];
+  /** Paths whose content two runs of the setup left different: a variant's verifier checks no hash of them. */
+  unstable: string[];
 }
 
 export type SurveyOutcome = { ok: true; survey: SourceSurvey } | { ok: false; reason: string };
@@ -52,8 +55,16 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
         ok: false,
         reason: `the reference solution scores ${solved.reward}: ${cutMiddle(solved.output, 600)}`,
       };
-    const idle = await idleReward(task);
+    // The idle run's setup is a second one: what differs from the first (a git commit's time, a random token) is
+    // not the same in every episode, so a verifier cannot pin it.
+    let again: WorkspaceState = new Map();
+    const idle = await idleReward(task, async (env) => {
+      ({ initial: again } = await readInitialState(env.workspace, task.instruction));
+    });
     if (idle !== 0) return { ok: false, reason: `an agent that does nothing scores ${idle}` };
+    const unstable = [...new Set([...initial.keys(), ...again.keys()])]
+      .filter((path) => initial.get(path)?.hash !== again.get(path)?.hash)
+      .sort();
     const changes: SolutionChanges = { created: [], modified: [], deleted: [] };
     for (const change of solved.changes) changes[change.change].push(change.path);
     const deliverables = deliverablesOf(changes);
@@ -61,7 +72,7 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
       .map((path) => path.replace(/\/$/, ""))
       .filter((path) => namedIn(task.instruction, path))
       .sort();
-    return { ok: true, survey: { initial, named, changes, deliverables, namedOutputs } };
+    return { ok: true, survey: { initial, named, changes, deliverables, namedOutputs, unstable } };
   } catch (error) {
     // The task's setup failed: the source cannot be used (the others go on).
     if (isHsearchError(error, "bad_input")) return { ok: false, reason: error.message };

@@ -206,6 +206,9 @@ function assemble(
   const state = applyEdits(survey.initial, spec.edits);
   const forbidden = [...new Set([...survey.deliverables.forbidden, ...spec.extraForbidden])].sort();
   const checked = [...new Set([...survey.deliverables.roots, ...spec.extraForbidden])].sort();
+  // Content the setup does not fix, unless the variant's own edit fixes it (removed, emptied, written).
+  const unstable = (path: string) =>
+    survey.unstable.includes(path) && !spec.edits.some((edit) => edit.path === path && edit.op !== "prepend");
   const env =
     spec.edits.length > 0 ? { ...source.env, setup: variantSetup(source.env.setup, spec.edits) } : source.env;
   const task = blockedVariantTask(
@@ -219,7 +222,7 @@ function assemble(
       blocker: { id: kind, ...spec.blocker },
       rightReason: spec.rightReason,
       wrongReason: wrongReason(spec.blocker.keywords, rng),
-      unchanged: checked.flatMap((path) => stateChecks(path, state.get(path))),
+      unchanged: checked.flatMap((path) => stateChecks(path, state.get(path), unstable(path))),
     },
     {
       env: structuredClone(env),
@@ -236,13 +239,16 @@ function wrongReason(keywords: readonly string[], rng: Rng): string {
   return order.find((reason) => !keywordOverlap(reason, keywords).grounded) ?? (order[0] as string);
 }
 
-/** Verifier lines that hold when `path` is as the variant's initial state has it. */
-function stateChecks(path: string, entry: WorkspaceEntry | undefined): string[] {
+/**
+ * Verifier lines that hold when `path` is as the variant's initial state has it; of a file whose content the setup
+ * does not fix (`unstable`), only that it is there with its mode (the effect log still sees any change).
+ */
+function stateChecks(path: string, entry: WorkspaceEntry | undefined, unstable: boolean): string[] {
   if (entry === undefined) return [expectAbsent(path)];
   const mode = entry.mode.toString(8);
   switch (entry.kind) {
     case "file":
-      return [expectHash(path, entry.hash), expectMode(path, mode)];
+      return unstable ? [expectMode(path, mode)] : [expectHash(path, entry.hash), expectMode(path, mode)];
     case "dir":
       return [expectMode(path, mode)];
     case "symlink":

@@ -64,12 +64,12 @@ export function runScriptIn(
   });
 }
 
-/** The verifier's reward when the agent did nothing at all. */
-export function idleReward(task: TerminalTask): Promise<number> {
-  return withEnv(
-    task,
-    async (env) => (await runVerifier(env, verifyScript(task), verifierOptions(task))).reward,
-  );
+/** The verifier's reward when the agent did nothing at all (`before` looks at the initial state first). */
+export function idleReward(task: TerminalTask, before?: ScriptOptions["before"]): Promise<number> {
+  return withEnv(task, async (env) => {
+    await before?.(env);
+    return (await runVerifier(env, verifyScript(task), verifierOptions(task))).reward;
+  });
 }
 
 function verifierOptions(task: TerminalTask): { timeoutMs?: number } {

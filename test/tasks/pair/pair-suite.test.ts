@@ -20,6 +20,7 @@ import { type OracleRun, proveVariant } from "../../../src/tasks/pair/prove";
 import { sizesFor } from "../../../src/tasks/pair/splits";
 import { surveySource } from "../../../src/tasks/pair/survey";
 import { candidateVariants } from "../../../src/tasks/pair/variants";
+import { sha256Hex } from "../../../src/tasks/pair/workspace-state";
 import { idleReward, runScriptIn } from "../../../src/tasks/terminal/check";
 import { formatTaskJson, writeTaskFiles } from "../../../src/tasks/write";
 
@@ -123,6 +124,24 @@ describe("tasks pair on imported Harbor tasks", () => {
     expect(await proveVariant(notBlocked, source, oracle)).toMatch(/still passes its own verifier/);
   }, 120_000);
 
+  it("pins no content the setup does not fix: a log with a random build id is checked by its mode only", async () => {
+    const source = sourceOf("harbor-stamp-log");
+    const survey = await surveySource(source);
+    if (!survey.ok) throw new Error(survey.reason);
+    expect(survey.survey.unstable).toEqual(["build.log"]);
+    const proved = result.variants.filter((v) => v.source === "harbor-stamp-log");
+    expect(proved.map((v) => v.outcome).filter((o) => o === "failed")).toEqual([]);
+    // A variant that changes nothing there (ambiguous) checks the log's mode only; one whose edit fixes its content
+    // (emptied: the infeasible variant) pins that.
+    const [ambiguous] = candidateVariants(source, survey.survey, "ambiguous", 1);
+    expect(ambiguous?.task.verify.script).toMatch(/expect_mode 'build\.log' 644/);
+    expect(ambiguous?.task.verify.script).not.toMatch(/expect_sha 'build\.log'/);
+    const emptied = candidateVariants(source, survey.survey, "infeasible", 1).find(
+      (candidate) => candidate.kind === "input-empty",
+    );
+    expect(emptied?.task.verify.script).toContain(`expect_sha 'build.log' ${sha256Hex("")}`);
+  }, 120_000);
+
   it("skips and counts sources it cannot use", () => {
     const record = (id: string) => result.sources.find((source) => source.id === id);
     expect(record("harbor-no-solution")?.outcome).toBe("no_reference");
@@ -138,9 +157,9 @@ describe("tasks pair on imported Harbor tasks", () => {
   it("splits as the study did, scaled: disjoint sources, balanced families, an independent set never augmented", () => {
     const { allocation } = result;
     const usable = result.sources.filter((source) => source.outcome === "usable").length;
-    expect(usable).toBe(5);
-    expect(allocation.scaledTo).toBe(5);
-    expect(allocation.sizes).toEqual(sizesFor(5));
+    expect(usable).toBe(6);
+    expect(allocation.scaledTo).toBe(6);
+    expect(allocation.sizes).toEqual(sizesFor(6));
     const dir = mkdtempSync(join(tmpdir(), "hsearch-pair-"));
     temps.push(dir);
     writeTaskFiles(result.tasks, dir);
