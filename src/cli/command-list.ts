@@ -54,7 +54,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   tasks: {
     usage: "tasks",
-    describe: "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements",
+    describe: "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements, pair",
     load: () => import("./tasks"),
   },
   probe: {
