@@ -1,4 +1,5 @@
 import type { Argv } from "yargs";
+import { describeRejection } from "../models/parameter-fallback";
 import { type Comparison, summaryRate, wilson } from "../report/compare";
 import { storedComparisons } from "../report/comparisons";
 import type { ObjectiveName } from "../scoring/objective";
@@ -73,6 +74,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       ? [`stopped: ${status.error}`]
       : []),
     ...(status.stopped_early ? [describeStoppedEarly(status.stopped_early)] : []),
+    ...(status.rejected_parameters ?? []).map((rejection) => describeRejection(rejection, "known")),
     "",
   ];
   const rows: string[][] = [];

@@ -209,4 +209,17 @@ export const MIGRATIONS: readonly string[] = [
     SELECT 0, role, model, COUNT(*), 0, SUM(input_tokens), SUM(output_tokens), 0, 0, SUM(usd)
       FROM model_calls GROUP BY role, model;
   `,
+  `
+  -- Parameters a model's provider rejected during the run (models/parameter-fallback.ts): left out of (or renamed
+  -- in) every later call of that model, and on a resume from its first call. One row per model and parameter.
+  CREATE TABLE rejected_parameters (
+    model TEXT NOT NULL,
+    parameter TEXT NOT NULL,
+    replacement TEXT,
+    role TEXT NOT NULL,
+    message TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (model, parameter)
+  );
+  `,
 ];

@@ -1,3 +1,4 @@
+import type { LearntRejection } from "../models/parameter-fallback";
 import { MODEL_ROLES, type ModelRole } from "../models/settings";
 import { addRoleUsage, type RoleUsage } from "../models/usage";
 import type { ObjectiveName } from "../scoring/objective";
@@ -63,6 +64,8 @@ export interface RunStatus {
   incumbent: { commit: string; score: number | null } | null;
   selected: { commit: string; score: number | null } | null;
   heldout: Record<string, Record<string, unknown>>;
+  /** Parameters a model's provider rejected, left out of (or renamed in) its later calls (models/parameter-fallback.ts). */
+  rejected_parameters: LearntRejection[];
   /**
    * Every role's calls, tokens and cost over the run's sessions: billed calls, request-cache hits apart (`cached_calls`,
    * not billed), provider prompt-cache tokens; `usd` null when a model has no price (unknown, not 0).
@@ -223,6 +226,7 @@ export function runStatus(store: RunStore): RunStatus {
         ? { commit: incumbentCommit, score: scoreOf(incumbentCommit) }
         : null,
     heldout,
+    rejected_parameters: store.rejectedParameters(),
     usage: { rollouts: store.countRollouts(), ...usageOf(store.usageTotals()) },
   };
 }

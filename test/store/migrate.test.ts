@@ -30,6 +30,7 @@ describe("migrations", () => {
         "events",
         "model_calls",
         "proposal_failures",
+        "rejected_parameters",
         "role_usage",
         "rollouts",
         "rounds",
