@@ -179,10 +179,10 @@ async function runCommand(options: RunOptions, io: CliIO) {
     const models = runModels(config, io, openRunCache(config, io, runDir), runRejections(store, live));
     if (options.workers) queue = await connectWorkers(options.workers, runId, config, io);
     const workers = queue;
-    io.err(
+    live.print(
       `hsearch run ${runId}: ${config.objective} objective, ${tasks.search.length} search tasks, ${config.rounds} rounds × ${config.proposals_per_round} proposals, model ${models.agent.id}`,
     );
-    io.err(`run directory: ${runDir}`);
+    live.print(`run directory: ${runDir}`);
     const outcome = await runSearch({
       config,
       runId,

@@ -10,7 +10,7 @@ import { describeUsage } from "./eval";
 import type { CliIO } from "./io";
 import { openRunForReading } from "./open-run";
 import type { SetExitCode } from "./shared";
-import { fmtRate, formatTable, type Paint, paintFor } from "./table";
+import { fitLines, fmtRate, formatTable, type Paint, paintFor } from "./table";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
@@ -170,6 +170,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       formatTable(
         ["harness", "split", "objective", "strict SA", "AbsRec@1", "solve", "false abst."],
         heldRows,
+        { maxWidth: options.maxWidth, flexColumn: null },
       ),
     );
   const final = status.selected ? "selected" : "incumbent";
@@ -182,7 +183,8 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
   lines.push("", `usage: ${u.rollouts} rollouts; ${describeUsage(u)}`);
   for (const [role, part] of Object.entries(u.by_role))
     if (part.calls + part.cached_calls > 0) lines.push(`  ${role}: ${describeUsage(part)}`);
-  return lines.join("\n");
+  // Tables fit already; a long line of prose (a failure, a note, usage) wraps.
+  return fitLines(lines.join("\n"), options.maxWidth);
 }
 
 /**
