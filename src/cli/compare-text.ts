@@ -1,7 +1,7 @@
 /** A comparison of two harnesses as terminal text: rates with k/n and 95% intervals, Δ, flips, McNemar. */
 import type { Comparison, Difference, Rate } from "../report/compare";
 import type { PairedDelta } from "../scoring/paired-delta";
-import { formatTable, type Paint } from "./table";
+import { fitLines, formatTable, type Paint } from "./table";
 
 const PURPOSE_LABEL: Record<string, string> = {
   search: "search",
@@ -51,7 +51,10 @@ export function comparisonText(
     deltaText(g, g.lowerIsBetter, paint),
   ]);
   const lines = [
-    `${PURPOSE_LABEL[c.purpose] ?? c.purpose}: ${c.paired} episodes run by both; McNemar on flips: ${c.mcnemar.gains} fail→pass, ${c.mcnemar.losses} pass→fail, p = ${c.mcnemar.p_value.toPrecision(3)}`,
+    fitLines(
+      `${PURPOSE_LABEL[c.purpose] ?? c.purpose}: ${c.paired} episodes run by both; McNemar on flips: ${c.mcnemar.gains} fail→pass, ${c.mcnemar.losses} pass→fail, p = ${c.mcnemar.p_value.toPrecision(3)}`,
+      options.maxWidth,
+    ),
     formatTable(["group", "metric", labels.before, labels.after, "Δ [95%]"], rows, {
       maxWidth: options.maxWidth,
       flexColumn: 0,
@@ -60,9 +63,12 @@ export function comparisonText(
   if (options.flips && c.flips.length > 0)
     lines.push(
       "flipped:",
-      ...c.flips.map(
-        (f) =>
+      ...c.flips.map((f) =>
+        fitLines(
           `  ${f.direction === "gain" ? paint.good("fail → pass") : paint.bad("pass → fail")}  ${f.task_id} #${f.repeat}  ${f.suite} ${f.kind}${f.family ? ` ${f.family}` : ""}`,
+          options.maxWidth,
+          "    ",
+        ),
       ),
     );
   return lines.join("\n");

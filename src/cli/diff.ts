@@ -9,7 +9,7 @@ import { comparisonText, pairedDeltaText } from "./compare-text";
 import type { CliIO } from "./io";
 import { openRunForReading } from "./open-run";
 import type { SetExitCode } from "./shared";
-import { type Paint, paintFor } from "./table";
+import { fitLines, type Paint, paintFor, wrapLine } from "./table";
 import { usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
@@ -47,18 +47,21 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
       const runDir = store.paths.dir;
       const paint = paintFor(io, argv.color as boolean | undefined);
       const maxWidth = argv.wide ? undefined : io.outColumns;
+      // On a terminal every line fits it: a comment line wraps under its `#`, a diff line under its sign.
+      const say = (text: string) => io.out(fitLines(text, maxWidth, "#   "));
+      const sayDiff = (text: string) => io.out(colourDiff(fitDiff(text, maxWidth), paint));
       try {
         const repo = join(runDir, "harness");
         if (argv.from !== undefined && argv.to !== undefined) {
           const before = findCandidate(store, argv.from, "from");
           const after = findCandidate(store, argv.to, "to");
-          io.out(paint.bold(`# ${header(store, before, paint)}`));
-          io.out(paint.bold(`# → ${header(store, after, paint)}`));
+          say(paint.bold(`# ${header(store, before, paint)}`));
+          say(paint.bold(`# → ${header(store, after, paint)}`));
           for (const c of storedComparisons(store, before.commit, after.commit))
             io.out(
               `${comparisonText(c, { before: idOf(before), after: idOf(after) }, paint, { flips: true, maxWidth })}\n`,
             );
-          io.out(colourDiff(await diff(repo, after.commit, before.commit), paint));
+          sayDiff(await diff(repo, after.commit, before.commit));
           return;
         }
         const rounds = store.listRounds();
@@ -84,15 +87,15 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
             argv.round === undefined
               ? ""
               : ` in round ${argv.round}${argv.proposal === undefined ? "" : ` proposal ${argv.proposal}`}`;
-          io.out(`# no proposal became a commit${where}`);
+          say(`# no proposal became a commit${where}`);
           for (const f of failures)
-            io.out(`# r${f.round}p${f.proposal} refused: ${f.reason ?? ""} · ${f.rationale.split("\n")[0]}`);
+            say(`# r${f.round}p${f.proposal} refused: ${f.reason ?? ""} · ${f.rationale.split("\n")[0]}`);
           return;
         }
         for (const candidate of candidates) {
-          io.out(paint.bold(`# ${header(store, candidate, paint)}`));
-          io.out(`# ${candidate.rationale.split("\n")[0]}`);
-          io.out(colourDiff(await diff(repo, candidate.commit, candidate.parent ?? undefined), paint));
+          say(paint.bold(`# ${header(store, candidate, paint)}`));
+          say(`# ${candidate.rationale.split("\n")[0]}`);
+          sayDiff(await diff(repo, candidate.commit, candidate.parent ?? undefined));
         }
       } finally {
         store.close();
@@ -133,6 +136,23 @@ function findCandidate(store: RunStore, sha: string, field: string): CandidateRe
       : `${sha} matches ${matches.length} candidates; give more digits`,
     { field },
   );
+}
+
+/**
+ * A diff fitted to `width`: a longer line goes on under its own sign, each further line marked `↪` (the harness
+ * files hold prose lines of a hundred and more characters). Without a width (piped) the diff is as git prints it.
+ */
+export function fitDiff(text: string, width: number | undefined): string {
+  if (width === undefined) return text;
+  return text
+    .split("\n")
+    .flatMap((line) => {
+      const sign = /^[-+ ]/.test(line) && !/^(\+\+\+|---) /.test(line) ? (line[0] as string) : "";
+      return wrapLine(line.slice(sign.length), width - sign.length, { indent: "↪ " }).map(
+        (part) => sign + part,
+      );
+    })
+    .join("\n");
 }
 
 function colourDiff(text: string, paint: Paint): string {

@@ -1,4 +1,5 @@
 import type { CliIO } from "./io";
+import { fitLines } from "./table";
 
 /**
  * The one redrawn status line on a TTY. It is cut to the terminal's width, since a line that wraps can no longer be
@@ -8,7 +9,7 @@ import type { CliIO } from "./io";
 export interface LiveLine {
   show(text: string): void;
   clear(): void;
-  /** A message of its own: clears the live line first. */
+  /** A message of its own: clears the live line first; on a terminal it is wrapped to the terminal's width. */
   print(text: string): void;
 }
 
@@ -33,7 +34,7 @@ export function createLiveLine(io: CliIO): LiveLine {
     clear,
     print(text) {
       clear();
-      io.err(text);
+      io.err(fitLines(text, io.isTTY ? io.columns : undefined));
     },
   };
 }

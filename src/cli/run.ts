@@ -8,6 +8,7 @@ import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import type { Task } from "../domain/task";
 import { harnessLimitsOf, loadHarness } from "../harness/load";
 import { openRequestCache, requestCacheFile } from "../models/cache";
+import { createRejectionMemory, describeRejection, type RejectionMemory } from "../models/parameter-fallback";
 import { loadPriceTable } from "../models/prices";
 import { createRoleModels, mergeUsageRows, type RoleSpecs } from "../models/roles";
 import { settingsByRole } from "../models/settings";
@@ -175,13 +176,13 @@ async function runCommand(options: RunOptions, io: CliIO) {
   let queue: QueueExecutor | undefined;
   try {
     const tasks = loadSearchTasks(config, io.cwd);
-    const models = runModels(config, io, openRunCache(config, io, runDir));
+    const models = runModels(config, io, openRunCache(config, io, runDir), runRejections(store, live));
     if (options.workers) queue = await connectWorkers(options.workers, runId, config, io);
     const workers = queue;
-    io.err(
+    live.print(
       `hsearch run ${runId}: ${config.objective} objective, ${tasks.search.length} search tasks, ${config.rounds} rounds × ${config.proposals_per_round} proposals, model ${models.agent.id}`,
     );
-    io.err(`run directory: ${runDir}`);
+    live.print(`run directory: ${runDir}`);
     const outcome = await runSearch({
       config,
       runId,
@@ -273,8 +274,25 @@ function resumedBudget(config: SearchConfig, given: RunOptions["budget"]): Searc
   return parsed.data;
 }
 
+/**
+ * What the run's providers rejected (models/parameter-fallback.ts): what earlier sessions learnt applies from the
+ * first call and is named once at the start; what this session learns is stored and said once, as it happens.
+ */
+function runRejections(store: RunStore, live: LiveLine): RejectionMemory {
+  const known = store.rejectedParameters();
+  for (const rejection of known) live.print(`hsearch run: ${describeRejection(rejection, "known")}`);
+  return createRejectionMemory({
+    known,
+    onLearn: (rejection) => {
+      store.recordRejectedParameter(rejection);
+      store.logEvent("parameter_rejected", { ...rejection });
+      live.print(`hsearch run: ${describeRejection(rejection, "learnt")}`);
+    },
+  });
+}
+
 /** Every model of the config by role, with its settings and usage meter; warns once per unpriced model. */
-function runModels(config: SearchConfig, io: CliIO, cachePath?: string) {
+function runModels(config: SearchConfig, io: CliIO, cachePath?: string, rejections?: RejectionMemory) {
   checkCustomerSpec(config.customer);
   const blocks = config.models;
   return createRoleModels(roleSpecsOf(config), {
@@ -288,6 +306,7 @@ function runModels(config: SearchConfig, io: CliIO, cachePath?: string) {
     ...(config.limits?.model_call_seconds ? { timeoutMs: config.limits.model_call_seconds * 1000 } : {}),
     extraProviders: offlineProviders,
     warn: cachePath ? (message) => io.err(`warning: ${message}`) : undefined,
+    ...(rejections ? { rejections } : {}),
   });
 }
 

@@ -16,6 +16,7 @@ import {
   type Task,
 } from "../domain/task";
 import { openRequestCache, requestCacheFile } from "../models/cache";
+import { createRejectionMemory, describeRejection } from "../models/parameter-fallback";
 import { loadPriceTable } from "../models/prices";
 import { createRoleModels, type RoleModels } from "../models/roles";
 import {
@@ -132,6 +133,13 @@ export function createCommandModels(plan: CommandModelPlan, io: CliIO): RoleMode
     ...(plan.modelCallSeconds ? { timeoutMs: plan.modelCallSeconds * 1000 } : {}),
     extraProviders: offlineProviders,
     warn: (message) => io.err(`warning: ${message}`),
+    // A parameter a provider rejects is said once, as it is learnt (over the live progress line, which redraws).
+    rejections: createRejectionMemory({
+      onLearn: (rejection) => {
+        if (io.isTTY) io.errInline("\r\x1b[2K");
+        io.err(`hsearch: ${describeRejection(rejection, "learnt")}`);
+      },
+    }),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Argv } from "yargs";
+import { describeRejection } from "../models/parameter-fallback";
 import { type Comparison, summaryRate, wilson } from "../report/compare";
 import { storedComparisons } from "../report/comparisons";
 import { loadStoredEvaluation } from "../report/eval-data";
@@ -18,7 +19,7 @@ import {
   renderChallenge,
 } from "./probe";
 import type { SetExitCode } from "./shared";
-import { fmtRate, formatTable, type Paint, paintFor } from "./table";
+import { fitLines, fmtRate, formatTable, type Paint, paintFor } from "./table";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
@@ -92,6 +93,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       ? [`stopped: ${status.error}`]
       : []),
     ...(status.stopped_early ? [describeStoppedEarly(status.stopped_early)] : []),
+    ...(status.rejected_parameters ?? []).map((rejection) => describeRejection(rejection, "known")),
     "",
   ];
   const rows: string[][] = [];
@@ -187,6 +189,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       formatTable(
         ["harness", "split", "objective", "strict SA", "AbsRec@1", "solve", "false abst."],
         heldRows,
+        { maxWidth: options.maxWidth, flexColumn: null },
       ),
     );
   const final = status.selected ? "selected" : "incumbent";
@@ -199,7 +202,8 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
   lines.push("", `usage: ${u.rollouts} rollouts; ${describeUsage(u)}`);
   for (const [role, part] of Object.entries(u.by_role))
     if (part.calls + part.cached_calls > 0) lines.push(`  ${role}: ${describeUsage(part)}`);
-  return lines.join("\n");
+  // Tables fit already; a long line of prose (a failure, a note, usage) wraps.
+  return fitLines(lines.join("\n"), options.maxWidth);
 }
 
 /**

@@ -52,7 +52,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
     id,
     provider: "openai",
     async generate(request, callOptions) {
-      const params = toOpenAIParams(options.model, request, maxTokensField);
+      const params = toOpenAIParams(options.model, request, request.max_tokens_field ?? maxTokensField);
       let body: unknown;
       try {
         body = await client.chat.completions.create(params, { signal: callOptions?.signal });

@@ -4,6 +4,7 @@
  * layer turns the last one into `HsearchError("provider", …)`; nothing else should see this type.
  */
 import { HsearchError } from "../core/errors";
+import type { ParameterRejection } from "./rejected-parameter";
 
 export type ProviderFailureKind = "http" | "timeout" | "connection" | "aborted" | "context_overflow";
 
@@ -25,9 +26,12 @@ export type InfraErrorClass = (typeof INFRA_ERROR_CLASSES)[number];
 /** A provider failure after retries: infrastructure, never the agent's failure; `errorClass` says which kind. */
 export class ProviderError extends HsearchError {
   readonly errorClass: InfraErrorClass;
-  constructor(errorClass: InfraErrorClass, message: string) {
+  /** A 400 that named a parameter the model does not take (parameter-fallback.ts acts on it). */
+  readonly rejection: ParameterRejection | undefined;
+  constructor(errorClass: InfraErrorClass, message: string, rejection?: ParameterRejection) {
     super("provider", message);
     this.errorClass = errorClass;
+    this.rejection = rejection;
   }
 }
 
@@ -77,17 +81,20 @@ export class ProviderCallError extends Error {
   readonly status: number | undefined;
   /** The server's `retry-after` headers as sent; the retry layer resolves them against its own clock. */
   readonly retryAfter: RetryAfterHeaders;
+  /** The parameter a 400 named as one the model does not take (rejected-parameter.ts), if it named one. */
+  readonly rejection: ParameterRejection | undefined;
 
   constructor(
     kind: ProviderFailureKind,
     message: string,
-    details: { status?: number; retryAfter?: RetryAfterHeaders } = {},
+    details: { status?: number; retryAfter?: RetryAfterHeaders; rejection?: ParameterRejection | null } = {},
   ) {
     super(message);
     this.name = "ProviderCallError";
     this.kind = kind;
     this.status = details.status;
     this.retryAfter = details.retryAfter ?? {};
+    this.rejection = details.rejection ?? undefined;
   }
 }
 

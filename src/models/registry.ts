@@ -10,6 +10,7 @@ import { endpointOf, openRequestCache } from "./cache";
 import { defaultLimiterPool, type LimiterPool } from "./limiter";
 import { createOpenAIModel, OPENAI_DEFAULT_BASE_URL } from "./openai";
 import type { MaxTokensField } from "./openai-wire";
+import { createRejectionMemory, type RejectionMemory, withParameterFallback } from "./parameter-fallback";
 import { withReplyLimit } from "./reply-limit";
 import type { RetryOptions } from "./retry";
 import { type ModelRole, type ModelSettings, withSettings } from "./settings";
@@ -42,6 +43,11 @@ export interface CreateChatModelOptions {
   settings?: ModelSettings;
   /** Characters one reply may hold; a longer one is a model_reply error, never stored. */
   maxReplyChars?: number;
+  /**
+   * What the provider rejected so far, by model (parameter-fallback.ts); share one between every model of a
+   * command. Default: a memory of this model alone.
+   */
+  rejections?: RejectionMemory;
 }
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -137,6 +143,7 @@ function createBuiltIn(
   return withProviderStack(model, {
     meter: options.meter,
     settings: withSettings(provider, name, options.role ?? "agent", options.settings),
+    fallback: withParameterFallback(options.rejections ?? createRejectionMemory(), options.role ?? "agent"),
     cache: options.cachePath ? { cache: openRequestCache(options.cachePath), endpoint } : undefined,
     retry: options.retry,
     maxReplyChars: options.maxReplyChars,

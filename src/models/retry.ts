@@ -110,7 +110,7 @@ export async function callWithRetry<T>(
       providerAttempts += 1;
       const errorClass = infraErrorClassOf(error);
       if (!isRetryable(error))
-        throw new ProviderError(errorClass, `${label}: ${error.message} (not retryable)`);
+        throw new ProviderError(errorClass, `${label}: ${error.message} (not retryable)`, error.rejection);
       if (providerAttempts >= options.maxAttempts) {
         throw new ProviderError(
           errorClass,

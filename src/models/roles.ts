@@ -2,6 +2,7 @@
  * Every model a command builds, by role (agent, proposer, judge, customer), each with its own settings and usage
  * meter: cost and tokens add up per role, and `budget.max_usd` can count every role.
  */
+import { createRejectionMemory } from "./parameter-fallback";
 import { findPrice, type PriceTable } from "./prices";
 import { type CreateChatModelOptions, createChatModel, parseModelSpec } from "./registry";
 import { MODEL_ROLES, type ModelRole, type ModelSettings } from "./settings";
@@ -68,13 +69,22 @@ export function judgeModelSpec(judge: string): string | undefined {
 }
 
 export function createRoleModels(specs: RoleSpecs, options: RoleModelOptions): RoleModels {
-  const { prices, settings = {}, warn, meters = roleMeters(prices), ...modelOptions } = options;
+  const {
+    prices,
+    settings = {},
+    warn,
+    meters = roleMeters(prices),
+    // One memory for every role: what one role's call learnt, the others' calls of that model know.
+    rejections = createRejectionMemory(),
+    ...modelOptions
+  } = options;
   const warned = new Set<string>();
   const build = (role: ModelRole, spec: string | undefined): ChatModel | undefined => {
     if (spec === undefined) return undefined;
     const model = createChatModel(spec, {
       ...modelOptions,
       meter: meters[role],
+      rejections,
       role,
       settings: settings[role],
     });

@@ -4,6 +4,7 @@
  * request details, and messages are all the retry layer and the run store need.
  */
 import { isContextOverflow, ProviderCallError, redactSecrets, retryAfterHeadersOf } from "./provider-error";
+import { rejectedParameterOf } from "./rejected-parameter";
 import { replyError } from "./validate-reply";
 
 type ErrorClass = abstract new (...args: never[]) => Error;
@@ -31,11 +32,24 @@ export function fromSdkError(
     return new ProviderCallError("connection", redact(`connection failed: ${causeChain(error)}`));
   }
   if (error instanceof classes.APIError) {
-    const { status, headers, code } = error as Error & { status?: number; headers?: Headers; code?: unknown };
+    const {
+      status,
+      headers,
+      code,
+      error: body,
+    } = error as Error & {
+      status?: number;
+      headers?: Headers;
+      code?: unknown;
+      error?: unknown;
+    };
     const kind = isContextOverflow(status, code, error.message) ? "context_overflow" : "http";
+    // The SDKs keep the parsed error body (OpenAI: its `error` member); a body that was not JSON is in the message.
+    const rejection = kind === "http" ? rejectedParameterOf(status, body ?? error.message) : null;
     return new ProviderCallError(kind, redact(`HTTP ${error.message}`), {
       status,
       retryAfter: retryAfterHeadersOf(headers),
+      rejection: rejection && { ...rejection, message: redact(rejection.message) },
     });
   }
   // The SDKs parse a JSON body with response.json(); a 200 whose body is not JSON surfaces as a SyntaxError.

@@ -31,6 +31,11 @@ export interface ChatRequest {
   tools: ToolSpec[];
   temperature?: number;
   max_tokens?: number;
+  /**
+   * OpenAI only: the wire field that carries max_tokens, when a server refused the model's default spelling
+   * (rejected-parameter.ts); absent = the model's default (openai.ts). Not part of the cache key: the same limit.
+   */
+  max_tokens_field?: "max_tokens" | "max_completion_tokens";
   /** Role settings (see settings.ts); absent = not sent. */
   top_p?: number;
   /** OpenAI reasoning models. */

@@ -1,8 +1,11 @@
 /**
  * Composition of a provider with its middleware, after the AI SDK's wrapLanguageModel. The standard stack, outermost
- * first: cached-call meter → settings → cache → retry → reply limit → billed-call meter → limiter → provider.
+ * first: cached-call meter → settings → parameter fallback → cache → retry → reply limit → billed-call meter → limiter →
+ * provider.
  * - the meter counts cache hits outermost (apart, not billed) and billed calls inside the retry loop, so every
  *   answered attempt counts as the provider bills it, an unusable or oversized reply that was re-asked included;
+ * - the parameter fallback inside settings (it drops what a setting sent and the model rejects) and outside the cache
+ *   and retry, so the cache keys on what is really sent and a rejected call is asked again as a new request;
  * - cache outside retry, so a hit skips retries and the limiter, and only a validated success is stored;
  * - retry outside the limiter, so a call sleeping in backoff frees its slot for others;
  * - the reply limit inside retry, so an oversized reply is re-asked like any unusable one and never cached.
@@ -24,6 +27,8 @@ export interface ProviderStackOptions {
   meter?: UsageMeter;
   /** The role's settings (settings.ts), applied outside the cache so that it keys on what is sent. */
   settings?: ChatModelMiddleware;
+  /** The parameter fallback (parameter-fallback.ts): drops a parameter the provider rejects, learnt per model. */
+  fallback?: ChatModelMiddleware;
   /** `endpoint` (the base URL without credentials) is part of the cache key. */
   cache?: { cache: RequestCache; endpoint: string };
   retry?: Partial<RetryOptions>;
@@ -36,6 +41,7 @@ export function withProviderStack(provider: ChatModel, options: ProviderStackOpt
   const layers: ChatModelMiddleware[] = [];
   if (options.meter) layers.push(withCachedCalls(options.meter));
   if (options.settings) layers.push(options.settings);
+  if (options.fallback) layers.push(options.fallback);
   if (options.cache) layers.push(withCache(options.cache.cache, options.cache.endpoint));
   layers.push(withRetry(options.retry), withReplyLimit(options.maxReplyChars));
   if (options.meter) layers.push(withBilledCalls(options.meter));

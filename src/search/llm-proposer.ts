@@ -10,8 +10,10 @@ import { estimateTokens, trimToTokens } from "./text-budget";
 
 /**
  * The `llm` proposer: a meta-agent prompt (src/search/prompts/meta-agent.md) rendered from the proposer input
- * (src/search/proposer-input.ts) within a token budget — what `hsearch digest` prints; its reply is a documented JSON format, validated here. An invalid or
- * empty reply is recorded and retried, never silently dropped.
+ * (src/search/proposer-input.ts) within a token budget — what `hsearch digest` prints; its reply is a documented JSON
+ * format, validated here. An invalid or empty reply is recorded and retried, never silently dropped. The prompt
+ * names candidates by their stable names (`seed`, `r1p0`), never by commit id, so the same run in another directory
+ * sends the same request (and a shared request cache answers it).
  */
 const PROMPT = readFileSync(new URL("./prompts/meta-agent.md", import.meta.url), "utf8");
 
@@ -60,10 +62,21 @@ type TrimLevel = (typeof TRIM_LEVELS)[number];
 export function renderMetaPrompt(input: MetaAgentInput): string {
   let prompt = "";
   for (const level of TRIM_LEVELS) {
-    prompt = renderAt(input, level);
+    prompt = withCandidateNames(renderAt(input, level), input.names);
     if (estimateTokens(prompt) <= input.maxTokens) return prompt;
   }
   return prompt;
+}
+
+/**
+ * Commit ids (whole, or cut to 12 characters as stored reasons and rationales cut them) replaced by the candidates'
+ * stable names: a commit id holds the run id (a trailer), so a prompt with one would differ in every run.
+ */
+export function withCandidateNames(text: string, names: Readonly<Record<string, string>>): string {
+  let out = text;
+  for (const [commit, name] of Object.entries(names))
+    out = out.replaceAll(commit, name).replaceAll(commit.slice(0, 12), name);
+  return out;
 }
 
 function renderAt(input: MetaAgentInput, level: TrimLevel): string {
@@ -113,9 +126,9 @@ function familyLines(rows: readonly FamilyRow[]): string[] {
 function familiesSection(input: MetaAgentInput): string {
   const head =
     "| family | blocked n | M0 | M1 | M2 | M3 | strict SA | AbsRec@1 | feasible n | false abstention | solve |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";
-  const incumbent = `Incumbent (${input.incumbent.commit.slice(0, 12)}, score ${input.incumbent.score.toFixed(4)}):\n\n${head}\n${familyLines(input.digest.families).join("\n")}`;
+  const incumbent = `Incumbent (${input.incumbent.name}, score ${input.incumbent.score.toFixed(4)}):\n\n${head}\n${familyLines(input.digest.families).join("\n")}`;
   if (!input.parent) return `${incumbent}\n\n(The incumbent is the seed: it has no parent.)`;
-  const parent = `Its parent (${input.parent.commit.slice(0, 12)}, score ${pct(input.parent.score)}):\n\n${head}\n${familyLines(input.parent.families).join("\n")}`;
+  const parent = `Its parent (${input.parent.name}, score ${pct(input.parent.score)}):\n\n${head}\n${familyLines(input.parent.families).join("\n")}`;
   return `${incumbent}\n\n${parent}`;
 }
 
@@ -165,7 +178,7 @@ function lineageSection(input: MetaAgentInput): string {
   return input.lineage
     .map(
       (step) =>
-        `- round ${step.round} ${step.commit.slice(0, 12)}: score ${pct(step.score)} (Δ ${step.delta === null ? "–" : `${step.delta >= 0 ? "+" : ""}${step.delta.toFixed(4)}`}): ${step.rationale}`,
+        `- round ${step.round} ${step.name}: score ${pct(step.score)} (Δ ${step.delta === null ? "–" : `${step.delta >= 0 ? "+" : ""}${step.delta.toFixed(4)}`}): ${step.rationale}`,
     )
     .join("\n");
 }

@@ -24,10 +24,15 @@ import type { Donor } from "./operators";
  */
 export interface ProposerInput {
   round: number;
-  incumbent: { commit: string; score: number };
+  /**
+   * `name` is the candidate's stable name (`seed`, `r2p1`), which the llm proposer's prompt uses: commit ids differ
+   * from run to run (the run id is a trailer of every commit), and a prompt that held them would never be answered
+   * by a request cache shared across runs.
+   */
+  incumbent: { commit: string; name: string; score: number };
   harness: Harness;
   digest: Digest;
-  parent: { commit: string; score: number | null; families: FamilyRow[] } | null;
+  parent: { commit: string; name: string; score: number | null; families: FamilyRow[] } | null;
   /** Per suite: the system prompt as the agent reads it (the policy shown as a marker) and the tool names. */
   suites: Array<{ suite: Suite; system_prompt: string; policy_chars: number; tools: string[] }>;
   /** Every protocol of harness.yaml: whether it is on and what it does. */
@@ -36,11 +41,18 @@ export interface ProposerInput {
   lineage: LineageStep[];
   /** Proposals of earlier rounds that were not accepted, oldest first, with their diff against their parent. */
   rejected: RejectedWithDiff[];
+  /**
+   * Every candidate's stable name by commit id: stored texts (a duplicate's reason, a merge's rationale) name
+   * commits, and the llm proposer's prompt shows these names in their place.
+   */
+  names: Record<string, string>;
 }
 
 export interface LineageStep {
   round: number;
   commit: string;
+  /** `r2p1`: the stable name the prompt shows (see ProposerInput.incumbent). */
+  name: string;
   rationale: string;
   score: number | null;
   /** Score minus the parent's score. */
@@ -65,6 +77,10 @@ export async function buildProposerInput(
   round: number,
 ): Promise<ProposerInput> {
   const { view, repo, config } = deps;
+  const nameOf = (commit: string) => {
+    const candidate = view.candidate(commit);
+    return candidate ? candidateName(candidate) : commit.slice(0, 12);
+  };
   const harness = parseHarness(
     await readTree(repo, incumbent),
     incumbent.slice(0, 12),
@@ -86,6 +102,7 @@ export async function buildProposerInput(
   const parent = parentCommit
     ? {
         commit: parentCommit,
+        name: nameOf(parentCommit),
         score: parentRecord?.score ?? null,
         families: familyTable(scoresOf(parentCommit)),
       }
@@ -97,6 +114,7 @@ export async function buildProposerInput(
     lineage.unshift({
       round: at.round,
       commit: at.commit,
+      name: candidateName(at),
       rationale: at.rationale,
       score: at.score,
       delta: at.score !== null && before !== null ? at.score - before : null,
@@ -127,7 +145,7 @@ export async function buildProposerInput(
 
   return {
     round,
-    incumbent: { commit: incumbent, score },
+    incumbent: { commit: incumbent, name: nameOf(incumbent), score },
     harness,
     digest,
     parent,
@@ -139,7 +157,13 @@ export async function buildProposerInput(
     })),
     lineage,
     rejected,
+    names: Object.fromEntries(view.candidates().map((c) => [c.commit, candidateName(c)])),
   };
+}
+
+/** A candidate's name in the run: `seed` for round 0, `r<round>p<proposal>` after (as status and the viewer show). */
+export function candidateName(candidate: { round: number; proposal: number }): string {
+  return candidate.round === 0 ? "seed" : `r${candidate.round}p${candidate.proposal}`;
 }
 
 /** What each protocol does (docs/DESIGN.md §3), as a proposer needs to know it to switch one on or off. */

@@ -236,4 +236,17 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (probe, key)
   );
   `,
+  `
+  -- Parameters a model's provider rejected during the run (models/parameter-fallback.ts): left out of (or renamed
+  -- in) every later call of that model, and on a resume from its first call. One row per model and parameter.
+  CREATE TABLE rejected_parameters (
+    model TEXT NOT NULL,
+    parameter TEXT NOT NULL,
+    replacement TEXT,
+    role TEXT NOT NULL,
+    message TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (model, parameter)
+  );
+  `,
 ];

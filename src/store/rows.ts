@@ -5,6 +5,8 @@
  */
 import { z } from "zod";
 import { FAMILIES, KINDS, SPLITS } from "../domain/suites";
+import type { LearntRejection } from "../models/parameter-fallback";
+import { MODEL_ROLES } from "../models/settings";
 import { episodeScoreSchema } from "../scoring/episode-score-schema";
 import { objectiveSchema } from "../scoring/objective";
 import { damaged } from "./read-only-db";
@@ -214,4 +216,18 @@ export function toProbeEpisode(
     result_json,
   );
   return { ...row, candidate: candidate_commit, result };
+}
+
+export type RejectedParameterRow = LearntRejection;
+
+const rejectedParameterColumns = z.object({
+  model: z.string().min(1),
+  parameter: z.string().min(1),
+  replacement: z.string().min(1).nullable(),
+  role: z.enum(MODEL_ROLES),
+  message: z.string(),
+});
+
+export function toRejectedParameter(row: RejectedParameterRow, source: RecordSource): LearntRejection {
+  return checked(source, `rejected parameter ${row.model} ${row.parameter}`, rejectedParameterColumns, row);
 }

@@ -1,7 +1,9 @@
 import { HsearchError } from "../core/errors";
+import type { LearntRejection } from "../models/parameter-fallback";
 import { MODEL_ROLES, type ModelRole } from "../models/settings";
 import { addRoleUsage, type RoleUsage } from "../models/usage";
 import type { ObjectiveName } from "../scoring/objective";
+import { summarize } from "../scoring/summary";
 import { type CandidateRecord, type RoundRecord, RUN_KIND_LABEL, type UsageTotal } from "./records";
 import type { RunStore } from "./run-store";
 
@@ -23,7 +25,11 @@ export interface ProposalStatus {
   /** accepted, rejected, indecisive or screened_out; null for the seed and for proposals never judged. */
   verdict: string | null;
   rejected_reason: string | null;
-  /** Search episodes planned and scored (the rest met infrastructure errors); null before the evaluation. */
+  /**
+   * Search episodes planned and scored (the rest met infrastructure errors). A candidate whose evaluation did not
+   * finish (the run failed on infrastructure errors, or was stopped) counts the episodes stored so far; null before
+   * any is stored.
+   */
   n_total: number | null;
   n_scored: number | null;
   /** Infrastructure errors by class, and scored episodes ended by the context window (the agent's failures). */
@@ -64,6 +70,8 @@ export interface RunStatus {
   incumbent: { commit: string; score: number | null } | null;
   selected: { commit: string; score: number | null } | null;
   heldout: Record<string, Record<string, unknown>>;
+  /** Parameters a model's provider rejected, left out of (or renamed in) its later calls (models/parameter-fallback.ts). */
+  rejected_parameters: LearntRejection[];
   /**
    * Every role's calls, tokens and cost over the run's sessions: billed calls, request-cache hits apart (`cached_calls`,
    * not billed), provider prompt-cache tokens; `usd` null when a model has no price (unknown, not 0).
@@ -108,7 +116,19 @@ export function verdictReason(candidate: CandidateRecord, round: RoundRecord | u
   return null;
 }
 
-/** The episode counts of a stored summary (older runs stored none: counts unknown, nothing left out). */
+/**
+ * The episode counts of a candidate: its stored summary, or, when its evaluation did not finish (no summary: the
+ * run failed on too many infrastructure errors, or was stopped), what its stored search rollouts say — they and
+ * their errors are in run.db even though no score was. Null counts when neither exists (older runs stored no
+ * summary: counts unknown, nothing left out).
+ */
+function candidateCounts(store: RunStore, candidate: CandidateRecord) {
+  if (candidate.summary !== null) return episodeCounts(candidate.summary);
+  const scores = store.listRollouts(candidate.commit, "search").map((rollout) => rollout.scores);
+  return episodeCounts(scores.length > 0 ? { ...summarize(scores) } : null);
+}
+
+/** The episode counts of a stored summary. */
 function episodeCounts(
   summary: Record<string, unknown> | null,
 ): Pick<ProposalStatus, "n_total" | "n_scored" | "infra_errors" | "context_overflow"> {
@@ -170,7 +190,7 @@ export function runStatus(store: RunStore): RunStatus {
         state: c.state,
         verdict: c.verdict,
         rejected_reason: c.rejected_reason,
-        ...episodeCounts(c.summary),
+        ...candidateCounts(store, c),
       })),
     failures: failures
       .filter((f) => f.round === round.round)
@@ -232,6 +252,7 @@ export function runStatus(store: RunStore): RunStatus {
         ? { commit: incumbentCommit, score: scoreOf(incumbentCommit) }
         : null,
     heldout,
+    rejected_parameters: store.rejectedParameters(),
     usage: { rollouts: store.countRollouts(), ...usageOf(store.usageTotals()) },
   };
 }

@@ -8,6 +8,7 @@ import Database from "better-sqlite3";
 import { canonicalJson, hashJson } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
 import type { Trajectory } from "../harness/trajectory";
+import type { LearntRejection } from "../models/parameter-fallback";
 import { contentHash } from "./content-hash";
 import { migrate, schemaVersion } from "./migrate";
 import { MIGRATIONS } from "./migrations";
@@ -44,6 +45,7 @@ import type {
   RunState,
   UsageTotal,
 } from "./records";
+import * as rejections from "./rejected-parameters";
 import * as rollouts from "./rollout-table";
 import {
   type CandidateRow,
@@ -504,6 +506,18 @@ export class RunStore {
   /** Events after `afterId` (for a live viewer), oldest first. */
   listEvents(options: { afterId?: number; limit?: number } = {}): EventRecord[] {
     return usage.listEvents(this.#ctx, options);
+  }
+
+  // ── rejected parameters ──────────────────────────────────────────────────────────────────────────────────────
+
+  /** A parameter a model's provider rejected (kept for the rest of the run and a resume); false if known. */
+  recordRejectedParameter(rejection: LearntRejection): boolean {
+    return rejections.recordRejectedParameter(this.#ctx, rejection);
+  }
+
+  /** What the run's models' providers rejected, in the order it was learnt. */
+  rejectedParameters(): LearntRejection[] {
+    return rejections.rejectedParameters(this.#ctx);
   }
 
   // ── views and comparison ─────────────────────────────────────────────────────────────────────────────────────

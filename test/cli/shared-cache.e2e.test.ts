@@ -139,6 +139,57 @@ describe("a request cache shared across runs", () => {
     expect(cacheBytes.includes(API_KEY)).toBe(false);
   }, 240_000);
 
+  it("with an llm proposer, a second identical run in another directory sends no proposer request either", async () => {
+    // The proposer proposes a README edit (a harmless change, so later rounds show it as tried); the rest as above.
+    const proposal = JSON.stringify({
+      proposals: [
+        { rationale: "document the harness", edits: [{ path: "README.md", content: "# notes\n" }] },
+      ],
+    });
+    const proposerCalls = () =>
+      (server?.requests ?? []).filter((r) =>
+        JSON.stringify(r.body).includes("You improve the harness of an AI agent"),
+      ).length;
+    server = await startFakeOpenAIServer((request) =>
+      JSON.stringify(request.body).includes("You improve the harness of an AI agent")
+        ? openaiCompletion({ content: proposal, usage: { prompt_tokens: 4000, completion_tokens: 60 } })
+        : scriptedModel(request),
+    );
+    const root = mkdtempSync(join(tmpdir(), "hsearch-shared-proposer-"));
+    const { dir: tasks } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
+    const config = join(root, "proposer.yaml");
+    writeFileSync(
+      config,
+      [
+        "name: shared-proposer",
+        "suites: [retail]",
+        "objective: joint",
+        "seed_harness: harnesses/bare",
+        `tasks: ${tasks}`,
+        "rounds: 2",
+        "proposals_per_round: 1",
+        "task_model: openai:gpt-4.1-mini",
+        "meta_model: openai:gpt-4.1-mini",
+        "heldout: {final: false}",
+        "cache: {dir: shared-cache}",
+        "",
+      ].join("\n"),
+    );
+    const run = (out: string) =>
+      runCli(["run", config, "--out", join(root, out), "--json"], { env: envFor(server?.baseURL ?? "") });
+    const first = await run("first");
+    expect(first.code, first.stderr).toBe(0);
+    // Both rounds asked the proposer (round 2's prompt holds round 1's proposal and its diff).
+    expect(proposerCalls()).toBe(2);
+    const sent = server.requests.length;
+    const second = await run("second");
+    expect(second.code, second.stderr).toBe(0);
+    expect(proposerCalls()).toBe(2);
+    expect(server.requests.length).toBe(sent);
+    const usage = JSON.parse(second.stdout).usage;
+    expect(usage.by_role.proposer).toMatchObject({ calls: 0, cached_calls: 2 });
+  }, 240_000);
+
   it("eval --cache user: the second eval is answered from $XDG_CACHE_HOME/hsearch, billed nothing, cached calls apart", async () => {
     server = await startFakeOpenAIServer(scriptedModel);
     const xdg = mkdtempSync(join(tmpdir(), "hsearch-xdg-"));

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
+import { fitDiff } from "../../src/cli/diff";
 import { createLiveLine, fitToWidth } from "../../src/cli/progress";
-import { formatTable, paintFor } from "../../src/cli/table";
+import { fitLines, formatTable, paintFor, wrapLine } from "../../src/cli/table";
 import { openRunStore } from "../../src/store";
 import type { RunStatus } from "../../src/store/run-status";
 import { runCli, SOURCE_CLI } from "../helpers/cli";
@@ -21,6 +22,79 @@ describe("tables and the live line fit the terminal", () => {
     for (const line of fitted.split("\n")) expect([...line].length).toBeLessThanOrEqual(40);
     expect(fitted).toContain("…");
     expect(formatTable(["round", "id", "rationale"], rows)).toContain("a long rationale ".repeat(9).trim());
+  });
+
+  it("wraps the other cells inside their column when cutting the flexible one is not enough, losing nothing", () => {
+    const rate = (k: number) => `0.${k}00 ${k}/32 [0.${k}1, 0.${k}9]`;
+    const header = ["harness", "split", "objective", "strict SA", "AbsRec@1", "solve", "false abst."];
+    const rows = [
+      ["selected", "heldout", rate(7), rate(6), rate(3), rate(8), rate(1)],
+      ["round 3 incumbent", "independent", rate(9), "-", "-", rate(9), rate(0)],
+    ];
+    const full = formatTable(header, rows);
+    expect(Math.max(...full.split("\n").map((line) => line.length))).toBeGreaterThan(140);
+    for (const width of [80, 60]) {
+      const fitted = formatTable(header, rows, { maxWidth: width, flexColumn: null });
+      const lines = fitted.split("\n");
+      for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(width);
+      if (width < 80) continue;
+      // At 80 every word of every cell is still there: the cells wrapped, none was cut.
+      const words = fitted.split(/\s+/);
+      for (const cell of rows.flat()) for (const word of cell.split(" ")) expect(words).toContain(word);
+      expect(fitted).not.toContain("…");
+    }
+    const comparison = formatTable(
+      ["group", "metric", "seed", "selected", "Δ [95%]"],
+      [["ambiguous", "strict SA", rate(2), rate(8), "+0.571 [+0.27, +0.75]"]],
+      { maxWidth: 80, flexColumn: 0 },
+    );
+    expect(comparison).toContain("[0.21, 0.29]");
+    expect(comparison).toContain("[+0.27, +0.75]");
+  });
+
+  it("closes a wrapped cell's colour on each of its lines, so it never runs into the next column", () => {
+    const paint = paintFor({ outTTY: true, env: {} }, true);
+    const fitted = formatTable(
+      ["metric", "Δ [95%]", "note"],
+      [["solve", paint.good("+0.571 [+0.27, +0.75]"), "x"]],
+      { maxWidth: 28, flexColumn: null },
+    );
+    const lines = fitted.split("\n").slice(2);
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines.filter((l) => l.includes("\x1b[32m")))
+      expect(line.indexOf("\x1b[0m"), line).toBeGreaterThan(line.indexOf("\x1b[32m"));
+    expect(stripVTControlCharacters(fitted)).toContain("[+0.27, +0.75]");
+  });
+
+  it("wraps prose under a hanging indent, keeps a line's own indent, and breaks (never cuts) a long word", () => {
+    expect(wrapLine("alpha beta gamma delta", 11, { indent: "  " })).toEqual([
+      "alpha beta",
+      "  gamma",
+      "  delta",
+    ]);
+    expect(wrapLine("    agent: 12 model calls, 1000 input tokens", 24, { indent: "  " })).toEqual([
+      "    agent: 12 model",
+      "      calls, 1000 input",
+      "      tokens",
+    ]);
+    expect(wrapLine("/a/very/long/path/without/spaces", 12)).toEqual([
+      "/a/very/long",
+      "/path/withou",
+      "t/spaces",
+    ]);
+    expect(fitLines("short\nline", 80)).toBe("short\nline");
+    expect(fitLines("x ".repeat(100), undefined)).toBe("x ".repeat(100));
+  });
+
+  it("continues a long diff line under its own sign, marked ↪; piped, the diff is as git printed it", () => {
+    const line = `+${"word ".repeat(30).trim()}`;
+    const fitted = fitDiff(`@@ -1 +1 @@\n${line}\n context`, 40).split("\n");
+    expect(fitted[0]).toBe("@@ -1 +1 @@");
+    expect(fitted[1]?.startsWith("+word")).toBe(true);
+    for (const continued of fitted.slice(2, -1)) expect(continued.startsWith("+↪ word")).toBe(true);
+    for (const l of fitted) expect([...l].length).toBeLessThanOrEqual(40);
+    expect(fitted.at(-1)).toBe(" context");
+    expect(fitDiff(line, undefined)).toBe(line);
   });
 
   it("keeps the live line one row wide and clears it before any message", () => {
@@ -85,7 +159,9 @@ describe("hsearch run on a narrow terminal", () => {
     }
     // The closing message starts a line of its own.
     const lines = result.stderr.split(CLEAR).flatMap((segment) => segment.split("\n"));
-    expect(lines.some((line) => /^selected [0-9a-f]{12} /.test(line))).toBe(true);
+    expect(lines.some((line) => /^selected [0-9a-f]{12}\b/.test(line))).toBe(true);
+    // Every message fits the terminal too: a longer one wraps (the start line, the closing one).
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(50);
     expect(result.stderr).not.toMatch(/rollouts \d+\/\d+[^\n\r]*selected /);
   }, 240_000);
 });

@@ -1,6 +1,7 @@
 /**
  * A reply script that behaves like the real OpenAI API for gpt-5-named models, for end-to-end tests of the real-model
- * path: any temperature is rejected with OpenAI's own error body, a prompt above `contextChars` gets
+ * path: any temperature is rejected with OpenAI's own error body (as is max_tokens, for the models `rejects` names:
+ * a reasoning model served under a deployment name), a prompt above `contextChars` gets
  * context_length_exceeded, the agent narrates before it acts, the LLM customer opens and answers, the LLM judge
  * and the proposer get replies of their own kind, and every reply states its usage (prompt-cache reads on the
  * agent's later turns, as OpenAI reports cached_tokens). An optional outage answers some requests with 429 every
@@ -21,6 +22,11 @@ export interface RealisticOptions {
   outage?: (request: RecordedRequest) => boolean;
   /** The proposer proposes one harmless edit (the harness README) instead of answering without a proposal. */
   proposal?: boolean;
+  /**
+   * The model names whose requests are refused with OpenAI's 400 when they carry a temperature (default: gpt-5
+   * names, as OpenAI does) or a max_tokens (default: none) — a reasoning model behind a deployment name.
+   */
+  rejects?: { temperature?: RegExp; max_tokens?: RegExp };
 }
 
 const NOTES_PROPOSAL = JSON.stringify({
@@ -30,6 +36,7 @@ const NOTES_PROPOSAL = JSON.stringify({
 interface ChatBody {
   model: string;
   temperature?: number;
+  max_tokens?: number;
   messages: Array<{ role: string; content: string | null }>;
 }
 
@@ -61,7 +68,21 @@ export function realisticOpenAI(options: RealisticOptions = {}) {
   return (request: RecordedRequest): ScriptedReply => {
     const body = request.body as ChatBody;
     const contextChars = options.contextChars?.[body.model] ?? Number.POSITIVE_INFINITY;
-    if (/^gpt-5/.test(body.model) && body.temperature !== undefined)
+    const rejects = { temperature: /^gpt-5/, ...options.rejects };
+    if (rejects.max_tokens?.test(body.model) && body.max_tokens !== undefined)
+      return {
+        status: 400,
+        json: {
+          error: {
+            message:
+              "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            type: "invalid_request_error",
+            param: "max_tokens",
+            code: "unsupported_parameter",
+          },
+        },
+      };
+    if (rejects.temperature.test(body.model) && body.temperature !== undefined)
       return {
         status: 400,
         json: {

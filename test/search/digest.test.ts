@@ -9,7 +9,7 @@ import { MockChatModel, textReply } from "../../src/models/mock";
 import { rulesJudge } from "../../src/scoring";
 import { searchConfigSchema } from "../../src/search/config-schema";
 import { decisiveExcerpt, FAILURE_MODES } from "../../src/search/digest";
-import { renderMetaPrompt } from "../../src/search/llm-proposer";
+import { renderMetaPrompt, withCandidateNames } from "../../src/search/llm-proposer";
 import type { ProposerInput } from "../../src/search/proposer-input";
 import { runSearch } from "../../src/search/run-search";
 import { estimateTokens, trimToTokens } from "../../src/search/text-budget";
@@ -143,8 +143,14 @@ describe("what the llm proposer sees", () => {
     expect(last).toMatch(/round \d p\d \(rejected, score 0\.\d{4}/);
     // The lineage with score deltas.
     expect(last).toMatch(
-      /Accepted edits so far[\s\S]*round \d [0-9a-f]{12}: score 0\.\d+ \(Δ [+-]0\.\d{4}\)|\(none yet: the incumbent is the seed\)/,
+      /Accepted edits so far[\s\S]*round \d r\dp\d: score 0\.\d+ \(Δ [+-]0\.\d{4}\)|\(none yet: the incumbent is the seed\)/,
     );
+    // Candidates by their stable names, never by commit id (a commit id holds the run id: another run's prompt would
+    // differ, and a request cache shared across runs could not answer it).
+    expect(last).toMatch(/Incumbent \((seed|r\dp\d), score/);
+    expect(last).toMatch(/Its parent \((seed|r\dp\d), score/);
+    for (const prompt of sent)
+      for (const c of store.listCandidates()) expect(prompt).not.toContain(c.commit.slice(0, 12));
     // Held-out and independent tasks never reach the proposer.
     for (const task of tasks.filter((t) => t.split !== "search")) {
       expect(last).not.toContain(task.id);
@@ -192,5 +198,16 @@ describe("the excerpt of a failing example", () => {
   it("is the last observation before the decisive step otherwise", () => {
     expect(decisiveExcerpt(events, 2, "infeasible")).toBe("ana_1");
     expect(decisiveExcerpt(events, 1, "trap")).toBe("Cancel order #W1. I still want it delivered, though.");
+  });
+});
+
+describe("commit ids in the llm proposer's prompt", () => {
+  it("become the candidates' stable names, whole or cut to 12 characters as stored reasons cut them", () => {
+    const seed = "3f1c9a7be0d24c51a8e6f0b9d2c47e15a9b3c6d8";
+    const proposal = "a90e44c1d7f35b2e8c0a61f9d4b7e3c2a5f8e1d0";
+    const text = `Incumbent (${seed}); rejected: same harness as ${proposal.slice(0, 12)} (round 1); 3f1c9a7 stays`;
+    expect(withCandidateNames(text, { [seed]: "seed", [proposal]: "r1p2" })).toBe(
+      "Incumbent (seed); rejected: same harness as r1p2 (round 1); 3f1c9a7 stays",
+    );
   });
 });

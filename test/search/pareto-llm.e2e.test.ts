@@ -80,6 +80,10 @@ describe("strategy pareto with the llm proposer", () => {
       const candidates = store.listCandidates();
       const front = new Set([candidates[0]?.commit]);
       const proposerOf = new Map(candidates.map((c) => [c.commit, c.proposer]));
+      // The prompt names candidates by their stable names (seed, r1p2), never by commit id.
+      const nameOf = new Map(
+        candidates.map((c) => [c.commit, c.round === 0 ? "seed" : `r${c.round}p${c.proposal}`]),
+      );
       const parents = new Set<string>();
       let request = 0;
       for (let round = 1; round <= 4; round++) {
@@ -94,7 +98,8 @@ describe("strategy pareto with the llm proposer", () => {
           // Each parent is a front member of earlier rounds.
           expect(front.has(parent), `round ${round}`).toBe(true);
           const prompt = JSON.stringify(server.requests[request++]?.body);
-          expect(prompt).toContain(`Incumbent (${parent.slice(0, 12)}, score`);
+          expect(prompt).toContain(`Incumbent (${nameOf.get(parent)}, score`);
+          for (const c of candidates) expect(prompt).not.toContain(c.commit.slice(0, 12));
         }
         for (const proposal of proposals)
           expect(proposal.rejected_reason ?? "joined").toMatch(

@@ -31,6 +31,7 @@ describe("migrations", () => {
         "model_calls",
         "probe_episodes",
         "proposal_failures",
+        "rejected_parameters",
         "role_usage",
         "rollouts",
         "rounds",

@@ -454,3 +454,44 @@ describe("the typed read boundary", () => {
     close();
   });
 });
+
+describe("rejected parameters", () => {
+  const temperature = {
+    model: "openai:prod-gpt-5-mini",
+    role: "agent" as const,
+    parameter: "temperature",
+    replacement: null,
+    message: "Unsupported value: 'temperature' does not support 0 with this model.",
+  };
+  const maxTokens = {
+    ...temperature,
+    role: "judge" as const,
+    parameter: "max_tokens",
+    replacement: "max_completion_tokens",
+  };
+
+  it("keeps one row per model and parameter, in the order learnt, for a reader opened later", () => {
+    const store = newStore();
+    expect(store.recordRejectedParameter(temperature)).toBe(true);
+    expect(store.recordRejectedParameter(maxTokens)).toBe(true);
+    expect(store.recordRejectedParameter({ ...temperature, role: "customer" })).toBe(false);
+    expect(store.rejectedParameters()).toEqual([temperature, maxTokens]);
+    store.close();
+    const reader = openRunStore(store.paths.dir, { readonly: true });
+    expect(reader.rejectedParameters()).toEqual([temperature, maxTokens]);
+    reader.close();
+  });
+
+  it("refuses a row whose role is not a model role, naming run.db", () => {
+    const store = newStore();
+    store.recordRejectedParameter(temperature);
+    const raw = new Database(store.paths.db);
+    raw.prepare("UPDATE rejected_parameters SET role = 'boss'").run();
+    raw.close();
+    const error = hsearchErrorOf(() => store.rejectedParameters());
+    expect(error.message).toMatch(
+      /^run\.db is damaged: rejected parameter openai:prod-gpt-5-mini temperature at role: /,
+    );
+    store.close();
+  });
+});
