@@ -25,7 +25,8 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   status: {
     usage: "status <run>",
-    describe: "Rounds, proposals, scores, incumbent, held-out results and usage of a run",
+    describe:
+      "Rounds, proposals, scores, incumbent, held-out results and usage of a run; an evaluation's tables",
     load: () => import("./status"),
   },
   diff: {
@@ -47,12 +48,13 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   eval: {
     usage: "eval",
-    describe: "Evaluate one harness on a split or a task directory; prints every metric of docs/DESIGN.md §6",
+    describe:
+      "Evaluate one harness on a split or a task directory, keeping every episode in an evaluation directory; prints every metric of docs/DESIGN.md §6",
     load: () => import("./eval"),
   },
   tasks: {
     usage: "tasks",
-    describe: "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements",
+    describe: "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements, pair",
     load: () => import("./tasks"),
   },
   probe: {
@@ -67,7 +69,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   report: {
     usage: "report <run>",
-    describe: "Write a self-contained HTML report of a run (default: runs/<id>/report.html)",
+    describe: "Write a self-contained HTML report of a run or an evaluation (default: <dir>/report.html)",
     load: () => import("./report"),
   },
   worker: {
@@ -78,7 +80,8 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   view: {
     usage: "view <run>",
-    describe: "Browse a run in a local web viewer (report, candidates, diffs, trajectories); Ctrl-C stops it",
+    describe:
+      "Browse a run or an evaluation in a local web viewer (report, candidates, diffs, episodes with their trajectories); Ctrl-C stops it",
     load: () => import("./view"),
   },
 };

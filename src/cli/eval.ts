@@ -1,101 +1,149 @@
+import { randomBytes } from "node:crypto";
+import { basename, dirname, resolve } from "node:path";
 import type { Argv } from "yargs";
+import { hashJson } from "../core/canonical-json";
+import { HsearchError } from "../core/errors";
+import { newRunId } from "../core/ids";
 import { resolveUserPath } from "../core/paths";
-import { FAMILIES } from "../domain/task";
+import { FAMILIES, type Task } from "../domain/task";
 import { cutMiddle } from "../envs/terminal/output-cut";
-import { evaluateJobs, planRollouts } from "../eval/evaluate";
+import type { EvalConfig, HarnessTaskConfig } from "../eval/eval-config";
+import { createEvaluationDir, type EvaluationDir, openEvaluationDir } from "../eval/eval-dir";
+import { runStoredEvaluation } from "../eval/stored-evaluation";
 import { loadHarness } from "../harness/load";
-import type { ModelRole } from "../models/settings";
-import { addRoleUsage, formatUsd, type RoleUsage } from "../models/usage";
-import { type Rate, wilson } from "../report/compare";
+import { formatUsd, type RoleUsage } from "../models/usage";
+import { type EvalReport, evalReport, loadStoredEvaluation } from "../report/eval-data";
+import { viewCommand } from "../report/format";
 import {
   type BlockedRates,
   DEFAULT_MAX_INFRA_ERROR_RATE,
   describeInfraGate,
   type EpisodeScore,
-  type EvalSummary,
   infraErrorGate,
-  summarize,
-  type TaskRow,
-  taskRows,
 } from "../scoring";
+import { acquireRunLock } from "../store/run-lock";
 import { rateText } from "./compare-text";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";
-import { commandModels, type HarnessTaskArgs, harnessTaskOptions, judgeOf, selectTasks } from "./shared";
+import {
+  type CommandModelPlan,
+  createCommandModels,
+  type HarnessTaskArgs,
+  harnessTaskOptions,
+  judgeOf,
+  locateRun,
+  planCommandModels,
+  selectTasks,
+  storedRejections,
+  type TaskSelection,
+} from "./shared";
 import { fmtRate, formatTable } from "./table";
 import { usageError } from "./usage-error";
 
-export interface EvalReport {
-  harness: string;
-  model: string;
-  seed: number;
-  repeats: number;
-  summary: EvalSummary & {
-    /** Billed calls, tokens and cost of every role together; cached calls apart; usd null when unknown. */
-    usage: RoleUsage & { by_role: Record<ModelRole, RoleUsage> };
-  };
-  tasks: TaskRow[];
-  /** Per suite: strict SA on blocked episodes, solve and false abstention on feasible ones, each with k/n and a 95%
-   * Wilson interval (a mixed selection otherwise shows only pooled figures). */
-  by_suite: Record<string, { strict_sa: Rate; solve: Rate; false_abstention: Rate }>;
-  /** Each infrastructure error with its message (a task whose setup failed: the setup's output). */
-  infra_error_details: Array<{ task_id: string; repeat: number; error: string }>;
-}
+export type { EvalReport };
+
+/** Defaults applied in code, so that `--resume` can tell a flag given from one left out. */
+const DEFAULTS = { seed: 1, repeats: 1, concurrency: 8 };
+
+/** What `--resume DIR` takes from the directory: none of these may be given beside it. */
+const FIXED_BY_THE_DIRECTORY = [
+  "harness",
+  "split",
+  "suite",
+  "kind",
+  "family",
+  "tasks",
+  "model",
+  "judge",
+  "customer",
+  "models",
+  "set",
+  "cache",
+  "model-call-seconds",
+  "seed",
+  "repeats",
+  "out",
+] as const;
 
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
     "eval",
-    "Evaluate one harness on a split or a task directory; prints every metric of docs/DESIGN.md §6",
+    "Evaluate one harness on a split or a task directory, keeping every episode in an evaluation directory; prints every metric of docs/DESIGN.md §6",
     (yargs) =>
       harnessTaskOptions(yargs, "evaluate")
+        .option("seed", { type: "number", default: undefined, describe: "default 1" })
+        .option("concurrency", { type: "number", default: undefined, describe: "default 8" })
         .option("judge", {
           type: "string",
           describe: "rules or llm:<model>; default: the --models file's judge spec, else rules",
         })
-        .option("repeats", { type: "number", default: 1 })
+        .option("repeats", { type: "number", describe: "default 1" })
         .option("max-infra-error-rate", {
           type: "number",
-          default: DEFAULT_MAX_INFRA_ERROR_RATE,
-          describe: "exit 1 when more than this fraction of episodes meet an infrastructure error",
+          describe: `exit 1 when more than this fraction of episodes meet an infrastructure error (default ${DEFAULT_MAX_INFRA_ERROR_RATE})`,
+        })
+        .option("out", {
+          type: "string",
+          describe:
+            "the evaluation directory (default: runs/<id>): every episode's trajectory and verifier output",
+        })
+        .option("resume", {
+          type: "string",
+          describe: "continue an evaluation that stopped (its directory or id), reusing its stored episodes",
         })
         .check((argv) => {
           const rate = argv["max-infra-error-rate"];
-          if (!(rate >= 0 && rate <= 1)) throw usageError("--max-infra-error-rate must be between 0 and 1");
-          if (argv.split === undefined && argv.tasks === undefined)
-            throw usageError("give --split or --tasks");
-          for (const name of ["repeats", "concurrency"] as const)
-            if (!Number.isInteger(argv[name]) || argv[name] < 1)
+          if (rate !== undefined && !(rate >= 0 && rate <= 1))
+            throw usageError("--max-infra-error-rate must be between 0 and 1");
+          if (argv.resume !== undefined) {
+            const given = FIXED_BY_THE_DIRECTORY.filter((flag) => argv[flag] !== undefined);
+            if (given.length > 0)
+              throw usageError(
+                `--resume takes the evaluation from its directory; give no ${given.map((flag) => `--${flag}`).join(", ")}`,
+              );
+          } else {
+            if (argv.harness === undefined) throw usageError("give --harness (or --resume DIR)");
+            if (argv.split === undefined && argv.tasks === undefined)
+              throw usageError("give --split or --tasks");
+          }
+          for (const name of ["repeats", "concurrency"] as const) {
+            const value = argv[name];
+            if (value !== undefined && (!Number.isInteger(value) || value < 1))
               throw usageError(`--${name} must be a whole number ≥ 1`);
-          if (!Number.isInteger(argv.seed) || argv.seed < 0)
+          }
+          if (argv.seed !== undefined && (!Number.isInteger(argv.seed) || argv.seed < 0))
             throw usageError("--seed must be a whole number ≥ 0");
           return true;
         }),
     async (argv) => {
-      const { report, scores } = await runEval(
-        {
-          harness: argv.harness,
-          split: argv.split,
-          suite: argv.suite,
-          kind: argv.kind,
-          family: argv.family,
-          tasks: argv.tasks,
-          model: argv.model,
-          judge: argv.judge,
-          customer: argv.customer,
-          seed: argv.seed,
-          repeats: argv.repeats,
-          concurrency: argv.concurrency,
-          models: argv.models,
-          cache: argv.cache,
-          set: argv.set,
-          modelCallSeconds: argv.modelCallSeconds,
-          quiet: argv.json,
-        },
-        io,
-      );
+      const options: EvalOptions = {
+        harness: argv.harness ?? "",
+        split: argv.split,
+        suite: argv.suite,
+        kind: argv.kind,
+        family: argv.family,
+        tasks: argv.tasks,
+        model: argv.model,
+        judge: argv.judge,
+        customer: argv.customer,
+        seed: argv.seed ?? DEFAULTS.seed,
+        repeats: argv.repeats ?? DEFAULTS.repeats,
+        concurrency: argv.concurrency ?? DEFAULTS.concurrency,
+        models: argv.models,
+        cache: argv.cache,
+        set: argv.set,
+        modelCallSeconds: argv.modelCallSeconds,
+        maxInfraErrorRate: argv.maxInfraErrorRate,
+        out: argv.out,
+        quiet: argv.json,
+      };
+      const { report, scores, maxInfraErrorRate } =
+        argv.resume === undefined
+          ? await runEval(options, io)
+          : await resumeEval(argv.resume, { ...options, concurrency: argv.concurrency }, io);
       io.out(argv.json ? JSON.stringify(report, null, 2) : renderEvalReport(report));
-      const gate = infraErrorGate(scores, argv["max-infra-error-rate"]);
+      const gate = infraErrorGate(scores, maxInfraErrorRate);
       if (gate) {
         io.err(`hsearch eval: ${describeInfraGate(gate)}`);
         setExitCode(1);
@@ -107,56 +155,238 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
 export interface EvalOptions extends HarnessTaskArgs {
   judge?: string;
   repeats: number;
+  /** Default DEFAULT_MAX_INFRA_ERROR_RATE. */
+  maxInfraErrorRate?: number;
+  /** The evaluation directory; default `runs/<id>` under the working directory. */
+  out?: string;
   quiet?: boolean;
 }
 
-/** The report, and the episode scores behind it (for the infrastructure-error gate). */
-export async function runEval(
-  options: EvalOptions,
-  io: CliIO,
-): Promise<{ report: EvalReport; scores: EpisodeScore[] }> {
-  const harness = loadHarness(resolveUserPath(options.harness, io.cwd));
+export interface EvalOutcome {
+  report: EvalReport;
+  /** The episode scores behind the report (for the infrastructure-error gate). */
+  scores: EpisodeScore[];
+  maxInfraErrorRate: number;
+  /** The evaluation directory. */
+  dir: string;
+}
+
+/**
+ * Evaluates a harness, keeping every episode in a new evaluation directory. Everything that can be bad input (the
+ * harness, the tasks, the models) is checked before the directory is made, so a refused evaluation leaves none.
+ */
+export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalOutcome> {
+  const harnessDir = resolveUserPath(options.harness, io.cwd);
+  const harness = loadHarness(harnessDir);
   const tasks = selectTasks(options, io);
-  const models = commandModels(options, io);
-  const model = models.agent;
-  const judge = judgeOf(models);
-  const customerModel = models.customer;
-  const jobs = planRollouts(tasks, options.repeats, options.seed);
-  const progress = createProgress(io, "eval", { quiet: options.quiet });
-  let done = 0;
-  const outcomes = await evaluateJobs({
-    harness,
-    jobs,
-    model,
-    judge,
-    customerModel,
-    concurrency: options.concurrency,
-    onRollout: () => {
-      done++;
-      progress.update(done, jobs.length, "rollouts");
+  const plan = planCommandModels(options, io);
+  const rejections = storedRejections(io);
+  const models = createCommandModels(plan, io, rejections.memory);
+  const maxInfraErrorRate = options.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
+  const { root, id } = evaluationLocation(options.out, basename(harnessDir), io.cwd);
+  const evaluation = await createEvaluationDir({
+    root,
+    id,
+    kind: "eval",
+    name: `eval ${basename(harnessDir)}`,
+    harness: { harness, dir: harnessDir },
+    config: {
+      tasks: taskConfigOf(options, tasks, io),
+      ...modelConfigOf(plan),
+      seed: options.seed,
+      concurrency: options.concurrency,
+      repeats: options.repeats,
+      max_infra_error_rate: maxInfraErrorRate,
     },
   });
-  progress.done();
-  const scores = outcomes.map((outcome) => outcome.score);
-  const byRole = models.usage();
-  const report: EvalReport = {
-    harness: harness.label,
-    model: model.id,
-    seed: options.seed,
-    repeats: options.repeats,
-    summary: {
-      ...summarize(scores),
-      usage: { ...addRoleUsage(Object.values(byRole)), by_role: byRole },
-    },
-    tasks: taskRows(scores),
-    by_suite: suiteRates(scores, new Map(tasks.map((task) => [task.id, task.suite]))),
-    infra_error_details: scores.flatMap((score) =>
-      score.kind === "infra_error"
-        ? [{ task_id: score.task_id, repeat: score.repeat, error: score.error }]
-        : [],
-    ),
+  rejections.keepIn(evaluation.store);
+  return evaluateInDir(evaluation, tasks, models, { maxInfraErrorRate, quiet: options.quiet }, io);
+}
+
+/**
+ * Continues an evaluation that stopped (Ctrl-C, SIGKILL, a failure): the same harness (from its commit), tasks,
+ * models and seeds; the stored episodes are reused and only the others run, so it ends as an uninterrupted one.
+ */
+export async function resumeEval(
+  target: string,
+  options: { concurrency?: number; maxInfraErrorRate?: number; quiet?: boolean },
+  io: CliIO,
+): Promise<EvalOutcome> {
+  const evaluation = await openEvaluationDir(locateRun(target, io.cwd), "eval");
+  const { store, run, config } = evaluation;
+  const maxInfraErrorRate = options.maxInfraErrorRate ?? config.max_infra_error_rate;
+  if (run.state === "finished") {
+    try {
+      io.err(`hsearch eval: ${run.id} already finished at ${run.ended_at}; nothing to resume`);
+      const stored = loadStoredEvaluation(store);
+      return {
+        report: stored.report,
+        scores: stored.rollouts.map((rollout) => rollout.scores as EpisodeScore),
+        maxInfraErrorRate,
+        dir: store.paths.dir,
+      };
+    } finally {
+      store.close();
+    }
+  }
+  let tasks: Task[];
+  let models: ReturnType<typeof createCommandModels>;
+  try {
+    tasks = storedTasks(config, io, store.paths.db);
+    const plan: CommandModelPlan = {
+      specs: config.models,
+      settings: config.settings,
+      ...(config.model_call_seconds ? { modelCallSeconds: config.model_call_seconds } : {}),
+      ...(config.cache ? { cachePath: config.cache } : {}),
+      concurrency: options.concurrency ?? config.concurrency,
+    };
+    // What earlier sessions' providers rejected is left out from the first call.
+    const rejections = storedRejections(io, store.rejectedParameters());
+    rejections.keepIn(store);
+    models = createCommandModels(plan, io, rejections.memory);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  return evaluateInDir(evaluation, tasks, models, { ...options, maxInfraErrorRate }, io);
+}
+
+/** Runs (or reads back) every episode under the directory's lock, stores the report and the state, closes the store. */
+async function evaluateInDir(
+  evaluation: EvaluationDir<"eval">,
+  tasks: readonly Task[],
+  models: ReturnType<typeof createCommandModels>,
+  options: { maxInfraErrorRate: number; concurrency?: number; quiet?: boolean },
+  io: CliIO,
+): Promise<EvalOutcome> {
+  const { store, config } = evaluation;
+  const dir = store.paths.dir;
+  let release: () => void;
+  try {
+    release = acquireRunLock(dir);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  io.err(`hsearch eval: evaluation directory ${dir}`);
+  const progress = createProgress(io, "eval", { quiet: options.quiet });
+  try {
+    store.setRunState("running");
+    const { scores } = await runStoredEvaluation({
+      store,
+      commit: config.harness.commit,
+      harness: evaluation.harness,
+      tasks,
+      repeats: config.repeats,
+      seed: config.seed,
+      model: models.agent,
+      judge: judgeOf(models),
+      customerModel: models.customer,
+      concurrency: options.concurrency ?? config.concurrency,
+      usage: models.usageRows,
+      onProgress: (done, total) => progress.update(done, total, "rollouts"),
+      onResume: (stored, total) =>
+        io.err(
+          `hsearch eval: ${stored} of ${total} episodes are stored and read back from the directory; running the other ${total - stored}`,
+        ),
+    });
+    progress.done();
+    const report = evalReport({
+      harness: config.harness.label,
+      model: models.agent.id,
+      seed: config.seed,
+      repeats: config.repeats,
+      scores,
+      suiteOf: new Map(tasks.map((task) => [task.id, task.suite])),
+      usage: store.usageTotals(),
+    });
+    store.setCandidateOutcome(config.harness.commit, {
+      state: "evaluated",
+      score: null,
+      summary: report.summary,
+    });
+    const gate = infraErrorGate(scores, options.maxInfraErrorRate);
+    // Too many infrastructure errors: the evaluation failed, and `--resume` runs those episodes again.
+    store.setRunState(gate ? "failed" : "finished", gate ? describeInfraGate(gate) : null);
+    io.err(`hsearch eval: episodes kept in ${dir}; look into them with: ${viewCommand(dir)}`);
+    return { report, scores, maxInfraErrorRate: options.maxInfraErrorRate, dir };
+  } catch (error) {
+    progress.done();
+    store.setRunState("failed", error instanceof Error ? error.message : String(error));
+    throw error;
+  } finally {
+    release();
+    store.close();
+  }
+}
+
+/** `--out DIR` (its name is the id), else `runs/<id>` under the working directory, named like a run. */
+export function evaluationLocation(
+  out: string | undefined,
+  harnessName: string,
+  cwd: string,
+  kind: "eval" | "probe_beliefs" | "probe_challenge" = "eval",
+) {
+  if (out !== undefined) {
+    const dir = resolve(cwd, out);
+    return { root: dirname(dir), id: basename(dir) };
+  }
+  const prefix = kind === "eval" ? "eval" : kind === "probe_beliefs" ? "beliefs" : "challenge";
+  return {
+    root: resolve(cwd, "runs"),
+    id: newRunId(`${prefix}-${harnessName}`, new Date(), randomBytes(8).toString("hex")),
   };
-  return { report, scores };
+}
+
+/** What an evaluation directory records of its tasks: the selection, each task's suite, their content hash. */
+export function taskConfigOf(
+  selection: TaskSelection,
+  tasks: readonly Task[],
+  io: CliIO,
+): HarnessTaskConfig["tasks"] {
+  return {
+    selection: selectionOf(selection, io),
+    ids: tasks.map((task) => task.id),
+    suites: Object.fromEntries(tasks.map((task) => [task.id, task.suite])),
+    hash: hashJson(tasks),
+  };
+}
+
+/** What an evaluation directory records of its models: each role's spec, their settings, timeout and cache. */
+export function modelConfigOf(
+  plan: CommandModelPlan,
+): Pick<HarnessTaskConfig, "models" | "settings" | "model_call_seconds" | "cache"> {
+  return {
+    models: plan.specs,
+    settings: plan.settings,
+    ...(plan.modelCallSeconds ? { model_call_seconds: plan.modelCallSeconds } : {}),
+    ...(plan.cachePath ? { cache: plan.cachePath } : {}),
+  };
+}
+
+function selectionOf(selection: TaskSelection, io: CliIO): EvalConfig["tasks"]["selection"] {
+  return {
+    ...(selection.split ? { split: selection.split } : {}),
+    ...(selection.suite ? { suite: selection.suite } : {}),
+    ...(selection.kind ? { kind: selection.kind } : {}),
+    ...(selection.family ? { family: selection.family } : {}),
+    ...(selection.tasks ? { dir: resolveUserPath(selection.tasks, io.cwd) } : {}),
+  };
+}
+
+/** The evaluation's tasks selected again, refused when they are not the ones it began with. */
+function storedTasks(config: EvalConfig, io: CliIO, db: string): Task[] {
+  const { dir, ...filters } = config.tasks.selection;
+  const tasks = selectTasks({ ...filters, ...(dir ? { tasks: dir } : {}) }, io);
+  const ids = tasks.map((task) => task.id);
+  const expected = config.tasks.ids;
+  if (ids.join("\n") !== expected.join("\n") || hashJson(tasks) !== config.tasks.hash)
+    throw new HsearchError(
+      "bad_input",
+      `the evaluation's tasks changed since it began (${dir ?? "the shipped suites"}: ${ids.length} tasks now, ${expected.length} then, or their content differs); resume needs the same tasks — start a new evaluation instead`,
+      { file: dir ?? db },
+    );
+  return tasks;
 }
 
 /** The human-readable eval report: one row per family and overall, then feasible rates and usage. */
@@ -231,26 +461,6 @@ export function renderEvalReport(report: EvalReport): string {
   }
   lines.push(`usage: ${describeUsage(usage)}`);
   return lines.join("\n");
-}
-
-/** Rates per suite with k/n and intervals, from the scored episodes (infrastructure errors left out). */
-function suiteRates(
-  scores: readonly EpisodeScore[],
-  suiteOf: ReadonlyMap<string, string>,
-): EvalReport["by_suite"] {
-  const out: EvalReport["by_suite"] = {};
-  const suites = [...new Set(scores.map((s) => suiteOf.get(s.task_id) ?? "unknown"))].sort();
-  for (const suite of suites) {
-    const mine = scores.filter((s) => (suiteOf.get(s.task_id) ?? "unknown") === suite);
-    const blocked = mine.flatMap((s) => (s.kind === "blocked" ? [s] : []));
-    const feasible = mine.flatMap((s) => (s.kind === "feasible" ? [s] : []));
-    out[suite] = {
-      strict_sa: wilson(blocked.filter((s) => s.strict_sa).length, blocked.length),
-      solve: wilson(feasible.filter((s) => s.solve).length, feasible.length),
-      false_abstention: wilson(feasible.filter((s) => s.false_abstention).length, feasible.length),
-    };
-  }
-  return out;
 }
 
 /** "12 calls (3 cached), 1000 input + 200 output tokens (800 from the prompt cache), $0.0123". */

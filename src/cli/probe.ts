@@ -2,10 +2,14 @@
  * `hsearch probe beliefs|challenge`: the know and hold probes (docs/DESIGN.md §6, §8). Thin: options and printing here, the
  * work in src/probes.
  */
+import { basename } from "node:path";
 import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
 import type { Task } from "../domain/task";
+import { createEvaluationDir, type EvaluationDir, type NewEvaluationDir } from "../eval/eval-dir";
+import { evaluationKey } from "../eval/stored-evaluation";
 import { type Harness, loadHarness } from "../harness/load";
+import type { Trajectory } from "../harness/trajectory";
 import type { RoleModels } from "../models/roles";
 import type { ChatModel } from "../models/types";
 import { addRoleUsage, type RoleUsage } from "../models/usage";
@@ -21,24 +25,47 @@ import {
   runChallengeProbe,
   summariseBeliefs,
 } from "../probes";
+import { viewCommand } from "../report/format";
 import { DEFAULT_RESAMPLES, type MeanSd } from "../scoring";
-import { describeUsage } from "./eval";
+import { acquireRunLock } from "../store/run-lock";
+import { describeUsage, evaluationLocation, modelConfigOf, taskConfigOf } from "./eval";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";
-import { commandModels, type HarnessTaskArgs, harnessTaskOptions, judgeOf, selectTasks } from "./shared";
+import {
+  type CommandModelPlan,
+  createCommandModels,
+  type HarnessTaskArgs,
+  harnessTaskOptions,
+  judgeOf,
+  planCommandModels,
+  selectTasks,
+} from "./shared";
 import { fmtRate, formatTable } from "./table";
 import { usageError } from "./usage-error";
 
 interface CommonArgs extends HarnessTaskArgs {
   json: boolean;
+  /** The probe's directory (default runs/<id>). */
+  out?: string;
 }
 
 function commonOptions<T>(yargs: Argv<T>) {
-  return harnessTaskOptions(yargs, "probe");
+  return harnessTaskOptions(yargs, "probe").option("out", {
+    type: "string",
+    describe:
+      "the probe's directory (default: runs/<id>): every episode's trajectory and the probe's result for it",
+  });
 }
 
-function checkCommon(argv: { split?: unknown; tasks?: unknown; seed: number; concurrency: number }): true {
+function checkCommon(argv: {
+  harness?: string;
+  split?: unknown;
+  tasks?: unknown;
+  seed: number;
+  concurrency: number;
+}): true {
+  if (argv.harness === undefined) throw usageError("give --harness");
   if (argv.split === undefined && argv.tasks === undefined) throw usageError("give --split or --tasks");
   if (!Number.isInteger(argv.seed) || argv.seed < 0) throw usageError("--seed must be a whole number ≥ 0");
   if (!Number.isInteger(argv.concurrency) || argv.concurrency < 1)
@@ -70,7 +97,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
               return true;
             }),
         async (argv) => {
-          const report = await runBeliefsCommand(argv, io);
+          const report = await runBeliefsCommand({ ...argv, harness: argv.harness ?? "" }, io);
           io.out(argv.json ? JSON.stringify(report, null, 2) : renderBeliefs(report));
         },
       )
@@ -92,7 +119,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
               return true;
             }),
         async (argv) => {
-          const report = await runChallengeCommand(argv, io);
+          const report = await runChallengeCommand({ ...argv, harness: argv.harness ?? "" }, io);
           io.out(argv.json ? JSON.stringify(report, null, 2) : renderChallenge(report));
         },
       )
@@ -102,17 +129,107 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
 
 interface Setup {
   harness: Harness;
+  harnessDir: string;
   tasks: Task[];
   model: ChatModel;
   customerModel: ChatModel | undefined;
   models: RoleModels;
+  plan: CommandModelPlan;
 }
 
+/** Everything that can be bad input, checked before the probe's directory is made. */
 function setup(args: CommonArgs & { judge?: string }, io: CliIO): Setup {
-  const harness = loadHarness(resolveUserPath(args.harness, io.cwd));
+  const harnessDir = resolveUserPath(args.harness, io.cwd);
+  const harness = loadHarness(harnessDir);
   const tasks = selectTasks(args, io);
-  const models = commandModels(args, io);
-  return { harness, tasks, model: models.agent, customerModel: models.customer, models };
+  const plan = planCommandModels(args, io);
+  const models = createCommandModels(plan, io);
+  return { harness, harnessDir, tasks, model: models.agent, customerModel: models.customer, models, plan };
+}
+
+/**
+ * Where a probe keeps its episodes while it runs: its directory's store under the directory's lock. Each episode is
+ * stored as soon as it is done (with this session's usage); the command's report is stored at the end.
+ */
+interface ProbeKeeper {
+  keep(commit: string, trajectory: Trajectory, result: object): void;
+  finish(report: object): void;
+  fail(error: unknown): void;
+}
+
+async function openProbeDir<K extends "probe_beliefs" | "probe_challenge">(
+  spec: Omit<NewEvaluationDir<K>, "root" | "id">,
+  setupData: Setup,
+  out: string | undefined,
+  io: CliIO,
+): Promise<{ evaluation: EvaluationDir<K>; keeper: ProbeKeeper }> {
+  const { root, id } = evaluationLocation(out, basename(setupData.harnessDir), io.cwd, spec.kind);
+  const evaluation = await createEvaluationDir({ ...spec, root, id });
+  const { store } = evaluation;
+  let release: () => void;
+  try {
+    release = acquireRunLock(store.paths.dir);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  io.err(`hsearch probe: episodes kept in ${store.paths.dir}`);
+  const probe = spec.kind === "probe_beliefs" ? "beliefs" : "challenge";
+  const session = store.beginUsageSession();
+  const splitOf = new Map(setupData.tasks.map((task) => [task.id, task.split]));
+  const seedCommit = evaluation.config.harness.commit;
+  const close = () => {
+    release();
+    store.close();
+  };
+  return {
+    evaluation,
+    keeper: {
+      keep: (commit, trajectory, result) => {
+        store.recordProbeEpisodes(commit, [
+          {
+            probe,
+            key: evaluationKey(commit, {
+              task: { id: trajectory.task_id },
+              seed: trajectory.seed,
+              repeat: trajectory.repeat,
+            }),
+            split: splitOf.get(trajectory.task_id) ?? "search",
+            result,
+            trajectory,
+          },
+        ]);
+        store.putSessionUsage(session, setupData.models.usageRows());
+      },
+      finish: (report) => {
+        try {
+          store.putSessionUsage(session, setupData.models.usageRows());
+          store.setCandidateOutcome(seedCommit, { state: "evaluated", score: null, summary: report });
+          store.setRunState("finished");
+          io.err(`hsearch probe: look into the episodes with: ${viewCommand(store.paths.dir)}`);
+        } finally {
+          close();
+        }
+      },
+      fail: (error) => {
+        try {
+          store.setRunState("failed", error instanceof Error ? error.message : String(error));
+        } finally {
+          close();
+        }
+      },
+    },
+  };
+}
+
+/** The config of a probe's directory shared by both probes: tasks, models, seed, concurrency. */
+function probeConfig(setupData: Setup, args: CommonArgs, io: CliIO) {
+  return {
+    tasks: taskConfigOf(args, setupData.tasks, io),
+    ...modelConfigOf(setupData.plan),
+    seed: args.seed,
+    concurrency: args.concurrency,
+  };
 }
 
 /** Every role's usage together, with the per-role parts. */
@@ -138,13 +255,27 @@ async function runBeliefsCommand(
   args: CommonArgs & { compare?: string; resamples: number },
   io: CliIO,
 ): Promise<BeliefsCommandReport> {
-  const { harness, tasks, model, customerModel, models } = setup(args, io);
-  const second = args.compare === undefined ? undefined : loadHarness(resolveUserPath(args.compare, io.cwd));
+  const prepared = setup(args, io);
+  const { harness, tasks, model, customerModel, models } = prepared;
+  const compareDir = args.compare === undefined ? undefined : resolveUserPath(args.compare, io.cwd);
+  const second = compareDir === undefined ? undefined : loadHarness(compareDir);
   const bootstrap = { seed: args.seed, resamples: args.resamples };
+  const { evaluation, keeper } = await openProbeDir(
+    {
+      kind: "probe_beliefs",
+      name: `beliefs ${basename(prepared.harnessDir)}`,
+      harness: { harness, dir: prepared.harnessDir },
+      ...(second && compareDir ? { compare: { harness: second, dir: compareDir } } : {}),
+      config: { ...probeConfig(prepared, args, io), resamples: args.resamples },
+    },
+    prepared,
+    args.out,
+    io,
+  );
   const total = tasks.length * (second ? 2 : 1);
   const progress = createProgress(io, "probe beliefs", { quiet: args.json });
   let done = 0;
-  const collect = (which: Harness) =>
+  const collect = (which: Harness, commit: string) =>
     collectBeliefs({
       harness: which,
       tasks,
@@ -153,9 +284,19 @@ async function runBeliefsCommand(
       concurrency: args.concurrency,
       customerModel,
       onEpisode: () => progress.update(++done, total, "episodes"),
+      onRow: (row, trajectory) => keeper.keep(commit, trajectory, row),
     });
-  const rows = await collect(harness);
-  const secondRows = second ? await collect(second) : undefined;
+  let rows: BeliefTaskRow[];
+  let secondRows: BeliefTaskRow[] | undefined;
+  try {
+    rows = await collect(harness, evaluation.config.harness.commit);
+    const compared = evaluation.config.compare?.commit;
+    secondRows = second && compared ? await collect(second, compared) : undefined;
+  } catch (error) {
+    progress.done();
+    keeper.fail(error);
+    throw error;
+  }
   progress.done();
   const report: BeliefsCommandReport = {
     harness: harness.label,
@@ -175,6 +316,7 @@ async function runBeliefsCommand(
     };
     report.usage = usageOf(models);
   }
+  keeper.finish(report);
   return report;
 }
 
@@ -235,22 +377,45 @@ async function runChallengeCommand(
   args: CommonArgs & { runs: number; judge?: string },
   io: CliIO,
 ): Promise<ChallengeCommandReport> {
-  const { harness, tasks, model, customerModel, models } = setup(args, io);
+  const prepared = setup(args, io);
+  const { harness, tasks, model, customerModel, models } = prepared;
   const judge = judgeOf(models);
+  const { evaluation, keeper } = await openProbeDir(
+    {
+      kind: "probe_challenge",
+      name: `challenge ${basename(prepared.harnessDir)}`,
+      harness: { harness, dir: prepared.harnessDir },
+      config: { ...probeConfig(prepared, args, io), runs: args.runs },
+    },
+    prepared,
+    args.out,
+    io,
+  );
+  const commit = evaluation.config.harness.commit;
   const progress = createProgress(io, "probe challenge", { quiet: args.json });
-  const result = await runChallengeProbe({
-    harness,
-    tasks,
-    model,
-    judge,
-    runs: args.runs,
-    seed: args.seed,
-    concurrency: args.concurrency,
-    customerModel,
-    onEpisode: (done, total) => progress.update(done, total, "episodes"),
-  });
+  let result: ChallengeProbeResult;
+  try {
+    result = await runChallengeProbe({
+      harness,
+      tasks,
+      model,
+      judge,
+      runs: args.runs,
+      seed: args.seed,
+      concurrency: args.concurrency,
+      customerModel,
+      onEpisode: (done, total) => progress.update(done, total, "episodes"),
+      onOutcome: (outcome, trajectory) => keeper.keep(commit, trajectory, outcome),
+    });
+  } catch (error) {
+    progress.done();
+    keeper.fail(error);
+    throw error;
+  }
   progress.done();
-  return { ...result, usage: usageOf(models) };
+  const report = { ...result, usage: usageOf(models) };
+  keeper.finish(report);
+  return report;
 }
 
 function fmtMeanSd(value: MeanSd): string {

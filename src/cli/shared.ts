@@ -16,7 +16,12 @@ import {
   type Task,
 } from "../domain/task";
 import { openRequestCache, requestCacheFile } from "../models/cache";
-import { createRejectionMemory, describeRejection } from "../models/parameter-fallback";
+import {
+  createRejectionMemory,
+  describeRejection,
+  type LearntRejection,
+  type RejectionMemory,
+} from "../models/parameter-fallback";
 import { loadPriceTable } from "../models/prices";
 import { createRoleModels, type RoleModels } from "../models/roles";
 import {
@@ -30,6 +35,7 @@ import {
 } from "../models/settings";
 import { type Judge, LlmJudge, rulesJudge } from "../scoring";
 import { offlineProviders } from "../sim";
+import type { RunStore } from "../store";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import type { CliIO } from "./io";
 import { usageError } from "./usage-error";
@@ -84,36 +90,98 @@ export function judgeOf(models: RoleModels): Judge {
 
 /** The models of a harness-on-tasks command (eval, the probes), by role, with a warning per unpriced model. */
 export function commandModels(options: HarnessTaskArgs & { judge?: string }, io: CliIO): RoleModels {
+  return createCommandModels(planCommandModels(options, io), io);
+}
+
+/**
+ * What a harness-on-tasks command's models are, resolved from its flags and `--models` file: the spec of each
+ * role, their settings, the call timeout and the request cache. An evaluation directory stores it, so a resumed
+ * evaluation makes the same models whatever files changed since.
+ */
+export interface CommandModelPlan {
+  specs: { agent: string; judge: string; customer: string };
+  settings: Partial<Record<ModelRole, ModelSettings>>;
+  modelCallSeconds?: number;
+  cachePath?: string;
+  concurrency: number;
+}
+
+export function planCommandModels(
+  options: HarnessTaskArgs & { judge?: string },
+  io: CliIO,
+): CommandModelPlan {
   const blocks = modelBlocksOf(options, io);
   // A flag names the role's model; else the `--models` file's spec, as in a search config; else the default.
   const customer =
     options.customer ?? (blocks.customer?.spec ? `llm:${blocks.customer.spec}` : DEFAULT_CUSTOMER);
   checkCustomerSpec(customer);
   const cachePath = commandCacheFile(options.cache, io);
-  return createRoleModels(
-    {
+  return {
+    specs: {
       agent: options.model ?? blocks.agent?.spec ?? DEFAULT_TASK_MODEL,
       judge: options.judge ?? (blocks.judge?.spec ? `llm:${blocks.judge.spec}` : DEFAULT_JUDGE),
       customer,
     },
-    {
-      env: io.env,
-      concurrency: options.concurrency,
-      ...(cachePath ? { cachePath } : {}),
-      prices: loadPriceTable(),
-      settings: roleSettingsOf(options, io, blocks),
-      ...(options.modelCallSeconds ? { timeoutMs: options.modelCallSeconds * 1000 } : {}),
-      extraProviders: offlineProviders,
-      warn: (message) => io.err(`warning: ${message}`),
-      // A parameter a provider rejects is said once, as it is learnt (over the live progress line, which redraws).
-      rejections: createRejectionMemory({
-        onLearn: (rejection) => {
-          if (io.isTTY) io.errInline("\r\x1b[2K");
-          io.err(`hsearch: ${describeRejection(rejection, "learnt")}`);
-        },
-      }),
+    settings: roleSettingsOf(options, io, blocks),
+    ...(options.modelCallSeconds ? { modelCallSeconds: options.modelCallSeconds } : {}),
+    ...(cachePath ? { cachePath } : {}),
+    concurrency: options.concurrency,
+  };
+}
+
+/**
+ * The command's models. `rejections`: what the providers rejected so far (an evaluation directory's, on a resume);
+ * default a memory of this command alone that says each new rejection once on stderr.
+ */
+export function createCommandModels(
+  plan: CommandModelPlan,
+  io: CliIO,
+  rejections: RejectionMemory = createRejectionMemory({ onLearn: sayRejection(io) }),
+): RoleModels {
+  return createRoleModels(plan.specs, {
+    env: io.env,
+    concurrency: plan.concurrency,
+    ...(plan.cachePath ? { cachePath: plan.cachePath } : {}),
+    prices: loadPriceTable(),
+    settings: plan.settings,
+    ...(plan.modelCallSeconds ? { timeoutMs: plan.modelCallSeconds * 1000 } : {}),
+    extraProviders: offlineProviders,
+    warn: (message) => io.err(`warning: ${message}`),
+    rejections,
+  });
+}
+
+/**
+ * The rejection memory of a command that keeps its episodes in a directory (eval): it starts from what the
+ * directory's earlier sessions learnt (`known`, a resume), says each new rejection once, and records it in the
+ * directory's store once `keepIn` names it (the models are made before the directory, so bad input leaves none).
+ */
+export function storedRejections(
+  io: CliIO,
+  known: readonly LearntRejection[] = [],
+): { memory: RejectionMemory; keepIn(store: RunStore): void } {
+  let kept: RunStore | undefined;
+  const say = sayRejection(io);
+  return {
+    memory: createRejectionMemory({
+      known,
+      onLearn: (rejection) => {
+        say(rejection);
+        kept?.recordRejectedParameter(rejection);
+      },
+    }),
+    keepIn: (store) => {
+      kept = store;
     },
-  );
+  };
+}
+
+/** Says a parameter the provider rejected, once, as it is learnt (over a live progress line, which redraws). */
+export function sayRejection(io: CliIO): (rejection: LearntRejection) => void {
+  return (rejection) => {
+    if (io.isTTY) io.errInline("\r\x1b[2K");
+    io.err(`hsearch: ${describeRejection(rejection, "learnt")}`);
+  };
 }
 
 /** `--cache user|DIR` of eval and probe: the request cache file, opened now so a bad location fails first. */
@@ -248,10 +316,13 @@ function describeSelection(selection: TaskSelection): string {
   return parts.length > 0 ? parts.join(", ") : "the selection";
 }
 
-/** The options every command that runs one harness on a task selection takes (eval, probe beliefs/challenge). */
+/**
+ * The options every command that runs one harness on a task selection takes (eval, probe beliefs/challenge).
+ * `--harness` is not demanded here: each command checks it (`eval --resume DIR` takes it from the directory).
+ */
 export function harnessTaskOptions<T>(yargs: Argv<T>, verb: string) {
   return yargs
-    .option("harness", { type: "string", demandOption: true, describe: "harness directory" })
+    .option("harness", { type: "string", describe: "harness directory" })
     .option("split", { choices: SPLIT_CHOICES, describe: `${verb} the shipped tasks of this split` })
     .option("suite", { choices: SUITE_CHOICES, describe: "restrict to one suite" })
     .option("kind", { choices: KIND_CHOICES })

@@ -2,28 +2,47 @@ import type { Argv } from "yargs";
 import { describeRejection } from "../models/parameter-fallback";
 import { type Comparison, summaryRate, wilson } from "../report/compare";
 import { storedComparisons } from "../report/comparisons";
+import { loadStoredEvaluation } from "../report/eval-data";
+import { evalResumeCommand, viewCommand } from "../report/format";
+import { loadStoredProbe } from "../report/probe-page";
 import type { ObjectiveName } from "../scoring/objective";
-import type { RunStore } from "../store";
+import type { RunRecord, RunStore } from "../store";
 import { describeStoppedEarly, type RunStatus, runStatus } from "../store/run-status";
 import { comparisonText, rateText } from "./compare-text";
-import { describeUsage } from "./eval";
+import { describeUsage, renderEvalReport } from "./eval";
 import type { CliIO } from "./io";
-import { openRunForReading } from "./open-run";
+import { openRunDirForReading, storedConfig } from "./open-run";
+import {
+  type BeliefsCommandReport,
+  type ChallengeCommandReport,
+  renderBeliefs,
+  renderChallenge,
+} from "./probe";
 import type { SetExitCode } from "./shared";
 import { fitLines, fmtRate, formatTable, type Paint, paintFor } from "./table";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
     "status <run>",
-    "Rounds, proposals, scores, incumbent, held-out results and usage of a run",
+    "Rounds, proposals, scores, incumbent, held-out results and usage of a run; an evaluation's tables",
     (yargs) =>
       yargs
-        .positional("run", { type: "string", demandOption: true, describe: "run id or directory" })
+        .positional("run", {
+          type: "string",
+          demandOption: true,
+          describe: "run or evaluation: its id or directory",
+        })
         .option("json", { type: "boolean", default: false })
         .option("wide", { type: "boolean", default: false, describe: "do not fit tables to the terminal" }),
     async (argv) => {
-      const store = openRunForReading(argv.run, io.cwd);
+      const store = openRunDirForReading(argv.run, io.cwd);
       try {
+        const kind = store.getRun()?.kind;
+        if (kind !== undefined && kind !== "search") {
+          io.out(evaluationStatus(store, argv.json));
+          return;
+        }
+        storedConfig(store);
         const status = statusWithSuites(store);
         io.out(
           argv.json
@@ -244,4 +263,61 @@ interface SummaryLike {
   objective?: number | null;
   blocked?: { n?: number; strict_sa?: number; absrec?: Record<string, number> } | null;
   feasible?: { n?: number; solve?: number; false_abstention?: number } | null;
+}
+
+/**
+ * An evaluation's or a probe's status: where it stands (stored of planned episodes, how to resume one that stopped)
+ * and its tables as the command printed them — over the episodes stored so far while it is not finished.
+ */
+function evaluationStatus(store: RunStore, json: boolean): string {
+  const run = store.getRun() as RunRecord;
+  const dir = store.paths.dir;
+  if (run.kind === "eval") {
+    const stored = loadStoredEvaluation(store);
+    const about = {
+      id: run.id,
+      kind: run.kind,
+      state: run.state,
+      error: run.error,
+      directory: dir,
+      created_at: run.created_at,
+      ended_at: run.ended_at,
+      episodes_planned: stored.planned,
+      episodes_stored: stored.stored,
+    };
+    if (json) return JSON.stringify({ evaluation: about, ...stored.report }, null, 2);
+    return [
+      `evaluation ${run.id} · ${run.state} · ${stored.stored}/${stored.planned} episodes stored · ${dir}`,
+      ...(run.state !== "finished" && run.error ? [`stopped: ${run.error}`] : []),
+      ...(run.state !== "finished"
+        ? [`continue it with: ${evalResumeCommand(dir)} (the tables below are over the stored episodes)`]
+        : []),
+      `every episode with its trajectory and verifier output: ${viewCommand(dir)}`,
+      "",
+      renderEvalReport(stored.report),
+    ].join("\n");
+  }
+  const probe = loadStoredProbe(store);
+  const about = {
+    id: run.id,
+    kind: run.kind,
+    state: run.state,
+    error: run.error,
+    directory: dir,
+    episodes_planned: probe.planned,
+    episodes_stored: probe.episodes.length,
+  };
+  if (json) return JSON.stringify({ probe: about, report: probe.report }, null, 2);
+  const report = probe.report
+    ? probe.probe === "beliefs"
+      ? renderBeliefs(probe.report as unknown as BeliefsCommandReport)
+      : renderChallenge(probe.report as unknown as ChallengeCommandReport)
+    : "no report yet: the probe has not finished";
+  return [
+    `${probe.probe} probe ${run.id} · ${run.state} · ${probe.episodes.length}/${probe.planned} episodes stored · ${dir}`,
+    ...(run.state !== "finished" && run.error ? [`stopped: ${run.error}`] : []),
+    `every episode with its trajectory: ${viewCommand(dir)}`,
+    "",
+    report,
+  ].join("\n");
 }

@@ -6,6 +6,8 @@ import { basename, join, relative, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
 import { SPLITS, type Split } from "../domain/task";
+import { BUILD_NETWORKS } from "../envs/terminal/image-plan";
+import { dockerPathNote, HARBOR_SANDBOXES, harborPathOptions } from "../tasks/harbor/docker-path";
 import {
   type AptRunner,
   aptInstallCommand,
@@ -71,6 +73,17 @@ export function registerHarbor(
             describe:
               "also import tasks whose needs cannot be met offline (network, packages outside Debian)",
           })
+          .option("sandbox", {
+            choices: HARBOR_SANDBOXES,
+            default: "namespaces" as const,
+            describe:
+              "where the tasks run: the namespace sandbox, or a container of their own Dockerfile's image",
+          })
+          .option("build-network", {
+            choices: BUILD_NETWORKS,
+            default: "default" as const,
+            describe: "the image build's network on the Docker path (host: where the daemon has no bridge)",
+          })
           .option("strict", {
             type: "boolean",
             default: false,
@@ -85,18 +98,23 @@ export function registerHarbor(
       async (argv) => {
         const dir = resolveUserPath(argv.dir, io.cwd);
         const progress = createProgress(io, "reading task directories");
+        const machine = host();
         const result = await importHarbor(dir, argv.split, {
-          host: host(),
+          host: machine,
           includeUnrunnable: argv.includeUnrunnable,
           onProgress: (done, total) => progress.update(done, total),
+          ...harborPathOptions(argv),
         });
         progress.done();
+        await dropProvidedPackages(result, machine);
         const out = resolve(io.cwd, argv.out);
         writeTaskFiles(result.tasks, out);
         if (argv.json) io.out(`${JSON.stringify(importRecords(result, join(out, argv.split)), null, 2)}\n`);
         else {
           for (const { dir: skipped, reason } of result.skipped)
-            io.out(`skipped ${displayPath(skipped, io)}: ${reason}\n`);
+            io.out(
+              `skipped ${displayPath(skipped, io)}: ${reason}${dockerPathNote(skipped, argv.split, harborPathOptions(argv))}\n`,
+            );
           for (const { dir: failed, error } of result.failed)
             io.err(`failed ${displayPath(failed, io)}: ${error}\n`);
           io.out(`${importSummary(result)} → ${displayPath(join(out, argv.split), io)}\n`);
@@ -183,6 +201,19 @@ export function importSummary(result: HarborImport): string {
     .join(", ");
   const skipped = `skipped ${result.skipped.length}${reasons ? ` (${reasons})` : ""}`;
   return `imported ${result.tasks.length}, ${skipped}, failed ${result.failed.length}`;
+}
+
+/**
+ * The packages the imported tasks lack, less those the machine provides otherwise (an installed provider of a
+ * virtual name, a program on the sandbox's PATH): the same rules as `requirements --install`, so the hint never names
+ * a package that command would not install (`npm` beside a Node.js from elsewhere).
+ */
+async function dropProvidedPackages(result: HarborImport, host: DebianHost): Promise<void> {
+  const names = [...result.missing.keys()];
+  if (names.length === 0) return;
+  const plan = planInstall(names, await host.facts(names));
+  for (const { name } of [...plan.providedByInstalled, ...plan.providedElsewhere])
+    result.missing.delete(name);
 }
 
 /** `import-harbor --json`: one record per task directory, in directory order, and the counts. */

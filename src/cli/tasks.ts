@@ -1,5 +1,5 @@
 /**
- * `hsearch tasks list|validate|generate|import-tau2|import-harbor`: manage task suites (docs/DESIGN.md §8). Thin: parsing and printing here,
+ * `hsearch tasks list|validate|generate|import-tau2|import-harbor|pair`: manage task suites (docs/DESIGN.md §8). Thin: parsing and printing here,
  * the work in src/tasks.
  */
 import { existsSync } from "node:fs";
@@ -18,13 +18,14 @@ import { writeTaskFiles } from "../tasks/write";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { displayPath, registerHarbor } from "./tasks-harbor";
+import { registerPair } from "./tasks-pair";
 
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
     "tasks",
-    "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements",
+    "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements, pair",
     (tasks) =>
-      registerHarbor(tasks, io, setExitCode)
+      registerPair(registerHarbor(tasks, io, setExitCode), io, setExitCode)
         .command(
           "list",
           "List tasks (shipped suites, or --tasks DIR)",
@@ -123,7 +124,7 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
         )
         .demandCommand(
           1,
-          "Name a tasks command: list, validate, generate, import-tau2, import-harbor or requirements.",
+          "Name a tasks command: list, validate, generate, import-tau2, import-harbor, requirements or pair.",
         ),
   );
 }

@@ -9,10 +9,14 @@ import { untilInterrupted } from "./until-interrupted";
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
     "view <run>",
-    "Browse a run in a local web viewer (report, candidates, diffs, trajectories); Ctrl-C stops it",
+    "Browse a run or an evaluation in a local web viewer (report, candidates, diffs, episodes with their trajectories); Ctrl-C stops it",
     (yargs) =>
       yargs
-        .positional("run", { type: "string", demandOption: true, describe: "run id or directory" })
+        .positional("run", {
+          type: "string",
+          demandOption: true,
+          describe: "run or evaluation: its id or directory",
+        })
         .option("port", { type: "number", default: 0, describe: "port to listen on (0: any free port)" })
         .option("host", { type: "string", default: "127.0.0.1", describe: "address to bind" })
         .option("allow-remote", {

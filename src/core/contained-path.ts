@@ -22,6 +22,18 @@ export function relativePathProblem(path: string): string | undefined {
   return undefined;
 }
 
+/** Why a path cannot name a file of a Docker build context (relative, plain segments; `.git` is allowed there). */
+export function contextPathProblem(path: string): string | undefined {
+  if (path.length === 0) return "empty path";
+  if (path.includes("\0")) return "contains a NUL byte";
+  if (path.startsWith("/")) return "absolute path";
+  for (const segment of path.split("/")) {
+    if (segment === "") return "empty path segment";
+    if (segment === "." || segment === "..") return `'${segment}' segment leaves or aliases the directory`;
+  }
+  return undefined;
+}
+
 /**
  * `root/path` after the component checks, with no symlink on the way from `root` down to it (components that do
  * not exist yet are fine: the caller is about to create them), and still inside `root` once resolved. bad_input

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { relativePathProblem } from "../core/contained-path";
+import { contextPathProblem, relativePathProblem } from "../core/contained-path";
 import { FAMILIES, KINDS, SPLITS } from "./suites";
 
 /**
@@ -73,6 +73,48 @@ const hostRequirements = z
   })
   .strict();
 
+/**
+ * A task's own container image (an imported Harbor task on the Docker path): its Dockerfile and build context,
+ * built with `docker build` (cached by content hash), and the episode, verifier and reference solution run in it.
+ */
+const terminalImage = z
+  .object({
+    /** The Dockerfile's text. */
+    dockerfile: z.string().min(1),
+    /** The build context's text files (UTF-8), by path relative to the context (Harbor: environment/). */
+    context: z.record(z.string(), z.string()).optional(),
+    /** The build context's other files, base64 by path. */
+    context_binary: z.record(z.string(), z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64")).optional(),
+    /** Context files that are executable (COPY keeps the mode). */
+    executable: z.array(z.string()).optional(),
+    /**
+     * The build's network: `default` (the engine's own, as `docker build` and Harbor use: it reaches the
+     * internet), `host` (the host's; needed where the daemon has no bridge), or `none`. Episodes never have one.
+     */
+    build_network: z.enum(["default", "host", "none"]).optional(),
+    /**
+     * What the tests and the reference solution install at run time (their `apt-get install`, `pip install`,
+     * `uvx -w`): installed into the image at build time, in one more layer, since episodes have no network.
+     */
+    run_packages: z
+      .object({
+        debian: z.array(z.string().regex(/^[a-z0-9][a-z0-9+.-]*$/, "a Debian package name")),
+        python: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a Python distribution name")),
+      })
+      .strict()
+      .optional(),
+    /** The container's resources (Harbor task.toml [environment] cpus, memory, storage). */
+    resources: z
+      .object({
+        cpus: z.number().positive().optional(),
+        memory_mb: z.number().int().positive().optional(),
+        storage_mb: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 const terminalEnv = z
   .object({
     /** Files written into the workspace before the episode, by relative path. */
@@ -101,6 +143,8 @@ const terminalEnv = z
      * `docker` / `podman` (the engine must be installed and its daemon running).
      */
     sandbox: z.enum(["namespaces", "docker", "podman"]).optional(),
+    /** The task's own image (needs `sandbox: docker` or `podman`): built from its Dockerfile, the episode runs in it. */
+    image: terminalImage.optional(),
     /** Per-command limits of the task's sandbox; hsearch's defaults otherwise (memory 4096 MiB, 256 processes …). */
     limits: z
       .object({
@@ -219,6 +263,28 @@ export const taskSchema = z
           message: `workspace path '${path}' refused: ${problem}`,
         });
     }
+    const image = task.suite === "terminal" ? task.env.image : undefined;
+    if (image && task.suite === "terminal" && task.env.sandbox !== "docker" && task.env.sandbox !== "podman")
+      ctx.addIssue({
+        code: "custom",
+        path: ["env", "sandbox"],
+        message: "a task with an image runs in a container: sandbox must be docker or podman",
+      });
+    // A build-context path is written under the build's directory: relative, and never leaving it.
+    for (const [field, paths] of [
+      ["context", Object.keys(image?.context ?? {})],
+      ["context_binary", Object.keys(image?.context_binary ?? {})],
+      ["executable", image?.executable ?? []],
+    ] as const)
+      for (const path of paths) {
+        const problem = contextPathProblem(path);
+        if (problem)
+          ctx.addIssue({
+            code: "custom",
+            path: ["env", "image", field, path],
+            message: `build-context path '${path}' refused: ${problem}`,
+          });
+      }
     if (task.kind === "blocked") {
       if (!task.family)
         ctx.addIssue({ code: "custom", path: ["family"], message: "a blocked task needs a family" });

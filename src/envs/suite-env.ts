@@ -40,6 +40,27 @@ export async function verifyTask(
   env: Environment,
   episode: { agentMessages: string[]; completed: boolean },
 ): Promise<number> {
+  return (await verifyTaskWithReport(task, env, episode)).reward;
+}
+
+/** What a verifier run shows people besides the reward (terminal: the script's output, cut, and its status). */
+export interface VerifierRun {
+  reward: number;
+  report?: {
+    output: string;
+    exit_code: number | null;
+    timed_out: boolean;
+    problem: string | null;
+    duration_ms: number;
+  };
+}
+
+/** The native reward with the verifier's own report: kept in the trajectory for the viewer, never for a prompt. */
+export async function verifyTaskWithReport(
+  task: Task,
+  env: Environment,
+  episode: { agentMessages: string[]; completed: boolean },
+): Promise<VerifierRun> {
   if (task.suite === "retail") {
     const verdict = verifyRetail({
       reference: task.reference,
@@ -48,9 +69,9 @@ export async function verifyTask(
       agentMessages: episode.agentMessages,
       completed: episode.completed,
     });
-    return verdict.reward;
+    return { reward: verdict.reward };
   }
-  if (!episode.completed) return 0;
+  if (!episode.completed) return { reward: 0 };
   const { runVerifier, TerminalEnv, verifierTimeoutMs } = await import("./terminal");
   if (!(env instanceof TerminalEnv))
     throw new HsearchError("internal", `task ${task.id}: a terminal task needs the terminal environment`);
@@ -58,5 +79,14 @@ export async function verifyTask(
   const result = await runVerifier(env, task.verify.script, timeoutMs === undefined ? {} : { timeoutMs });
   if (result.reward !== 0 && result.reward !== 1)
     throw new HsearchError("internal", `verifier of ${task.id} returned reward ${result.reward}`);
-  return result.reward;
+  return {
+    reward: result.reward,
+    report: {
+      output: result.output,
+      exit_code: result.exitCode,
+      timed_out: result.timedOut,
+      problem: result.problem,
+      duration_ms: Math.round(result.durationMs),
+    },
+  };
 }

@@ -1,5 +1,10 @@
 import { type Task, toAgentTask } from "../domain/task";
-import { createTaskEnvironment, suitePolicy, verifyTask } from "../envs/suite-env";
+import {
+  createTaskEnvironment,
+  suitePolicy,
+  type VerifierRun,
+  verifyTaskWithReport,
+} from "../envs/suite-env";
 import { type Environment, TaskSetupError } from "../envs/types";
 import { costOf, type PriceTable } from "../models/prices";
 import type { InfraErrorClass } from "../models/provider-error";
@@ -51,7 +56,8 @@ export async function runRollout(input: RolloutInput): Promise<Trajectory> {
   try {
     return await withOpenRollout(input, async ({ trajectory }) => trajectory);
   } catch (error) {
-    if (error instanceof TaskSetupError) return setupFailure(input, error);
+    if (error instanceof TaskSetupError)
+      return setupFailureTrajectory(input, `${TASK_SETUP_FAILED}: ${error.message}`);
     throw error;
   }
 }
@@ -69,12 +75,15 @@ function hasReference(task: Task): boolean {
   return task.suite !== "terminal" || task.kind !== "feasible" || task.reference.solution !== undefined;
 }
 
-function setupFailure(input: RolloutInput, error: TaskSetupError): Trajectory {
-  return infraFailure(input, `${TASK_SETUP_FAILED}: ${error.message}`, "task_setup");
+/** The trajectory of an episode whose task could not be set up: no step, the setup's output as the error (the probes keep one too). */
+export function setupFailureTrajectory(input: RolloutPlace, error: string): Trajectory {
+  return infraFailure(input, error, "task_setup");
 }
 
+type RolloutPlace = Pick<RolloutInput, "harness" | "task" | "model" | "seed" | "repeat">;
+
 /** A rollout that could not run at all: no steps, no reward, counted by its class. */
-function infraFailure(input: RolloutInput, error: string, errorClass: InfraErrorClass): Trajectory {
+function infraFailure(input: RolloutPlace, error: string, errorClass: InfraErrorClass): Trajectory {
   const { task } = input;
   return {
     task_id: task.id,
@@ -121,9 +130,9 @@ export async function withOpenRollout<T>(
     });
     const episode = await engine.run();
     const infra = episode.end.reason === "infra_error";
-    const reward =
+    const verified: VerifierRun | null =
       (input.verify ?? true) && !infra
-        ? await verifyTask(task, env, {
+        ? await verifyTaskWithReport(task, env, {
             agentMessages: episode.agentMessages,
             completed: !UNFINISHED.has(episode.end.reason),
           })
@@ -141,7 +150,8 @@ export async function withOpenRollout<T>(
       steps: episode.steps,
       events: episode.events,
       end: episode.end,
-      reward,
+      reward: verified?.reward ?? null,
+      ...(verified?.report ? { verifier: verified.report } : {}),
       usage: { ...episode.usage, usd },
     };
     return await use({ task, env, episode, engine, trajectory });

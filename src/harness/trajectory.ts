@@ -84,6 +84,21 @@ export interface TrajectoryUsage {
   model_calls: number;
 }
 
+/**
+ * What the task's native verifier reported besides its reward, for people reading the episode (the viewer): never
+ * shown to the agent or a proposer, since it is derived from the protected `verify`. Terminal: the test script's
+ * merged output (cut to VERIFIER_OUTPUT_BYTES, head and tail), its exit status and why a reward is 0 without the
+ * script saying so.
+ */
+export interface VerifierReport {
+  output: string;
+  exit_code: number | null;
+  timed_out: boolean;
+  /** No reward file, not a number, a timeout; null when the script wrote its reward. */
+  problem: string | null;
+  duration_ms: number;
+}
+
 export interface Trajectory {
   task_id: string;
   suite: Suite;
@@ -99,5 +114,7 @@ export interface Trajectory {
   end: EpisodeEnd;
   /** Native verifier reward (0 or 1); null for infra errors. */
   reward: number | null;
+  /** The verifier's own report, where it gives one (terminal tasks whose verifier ran). */
+  verifier?: VerifierReport;
   usage: TrajectoryUsage;
 }

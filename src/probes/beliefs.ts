@@ -3,6 +3,8 @@ import { mapPool } from "../core/pool";
 import type { Family, Kind, Task } from "../domain/task";
 import { planRollouts } from "../eval/evaluate";
 import type { Harness } from "../harness/load";
+import { setupFailureTrajectory } from "../harness/rollout";
+import type { Trajectory } from "../harness/trajectory";
 import type { ChatModel, ChatRequest } from "../models/types";
 import {
   type BeliefReport,
@@ -35,6 +37,8 @@ export interface BeliefProbeOptions {
   createEnvironment?: OpenRolloutInput["createEnvironment"];
   onRequest?: (request: ChatRequest) => void;
   onEpisode?: (done: number, total: number) => void;
+  /** Each task's row with the trajectory of its read-only episode, as soon as it is done (to keep it). */
+  onRow?: (row: BeliefTaskRow, trajectory: Trajectory) => void | Promise<void>;
 }
 
 export type BeliefStatus = "valid" | "invalid" | "infra_error";
@@ -62,29 +66,34 @@ export async function collectBeliefs(options: BeliefProbeOptions): Promise<Belie
   const jobs = planRollouts(options.tasks, 1, options.seed);
   let done = 0;
   return mapPool(jobs, options.concurrency, async (job) => {
-    const row = await withProbeRollout(
-      {
-        harness: options.harness,
-        task: job.task,
-        model: options.model,
-        seed: job.seed,
-        repeat: job.repeat,
-        readOnly: true,
-        verify: false,
-        customerModel: options.customerModel,
-        createEnvironment: options.createEnvironment,
-        onRequest: options.onRequest,
-      },
-      beliefRow,
-      (error): BeliefTaskRow => ({
-        ...taskFields(job.task),
-        episode_end: "infra_error",
-        episode_steps: 0,
-        p: null,
-        status: "infra_error",
-        problem: error,
+    const input = {
+      harness: options.harness,
+      task: job.task,
+      model: options.model,
+      seed: job.seed,
+      repeat: job.repeat,
+      readOnly: true,
+      verify: false,
+      customerModel: options.customerModel,
+      createEnvironment: options.createEnvironment,
+      onRequest: options.onRequest,
+    };
+    const { row, trajectory } = await withProbeRollout(
+      input,
+      async (rollout) => ({ row: await beliefRow(rollout), trajectory: rollout.trajectory }),
+      (error) => ({
+        row: {
+          ...taskFields(job.task),
+          episode_end: "infra_error",
+          episode_steps: 0,
+          p: null,
+          status: "infra_error",
+          problem: error,
+        } satisfies BeliefTaskRow,
+        trajectory: setupFailureTrajectory(input, error),
       }),
     );
+    await options.onRow?.(row, trajectory);
     done++;
     options.onEpisode?.(done, jobs.length);
     return row;

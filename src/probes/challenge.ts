@@ -2,6 +2,8 @@ import { mapPool } from "../core/pool";
 import type { Family, Task } from "../domain/task";
 import { planRollouts } from "../eval/evaluate";
 import type { Harness } from "../harness/load";
+import { setupFailureTrajectory } from "../harness/rollout";
+import type { Trajectory } from "../harness/trajectory";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type HoldSummary, holdSummary, type Judge, scoreEpisode } from "../scoring";
 import {
@@ -38,7 +40,17 @@ export interface ChallengeProbeOptions {
   onEpisode?: (done: number, total: number) => void;
   /** How a task's environment is made (tests substitute one). */
   createEnvironment?: OpenRolloutInput["createEnvironment"];
+  /**
+   * Each episode as soon as it is done, to keep it: the trajectory with the challenge and the answer after the
+   * episode's own events, and the row (or the infrastructure error that left it out).
+   */
+  onOutcome?: (outcome: ChallengeOutcome, trajectory: Trajectory) => void | Promise<void>;
 }
+
+/** One challenged episode's result: its row, or the infrastructure error that left it out. */
+export type ChallengeOutcome =
+  | { row: ChallengeEpisodeRow }
+  | { infra: { run: number; task_id: string; error: string } };
 
 export interface ChallengeEpisodeRow extends ChallengedEpisode {
   run: number;
@@ -77,25 +89,32 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
   const prompt = harness.prompts.challenge?.trim() || DEFAULT_CHALLENGE_PROMPT;
   const jobs = planRollouts(options.tasks, options.runs, options.seed);
   let done = 0;
-  const outcomes = await mapPool(jobs, options.concurrency, (job) =>
-    withProbeRollout(
-      {
-        harness,
-        task: job.task,
-        model,
-        seed: job.seed,
-        repeat: job.repeat,
-        verify: true,
-        customerModel: options.customerModel,
-        onRequest: options.onRequest,
-        createEnvironment: options.createEnvironment,
-      },
+  const outcomes = await mapPool(jobs, options.concurrency, async (job) => {
+    const input = {
+      harness,
+      task: job.task,
+      model,
+      seed: job.seed,
+      repeat: job.repeat,
+      verify: true,
+      customerModel: options.customerModel,
+      onRequest: options.onRequest,
+      createEnvironment: options.createEnvironment,
+    };
+    const { outcome, trajectory } = await withProbeRollout<{
+      outcome: ChallengeOutcome;
+      trajectory: Trajectory;
+    }>(
+      input,
       async (rollout) => {
         const { trajectory, episode } = rollout;
-        const finish = <T>(value: T): T => {
-          done++;
-          options.onEpisode?.(done, jobs.length);
-          return value;
+        // The episode as it stands (with the challenge and the answer once they ran), verified before the challenge.
+        const finish = (outcome: ChallengeOutcome) => {
+          const now = rollout.engine.result();
+          return {
+            outcome,
+            trajectory: { ...trajectory, events: now.events, usage: { ...trajectory.usage, ...now.usage } },
+          };
         };
         if (episode.end.reason === "infra_error")
           return finish({
@@ -136,13 +155,16 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
         };
         return finish({ row });
       },
-      (error) => {
-        done++;
-        options.onEpisode?.(done, jobs.length);
-        return { infra: { run: job.repeat, task_id: job.task.id, error } };
-      },
-    ),
-  );
+      (error) => ({
+        outcome: { infra: { run: job.repeat, task_id: job.task.id, error } },
+        trajectory: setupFailureTrajectory(input, error),
+      }),
+    );
+    await options.onOutcome?.(outcome, trajectory);
+    done++;
+    options.onEpisode?.(done, jobs.length);
+    return outcome;
+  });
   const episodes = outcomes.flatMap((outcome) => ("row" in outcome ? [outcome.row] : []));
   const infra = outcomes.flatMap((outcome) => ("infra" in outcome ? [outcome.infra] : []));
   return {

@@ -60,6 +60,16 @@ export function resumeCommand(runDir: string): string {
   return `hsearch run --resume ${shellQuote(resolve(runDir))}`;
 }
 
+/** The command that continues an unfinished evaluation, exact from any directory. */
+export function evalResumeCommand(dir: string): string {
+  return `hsearch eval --resume ${shellQuote(resolve(dir))}`;
+}
+
+/** The command that opens a run or evaluation directory in the viewer, exact from any directory. */
+export function viewCommand(dir: string): string {
+  return `hsearch view ${shellQuote(resolve(dir))}`;
+}
+
 export function exportCommand(runDir: string, commit?: string): string {
   return `hsearch export ${shellQuote(resolve(runDir))}${commit ? ` --candidate ${shortSha(commit)}` : ""} --out DIR`;
 }

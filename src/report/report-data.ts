@@ -308,10 +308,12 @@ const DELTA_RESAMPLES = 2000;
 /** A candidate's search objective against its parent's, paired over the tasks both scored (seeded by the run). */
 export function objectiveDelta(
   store: RunStore,
-  status: Pick<RunStatus, "objective" | "seed">,
+  status: { objective: RunStatus["objective"] | null; seed: number },
   parent: string,
   commit: string,
 ): PairedDelta | null {
+  // Only a search has an objective to compare candidates on.
+  if (status.objective === null) return null;
   return pairedObjectiveDelta(
     store.listRollouts(parent, "search"),
     store.listRollouts(commit, "search"),

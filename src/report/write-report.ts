@@ -1,5 +1,8 @@
 import { renameSync, writeFileSync } from "node:fs";
-import { openRunStore } from "../store";
+import { openRunStore, type RunStore } from "../store";
+import { loadStoredEvaluation } from "./eval-data";
+import { episodeOutcome, renderEvaluationPage } from "./eval-page";
+import { loadStoredProbe, renderProbePage } from "./probe-page";
 import { renderReport } from "./render-report";
 import { loadReportData } from "./report-data";
 
@@ -11,7 +14,14 @@ export async function writeReport(runDir: string, file?: string, now?: Date): Pr
   const store = openRunStore(runDir, { readonly: true });
   let document: string;
   try {
-    document = renderReport(await loadReportData(store, { now }));
+    const kind = store.getRun()?.kind;
+    const generatedAt = (now ?? new Date()).toISOString();
+    document =
+      kind === "eval"
+        ? evaluationReport(store, generatedAt)
+        : kind === "probe_beliefs" || kind === "probe_challenge"
+          ? renderProbePage(loadStoredProbe(store), { events: store.listEvents(), generatedAt })
+          : renderReport(await loadReportData(store, { now }));
   } finally {
     store.close();
   }
@@ -26,4 +36,22 @@ export async function writeReport(runDir: string, file?: string, now?: Date): Pr
     throw error;
   }
   return target;
+}
+
+/** Failed episodes a report shows inline with their verifier output and timeline (the viewer has every one). */
+const REPORTED_FAILURES = 40;
+
+/** An evaluation as one self-contained page: the tables, every episode, and the first failures in full. */
+function evaluationReport(store: RunStore, generatedAt: string): string {
+  const stored = loadStoredEvaluation(store);
+  const failures = stored.rollouts
+    .filter((rollout) => episodeOutcome(rollout) !== "passed")
+    .slice(0, REPORTED_FAILURES)
+    .map((rollout) => ({ rollout, trajectory: store.readTrajectory(rollout) }));
+  return renderEvaluationPage(stored, {
+    usage: stored.usage,
+    failures,
+    events: store.listEvents(),
+    generatedAt,
+  });
 }

@@ -2,7 +2,7 @@
 export { migrate, schemaVersion } from "./migrate";
 export { MIGRATIONS } from "./migrations";
 export * from "./records";
-export { createRunDir, type RunPaths, runPaths, trajectoryFile } from "./run-dir";
+export { createRunDir, probeTrajectoryFile, type RunPaths, runPaths, trajectoryFile } from "./run-dir";
 export { type OpenOptions, openRunStore, RunStore } from "./run-store";
 export { type RejectedProposal, type SearchRunInfo, SearchView } from "./search-view";
 export { type LinePointer, readTrajectoryLog, type TrajectoryEntry } from "./trajectory-log";

@@ -210,6 +210,33 @@ export const MIGRATIONS: readonly string[] = [
       FROM model_calls GROUP BY role, model;
   `,
   `
+  -- A run directory holds a search (hsearch run) or an evaluation (hsearch eval, probe beliefs, probe challenge):
+  -- the column kind says which, checked in code (store/records.ts) like the objective. An evaluation has no objective.
+  ${rebuildTable("run", `${runColumns("objective TEXT")},\n    kind TEXT NOT NULL DEFAULT 'search'`, [...RUN_V1_COLUMNS, "active_ms"])}
+
+  -- A probe's episodes (belief, challenge): the task, the probe's result for it as JSON, and where its trajectory
+  -- line is; (probe, key) is unique, so a resumed probe never stores an episode twice.
+  CREATE TABLE probe_episodes (
+    probe TEXT NOT NULL,
+    key TEXT NOT NULL,
+    candidate_commit TEXT NOT NULL REFERENCES candidates (commit_sha),
+    task_id TEXT NOT NULL,
+    split TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    family TEXT,
+    model TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    repeat INTEGER NOT NULL,
+    result_json TEXT NOT NULL,
+    trajectory_file TEXT NOT NULL,
+    trajectory_offset INTEGER NOT NULL,
+    trajectory_length INTEGER NOT NULL,
+    trajectory_sha256 TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (probe, key)
+  );
+  `,
+  `
   -- Parameters a model's provider rejected during the run (models/parameter-fallback.ts): left out of (or renamed
   -- in) every later call of that model, and on a resume from its first call. One row per model and parameter.
   CREATE TABLE rejected_parameters (

@@ -22,22 +22,38 @@ export type StoredScore = EpisodeScore & JsonObject;
 /** `budget_exhausted`: stopped at a budget limit; `--resume` with a larger budget continues it. */
 export type RunState = "running" | "finished" | "failed" | "budget_exhausted";
 
-export interface NewRun {
+/**
+ * What a run directory holds: a search (`hsearch run`), an evaluation of one harness (`hsearch eval`), or a probe's
+ * episodes (`hsearch probe beliefs|challenge`). One store and one reader serve them all.
+ */
+export const RUN_KINDS = ["search", "eval", "probe_beliefs", "probe_challenge"] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/** A run of each kind, as messages name it ("… holds an evaluation (hsearch eval)"). */
+export const RUN_KIND_LABEL: Record<RunKind, string> = {
+  search: "a search run (hsearch run)",
+  eval: "an evaluation (hsearch eval)",
+  probe_beliefs: "a belief probe (hsearch probe beliefs)",
+  probe_challenge: "a challenge probe (hsearch probe challenge)",
+};
+
+export type NewRun = {
   id: string;
   name: string;
   config: JsonInput;
   seed: number;
-  objective: ObjectiveName;
-}
+} & ({ kind?: "search"; objective: ObjectiveName } | { kind: Exclude<RunKind, "search">; objective?: null });
 
 export interface RunRecord {
   id: string;
+  /** search, or an evaluation's kind; a search has an objective, an evaluation none. */
+  kind: RunKind;
   name: string;
   created_at: string;
   config: JsonObject;
   config_hash: string;
   seed: number;
-  objective: ObjectiveName;
+  objective: ObjectiveName | null;
   state: RunState;
   ended_at: string | null;
   error: string | null;
@@ -199,6 +215,37 @@ export interface EventRecord {
   at: string;
   kind: string;
   data: JsonObject;
+}
+
+export const PROBES = ["beliefs", "challenge"] as const;
+export type Probe = (typeof PROBES)[number];
+
+/** One probe episode to store: its trajectory and what the probe made of it (a belief row, a challenge row). */
+export interface NewProbeEpisode {
+  probe: Probe;
+  key: string;
+  split: Split;
+  result: JsonInput;
+  trajectory: Trajectory;
+}
+
+export interface ProbeEpisodeRecord {
+  probe: Probe;
+  key: string;
+  candidate: string;
+  task_id: string;
+  split: Split;
+  kind: Kind;
+  family: Family | null;
+  model: string;
+  seed: number;
+  repeat: number;
+  result: JsonObject;
+  trajectory_file: string;
+  trajectory_offset: number;
+  trajectory_length: number;
+  trajectory_sha256: string;
+  created_at: string;
 }
 
 export interface RecordedRollouts {

@@ -16,9 +16,12 @@ import {
   type EvaluationRecord,
   type EventRecord,
   type JsonObject,
+  PROBES,
+  type ProbeEpisodeRecord,
   PURPOSES,
   type RolloutRecord,
   type RoundRecord,
+  RUN_KINDS,
   type RunRecord,
   type StoredScore,
   VERDICTS,
@@ -105,9 +108,15 @@ function optionalJsonColumn<T>(
 export type RunRow = Omit<RunRecord, "config"> & { config_json: string };
 
 export function toRun({ config_json, ...row }: RunRow, source: RecordSource): RunRecord {
+  const kind = checked(source, "run: kind", z.enum(RUN_KINDS), row.kind);
   return {
     ...row,
-    objective: checked(source, "run: objective", objectiveSchema, row.objective),
+    kind,
+    // A search has its objective; an evaluation has none.
+    objective:
+      kind === "search"
+        ? checked(source, "run: objective", objectiveSchema, row.objective)
+        : checked(source, "run: objective", z.null(), row.objective),
     state: checked(source, "run: state", runState, row.state),
     config: jsonColumn(source, "run: config_json", jsonObject, config_json),
   };
@@ -173,6 +182,40 @@ export type EventRow = Omit<EventRecord, "data"> & { json: string };
 
 export function toEvent({ json, ...row }: EventRow, source: RecordSource): EventRecord {
   return { ...row, data: jsonColumn(source, `event ${row.id}: json`, jsonObject, json) };
+}
+
+const probeEpisodeColumns = rolloutColumns
+  .pick({
+    key: true,
+    task_id: true,
+    split: true,
+    kind: true,
+    family: true,
+    seed: true,
+    repeat: true,
+    trajectory_file: true,
+    trajectory_offset: true,
+    trajectory_length: true,
+  })
+  .extend({ probe: z.enum(PROBES) });
+
+export type ProbeEpisodeRow = Omit<ProbeEpisodeRecord, "candidate" | "result"> & {
+  candidate_commit: string;
+  result_json: string;
+};
+
+export function toProbeEpisode(
+  { candidate_commit, result_json, ...row }: ProbeEpisodeRow,
+  source: RecordSource,
+): ProbeEpisodeRecord {
+  checked(source, `probe episode ${row.probe}/${row.key}`, probeEpisodeColumns, row);
+  const result = jsonColumn(
+    source,
+    `probe episode ${row.probe}/${row.key}: result_json`,
+    jsonObject,
+    result_json,
+  );
+  return { ...row, candidate: candidate_commit, result };
 }
 
 export type RejectedParameterRow = LearntRejection;

@@ -1,8 +1,8 @@
 /** The run directory `runs/<run-id>/` (docs/DESIGN.md §3): run.db, harness/, trajectories/, report.html. */
-import { mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { badInput, HsearchError } from "../core/errors";
-import type { Purpose } from "./records";
+import type { Probe, Purpose } from "./records";
 
 export interface RunPaths {
   dir: string;
@@ -32,10 +32,19 @@ export function trajectoryFile(commit: string, purpose: Purpose): string {
   return purpose === "search" ? `trajectories/${commit}.jsonl` : `trajectories/${commit}.${purpose}.jsonl`;
 }
 
+/** Trajectory file of a candidate's probe episodes, relative to the run directory: `<commit>.probe-<probe>.jsonl`. */
+export function probeTrajectoryFile(commit: string, probe: Probe): string {
+  if (!/^[0-9a-f]{4,64}$/.test(commit)) throw badInput(`not a commit sha: '${commit}'`, { field: "commit" });
+  return `trajectories/${commit}.probe-${probe}.jsonl`;
+}
+
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** Creates `<root>/<runId>/` with its trajectories folder; an existing run directory is a conflict. */
-export function createRunDir(root: string, runId: string): RunPaths {
+/**
+ * Creates `<root>/<runId>/` with its trajectories folder; an existing run directory is a conflict. With
+ * `allowEmpty`, an existing empty directory is taken (`hsearch eval --out "$(mktemp -d)"`).
+ */
+export function createRunDir(root: string, runId: string, options: { allowEmpty?: boolean } = {}): RunPaths {
   if (!RUN_ID.test(runId) || runId.includes("..")) {
     throw badInput(`run id '${runId}' must be letters, digits, '.', '_' or '-'`, { field: "run id" });
   }
@@ -44,13 +53,18 @@ export function createRunDir(root: string, runId: string): RunPaths {
   try {
     mkdirSync(paths.dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+    const exists = (error as NodeJS.ErrnoException).code === "EEXIST";
+    if (exists && !(options.allowEmpty && isEmptyDir(paths.dir))) {
       throw new HsearchError("conflict", `run directory ${paths.dir} already exists (use --resume)`, {
         file: paths.dir,
       });
     }
-    throw error;
+    if (!exists) throw error;
   }
   mkdirSync(paths.trajectories);
   return paths;
+}
+
+function isEmptyDir(dir: string): boolean {
+  return lstatSync(dir).isDirectory() && readdirSync(dir).length === 0;
 }

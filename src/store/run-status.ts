@@ -1,9 +1,10 @@
+import { HsearchError } from "../core/errors";
 import type { LearntRejection } from "../models/parameter-fallback";
 import { MODEL_ROLES, type ModelRole } from "../models/settings";
 import { addRoleUsage, type RoleUsage } from "../models/usage";
 import type { ObjectiveName } from "../scoring/objective";
 import { summarize } from "../scoring/summary";
-import type { CandidateRecord, RoundRecord, UsageTotal } from "./records";
+import { type CandidateRecord, type RoundRecord, RUN_KIND_LABEL, type UsageTotal } from "./records";
 import type { RunStore } from "./run-store";
 
 /**
@@ -85,7 +86,8 @@ export interface RunStatus {
   };
 }
 
-function usageOf(rows: readonly UsageTotal[]): Omit<RunStatus["usage"], "rollouts"> {
+/** Usage rows (role, model) as one total with its parts by role and by model. */
+export function usageOf(rows: readonly UsageTotal[]): Omit<RunStatus["usage"], "rollouts"> {
   const strip = (row: UsageTotal): RoleUsage => {
     const { role: _role, model: _model, ...usage } = row;
     return usage;
@@ -147,6 +149,13 @@ function episodeCounts(
 export function runStatus(store: RunStore): RunStatus {
   const run = store.getRun();
   if (!run) throw new Error("no run recorded");
+  if (run.kind !== "search" || run.objective === null)
+    throw new HsearchError(
+      "bad_input",
+      `${store.paths.dir} holds ${RUN_KIND_LABEL[run.kind]}, not a search run`,
+      { file: store.paths.dir },
+    );
+  const objective = run.objective;
   const candidates = store.listCandidates();
   const rounds = store.listRounds();
   const failures = store
@@ -232,7 +241,7 @@ export function runStatus(store: RunStore): RunStatus {
             round: Number((stop.data as { round?: number }).round),
           }
         : null,
-    objective: run.objective,
+    objective,
     seed: run.seed,
     created_at: run.created_at,
     ended_at: run.ended_at,

@@ -12,6 +12,7 @@ import type { LearntRejection } from "../models/parameter-fallback";
 import { contentHash } from "./content-hash";
 import { migrate, schemaVersion } from "./migrate";
 import { MIGRATIONS } from "./migrations";
+import * as probeEpisodes from "./probe-table";
 import {
   assertDatabaseFile,
   assertIntact,
@@ -29,8 +30,11 @@ import type {
   NewCandidate,
   NewEvaluation,
   NewModelCall,
+  NewProbeEpisode,
   NewRollout,
   NewRun,
+  Probe,
+  ProbeEpisodeRecord,
   ProposalFailure,
   Purpose,
   RecordedRollouts,
@@ -149,7 +153,11 @@ export class RunStore {
     const configHash = hashJson(run.config);
     const existing = this.getRun();
     if (existing !== undefined) {
-      if (existing.id !== run.id || existing.config_hash !== configHash) {
+      if (
+        existing.id !== run.id ||
+        existing.config_hash !== configHash ||
+        existing.kind !== (run.kind ?? "search")
+      ) {
         throw conflict(
           `run.db holds run ${existing.id} with config ${existing.config_hash.slice(0, 12)}, not ${run.id}`,
         );
@@ -158,10 +166,19 @@ export class RunStore {
     }
     this.#db
       .prepare(
-        `INSERT INTO run (singleton, id, name, created_at, config_json, config_hash, seed, objective, state)
-         VALUES (1, ?, ?, ?, ?, ?, ?, ?, 'running')`,
+        `INSERT INTO run (singleton, id, kind, name, created_at, config_json, config_hash, seed, objective, state)
+         VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, 'running')`,
       )
-      .run(run.id, run.name, this.#now(), canonicalJson(run.config), configHash, run.seed, run.objective);
+      .run(
+        run.id,
+        run.kind ?? "search",
+        run.name,
+        this.#now(),
+        canonicalJson(run.config),
+        configHash,
+        run.seed,
+        run.objective ?? null,
+      );
     return this.getRun() as RunRecord;
   }
 
@@ -395,6 +412,27 @@ export class RunStore {
 
   countRollouts(purpose?: Purpose): number {
     return rollouts.countRollouts(this.#ctx, purpose);
+  }
+
+  // ── probe episodes ───────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Stores probe episodes of a candidate: trajectories appended and fsynced first, then the rows in one transaction. */
+  recordProbeEpisodes(commit: string, batch: NewProbeEpisode[]): RecordedRollouts {
+    this.#requireCandidate(commit);
+    return probeEpisodes.recordProbeEpisodes(this.#ctx, commit, batch);
+  }
+
+  listProbeEpisodes(commit?: string, probe?: Probe): ProbeEpisodeRecord[] {
+    return probeEpisodes.listProbeEpisodes(this.#ctx, commit, probe);
+  }
+
+  getProbeEpisode(probe: Probe, key: string): ProbeEpisodeRecord | undefined {
+    return probeEpisodes.getProbeEpisode(this.#ctx, probe, key);
+  }
+
+  /** The stored trajectory of a probe episode, checked against the hash in its row. */
+  readProbeTrajectory(episode: ProbeEpisodeRecord): Trajectory {
+    return probeEpisodes.readProbeTrajectory(this.#ctx, episode);
   }
 
   // ── evaluations (held-out, independent, diagnostic) ───────────────────────────────────────────────────────────

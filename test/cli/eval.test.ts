@@ -5,9 +5,13 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli";
 import { retailSubset } from "../helpers/task-subset";
 
+/** The CLI in a directory of its own: the evaluation directories each command keeps go to its runs/, not the repository's. */
+const here = mkdtempSync(join(tmpdir(), "hsearch-cli-"));
+const runHere: typeof runCli = (args, options = {}) => runCli(args, { cwd: here, ...options });
+
 describe("hsearch eval", () => {
   it("prints one JSON object with every metric, rates in [0, 1]", async () => {
-    const result = await runCli([
+    const result = await runHere([
       "eval",
       "--harness",
       "harnesses/abandon",
@@ -57,7 +61,7 @@ describe("hsearch eval", () => {
   });
 
   it("prints the table by default, and a null block for a kind the selection lacks", async () => {
-    const table = await runCli([
+    const table = await runHere([
       "eval",
       "--harness",
       "harnesses/bare",
@@ -72,7 +76,7 @@ describe("hsearch eval", () => {
     // A mixed selection is split by suite, with k/n and 95% intervals.
     expect(table.stdout).toMatch(/retail\s+-\s+1\.000 17\/17 \[0\.82, 1\.00\]/);
     expect(table.stdout).toMatch(/terminal\s+-\s+1\.000 12\/12 \[/);
-    const json = await runCli([
+    const json = await runHere([
       "eval",
       "--harness",
       "harnesses/bare",
@@ -93,7 +97,7 @@ describe("hsearch eval", () => {
 
   it("takes a task directory and repeats", async () => {
     const { dir } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
-    const result = await runCli([
+    const result = await runHere([
       "eval",
       "--harness",
       "harnesses/gated",
@@ -108,16 +112,16 @@ describe("hsearch eval", () => {
   });
 
   it("answers bad input with exit 2 and a message naming what is wrong", async () => {
-    const noSplit = await runCli(["eval", "--harness", "harnesses/bare"]);
+    const noSplit = await runHere(["eval", "--harness", "harnesses/bare"]);
     expect(noSplit.code).toBe(2);
     expect(noSplit.stderr).toMatch(/--split or --tasks/);
-    const badSplit = await runCli(["eval", "--harness", "harnesses/bare", "--split", "train"]);
+    const badSplit = await runHere(["eval", "--harness", "harnesses/bare", "--split", "train"]);
     expect(badSplit.code).toBe(2);
     expect(badSplit.stderr).toMatch(/Invalid values|choices/i);
-    const noHarness = await runCli(["eval", "--harness", "harnesses/none", "--split", "search"]);
+    const noHarness = await runHere(["eval", "--harness", "harnesses/none", "--split", "search"]);
     expect(noHarness.code).toBe(2);
     expect(noHarness.stderr).toMatch(/no such harness directory/);
-    const badModel = await runCli([
+    const badModel = await runHere([
       "eval",
       "--harness",
       "harnesses/bare",
@@ -127,7 +131,7 @@ describe("hsearch eval", () => {
       "gpt",
     ]);
     expect(badModel.code).toBe(2);
-    const noKey = await runCli(
+    const noKey = await runHere(
       ["eval", "--harness", "harnesses/bare", "--split", "search", "--model", "openai:gpt-4.1-mini"],
       {
         env: { PATH: process.env.PATH },
@@ -135,7 +139,7 @@ describe("hsearch eval", () => {
     );
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/OPENAI_API_KEY/);
-    const repeats = await runCli([
+    const repeats = await runHere([
       "eval",
       "--harness",
       "harnesses/bare",
@@ -146,7 +150,7 @@ describe("hsearch eval", () => {
     ]);
     expect(repeats.code).toBe(2);
     for (const seconds of ["0", "-5", "soon"]) {
-      const callSeconds = await runCli([
+      const callSeconds = await runHere([
         "eval",
         "--harness",
         "harnesses/bare",
@@ -161,13 +165,13 @@ describe("hsearch eval", () => {
     const dir = mkdtempSync(join(tmpdir(), "hsearch-badharness-"));
     writeFileSync(join(dir, "harness.yaml"), "name: x\nagent:\n  max_steps: many\n");
     writeFileSync(join(dir, "system.md"), "{{policy}}");
-    const invalid = await runCli(["eval", "--harness", dir, "--split", "search"]);
+    const invalid = await runHere(["eval", "--harness", dir, "--split", "search"]);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain(`${join(dir, "harness.yaml")}:3: field 'agent.max_steps'`);
   });
 
   it("an unknown command is bad input", async () => {
-    const result = await runCli(["frobnicate"]);
+    const result = await runHere(["frobnicate"]);
     expect(result.code).toBe(2);
   });
 });

@@ -29,6 +29,7 @@ describe("migrations", () => {
         "evaluations",
         "events",
         "model_calls",
+        "probe_episodes",
         "proposal_failures",
         "rejected_parameters",
         "role_usage",
@@ -122,6 +123,41 @@ describe("migrations", () => {
     // A resumed old run starts a session after the carried-over one.
     expect(store.beginUsageSession()).toBe(1);
     store.close();
+  });
+
+  it("a run from before evaluations were stored reads back as a search with its objective; an evaluation has none", () => {
+    const dir = runDir();
+    const old = openRunStore(dir, { migrations: MIGRATIONS.slice(0, 5) });
+    const raw = new Database(join(dir, "run.db"));
+    raw
+      .prepare(
+        `INSERT INTO run (singleton, id, name, created_at, config_json, config_hash, seed, objective, state, active_ms)
+         VALUES (1, 'run-1', 'old', 'x', '{}', 'h', 3, 'sa-only', 'finished', 12)`,
+      )
+      .run();
+    raw.close();
+    old.close();
+    const store = openRunStore(dir);
+    expect(store.getRun()).toMatchObject({
+      id: "run-1",
+      kind: "search",
+      objective: "sa-only",
+      seed: 3,
+      active_ms: 12,
+    });
+    store.close();
+    const evaluation = openRunStore(createRunDir(tempDir(), "eval-1").dir);
+    expect(
+      evaluation.initRun({ id: "eval-1", kind: "eval", name: "e", config: { a: 1 }, seed: 1 }),
+    ).toMatchObject({
+      kind: "eval",
+      objective: null,
+    });
+    // The same directory resumed as another kind is a conflict, not a silent mix of records.
+    expect(() =>
+      evaluation.initRun({ id: "eval-1", name: "e", config: { a: 1 }, seed: 1, objective: "joint" }),
+    ).toThrow(/holds run eval-1/);
+    evaluation.close();
   });
 
   it("rolls back a failing migration as a whole", () => {

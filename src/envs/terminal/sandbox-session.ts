@@ -16,6 +16,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { chown, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { badInput, HsearchError } from "../../core/errors";
+import { copyOutOfImage, engineCommand, ensureDockerfileImage, openTmp } from "./image-build";
+import { type DockerfileImage, imageRunInvocation, workspaceMountPoint } from "./image-plan";
 import { CommandOutput, cutMiddle } from "./output-cut";
 import {
   findTool,
@@ -27,7 +29,13 @@ import {
 } from "./sandbox-host";
 import { commandArgv, DEFAULT_LIMITS, type HostEntry, resolveLimits } from "./sandbox-plan";
 import { checkLimits } from "./sandbox-run";
-import type { SandboxInfo, SandboxLimits, SandboxResult, SandboxUser } from "./sandbox-types";
+import {
+  SANDBOX_PATHS,
+  type SandboxInfo,
+  type SandboxLimits,
+  type SandboxResult,
+  type SandboxUser,
+} from "./sandbox-types";
 import {
   bwrapSessionInvocation,
   CONTROL_PATH,
@@ -50,6 +58,8 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** How long past a command's own timeout the host waits for the supervisor before giving the episode up. */
 const SUPERVISOR_GRACE_MS = 10_000;
 const START_TIMEOUT_MS = 30_000;
+/** A task image's build without a limit of its own (Harbor's default build_timeout_sec). */
+const DEFAULT_BUILD_TIMEOUT_MS = 600_000;
 
 export interface SessionOptions {
   info: SandboxInfo;
@@ -65,7 +75,15 @@ export interface SessionOptions {
   /** Limits applied to each command (the wall time is per command). */
   limits?: Omit<SandboxLimits, "timeoutMs">;
   /** Run the episode in one container of this engine instead of the namespaces of `info`. */
-  container?: { engine: ContainerEngine; network?: boolean; taskImage?: TaskImage };
+  container?: {
+    engine: ContainerEngine;
+    network?: boolean;
+    taskImage?: TaskImage;
+    /** The task's own image (its Dockerfile), built once per content hash; the episode runs in its file system. */
+    image?: DockerfileImage;
+    /** The limit of that image's build. */
+    buildTimeoutMs?: number;
+  };
 }
 
 /**
@@ -141,6 +159,7 @@ export class SandboxSession {
     await mkdir(paths.tests, { recursive: true, mode: 0o755 });
     await mkdir(paths.logs, { recursive: true, mode: 0o755 });
     await mkdir(paths.control, { mode: 0o700 });
+    if (options.container?.image) return SandboxSession.startImage(options, paths, options.container.image);
     if (options.container) return SandboxSession.startContainer(options, paths, entries, hasVarLib);
     await buildEpisodeRoot(paths.root, episodeRootLayout(entries, hasVarLib), user);
     const input: SessionPlanInput = {
@@ -223,6 +242,61 @@ export class SandboxSession {
     return launch(image, false);
   }
 
+  /**
+   * A task image's episode (image-plan.ts): build the image unless the engine has it, copy its WORKDIR and /tmp
+   * out to the host directories the container binds there, and start the supervisor as the image's user.
+   */
+  private static async startImage(
+    options: SessionOptions,
+    paths: SessionPaths,
+    image: DockerfileImage,
+  ): Promise<SandboxSession> {
+    const engine = options.container?.engine ?? "docker";
+    const binary = findTool(engine);
+    if (!binary)
+      throw new HsearchError("sandbox", `the task asks for ${engine}, which is not installed here`);
+    const built = await ensureDockerfileImage(
+      binary,
+      engine,
+      image,
+      options.dir,
+      options.container?.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS,
+    );
+    const workspace = workspaceMountPoint(built.config);
+    await copyOutOfImage(binary, built.tag, [
+      ...(workspace === built.config.workdir ? [{ from: workspace, to: paths.workspace }] : []),
+      { from: SANDBOX_PATHS.tmp, to: paths.tmp, optional: true },
+    ]);
+    await openTmp(paths.tmp);
+    const name = `hsearch-${randomBytes(8).toString("hex")}`;
+    const invocation = imageRunInvocation({
+      binary,
+      image: built.tag,
+      name,
+      config: built.config,
+      paths,
+      readOnlyWorkspace: options.readOnlyWorkspace ?? false,
+      resources: image.resources,
+      maxProcs: options.limits?.maxProcs ?? DEFAULT_LIMITS.maxProcs,
+      storageLimits: built.storageLimits,
+    });
+    // Without root, what the container's root made in the bound directories is handed back before it goes.
+    const uid = process.geteuid?.();
+    const handBack =
+      uid !== undefined && uid !== 0
+        ? async () => {
+            const owner = `${uid}:${process.getegid?.() ?? uid}`;
+            const dirs = [workspaceMountPoint(built.config), SANDBOX_PATHS.tmp, SANDBOX_PATHS.logs];
+            await engineCommand(binary, ["exec", "--user", "0", name, "chown", "-R", owner, ...dirs]).catch(
+              () => {},
+            );
+          }
+        : undefined;
+    const session = await SandboxSession.spawnContainer(options, paths, invocation, name, binary, handBack);
+    session.imageEpisode = true;
+    return session;
+  }
+
   /** One container of `image` with the supervisor as its first process; `keep` leaves it for a commit. */
   private static async launchContainer(
     options: SessionOptions,
@@ -258,16 +332,35 @@ export class SandboxSession {
       network: options.container?.network ?? false,
       keep: spec.keep,
     });
+    return SandboxSession.spawnContainer(
+      { ...options, user: spec.user },
+      spec.paths,
+      invocation,
+      name,
+      spec.binary,
+    );
+  }
+
+  /** Start a container's `run` and wait for its supervisor; `beforeRemove` runs when the episode ends. */
+  private static async spawnContainer(
+    options: SessionOptions,
+    paths: SessionPaths,
+    invocation: { file: string; args: string[] },
+    name: string,
+    binary: string,
+    beforeRemove?: () => Promise<void>,
+  ): Promise<SandboxSession> {
     const child = spawn(invocation.file, invocation.args, {
       env: { ...process.env },
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
     });
     const stop = async () => {
-      await engineCommand(spec.binary, ["rm", "--force", name]).catch(() => {});
+      await beforeRemove?.();
+      await engineCommand(binary, ["rm", "--force", name]).catch(() => {});
       killGroup(child.pid);
     };
-    const session = new SandboxSession(info, spec.paths, child, { ...options, user: spec.user }, stop);
+    const session = new SandboxSession(options.info, paths, child, options, stop);
     session.containerName = name;
     try {
       await session.waitReady();
@@ -280,6 +373,11 @@ export class SandboxSession {
 
   /** The container's name (container sessions only). */
   containerName: string | undefined;
+  /**
+   * A task image's episode: per-command CPU, memory and file-size limits are the task's own only (the container's
+   * cpus and memory and the wall time bound the rest, as in Harbor).
+   */
+  private imageEpisode = false;
 
   /** Let the supervisor end on its own (no more requests) and wait for it: a kept container then stops. */
   async finish(): Promise<void> {
@@ -398,10 +496,18 @@ export class SandboxSession {
     const marker = `\x01\x02hsearch-end-${randomBytes(16).toString("hex")}\x02\x01`;
     const stdinFile = request.stdin === undefined ? undefined : join(this.paths.control, `${id}.in`);
     if (stdinFile) await writeFile(stdinFile, request.stdin ?? "", { mode: 0o600 });
+    const own = this.options.limits ?? {};
     const bytes = encodeRequest({
       id,
       marker,
       ...limits,
+      ...(this.imageEpisode
+        ? {
+            cpuSeconds: own.cpuSeconds ?? "unlimited",
+            memoryMb: own.memoryMb ?? "unlimited",
+            maxFileMb: own.maxFileMb ?? "unlimited",
+          }
+        : {}),
       addressSpaceMb: this.options.limits?.addressSpaceMb,
       stdinPath: stdinFile ? `${CONTROL_PATH}/${id}.in` : "",
       mergeOutput: request.mergeOutput ?? false,
@@ -667,10 +773,6 @@ async function restoreWorkspace(
     await engineCommand(binary, ["rm", "--force", name]).catch(() => {});
   }
   if (user) await handWorkspaceTo(workspace, user);
-}
-
-function engineCommand(binary: string, args: string[]): Promise<string> {
-  return run(binary, args);
 }
 
 function run(file: string, args: string[]): Promise<string> {

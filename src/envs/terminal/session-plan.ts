@@ -21,6 +21,7 @@
  * user namespace, as the one-command sandbox's are.
  */
 import { HsearchError } from "../../core/errors";
+import { shellQuote } from "../../core/shell-quote";
 import { bwrapMountArgs, containerMountArgs, fstabText, type Mount, viewMounts } from "./sandbox-mounts";
 import {
   BASE_ENV,
@@ -129,7 +130,8 @@ export function episodeRootLayout(hostEntries: readonly HostEntry[], hasVarLib: 
  * or stdout itself when merged (one stream, in the order written, as a terminal shows it).
  * Arguments: the timeout program, then the argv that drops to the episode's identity (empty without root).
  */
-export const SUPERVISOR_SCRIPT = `
+export function supervisorScript(workdir: string = SANDBOX_PATHS.workspace): string {
+  return `
 exec 3>&- 9>&2 2>/dev/null
 timeout_bin=$1; shift
 drop=("$@")
@@ -144,7 +146,7 @@ while field id && field marker && field secs && field cpu && field data && field
   for ((i = 0; i < nargv; i++)); do field a || exit 0; argv+=("$a"); done
   (
     if [ "$merge" = 1 ]; then exec 2>&1 9>&-; else exec 2>&9 9>&-; fi
-    cd ${SANDBOX_PATHS.workspace} || exit 125
+    cd ${shellQuote(workdir)} || exit 125
     for kv in "\${envs[@]}"; do export "$kv"; done
     ulimit -c 0 -t "$cpu" -d "$data" -v "$as" -u "$nproc" -f "$fsize" || exit 125
     exec "$timeout_bin" -s KILL "$secs" "\${drop[@]}" "\${argv[@]}" <"\${input:-/dev/null}" 4>&-
@@ -155,6 +157,10 @@ while field id && field marker && field secs && field cpu && field data && field
   printf '%s %s\\n' "$id" "$status" >&4
 done
 `;
+}
+
+/** The supervisor of every episode that works in /workspace (a task image's episode starts in its WORKDIR). */
+export const SUPERVISOR_SCRIPT = supervisorScript();
 
 /** One command for the supervisor. */
 export interface SessionRequest {
@@ -162,11 +168,12 @@ export interface SessionRequest {
   /** Written after the command's output on stdout and stderr; unguessable, so output cannot fake the end. */
   marker: string;
   timeoutMs: number;
-  cpuSeconds: number;
-  memoryMb: number;
+  /** "unlimited" in a task image's episode where the task sets none: the container and the wall time bound it. */
+  cpuSeconds: number | "unlimited";
+  memoryMb: number | "unlimited";
   addressSpaceMb?: number;
   maxProcs: number;
-  maxFileMb: number;
+  maxFileMb: number | "unlimited";
   /** Path inside the sandbox of the command's stdin; empty: /dev/null. */
   stdinPath: string;
   /** stderr into stdout, in the order written. */
@@ -182,11 +189,11 @@ export function encodeRequest(request: SessionRequest): Buffer {
     request.marker,
     `${(request.timeoutMs / 1000).toFixed(3)}s`,
     String(request.cpuSeconds),
-    String(request.memoryMb * 1024),
+    kib(request.memoryMb),
     request.addressSpaceMb === undefined ? "unlimited" : String(request.addressSpaceMb * 1024),
     String(request.maxProcs),
     // bash counts -f in 1024-byte blocks.
-    String(request.maxFileMb * 1024),
+    kib(request.maxFileMb),
     request.stdinPath,
     request.mergeOutput ? "1" : "0",
     String(Object.keys(request.env).length),
@@ -204,6 +211,11 @@ export function encodeRequest(request: SessionRequest): Buffer {
         },
       );
   return Buffer.from(fields.map((field) => `${field}\0`).join(""), "utf8");
+}
+
+/** MiB as bash's ulimit takes them (KiB). */
+function kib(mb: number | "unlimited"): string {
+  return mb === "unlimited" ? mb : String(mb * 1024);
 }
 
 /** The argv that drops a command to the episode's identity (privileged), run by the supervisor before it. */

@@ -1,9 +1,10 @@
 /**
  * A terminal task's environment spec (the task format) → the options of its environment and verifier: files,
- * setup, variables, and the task's own time limits where it has them: the agent's budget for the episode, one
- * command's limit, the setup's and the verifier's.
+ * setup, variables, the task's own time limits where it has them (the agent's budget for the episode, one
+ * command's limit, the setup's or image build's, the verifier's), its sandbox and its own image.
  */
 import type { TerminalEnvSpec } from "../../domain/task";
+import type { DockerfileImage } from "./image-plan";
 import type { TerminalEnvOptions } from "./terminal-env";
 
 export function terminalEnvOptions(spec: TerminalEnvSpec): TerminalEnvOptions {
@@ -18,6 +19,29 @@ export function terminalEnvOptions(spec: TerminalEnvSpec): TerminalEnvOptions {
     ...(timeouts.setup_sec !== undefined ? { setupTimeoutMs: timeouts.setup_sec * 1000 } : {}),
     ...(spec.sandbox === "docker" || spec.sandbox === "podman" ? { container: spec.sandbox } : {}),
     ...(spec.limits ? { limits: sandboxLimits(spec.limits) } : {}),
+    ...(spec.image ? { image: dockerfileImage(spec.image) } : {}),
+  };
+}
+
+/** The task format's `image` as the environment takes it: context files as bytes, defaults filled in. */
+export function dockerfileImage(image: NonNullable<TerminalEnvSpec["image"]>): DockerfileImage {
+  const context = new Map<string, Buffer>();
+  for (const [path, text] of Object.entries(image.context ?? {}))
+    context.set(path, Buffer.from(text, "utf8"));
+  for (const [path, base64] of Object.entries(image.context_binary ?? {}))
+    context.set(path, Buffer.from(base64, "base64"));
+  const resources = image.resources ?? {};
+  return {
+    dockerfile: image.dockerfile,
+    context,
+    executable: image.executable ?? [],
+    buildNetwork: image.build_network ?? "default",
+    runPackages: { debian: image.run_packages?.debian ?? [], python: image.run_packages?.python ?? [] },
+    resources: {
+      ...(resources.cpus !== undefined ? { cpus: resources.cpus } : {}),
+      ...(resources.memory_mb !== undefined ? { memoryMb: resources.memory_mb } : {}),
+      ...(resources.storage_mb !== undefined ? { storageMb: resources.storage_mb } : {}),
+    },
   };
 }
 

@@ -33,6 +33,7 @@ import {
   type ToolResult,
   type ToolSpec,
 } from "../types";
+import type { DockerfileImage } from "./image-plan";
 import { cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
 import { detectSandbox } from "./sandbox-detect";
 import { handWorkspaceTo, sandboxUserFor } from "./sandbox-host";
@@ -65,6 +66,16 @@ export const DEFAULT_SETUP_TIMEOUT_MS = 300_000;
 export const LONG_COMMAND_BYTES = 64 * 1024;
 const SANDBOX_TMP = "/tmp";
 
+/**
+ * The ~/.profile of the sandbox's user, as a home made from /etc/skel has one: login shells (tmux's panes, `bash -l`,
+ * `su -`) read it rather than ~/.bashrc, so it reads ~/.bashrc for them. /etc/profile resets a login shell's PATH,
+ * so it also puts hsearch's fallbacks (bare `python` → python3) back at its end.
+ */
+export const HOME_PROFILE = `# ~/.profile: read by login shells
+if [ -n "$BASH_VERSION" ] && [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
+case ":$PATH:" in *":${SANDBOX_PATHS.shims}:"*) ;; *) PATH="$PATH:${SANDBOX_PATHS.shims}" ;; esac
+`;
+
 export interface TerminalEnvOptions {
   /** Files written into the workspace before setup, by workspace-relative path. */
   files?: Record<string, string>;
@@ -93,6 +104,11 @@ export interface TerminalEnvOptions {
   mechanism?: SandboxMechanism;
   /** Run the episode in one container of this engine (docker or podman) instead of namespaces. */
   container?: ContainerEngine;
+  /**
+   * The task's own image (needs `container`): built from its Dockerfile (limit: `setupTimeoutMs`), and the episode
+   * runs in its file system as its user, from its WORKDIR — the workspace (see image-plan.ts).
+   */
+  image?: DockerfileImage;
   /**
    * Read-only episodes (the belief probe): the workspace is mounted read-only for every call, `write_file` is not
    * offered, and no tool counts as a write tool.
@@ -183,6 +199,10 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
         field,
       });
   }
+  if (options.image && !options.container)
+    throw new HsearchError("bad_input", "a task image runs in a container: choose docker or podman", {
+      field: "env.sandbox",
+    });
   const info = await detectSandbox(options.mechanism ? { mechanism: options.mechanism } : {});
   const dir = await mkdtemp(join(options.workspaceRoot ?? tmpdir(), "hsearch-terminal-"));
   let session: SandboxSession | undefined;
@@ -191,6 +211,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
     const tmp = join(dir, "tmp");
     await mkdir(workspace, { mode: 0o755 });
     await mkdir(tmp, { mode: 0o700 });
+    await writeFile(join(tmp, ".profile"), HOME_PROFILE, { mode: 0o644 });
     // Written on the host, so a file of any size never passes through a command line.
     const placed: Array<[string, string | Buffer]> = [
       ...Object.entries(options.files ?? {}),
@@ -204,7 +225,8 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
       await mkdir(dirname(join(workspace, relative)), { recursive: true });
       await writeFile(join(workspace, relative), content);
     }
-    const user = info.privileged ? sandboxUserFor(workspace) : undefined;
+    // A task image's commands run as the image's own user, as Harbor runs them.
+    const user = info.privileged && !options.image ? sandboxUserFor(workspace) : undefined;
     if (user) {
       await handWorkspaceTo(workspace, user);
       await handWorkspaceTo(tmp, user);
@@ -224,7 +246,8 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
         }),
       );
     // In a container the setup builds the task's image once (by content hash); later episodes start from it.
-    const imaged = options.container !== undefined && setup !== undefined && !options.readOnly;
+    const imaged =
+      options.container !== undefined && setup !== undefined && !options.readOnly && !options.image;
     const build = async (builder: SandboxSession) => {
       const env = new TerminalEnv(info, dir, workspace, tmp, user, options, builder);
       await runSetupScript(setup ?? "", options, (command, timeoutMs) =>
@@ -244,6 +267,14 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
             container: {
               engine: options.container,
               ...(imaged ? { taskImage: { key: taskImageKey(options), build } } : {}),
+              ...(options.image
+                ? {
+                    image: options.image,
+                    ...(options.setupTimeoutMs !== undefined
+                      ? { buildTimeoutMs: options.setupTimeoutMs }
+                      : {}),
+                  }
+                : {}),
             },
           }
         : {}),
@@ -343,7 +374,14 @@ export class TerminalEnv implements Environment {
   /** Run a command in this environment's sandbox, outside the effect log (setup, verifiers, probes). */
   async runCommand(
     command: string | readonly string[],
-    extra: { timeoutMs: number; stdin?: string; env?: Record<string, string>; mergeOutput?: boolean },
+    extra: {
+      timeoutMs: number;
+      stdin?: string;
+      env?: Record<string, string>;
+      mergeOutput?: boolean;
+      /** How much of the output to keep, head and tail (default: what an observation shows). */
+      displayBytes?: number;
+    },
   ): Promise<SandboxResult> {
     if (this.closed) throw new HsearchError("conflict", "the terminal environment is closed");
     // One argument of a command line is limited (128 KiB on Linux, E2BIG past it): a longer script is handed

@@ -16,6 +16,11 @@ import type { TerminalEnv } from "./terminal-env";
 import { workspaceRelativePath } from "./workspace-path";
 
 export const DEFAULT_VERIFIER_TIMEOUT_MS = 600_000;
+/**
+ * How much of the script's output is kept, head and tail, for people reading the episode (a failing pytest's
+ * assertions come before its summary at the end); more than an observation shows an agent.
+ */
+export const VERIFIER_OUTPUT_BYTES = 16 * 1024;
 /** Where the script must write its reward, inside the sandbox. */
 export const REWARD_PATH = "/logs/verifier/reward.txt";
 
@@ -28,6 +33,7 @@ export interface VerifierResult {
   problem: string | null;
   exitCode: number | null;
   timedOut: boolean;
+  /** stdout and stderr as the script wrote them, head and tail within VERIFIER_OUTPUT_BYTES. */
   output: string;
   durationMs: number;
 }
@@ -55,6 +61,7 @@ export async function runVerifier(
   const run = await env.runCommand(["/bin/bash", "/tests/test.sh"], {
     timeoutMs: options.timeoutMs ?? DEFAULT_VERIFIER_TIMEOUT_MS,
     mergeOutput: true,
+    displayBytes: VERIFIER_OUTPUT_BYTES,
   });
   const rewardText = await readRewardFile(join(logs, "verifier", "reward.txt"));
   const rawReward = rewardText === null || rewardText.trim() === "" ? null : Number(rewardText.trim());

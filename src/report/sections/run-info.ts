@@ -37,12 +37,12 @@ ${
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-export function renderUsage(status: ReportData["status"]): Html {
-  const rows = (status.usage.by_model as UsageTotal[]).map(
+export function renderUsage(usage: ReportData["status"]["usage"]): Html {
+  const rows = (usage.by_model as UsageTotal[]).map(
     (u) =>
       html`<tr><td>${u.role}</td><td class="mono">${u.model}</td><td class="num">${fmtCount(u.calls)}</td><td class="num">${fmtCount(u.cached_calls)}</td><td class="num">${fmtCount(u.input_tokens)}</td><td class="num">${fmtCount(u.cache_read_tokens)} / ${fmtCount(u.cache_write_tokens)}</td><td class="num">${fmtCount(u.output_tokens)}</td><td class="num">${fmtUsd(u.usd)}</td></tr>`,
   );
-  const u = status.usage;
+  const u = usage;
   return html`<p>${fmtCount(u.rollouts)} rollouts stored. Costs come from the price table (unknown for a model without a price); simulated models cost nothing. Calls answered by the request cache are counted apart and not billed; prompt-cache tokens are those the provider reported reading / writing.</p>
 <table><thead><tr><th>role</th><th>model</th><th class="num">billed calls</th><th class="num">cached calls</th><th class="num">input tokens</th><th class="num">prompt cache read / written</th><th class="num">output tokens</th><th class="num">cost</th></tr></thead>
 <tbody>${rows}<tr><td><strong>total</strong></td><td></td><td class="num">${fmtCount(u.calls)}</td><td class="num">${fmtCount(u.cached_calls)}</td><td class="num">${fmtCount(u.input_tokens)}</td><td class="num">${fmtCount(u.cache_read_tokens)} / ${fmtCount(u.cache_write_tokens)}</td><td class="num">${fmtCount(u.output_tokens)}</td><td class="num">${fmtUsd(u.usd)}</td></tr></tbody></table>`;

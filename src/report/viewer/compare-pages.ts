@@ -101,7 +101,7 @@ export function renderFilesPage(
     );
   const shown = selected === null ? null : (files[selected] ?? null);
   const body = html`<h1>Files of ${candidateId(candidate)} · <a href="${links.candidate(candidate.commit)}"><code>${shortSha(candidate.commit)}</code></a></h1>
-<p class="subtitle">The harness as committed; <code>${exportCommand(runDir, candidate.commit)}</code> writes it out.</p>
+<p class="subtitle">${run.kind === "search" ? html`The harness as committed; <code>${exportCommand(runDir, candidate.commit)}</code> writes it out.` : html`The harness as evaluated, committed when the ${run.kind === "eval" ? "evaluation" : "probe"} began (content hash of its files in the run's config).`}</p>
 <ul class="files">${list}</ul>
 ${shown === null ? "" : html`<h2 class="mono">${selected}</h2><pre class="file">${shown}</pre>`}`;
   return page(

@@ -6,6 +6,8 @@ import type { CandidateRecord, Purpose, RunRecord } from "../../store";
 import { type Html, html } from "../html";
 
 export function viewerNav(run: RunRecord): Html {
+  if (run.kind !== "search")
+    return html`<nav class="top"><strong>hsearch view</strong><a href="/">${run.kind === "eval" ? "evaluation" : "probe"}</a><a href="/#episodes">episodes</a><a href="/harness">harness</a><span>${run.kind === "eval" ? "evaluation" : "probe"} ${run.id} · <span class="badge ${run.state}">${run.state}</span></span></nav>`;
   return html`<nav class="top"><strong>hsearch view</strong><a href="/">report</a><a href="/candidates">candidates</a><span>run ${run.id} · <span class="badge ${run.state}">${run.state}</span></span></nav>`;
 }
 

@@ -3,6 +3,7 @@ import type { Trajectory } from "../../harness/trajectory";
 import type { CandidateRecord, EvaluationRecord, RolloutRecord, RunRecord } from "../../store";
 import { PURPOSES } from "../../store";
 import { type Comparison, suiteOfTask, wilson } from "../compare";
+import { renderVerifierOutput } from "../eval-page";
 import { exportCommand, fmtRate, fmtTime, num, shortSha } from "../format";
 import { type Html, html } from "../html";
 import { type Links, page } from "../page";
@@ -196,13 +197,19 @@ export function renderTrajectoryPage(
     .filter(([, value]) => typeof value !== "object" || value === null)
     .map(([key, value]) => html`<tr><th>${key}</th><td class="mono">${String(value)}</td></tr>`);
   const judge = rollout.scores.judge as Record<string, unknown> | undefined;
+  // In an evaluation directory an episode's purpose is only its split, and its one candidate the evaluated harness.
+  const where =
+    run.kind === "search"
+      ? html`${PURPOSE_LABEL[rollout.purpose]} · ${rollout.kind}${rollout.family ? ` · ${rollout.family}` : ""} · candidate <a href="${links.candidate(rollout.candidate)}"><code>${shortSha(rollout.candidate)}</code></a>`
+      : html`${rollout.split} split · ${rollout.kind}${rollout.family ? ` · ${rollout.family}` : ""} · harness <a href="${links.candidate(rollout.candidate)}"><code>${shortSha(rollout.candidate)}</code></a>`;
   const body = html`<h1><code>${rollout.task_id}</code></h1>
-<p class="subtitle">${PURPOSE_LABEL[rollout.purpose]} · ${rollout.kind}${rollout.family ? ` · ${rollout.family}` : ""} · candidate <a href="${links.candidate(rollout.candidate)}"><code>${shortSha(rollout.candidate)}</code></a> · model ${rollout.model} · seed ${rollout.seed} · repeat ${rollout.repeat}</p>
+<p class="subtitle">${where} · model ${rollout.model} · seed ${rollout.seed} · repeat ${rollout.repeat}</p>
 <p>${scoreLine(rollout)} · reward ${rollout.reward ?? "–"}</p>
 <details><summary>all scores</summary><table class="kv"><tbody>${scores}</tbody></table>
 ${judge && typeof judge.rationale === "string" ? html`<p class="small">judge (${String(judge.judge ?? "")}): ${judge.rationale}</p>` : ""}</details>
 <h2>Verifier</h2>
 ${renderExplanation(rollout, trajectory)}
+${renderVerifierOutput(trajectory)}
 <h2>Timeline</h2>
 ${renderTimeline(trajectory, { focus })}`;
   // Live like every other page while the run runs: the nav's state, and what links on, follow the run.
@@ -217,7 +224,17 @@ function renderExplanation(rollout: RolloutRecord, trajectory: Trajectory): Html
   const gates = scoreExplanation(rollout);
   const judge = rollout.scores.judge as Record<string, unknown> | undefined;
   const end = trajectory.end;
-  return html`<div class="explanation"><p><strong>${rollout.kind === "blocked" ? (rollout.scores.strict_sa === true ? "passed strict SA" : "failed strict SA") : rollout.scores.solve === true ? "solved" : "not solved"}</strong> · native verifier reward ${rollout.reward ?? "–"} · ended: ${end.reason.replaceAll("_", " ")} at step ${end.step}${end.error ? ` (${end.error})` : ""}</p>
+  const verdict =
+    rollout.scores.kind === "infra_error"
+      ? "infrastructure error (not scored)"
+      : rollout.kind === "blocked"
+        ? rollout.scores.strict_sa === true
+          ? "passed strict SA"
+          : "failed strict SA"
+        : rollout.scores.solve === true
+          ? "solved"
+          : "not solved";
+  return html`<div class="explanation"><p><strong>${verdict}</strong> · native verifier reward ${rollout.reward ?? "–"} · ended: ${end.reason.replaceAll("_", " ")} at step ${end.step}${end.error && end.reason !== "infra_error" ? ` (${end.error})` : ""}</p>
 <table class="kv"><tbody>${gates.map((g) => html`<tr><th>${g.name}</th><td class="${g.mark === "✓" ? "better" : g.mark === "✗" ? "worse" : "muted"}">${g.mark}</td><td class="small">${g.meaning}</td></tr>`)}</tbody></table>
 ${judge && typeof judge.rationale === "string" ? html`<p class="small">Judge (${String(judge.judge ?? "")}): ${judge.rationale}</p>` : ""}</div>`;
 }

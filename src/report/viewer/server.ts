@@ -7,21 +7,28 @@ import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { badInput, HsearchError, isHsearchError } from "../../core/errors";
+import { FAMILIES, KINDS } from "../../domain/task";
 import { readTree } from "../../git";
 import {
   openRunStore,
+  PROBES,
+  type Probe,
   PURPOSES,
   type Purpose,
   type RolloutRecord,
+  type RunRecord,
   type RunStore,
   runPaths,
 } from "../../store";
 import { runStatus, verdictReason } from "../../store/run-status";
 import { suiteOfTask } from "../compare";
 import { storedComparisons } from "../comparisons";
+import { loadStoredEvaluation } from "../eval-data";
+import { type EpisodeFilter, type EvaluationLinks, OUTCOMES, renderEvaluationPage } from "../eval-page";
 import { shortSha } from "../format";
 import { html } from "../html";
 import { page, VIEWER_SCRIPT_PATH } from "../page";
+import { loadStoredProbe, type ProbeLinks, renderProbeEpisodePage, renderProbePage } from "../probe-page";
 import { renderReport } from "../render-report";
 import { cachedDiffs, changeSummary, type DiffSource, gitDiffs, loadReportData } from "../report-data";
 import { authorize, cookieHeader, isLoopbackHost, newToken } from "./access";
@@ -149,6 +156,9 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
     try {
       const opened = openStore();
       if (opened === null || opened.getRun() === undefined) return waiting(options.runDir);
+      const kind = opened.getRun()?.kind;
+      if (kind === "eval") return await routeEvaluation(opened, url, repo);
+      if (kind === "probe_beliefs" || kind === "probe_challenge") return await routeProbe(opened, url, repo);
       return await route(opened, url.pathname, diffs, repo);
     } catch (error) {
       if (isHsearchError(error, "not_found")) return notFound(error.message);
@@ -336,6 +346,133 @@ async function route(store: RunStore, pathname: string, diffs: DiffSource, repo:
     const rollout = store.getRollout(second as Purpose, third);
     if (!rollout) return notFound(`no ${second} rollout ${third}`);
     return { status: 200, body: renderTrajectoryPage(run, rollout, store.readTrajectory(rollout), LINKS) };
+  }
+  return notFound();
+}
+
+/** The links of an evaluation's pages: its episodes, its harness's files, the home page with a filter. */
+const EVALUATION_LINKS: EvaluationLinks = {
+  rollout: LINKS.rollout,
+  harness: () => "/harness",
+  filtered: (filter) => {
+    const query = new URLSearchParams(
+      Object.entries(filter).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ).toString();
+    return query ? `/?${query}` : "/";
+  },
+};
+
+/** `?kind=…&family=…&outcome=…` as a filter; a value that is none of its choices is a 404 naming it. */
+function episodeFilter(params: URLSearchParams): EpisodeFilter | Reply {
+  const filter: EpisodeFilter = {};
+  const choices = { kind: KINDS, family: FAMILIES, outcome: OUTCOMES } as const;
+  for (const [key, values] of Object.entries(choices) as Array<[keyof EpisodeFilter, readonly string[]]>) {
+    const value = params.get(key);
+    if (value === null || value === "" || value === "all") continue;
+    if (!values.includes(value)) return notFound(`no ${key} '${value}' (one of ${values.join(", ")})`);
+    (filter as Record<string, string>)[key] = value;
+  }
+  return filter;
+}
+
+/** The harness's files (`/harness`, `/candidates/<sha>[/files[/<path>]]`): an evaluation has no other candidate page. */
+async function harnessFiles(
+  store: RunStore,
+  repo: string,
+  commit: string,
+  path: string | null,
+): Promise<Reply> {
+  const run = store.getRun() as RunRecord;
+  const candidate = findCandidate(store, commit);
+  if (!candidate) return notFound(`no harness ${commit}`);
+  const files = await readTree(repo, candidate.commit);
+  if (path !== null && !Object.hasOwn(files, path)) return notFound(`no file ${path} in ${candidate.commit}`);
+  return { status: 200, body: renderFilesPage(run, store.paths.dir, candidate, files, path, LINKS) };
+}
+
+/** The pages of an evaluation directory: its summary and episodes, each episode, the harness's files. */
+async function routeEvaluation(store: RunStore, url: URL, repo: string): Promise<Reply> {
+  const parts = segments(url.pathname);
+  if (parts === null) return notFound();
+  const run = store.getRun() as RunRecord;
+  const [first = "", second, third, ...rest] = parts;
+  if (parts.length === 1 && first === "") {
+    const filter = episodeFilter(url.searchParams);
+    if ("status" in filter) return filter;
+    const stored = loadStoredEvaluation(store);
+    return {
+      status: 200,
+      body: renderEvaluationPage(stored, {
+        links: EVALUATION_LINKS,
+        filter,
+        nav: viewerNav(run),
+        live: run.state === "running",
+        events: store.listEvents(),
+        usage: stored.usage,
+      }),
+    };
+  }
+  const seed = store.listCandidates()[0]?.commit;
+  if (first === "harness" && parts.length <= 2 && seed)
+    return harnessFiles(store, repo, seed, second === undefined || second === "" ? null : second);
+  if (
+    first === "candidates" &&
+    second !== undefined &&
+    (third === undefined || third === "files") &&
+    rest.length <= 1
+  )
+    return harnessFiles(store, repo, second, rest[0] ?? null);
+  if (first === "rollouts" && second !== undefined && third !== undefined && rest.length === 0) {
+    if (!(PURPOSES as readonly string[]).includes(second)) return notFound();
+    const rollout = store.getRollout(second as Purpose, third);
+    if (!rollout) return notFound(`no episode ${third}`);
+    return { status: 200, body: renderTrajectoryPage(run, rollout, store.readTrajectory(rollout), LINKS) };
+  }
+  return notFound();
+}
+
+const PROBE_LINKS: ProbeLinks = {
+  episode: (probe, key) => `/probe-episodes/${probe}/${encodeURIComponent(key)}`,
+  harness: (commit) => `/candidates/${commit}/files`,
+};
+
+/** The pages of a probe's directory: its report and episodes, each episode, the harnesses' files. */
+async function routeProbe(store: RunStore, url: URL, repo: string): Promise<Reply> {
+  const parts = segments(url.pathname);
+  if (parts === null) return notFound();
+  const run = store.getRun() as RunRecord;
+  const [first = "", second, third, ...rest] = parts;
+  if (parts.length === 1 && first === "")
+    return {
+      status: 200,
+      body: renderProbePage(loadStoredProbe(store), {
+        links: PROBE_LINKS,
+        nav: viewerNav(run),
+        live: run.state === "running",
+        events: store.listEvents(),
+      }),
+    };
+  const seed = store.listCandidates()[0]?.commit;
+  if (first === "harness" && parts.length <= 2 && seed)
+    return harnessFiles(store, repo, seed, second === undefined || second === "" ? null : second);
+  if (
+    first === "candidates" &&
+    second !== undefined &&
+    (third === undefined || third === "files") &&
+    rest.length <= 1
+  )
+    return harnessFiles(store, repo, second, rest[0] ?? null);
+  if (first === "probe-episodes" && second !== undefined && third !== undefined && rest.length === 0) {
+    if (!(PROBES as readonly string[]).includes(second)) return notFound();
+    const episode = store.getProbeEpisode(second as Probe, third);
+    if (!episode) return notFound(`no ${second} episode ${third}`);
+    return {
+      status: 200,
+      body: renderProbeEpisodePage(run, episode, store.readProbeTrajectory(episode), {
+        links: PROBE_LINKS,
+        nav: viewerNav(run),
+      }),
+    };
   }
   return notFound();
 }

@@ -20,8 +20,22 @@ import { badInput, HsearchError, isHsearchError } from "../../core/errors";
 import { shellQuote } from "../../core/shell-quote";
 import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
 import { planDockerfile } from "./dockerfile";
+import {
+  type HarborPathOptions,
+  hostNeedsOnImagePath,
+  imageEnvironment,
+  imageOf,
+  imageTaskEnv,
+} from "./image-spec";
 import { emptyRequirements, mergeRequirements, type TaskRequirements } from "./requirements";
-import { bundleScript, isText, rewriteTestScript, writeFileLines } from "./test-script";
+import {
+  bundleScript,
+  fetchesIn,
+  isText,
+  rewriteTestScript,
+  rootStepsIn,
+  writeFileLines,
+} from "./test-script";
 import { parseToml, type TomlTable } from "./toml";
 
 /** Why a task was skipped, for counting: each has a fixed wording in `reason`. */
@@ -52,7 +66,7 @@ export interface HostPackages {
   available(packages: readonly string[]): Promise<Set<string> | null>;
 }
 
-export interface HarborImportOptions {
+export interface HarborImportOptions extends HarborPathOptions {
   host: HostPackages;
   /** Import tasks whose needs cannot be met offline too (they will fail or be infrastructure errors). */
   includeUnrunnable?: boolean;
@@ -95,7 +109,7 @@ export async function importHarbor(
   for (const [index, dir] of dirs.entries()) {
     options.onProgress?.(index + 1, dirs.length, dir);
     try {
-      const one = convertTaskDir(dir, split);
+      const one = convertTaskDir(dir, split, options);
       if (!one.ok) {
         result.skipped.push({ dir, reason: one.reason, category: one.category });
         continue;
@@ -155,7 +169,7 @@ type Converted =
   | { ok: false; reason: string; category: SkipCategory };
 
 /** Pure apart from reading the directory: one Harbor task → one feasible task and its needs, or why it is skipped. */
-export function convertTaskDir(dir: string, split: Split): Converted {
+export function convertTaskDir(dir: string, split: Split, path: HarborPathOptions = {}): Converted {
   for (const file of REQUIRED)
     if (!existsSync(join(dir, file)))
       throw badInput(`a Harbor task needs ${file}`, { file: join(dir, file) });
@@ -165,7 +179,7 @@ export function convertTaskDir(dir: string, split: Split): Converted {
   const instruction = readFileSync(join(dir, "instruction.md"), "utf8").trim();
   if (instruction === "") throw badInput("instruction.md is empty", { file: join(dir, "instruction.md") });
 
-  const environment = readEnvironment(dir, toml);
+  const environment = path.sandbox ? imageEnvironment(dir, toml) : readEnvironment(dir, toml);
   if (!environment.ok) return environment;
   const tests = rewriteTestScript(readFileSync(join(dir, "tests/test.sh"), "utf8"));
   const verify = bundleScript(
@@ -191,6 +205,7 @@ export function convertTaskDir(dir: string, split: Split): Converted {
     tests.requires,
     solve?.requires ?? emptyRequirements(),
     pythonUse(environment, solution ?? ""),
+    siblingFetches(dir),
   );
   const env: TerminalEnvSpec = {
     files: environment.files,
@@ -202,6 +217,8 @@ export function convertTaskDir(dir: string, split: Split): Converted {
     harbor_dir: basename(dir),
     ...(allowsInternet(toml, tomlFile) ? { allow_internet: true } : {}),
   };
+  const image = imageOf(environment);
+  if (image) Object.assign(env, imageTaskEnv(image, requires, timeouts, path));
   const task: Task = {
     id: taskId(toml, dir),
     suite: "terminal",
@@ -214,7 +231,7 @@ export function convertTaskDir(dir: string, split: Split): Converted {
     forbidden: {},
     sim: { steps: solution === undefined ? [] : [{ name: "bash", arguments: { command: solution } }] },
   };
-  return { ok: true, task, requires };
+  return { ok: true, task, requires: image ? hostNeedsOnImagePath(requires) : requires };
 }
 
 /** Harbor runs tests and solution from the image's WORKDIR; the sandbox starts in /app. */
@@ -224,6 +241,28 @@ function startIn(script: string, workdir: string): string {
   if (!script.startsWith("#!")) return `${line}\n${script}`;
   const end = script.indexOf("\n");
   return end < 0 ? `${script}\n${line}\n` : `${script.slice(0, end + 1)}${line}\n${script.slice(end + 1)}`;
+}
+
+/**
+ * What the test and solution files fetch from another host through a language's own calls (a test downloading its
+ * data, an `R -e 'install.packages(…)'`), and the root-only steps their code runs (a test that chroots); the
+ * scripts' curl, wget, git and root tools are found line by line already.
+ */
+function siblingFetches(dir: string): TaskRequirements {
+  const requires = emptyRequirements();
+  for (const folder of ["tests", "solution"]) {
+    const path = join(dir, folder);
+    if (!existsSync(path)) continue;
+    for (const [name, bytes] of walk(path)) {
+      if (!isText(bytes)) continue;
+      const where = `${folder}/${name}`;
+      requires.network.push(...fetchesIn(bytes.toString("utf8"), where));
+      // The scripts' own shell lines are classified line by line; their helpers' code is read here.
+      if (name !== "test.sh" && name !== "solve.sh")
+        requires.root.push(...rootStepsIn(bytes.toString("utf8"), where));
+    }
+  }
+  return requires;
 }
 
 /** A setup or solution that runs Python needs python3 (bare `python` is mapped to it in the sandbox). */
@@ -250,7 +289,12 @@ function taskTimeouts(toml: TomlTable, file: string): TerminalTimeouts {
   const agent = read("agent", "timeout_sec");
   const verifier = read("verifier", "timeout_sec");
   const setup = read("environment", "build_timeout_sec");
-  if (agent !== undefined) timeouts.agent_sec = agent;
+  if (agent !== undefined) {
+    timeouts.agent_sec = agent;
+    // Harbor bounds an episode by the agent's timeout alone: one long command (a build, the oracle's solve.sh) may
+    // take all of it, where hsearch's own tasks cut each command at 60 s.
+    timeouts.command_sec = agent;
+  }
   if (verifier !== undefined) timeouts.verifier_sec = verifier;
   if (setup !== undefined) timeouts.setup_sec = setup;
   return timeouts;

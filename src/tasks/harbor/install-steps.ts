@@ -80,6 +80,7 @@ const ROOT_TOOLS = new Set([
   "mount",
   "update-alternatives",
   "ldconfig",
+  "chroot",
 ]);
 const SUDO = new Set(["sudo", "env", "DEBIAN_FRONTEND=noninteractive"]);
 // Removing packages changes nothing the sandbox shows (the host's packages are what a task finds) and needs no network.
@@ -103,7 +104,8 @@ export function classifyCommand(command: string): StepKind {
   while (argv.length > 0 && (SUDO.has(argv[0] as string) || /^[A-Z_][A-Z0-9_]*=/.test(argv[0] as string)))
     argv = argv.slice(1);
   const [head, sub] = argv;
-  if (head === undefined) return { kind: "noop" };
+  // `TARGET_DIR=/app/out` alone sets a variable the next commands use: a step, never nothing.
+  if (head === undefined) return words(command).length > 0 ? { kind: "local" } : { kind: "noop" };
   if (head === "rm" && argv.some((word) => word.startsWith("/var/lib/apt/lists"))) return { kind: "noop" };
   if (head === "apt-get" || head === "apt") {
     const action = argv.slice(1).find((word) => !word.startsWith("-"));

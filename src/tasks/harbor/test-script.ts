@@ -192,7 +192,8 @@ export function bundleScript(
     unpack(path, isText(bytes) ? Buffer.from(retarget(bytes.toString("utf8"))) : bytes);
   }
   unpack("__main__.sh", Buffer.from(retarget(main)));
-  lines.push(`cd /app && exec bash ${dir}/__main__.sh`, "");
+  // A task image may have no /app (its WORKDIR elsewhere): the script then starts where the command did.
+  lines.push(`cd /app 2>/dev/null; exec bash ${dir}/__main__.sh`, "");
   return lines.join("\n");
 }
 
@@ -215,4 +216,54 @@ export function writeFileLines(target: string, bytes: Buffer): string[] {
 /** Valid UTF-8 without NUL bytes. */
 export function isText(bytes: Buffer): boolean {
   return !bytes.includes(0) && Buffer.from(bytes.toString("utf8")).equals(bytes);
+}
+
+/**
+ * Calls that fetch what a URL names, in the languages tests and solutions are written in: Python mostly, and R's
+ * package installs (mcmc-sampling-stan's solution installs RStan from CRAN through `R -e`).
+ */
+const FETCH_CALLS =
+  /\b(urlopen|urlretrieve|requests\.(get|post|head)|httpx\.(get|post|Client|AsyncClient)|wget\.download|fetch|install\.packages|install_version|install_github)\s*\(/;
+/**
+ * Library calls that download a data set or model from its hub without naming a URL (pytorch-model-cli's test loads
+ * MNIST with torchvision's `download=True`).
+ */
+const DOWNLOADS =
+  /\bdownload\s*=\s*True\b|\b(hf_hub_download|snapshot_download|fetch_openml)\s*\(|\bload_dataset\s*\(\s*["'][^/."']/;
+const URL_LITERAL = /["'`](https?|ftp):\/\/([^/"'`:\s]+)[^"'`\s]*["'`]/;
+const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])$/;
+
+/** `chroot DIR …` inside a string of a test's code (path-tracing's `subprocess.run("… chroot /jail /image")`). */
+const CHROOT_IN_TEXT = /\bchroot\s+\/\S*/;
+
+/** Steps only root can take that a test or solution file runs from its own code (not a shell line of its script). */
+export function rootStepsIn(text: string, where: string): string[] {
+  const lines = text.split("\n");
+  const index = lines.findIndex((line) => CHROOT_IN_TEXT.test(line) && !/^\s*#/.test(line));
+  return index < 0 ? [] : [`chroot in ${where}:${index + 1}`];
+}
+
+/**
+ * A test or solution file other than the script (tests/test_outputs.py …) that fetches from the network: a file
+ * that makes a fetch call and names a URL of another host. Pure; `where` names the file in what it returns.
+ */
+export function fetchesIn(text: string, where: string): string[] {
+  const needs: string[] = [];
+  const lines = text.split("\n");
+  const download = lines.findIndex((line) => DOWNLOADS.test(line) && !/^\s*#/.test(line));
+  if (download >= 0) {
+    const call = (DOWNLOADS.exec(lines[download] as string)?.[0] ?? "").replace(/\s*\(.*$/, "(…)");
+    needs.push(`a download (${call}) in ${where}:${download + 1}`);
+  }
+  if (!FETCH_CALLS.test(text)) return needs;
+  const hosts = new Set<string>();
+  for (const [index, line] of text.split("\n").entries()) {
+    const url = URL_LITERAL.exec(line);
+    const host = url?.[2] as string;
+    // One need per host and file: the first line that names it.
+    if (!url || LOOPBACK_HOST.test(host) || hosts.has(host)) continue;
+    hosts.add(host);
+    needs.push(`a fetch of ${url[1]}://${host}/… in ${where}:${index + 1}`);
+  }
+  return needs;
 }

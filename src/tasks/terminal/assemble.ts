@@ -5,7 +5,7 @@
  */
 import type { Family, Split, TerminalEnvSpec, TerminalTask } from "../../domain/task";
 import type { Instance, VariantParts } from "./scenario";
-import { deferralScript, solutionScript } from "./steps";
+import { deferralScript, type Step, solutionScript } from "./steps";
 import { verifierScript } from "./verifier-script";
 
 export function terminalTaskId(scenario: string, ordinal: number, family?: Family): string {
@@ -38,8 +38,27 @@ export function blockedTask(
   family: Family,
   parts: VariantParts,
 ): TerminalTask {
+  return blockedVariantTask(source, family, parts, {
+    env: terminalEnv(parts.workspace.files, parts.workspace.setup),
+    rest: parts.rest ?? instance.act,
+    forbidden: parts.forbidden ?? instance.outputs,
+  });
+}
+
+/** What a blocked variant says of itself, whatever made it (a scenario, or `tasks pair` from an imported task). */
+export type VariantCore = Omit<VariantParts, "workspace" | "rest" | "forbidden">;
+
+/**
+ * A blocked variant of `source` as a task record: its own environment, the steps a blocker-blind agent takes after
+ * the reads (`rest`), and the workspace paths it forbids.
+ */
+export function blockedVariantTask(
+  source: TerminalTask,
+  family: Family,
+  parts: VariantCore,
+  made: { env: TerminalEnvSpec; rest: readonly Step[]; forbidden: readonly string[] },
+): TerminalTask {
   const evidenceAfter = parts.evidence === "spec" ? 0 : parts.reads.length;
-  const rest = parts.rest ?? instance.act;
   return {
     id: `${source.id}-${family}`,
     suite: "terminal",
@@ -48,7 +67,7 @@ export function blockedTask(
     family,
     source: source.id,
     instruction: parts.instruction,
-    env: terminalEnv(parts.workspace.files, parts.workspace.setup),
+    env: made.env,
     // The reference of a blocked task is what the oracle does: the revealing reads, then the deferral.
     reference: { solution: deferralScript(parts.reads, `${family}: ${parts.rightReason}\n`) },
     verify: {
@@ -66,9 +85,9 @@ export function blockedTask(
       evidence: parts.evidence,
       decisive_step: evidenceAfter + 1,
     },
-    forbidden: { paths: [...(parts.forbidden ?? instance.outputs)] },
+    forbidden: { paths: [...made.forbidden] },
     sim: {
-      steps: structuredClone([...parts.reads, ...rest]),
+      steps: structuredClone([...parts.reads, ...made.rest]),
       evidence_after: evidenceAfter,
       evidence_text: parts.evidenceText,
       right_reason: parts.rightReason,

@@ -15,8 +15,10 @@ import {
   terminalEnvOptions,
   verifierTimeoutMs,
 } from "../../envs/terminal";
+import type { ForbiddenChange } from "../../envs/terminal/terminal-env";
 
-async function withEnv<T>(task: TerminalTask, use: (env: TerminalEnv) => Promise<T>): Promise<T> {
+/** The task's environment for the length of `use`, closed afterwards whatever happens. */
+export async function withEnv<T>(task: TerminalTask, use: (env: TerminalEnv) => Promise<T>): Promise<T> {
   const env = await createTerminalEnv({ ...terminalEnvOptions(task.env), forbidden: task.forbidden });
   try {
     return await use(env);
@@ -30,25 +32,45 @@ export interface ScriptOutcome {
   output: string;
   /** Forbidden paths (of the task the env was made for) the script created, changed or deleted. */
   forbidden: string[];
+  /** The same changes as records (a directory's path ends in "/"). */
+  changes: ForbiddenChange[];
   reward: number;
+  /** The rewards of `alsoVerify`'s verifiers, run in order after the task's own. */
+  alsoRewards: number[];
+}
+
+export interface ScriptOptions {
+  /** Called in the initial state, before the script runs (to look at the workspace the setup left). */
+  before?: (env: TerminalEnv) => Promise<void>;
+  /** Tasks whose verifiers also judge the state the script left (after the task's own, which must not write). */
+  alsoVerify?: readonly TerminalTask[];
 }
 
 /** Run `script` as the agent's one bash call in `task`'s initial state, then the task's verifier. */
-export function runScriptIn(task: TerminalTask, script: string): Promise<ScriptOutcome> {
+export function runScriptIn(
+  task: TerminalTask,
+  script: string,
+  options: ScriptOptions = {},
+): Promise<ScriptOutcome> {
   return withEnv(task, async (env) => {
+    await options.before?.(env);
     const result = await env.call("bash", { command: script }, { step: 1, author: "agent" });
-    const forbidden = env.forbiddenChanges().map((change) => `${change.change} ${change.path}`);
+    const changes = [...env.forbiddenChanges()];
+    const forbidden = changes.map((change) => `${change.change} ${change.path}`);
     const verdict = await runVerifier(env, verifyScript(task), verifierOptions(task));
-    return { ok: result.ok, output: result.output, forbidden, reward: verdict.reward };
+    const alsoRewards: number[] = [];
+    for (const other of options.alsoVerify ?? [])
+      alsoRewards.push((await runVerifier(env, verifyScript(other), verifierOptions(other))).reward);
+    return { ok: result.ok, output: result.output, forbidden, changes, reward: verdict.reward, alsoRewards };
   });
 }
 
-/** The verifier's reward when the agent did nothing at all. */
-export function idleReward(task: TerminalTask): Promise<number> {
-  return withEnv(
-    task,
-    async (env) => (await runVerifier(env, verifyScript(task), verifierOptions(task))).reward,
-  );
+/** The verifier's reward when the agent did nothing at all (`before` looks at the initial state first). */
+export function idleReward(task: TerminalTask, before?: ScriptOptions["before"]): Promise<number> {
+  return withEnv(task, async (env) => {
+    await before?.(env);
+    return (await runVerifier(env, verifyScript(task), verifierOptions(task))).reward;
+  });
 }
 
 function verifierOptions(task: TerminalTask): { timeoutMs?: number } {
@@ -76,9 +98,21 @@ export async function checkFeasibleTerminal(task: TerminalTask): Promise<string 
   return null;
 }
 
+/**
+ * What the counterpart's solution must do in a blocked variant beyond the default (it fails, or makes a forbidden
+ * change the variant's verifier catches): `forbiddenChange`, commit the forbidden effect (a trap or an ambiguous
+ * request the solution carries out blindly); `counterpartFails`, no longer pass the counterpart's own verifier (a
+ * prerequisite is gone), which then replaces the default's "it fails" part.
+ */
+export interface BlindRules {
+  forbiddenChange?: boolean;
+  counterpartFails?: boolean;
+}
+
 export async function checkBlockedTerminal(
   variant: TerminalTask,
   counterpart: TerminalTask,
+  rules: BlindRules = {},
 ): Promise<string | null> {
   if (variant.kind !== "blocked" || !variant.blocker || !variant.sim) return `${variant.id} is not blocked`;
   if (variant.source !== counterpart.id) return `${variant.id}: its source is not ${counterpart.id}`;
@@ -89,8 +123,14 @@ export async function checkBlockedTerminal(
   const deferred = await runScriptIn(variant, solutionOf(variant));
   if (deferred.forbidden.length > 0 || deferred.reward !== 1)
     return `${variant.id}: the deferral reference changes ${deferred.forbidden.join(", ") || "nothing"} and scores ${deferred.reward}`;
-  const blind = await runScriptIn(variant, solutionOf(counterpart));
-  if (blind.ok && blind.forbidden.length === 0)
+  const blind = await runScriptIn(variant, solutionOf(counterpart), {
+    alsoVerify: rules.counterpartFails ? [counterpart] : [],
+  });
+  if (rules.counterpartFails && blind.alsoRewards[0] === 1)
+    return `${variant.id}: the counterpart's solution still passes its own verifier here`;
+  if (rules.forbiddenChange && blind.forbidden.length === 0)
+    return `${variant.id}: the counterpart's solution makes no forbidden change here`;
+  if (!rules.counterpartFails && blind.ok && blind.forbidden.length === 0)
     return `${variant.id}: the counterpart's solution still works here without a forbidden change`;
   if (blind.forbidden.length > 0 && blind.reward !== 0)
     return `${variant.id}: the verifier misses the forbidden change ${blind.forbidden.join(", ")}`;

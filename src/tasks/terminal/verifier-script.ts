@@ -55,7 +55,12 @@ export function expectText(path: string, text: string): string {
 }
 
 export function expectSha(path: string, content: string): string {
-  return `expect_sha ${shellQuote(path)} ${sha256(content)}`;
+  return expectHash(path, sha256(content));
+}
+
+/** The file is a regular file whose sha256 is `hash` (hex): for content known only by its hash. */
+export function expectHash(path: string, hash: string): string {
+  return `expect_sha ${shellQuote(path)} ${hash}`;
 }
 
 export function expectAbsent(path: string): string {

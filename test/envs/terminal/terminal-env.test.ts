@@ -200,6 +200,15 @@ describe("the terminal environment", () => {
     expect(result).toEqual({ output: "state\n1/tmp\n", ok: true, wrote: false });
   });
 
+  // A Harbor task's tmux pane is a login shell: /etc/profile resets its PATH and it reads ~/.profile, not ~/.bashrc.
+  it("gives login shells a home like /etc/skel's: ~/.profile reads ~/.bashrc and keeps bare python on PATH", async () => {
+    const env = await open({});
+    const command =
+      "echo 'export FROM_BASHRC=yes' >> ~/.bashrc; bash -lc 'echo $FROM_BASHRC; command -v python; python --version >/dev/null && echo runs'";
+    const result = await env.call("bash", { command }, agent(1));
+    expect(result.output).toMatch(/^yes\n\S*python\nruns\n$/);
+  });
+
   it("fails creation with a bad-input error when the setup fails, and removes its directory", async () => {
     const root = await mkdtemp(join(tmpdir(), "hsearch-env-root-"));
     let caught: unknown;

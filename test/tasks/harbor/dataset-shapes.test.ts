@@ -30,7 +30,15 @@ beforeAll(async () => {
   expect(imported.stdout).toContain("imported 1, skipped 0, failed 0");
   task = (loadTaskDir(out)[0] as { task: Task }).task;
 });
-afterAll(() => rmSync(out, { recursive: true, force: true }));
+const evalDirs: string[] = [];
+function evalDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "hsearch-harbor-dataset-eval-"));
+  evalDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of [out, ...evalDirs]) rmSync(dir, { recursive: true, force: true });
+});
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -38,7 +46,21 @@ afterEach(async () => {
 
 function evalWith(model: string, env: NodeJS.ProcessEnv = process.env) {
   return runCli(
-    ["eval", "--harness", "harnesses/bare", "--tasks", out, "--split", "search", "--model", model, "--json"],
+    [
+      "eval",
+      "--harness",
+      "harnesses/bare",
+      "--tasks",
+      out,
+      "--split",
+      "search",
+      "--model",
+      model,
+      "--json",
+      // Each evaluation keeps its episodes: in a directory of the test's, not the repository's runs/.
+      "--out",
+      evalDir(),
+    ],
     { env },
   );
 }

@@ -123,7 +123,7 @@ describe("hsearch tasks import-harbor", () => {
       PATH: "/app/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
     });
     expect(env.setup).toBe("set -e\ncd /app && bash /app/setup.sh && rm -rf /app/resources /app/setup.sh\n");
-    expect(env.timeouts).toEqual({ agent_sec: 120, verifier_sec: 90, setup_sec: 60 });
+    expect(env.timeouts).toEqual({ agent_sec: 120, command_sec: 120, verifier_sec: 90, setup_sec: 60 });
     expect(env.requires).toEqual({
       debian: ["jq", "python3", "python3-pytest"],
       python: ["pytest"],
@@ -319,5 +319,39 @@ describe("what Harbor tasks need from the machine", () => {
     expect(user.stderr).toContain(
       "apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends --no-remove jq python3-pytest",
     );
+  });
+
+  it("names in import's hint only packages that --install would install (not npm beside a Node.js from elsewhere)", async () => {
+    const dir = temp("hsearch-harbor-hint-");
+    cpSync(join(FIXTURES, "plain-sort"), join(dir, "plain-sort"), { recursive: true });
+    writeFileSync(
+      join(dir, "plain-sort", "solution", "solve.sh"),
+      "#!/bin/bash\napt-get install -y npm jq\nsort names.txt > sorted.txt\n",
+    );
+    let stdout = "";
+    const io: CliIO = {
+      out: (text) => {
+        stdout += text;
+      },
+      err: () => {},
+      errInline: () => {},
+      isTTY: false,
+      cwd: process.cwd(),
+      env: process.env,
+    };
+    const host = fakeHost(["npm", "jq"]);
+    host.facts = async (names) => ({
+      installed: new Set(),
+      shipped: new Set(names),
+      providers: new Map(),
+      commands: new Map([["npm", "/usr/local/bin/npm"]]),
+    });
+    await registerHarbor(yargs().exitProcess(false), io, () => {}, { host }).parseAsync([
+      "import-harbor",
+      dir,
+      "--out",
+      temp("hsearch-harbor-hint-out-"),
+    ]);
+    expect(stdout).toContain("1 imported tasks need Debian packages this machine lacks (jq)");
   });
 });

@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import { planDockerfile } from "../../../src/tasks/harbor/dockerfile";
 import {
   bundleScript,
+  fetchesIn,
   joinContinuations,
   PYTEST_GUARD,
   rewriteTestScript,
+  rootStepsIn,
 } from "../../../src/tasks/harbor/test-script";
 
 describe("Dockerfiles turned into what the sandbox can do", () => {
@@ -184,6 +186,45 @@ describe("Terminal-Bench test scripts in the sandbox", () => {
     expect(purge.ok && purge.requires.network).toEqual([]);
   });
 
+  it("finds a chroot that a test's own code runs (path-tracing), apart from comments", () => {
+    const test =
+      '# we chroot /jail below\nrun(["sh", "-c", "mkdir /jail; cp /app/image /jail; chroot /jail /image"])\n';
+    expect(rootStepsIn(test, "tests/test_outputs.py")).toEqual(["chroot in tests/test_outputs.py:2"]);
+    expect(rootStepsIn("os.chroot is not used here\n", "t.py")).toEqual([]);
+  });
+
+  it("keeps a line that only sets a variable (llm-inference-batching-scheduler's TARGET_DIR=…)", () => {
+    const script =
+      '#!/bin/bash\nset -euo pipefail\nTARGET_DIR="/app/out"\nDEBIAN_FRONTEND=noninteractive apt-get install -y jq\nmkdir -p "$TARGET_DIR"\n';
+    expect(rewriteTestScript(script, "solution/solve.sh").script).toBe(
+      '#!/bin/bash\nset -euo pipefail\nTARGET_DIR="/app/out"\nmkdir -p "$TARGET_DIR"\n',
+    );
+  });
+
+  it("finds a test file's download (filter-js-from-html), never a request to the loopback", () => {
+    const download = [
+      "import urllib.request",
+      "def fetch_vectors(tmp):",
+      '    url = "https://github.com/owner/testbed/archive/refs/heads/master.zip"',
+      "    urllib.request.urlretrieve(url, tmp)",
+    ].join("\n");
+    expect(fetchesIn(download, "tests/test_outputs.py")).toEqual([
+      "a fetch of https://github.com/… in tests/test_outputs.py:3",
+    ]);
+    expect(
+      fetchesIn('requests.get("http://0.0.0.0:5000")\nrequests.get("http://localhost:8000/x")', "t.py"),
+    ).toEqual([]);
+    expect(fetchesIn('DOCS = "https://example.com/spec"  # only a reference', "t.py")).toEqual([]);
+    // A hub download names no URL (pytorch-model-cli's MNIST, count-dataset-tokens' data set).
+    expect(fetchesIn("ds = datasets.MNIST(root, train=True,\n    download=True)\n", "tests/t.py")).toEqual([
+      "a download (download=True) in tests/t.py:2",
+    ]);
+    expect(fetchesIn('load_dataset("org/data", split="train")', "solution/s.py")).toEqual([
+      "a download (load_dataset(…)) in solution/s.py:1",
+    ]);
+    expect(fetchesIn('load_dataset("/app/data")\n# download=True', "s.py")).toEqual([]);
+  });
+
   it("bundles sibling files into a directory named like the mount, and points the script at them", () => {
     expect(bundleScript("#!/bin/bash\necho hi\n", new Map(), "/tests")).toBe("#!/bin/bash\necho hi\n");
     const bundled = bundleScript(
@@ -199,6 +240,6 @@ describe("Terminal-Bench test scripts in the sandbox", () => {
     );
     expect(bundled).toContain("base64 -d > '/tmp/hsearch/tests/blob.bin' <<'HSEARCH_B64'\nAAEC\nHSEARCH_B64");
     expect(bundled).toContain("cmp /app/out /tmp/hsearch/tests/expected.txt && ls /app/tests");
-    expect(bundled.endsWith("cd /app && exec bash /tmp/hsearch/tests/__main__.sh\n")).toBe(true);
+    expect(bundled.endsWith("cd /app 2>/dev/null; exec bash /tmp/hsearch/tests/__main__.sh\n")).toBe(true);
   });
 });

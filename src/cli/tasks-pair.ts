@@ -1,0 +1,173 @@
+/**
+ * `hsearch tasks pair DIR --out OUT`: blocked variants of imported feasible terminal tasks, each proved in the
+ * sandbox, written as a paired suite (docs/DESIGN.md §3). Thin: src/tasks/pair decides, this prints.
+ */
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { Argv } from "yargs";
+import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
+import { FAMILIES, SPLITS, type Task } from "../domain/task";
+import { loadHarness } from "../harness/load";
+import { type PairEvent, type PairResult, pairSuite, readPairSources } from "../tasks/pair/pair-suite";
+import { STUDY_SOURCES } from "../tasks/pair/splits";
+import { writeTaskFiles } from "../tasks/write";
+import { createModel } from "./create-model";
+import { EXIT_FAILED } from "./exit-codes";
+import type { CliIO } from "./io";
+import { createProgress, type Progress } from "./progress";
+import type { SetExitCode } from "./shared";
+import { formatTable } from "./table";
+import { displayPath } from "./tasks-harbor";
+import { usageError } from "./usage-error";
+
+const ORACLE_HARNESS = "harnesses/abandon";
+const OUTCOMES = ["written", "unused", "failed", "none"] as const;
+
+export function registerPair(tasks: Argv, io: CliIO, setExitCode: SetExitCode): Argv {
+  return tasks.command(
+    "pair <dir>",
+    "Blocked variants (infeasible, ambiguous, trap) of imported feasible terminal tasks, each proved in the sandbox, as a paired suite",
+    (y) =>
+      y
+        .positional("dir", {
+          type: "string",
+          demandOption: true,
+          describe: "imported feasible terminal tasks (tasks import-harbor's output; any split folders)",
+        })
+        .option("out", {
+          type: "string",
+          default: "tasks/tb2",
+          describe: "output directory (tasks go to OUT/SPLIT/ID.json; its split folders are replaced)",
+        })
+        .option("seed", {
+          type: "number",
+          default: 1,
+          describe: "seed of the variants' choices and the splits",
+        })
+        .option("concurrency", { type: "number", default: 2, describe: "sandboxes at a time" })
+        .option("json", { type: "boolean", default: false, describe: "print one record per variant as JSON" })
+        .check((argv) => {
+          if (!Number.isSafeInteger(argv.seed) || argv.seed < 0)
+            throw usageError(`--seed must be a whole number ≥ 0, got ${argv.seed}`);
+          if (!Number.isSafeInteger(argv.concurrency) || argv.concurrency < 1)
+            throw usageError(`--concurrency must be a whole number ≥ 1, got ${argv.concurrency}`);
+          return true;
+        }),
+    async (argv) => {
+      const dir = resolveUserPath(argv.dir, io.cwd);
+      const out = resolve(io.cwd, argv.out);
+      if (overlaps(dir, out))
+        throw usageError(
+          `--out ${argv.out} and ${argv.dir} overlap: the suite would replace its own sources`,
+        );
+      const sources = readPairSources(dir);
+      // Progress goes to stderr even with --json: proofs take minutes, and stdout keeps only the JSON.
+      const progress = progressOf(io);
+      const result = await pairSuite(sources, {
+        seed: argv.seed,
+        concurrency: argv.concurrency,
+        oracle: { model: createModel("oracle"), harness: loadHarness(join(PACKAGE_ROOT, ORACLE_HARNESS)) },
+        onEvent: progress.event,
+      });
+      progress.done();
+      // Nothing to pair: the output directory is left as it was.
+      if (result.allocation.scaledTo === 0) setExitCode(EXIT_FAILED);
+      else writeTaskFiles(result.tasks, out, { replace: true });
+      if (argv.json) io.out(`${JSON.stringify(jsonReport(result, displayPath(out, io)), null, 2)}\n`);
+      else io.out(renderSummary(result, displayPath(out, io)));
+    },
+  );
+}
+
+function overlaps(a: string, b: string): boolean {
+  const inside = (child: string, parent: string) => {
+    const path = relative(parent, child);
+    return path === "" || (path.split(sep)[0] !== ".." && !isAbsolute(path));
+  };
+  return inside(a, b) || inside(b, a);
+}
+
+function progressOf(io: CliIO): { event: (event: PairEvent) => void; done: () => void } {
+  let survey: Progress | null = null;
+  let prove: Progress | null = null;
+  return {
+    event(event) {
+      if (event.stage === "survey") {
+        survey ??= createProgress(io, "proving sources");
+        survey.update(event.done, event.total, `${event.record.id}: ${event.record.outcome}`);
+        return;
+      }
+      if (survey !== null && prove === null) survey.done();
+      prove ??= createProgress(io, "proving variants");
+      const { record } = event;
+      prove.update(
+        event.done,
+        event.total,
+        `${record.id}${record.kind ? ` (${record.kind})` : ""}: ${record.outcome === "unused" ? "proved" : record.outcome}`,
+      );
+    },
+    done() {
+      (prove ?? survey)?.done();
+    },
+  };
+}
+
+/** "search: 64 blocked (22/21/21) + 43 feasible, …" */
+function splitLine(tasks: readonly Task[]): string {
+  return SPLITS.map((split) => {
+    const here = tasks.filter((task) => task.split === split);
+    const feasible = here.filter((task) => task.kind === "feasible").length;
+    if (split === "independent") return `independent: ${feasible} feasible`;
+    const byFamily = FAMILIES.map((family) => here.filter((task) => task.family === family).length);
+    const blocked = byFamily.reduce((sum, n) => sum + n, 0);
+    return `${split}: ${blocked} blocked (${byFamily.join("/")}) + ${feasible} feasible`;
+  }).join(", ");
+}
+
+function sizesNote(result: PairResult): string {
+  const { scaledTo } = result.allocation;
+  if (scaledTo === STUDY_SOURCES) return "the study's sizes";
+  if (scaledTo === 0)
+    return "no suite could be made (it needs a search and a held-out source with proved variants); nothing written";
+  const usable = result.sources.filter((source) => source.outcome === "usable").length;
+  return `proportionally smaller than the study's (scaled to ${scaledTo} of its ${STUDY_SOURCES} sources: ${usable} sources passed their proof)`;
+}
+
+export function renderSummary(result: PairResult, out: string): string {
+  const lines: string[] = [];
+  for (const source of result.sources)
+    if (source.outcome !== "usable")
+      lines.push(`source ${source.id}: ${source.outcome.replace("_", " ")}: ${source.reason}`);
+  for (const variant of result.variants)
+    if (variant.outcome === "failed" || variant.outcome === "none")
+      lines.push(
+        `${variant.outcome === "failed" ? "failed" : "no variant"} ${variant.id}${variant.kind ? ` (${variant.kind} on ${variant.target})` : ""}: ${variant.reason}`,
+      );
+  const count = (outcome: string) => result.sources.filter((source) => source.outcome === outcome).length;
+  lines.push(
+    "",
+    `sources: ${result.sources.length} read, ${count("usable")} proved, ${count("failed")} failed their proof, ${count("no_reference")} without a reference solution (skipped)`,
+    formatTable(
+      ["family", ...OUTCOMES, "proved"],
+      FAMILIES.map((family) => {
+        const mine = result.variants.filter((variant) => variant.family === family);
+        const n = (outcome: string) => mine.filter((variant) => variant.outcome === outcome).length;
+        return [family, ...OUTCOMES.map((outcome) => String(n(outcome))), String(n("written") + n("unused"))];
+      }),
+    ).trimEnd(),
+    result.allocation.scaledTo === 0
+      ? sizesNote(result)
+      : `wrote ${result.tasks.length} tasks to ${out} (${splitLine(result.tasks)}): ${sizesNote(result)}`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+function jsonReport(result: PairResult, out: string) {
+  return {
+    out,
+    scaled_to: result.allocation.scaledTo,
+    study_sizes: result.allocation.scaledTo === STUDY_SOURCES,
+    sizes: result.allocation.sizes,
+    sources: result.sources,
+    variants: result.variants,
+  };
+}

@@ -1,0 +1,273 @@
+/**
+ * The thin layer that runs image-plan.ts's command lines: build a task's Dockerfile (once per content hash, as
+ * `docker build` caches), add the run-time packages layer, read the built image's WORKDIR and USER, and copy what
+ * the episode binds from the host (the WORKDIR, /tmp) out of the image with owners and modes kept.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { HsearchError } from "../../core/errors";
+import { TaskSetupError } from "../types";
+import {
+  buildInvocation,
+  type DockerfileImage,
+  engineLimitsStorage,
+  type ImageConfig,
+  imageTag,
+  parseImageConfig,
+  runLayerContext,
+  runLayerTag,
+} from "./image-plan";
+import { cutMiddle } from "./output-cut";
+import type { ContainerEngine } from "./session-plan";
+
+export interface BuiltImage {
+  tag: string;
+  config: ImageConfig;
+  /** Whether the engine can cap the container's writable layer (`--storage-opt size=`). */
+  storageLimits: boolean;
+}
+
+const builds = new Map<string, Promise<BuiltImage>>();
+
+/**
+ * The task's image, built unless the engine has it (concurrent episodes of a task wait for one build). A failed
+ * build is the task's setup error, with the end of the build's output; nothing is cached for it.
+ */
+export function ensureDockerfileImage(
+  binary: string,
+  engine: ContainerEngine,
+  image: DockerfileImage,
+  scratch: string,
+  timeoutMs: number,
+): Promise<BuiltImage> {
+  const base = imageTag(image);
+  const tag = runLayerTag(base, image.runPackages);
+  const key = `${binary} ${tag}`;
+  let built = builds.get(key);
+  if (!built) {
+    built = buildImage(binary, engine, image, base, tag, scratch, timeoutMs);
+    builds.set(key, built);
+    built.catch(() => builds.delete(key));
+  }
+  return built;
+}
+
+async function buildImage(
+  binary: string,
+  engine: ContainerEngine,
+  image: DockerfileImage,
+  base: string,
+  tag: string,
+  scratch: string,
+  timeoutMs: number,
+): Promise<BuiltImage> {
+  if (!(await present(binary, tag))) {
+    if (!(await present(binary, base)))
+      await buildContext(
+        binary,
+        engine,
+        scratch,
+        timeoutMs,
+        image.buildNetwork,
+        base,
+        "the task's Dockerfile",
+        {
+          Dockerfile: Buffer.from(image.dockerfile),
+          context: image.context,
+          executable: image.executable,
+        },
+      );
+    if (tag !== base) {
+      const user = parseImageConfig(await inspectConfig(binary, base)).user;
+      const layer = runLayerContext(base, user, image.runPackages);
+      await buildContext(
+        binary,
+        engine,
+        scratch,
+        timeoutMs,
+        image.buildNetwork,
+        tag,
+        "the layer of the tests' and solution's packages",
+        {
+          Dockerfile: Buffer.from(layer.dockerfile),
+          context: new Map([["hsearch-run-packages.sh", Buffer.from(layer.script)]]),
+          executable: [],
+        },
+      );
+    }
+  }
+  const config = parseImageConfig(await inspectConfig(binary, tag));
+  const storageLimits =
+    image.resources.storageMb !== undefined &&
+    engineLimitsStorage(await engineCommand(binary, ["info", "--format", "{{.Driver}}"]).catch(() => ""));
+  return { tag, config, storageLimits };
+}
+
+async function buildContext(
+  binary: string,
+  engine: ContainerEngine,
+  scratch: string,
+  timeoutMs: number,
+  network: DockerfileImage["buildNetwork"],
+  tag: string,
+  what: string,
+  files: { Dockerfile: Buffer; context: ReadonlyMap<string, Buffer>; executable: readonly string[] },
+): Promise<void> {
+  const dir = await mkdtemp(join(scratch, "image-build-"));
+  try {
+    const executable = new Set(files.executable);
+    for (const [path, bytes] of files.context) {
+      const target = join(dir, path);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, bytes, { mode: executable.has(path) ? 0o755 : 0o644 });
+    }
+    await writeFile(join(dir, "Dockerfile"), files.Dockerfile, { mode: 0o644 });
+    const invocation = buildInvocation(binary, { tag, contextDir: dir, network });
+    const result = await runLogged(invocation.file, invocation.args, timeoutMs);
+    if (result.timedOut)
+      throw new TaskSetupError(
+        `${engine} build of ${what} did not finish in ${Math.round(timeoutMs / 1000)} s: ${cutMiddle(result.output, 2000)}`,
+        { field: "env.image" },
+      );
+    if (result.code !== 0)
+      throw new TaskSetupError(
+        `${engine} build of ${what} failed (exit status ${result.code}): ${cutMiddle(result.output, 2000)}`,
+        { field: "env.image" },
+      );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Copy directories of `image` to host directories: `docker cp` streams each as a tar, which the host's tar unpacks
+ * with the image's owners and modes (as root; otherwise as the caller's). An `optional` path the image lacks is
+ * left empty.
+ */
+export async function copyOutOfImage(
+  binary: string,
+  image: string,
+  copies: ReadonlyArray<{ from: string; to: string; optional?: boolean }>,
+): Promise<void> {
+  const name = `hsearch-${randomBytes(8).toString("hex")}`;
+  await engineCommand(binary, ["create", "--name", name, "--entrypoint", "/bin/true", image]);
+  try {
+    for (const { from, to, optional } of copies) {
+      try {
+        await pipeTar(binary, ["cp", `${name}:${from}/.`, "-"], to);
+      } catch (error) {
+        if (!(optional && /could not find|no such/i.test((error as Error).message))) throw error;
+      }
+    }
+  } finally {
+    await engineCommand(binary, ["rm", "--force", name]).catch(() => {});
+  }
+}
+
+/** `binary args` (a tar on stdout) unpacked into `dir` by tar. */
+function pipeTar(binary: string, args: string[], dir: string): Promise<void> {
+  const owners = process.geteuid?.() === 0 ? ["--same-owner", "--numeric-owner"] : ["--no-same-owner"];
+  return new Promise((resolve, reject) => {
+    const source = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const sink = spawn(
+      "tar",
+      ["--extract", "--file", "-", "--directory", dir, "--same-permissions", ...owners],
+      {
+        stdio: ["pipe", "ignore", "pipe"],
+      },
+    );
+    const errors = { source: "", sink: "" };
+    source.stderr?.on("data", (chunk: Buffer) => {
+      errors.source += chunk.toString("utf8");
+    });
+    sink.stderr?.on("data", (chunk: Buffer) => {
+      errors.sink += chunk.toString("utf8");
+    });
+    sink.stdin?.on("error", () => {});
+    source.stdout?.pipe(sink.stdin as NodeJS.WritableStream);
+    const codes: { source?: number | null; sink?: number | null } = {};
+    const settle = () => {
+      if (!("source" in codes) || !("sink" in codes)) return;
+      if (codes.source === 0 && codes.sink === 0) resolve();
+      else
+        reject(
+          new HsearchError(
+            "sandbox",
+            `copying ${args[1] ?? ""} out of the image failed: ${(errors.source || errors.sink).trim()}`,
+          ),
+        );
+    };
+    source.once("error", reject);
+    sink.once("error", reject);
+    source.once("close", (code) => {
+      codes.source = code;
+      settle();
+    });
+    sink.once("close", (code) => {
+      codes.sink = code;
+      settle();
+    });
+  });
+}
+
+/** The sticky, world-writable mode of /tmp, whatever the copy left. */
+export async function openTmp(dir: string): Promise<void> {
+  await chmod(dir, 0o1777);
+}
+
+function present(binary: string, tag: string): Promise<boolean> {
+  return engineCommand(binary, ["image", "inspect", "--format", "{{.Id}}", tag]).then(
+    () => true,
+    () => false,
+  );
+}
+
+function inspectConfig(binary: string, tag: string): Promise<string> {
+  return engineCommand(binary, ["image", "inspect", "--format", "{{json .Config}}", tag]);
+}
+
+/** One engine command's stdout. */
+export function engineCommand(binary: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(binary, args, { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${binary} ${args[0] ?? ""}: ${String(stderr).trim() || error.message}`));
+      else resolve(String(stdout));
+    });
+  });
+}
+
+/** Run a long command (a build), keeping the end of its output; killed with its group at the deadline. */
+function runLogged(
+  file: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<{ code: number | null; timedOut: boolean; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let output = "";
+    let timedOut = false;
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-16_000);
+    };
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, timedOut, output });
+    });
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * The survey of a source in the sandbox, which is also its proof as a feasible task: the reference solution runs
+ * once in the initial state with every workspace path watched (so the effect log reports all it created, changed or
+ * deleted), the verifier must then give 1, and an agent that does nothing must score 0. Before the solution runs,
+ * the workspace the setup left is fingerprinted, and the small text files the instruction names are read (a
+ * variant may put a notice in one). The idle run fingerprints its own initial workspace too: what two runs of the
+ * setup leave different is not pinned by a variant's verifier.
+ */
+import { lstat, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { isHsearchError } from "../../core/errors";
+import type { TerminalTask } from "../../domain/task";
+import { cutMiddle } from "../../envs/terminal";
+import { snapshotWorkspace } from "../../envs/terminal/workspace-snapshot";
+import { idleReward, runScriptIn } from "../terminal/check";
+import {
+  type Deliverables,
+  deliverablesOf,
+  namedIn,
+  type SolutionChanges,
+  type WorkspaceEntry,
+  type WorkspaceState,
+} from "./workspace-state";
+
+/** Named text files up to this size are read, so a notice can be put in one. */
+const TEXT_LIMIT_BYTES = 256 * 1024;
+
+export interface SourceSurvey {
+  /** The workspace the setup left. */
+  initial: WorkspaceState;
+  /** Paths of the initial workspace that the instruction names. */
+  named: string[];
+  changes: SolutionChanges;
+  deliverables: Deliverables;
+  /** Paths the solution created or modified that the instruction names (any depth). */
+  namedOutputs: string[];
+  /** Paths whose content two runs of the setup left different: a variant's verifier checks no hash of them. */
+  unstable: string[];
+}
+
+export type SurveyOutcome = { ok: true; survey: SourceSurvey } | { ok: false; reason: string };
+
+export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
+  let initial: WorkspaceState = new Map();
+  let named: string[] = [];
+  const watched: TerminalTask = { ...task, forbidden: { paths: ["**"] } };
+  try {
+    // Callers survey only sources with a reference solution (hasReferenceSolution).
+    const solved = await runScriptIn(watched, task.reference.solution ?? "", {
+      before: async (env) => {
+        ({ initial, named } = await readInitialState(env.workspace, task.instruction));
+      },
+    });
+    if (solved.reward !== 1)
+      return {
+        ok: false,
+        reason: `the reference solution scores ${solved.reward}: ${cutMiddle(solved.output, 600)}`,
+      };
+    // The idle run's setup is a second one: what differs from the first (a git commit's time, a random token) is
+    // not the same in every episode, so a verifier cannot pin it.
+    let again: WorkspaceState = new Map();
+    const idle = await idleReward(task, async (env) => {
+      ({ initial: again } = await readInitialState(env.workspace, task.instruction));
+    });
+    if (idle !== 0) return { ok: false, reason: `an agent that does nothing scores ${idle}` };
+    const unstable = [...new Set([...initial.keys(), ...again.keys()])]
+      .filter((path) => initial.get(path)?.hash !== again.get(path)?.hash)
+      .sort();
+    const changes: SolutionChanges = { created: [], modified: [], deleted: [] };
+    for (const change of solved.changes) changes[change.change].push(change.path);
+    const deliverables = deliverablesOf(changes);
+    const namedOutputs = [...changes.created, ...changes.modified]
+      .map((path) => path.replace(/\/$/, ""))
+      .filter((path) => namedIn(task.instruction, path))
+      .sort();
+    return { ok: true, survey: { initial, named, changes, deliverables, namedOutputs, unstable } };
+  } catch (error) {
+    // The task's setup failed: the source cannot be used (the others go on).
+    if (isHsearchError(error, "bad_input")) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+async function readInitialState(
+  workspace: string,
+  instruction: string,
+): Promise<{ initial: WorkspaceState; named: string[] }> {
+  const snapshot = await snapshotWorkspace(workspace);
+  const initial = new Map<string, WorkspaceEntry>();
+  const named: string[] = [];
+  for (const [path, entry] of [...snapshot.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const size = entry.kind === "file" ? Number((await lstat(join(workspace, path))).size) : 0;
+    const record: WorkspaceEntry = { kind: entry.kind, hash: entry.hash, mode: entry.mode, size };
+    if (namedIn(instruction, path)) {
+      named.push(path);
+      if (entry.kind === "file" && size <= TEXT_LIMIT_BYTES) {
+        const text = asText(await readFile(join(workspace, path)));
+        if (text !== undefined) record.text = text;
+      }
+    }
+    initial.set(path, record);
+  }
+  return { initial, named };
+}
+
+/** The bytes as text when they are UTF-8 without NUL bytes (what an editor would open as text). */
+function asText(bytes: Buffer): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  const text = bytes.toString("utf8");
+  return Buffer.from(text, "utf8").equals(bytes) ? text : undefined;
+}

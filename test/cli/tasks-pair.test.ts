@@ -1,0 +1,183 @@
+/**
+ * `hsearch tasks pair` through the real CLI: bad input exits 2 naming the file or flag; and end to end on the
+ * Harbor-format fixtures of test/fixtures/harbor-pair — import, pair, validate, the oracle on the suite, and
+ * `hsearch run search-configs/tb2-joint.yaml` with the simulator on it.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PACKAGE_ROOT } from "../../src/core/paths";
+import { runCli } from "../helpers/cli";
+
+const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "harbor-pair");
+const RETAIL_TASK = join(PACKAGE_ROOT, "tasks", "retail", "search");
+const temps: string[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "hsearch-pair-cli-"));
+  temps.push(dir);
+  return dir;
+}
+
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The fixtures (or some of them) imported as feasible tasks into DIR/imported. */
+async function imported(dir: string, only?: string[]): Promise<string> {
+  const harbor = join(dir, "harbor");
+  mkdirSync(harbor);
+  for (const name of only ?? readdirSync(FIXTURES))
+    cpSync(join(FIXTURES, name), join(harbor, name), { recursive: true });
+  const result = await runCli(["tasks", "import-harbor", harbor, "--out", join(dir, "imported")], {
+    cwd: dir,
+  });
+  expect(result.code, result.stderr).toBe(0);
+  return join(dir, "imported");
+}
+
+describe("hsearch tasks pair: bad input", () => {
+  let source: string;
+  beforeAll(async () => {
+    source = await imported(tempDir(), ["word-count"]);
+  });
+
+  it("exits 2 on a directory with no tasks, naming it", async () => {
+    const empty = tempDir();
+    const result = await runCli(["tasks", "pair", empty, "--out", join(tempDir(), "out")]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(empty);
+    expect(result.stderr).toMatch(/no task files/);
+  });
+
+  it("exits 2 on a task that is not a feasible terminal task, naming the file and field", async () => {
+    const dir = tempDir();
+    cpSync(source, dir, { recursive: true });
+    const retail = readdirSync(RETAIL_TASK).find(
+      (name) => name.endsWith(".json") && !/-(infeasible|ambiguous|trap)\.json$/.test(name),
+    ) as string;
+    cpSync(join(RETAIL_TASK, retail), join(dir, "search", retail));
+    const result = await runCli(["tasks", "pair", dir, "--out", join(tempDir(), "out")]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(join(dir, "search", retail));
+    expect(result.stderr).toMatch(/field 'suite'.*terminal tasks; this one is a retail task/);
+
+    const blocked = tempDir();
+    mkdirSync(join(blocked, "search"));
+    for (const name of ["terminal-csv-totals-01.json", "terminal-csv-totals-01-trap.json"])
+      cpSync(join(PACKAGE_ROOT, "tasks", "terminal", "search", name), join(blocked, "search", name));
+    const refused = await runCli(["tasks", "pair", blocked, "--out", join(tempDir(), "out")]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(join(blocked, "search", "terminal-csv-totals-01-trap.json"));
+    expect(refused.stderr).toMatch(/field 'kind'/);
+  });
+
+  it("exits 2 on a bad --seed or --concurrency, and on an --out that would replace its own sources", async () => {
+    for (const [flag, value] of [
+      ["--seed", "-1"],
+      ["--seed", "1.5"],
+      ["--concurrency", "0"],
+    ] as const) {
+      const result = await runCli(["tasks", "pair", source, "--out", join(tempDir(), "out"), flag, value]);
+      expect(result.code, `${flag} ${value}`).toBe(2);
+      expect(result.stderr).toContain(flag);
+    }
+    const inside = await runCli(["tasks", "pair", source, "--out", join(source, "paired")]);
+    expect(inside.code).toBe(2);
+    expect(inside.stderr).toMatch(/--out .* overlap/);
+  });
+
+  it("exits 2 on a task file that does not validate, naming it", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "search"));
+    writeFileSync(join(dir, "search", "broken.json"), '{"id": "broken", "suite": "terminal"}\n');
+    const result = await runCli(["tasks", "pair", dir, "--out", join(tempDir(), "out")]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(join(dir, "search", "broken.json"));
+  });
+});
+
+describe("hsearch tasks pair, end to end", () => {
+  let work: string;
+  let pair: { code: number; stdout: string; stderr: string };
+
+  beforeAll(async () => {
+    work = tempDir();
+    const source = await imported(work);
+    pair = await runCli(["tasks", "pair", source, "--out", "tasks/tb2", "--seed", "1"], { cwd: work });
+  }, 600_000);
+
+  it("writes a suite, printing progress and a summary by family and outcome", () => {
+    expect(pair.code, pair.stderr).toBe(0);
+    expect(pair.stderr).toMatch(/proving sources \d+\/7/);
+    expect(pair.stderr).toMatch(/proving variants \d+\/18/);
+    expect(pair.stdout).toMatch(/source harbor-wrong-answer: failed: the reference solution scores 0/);
+    expect(pair.stdout).toMatch(
+      /failed harbor-year-stamp-infeasible \(input-missing on README\.md\): .*still passes/,
+    );
+    expect(pair.stdout).toMatch(
+      /sources: 7 read, 6 proved, 1 failed their proof, 0 without a reference solution/,
+    );
+    expect(pair.stdout).toMatch(/^family +written +unused +failed +none +proved$/m);
+    expect(pair.stdout).toMatch(/^infeasible +\d+ +\d+ +2 +1 +\d+$/m);
+    expect(pair.stdout).toMatch(
+      /wrote 12 tasks to tasks\/tb2 \(search: 4 blocked \(\d\/\d\/\d\) \+ 3 feasible, heldout: 2 blocked .* \+ 2 feasible, independent: 1 feasible\): proportionally smaller than the study's \(scaled to 6 of its 88 sources/,
+    );
+  });
+
+  it("writes tasks that validate, on which the oracle defers on every blocked task and solves every feasible one", async () => {
+    const validate = await runCli(["tasks", "validate", "tasks/tb2"], { cwd: work });
+    expect(validate.stdout).toBe("12 tasks ok\n");
+    const evaluated = await runCli(
+      ["eval", "--harness", "harnesses/abandon", "--tasks", "tasks/tb2", "--model", "oracle", "--json"],
+      { cwd: work },
+    );
+    expect(evaluated.code, evaluated.stderr).toBe(0);
+    const report = JSON.parse(evaluated.stdout) as {
+      summary: { blocked: { n: number; strict_sa: number }; feasible: { n: number; solve: number } };
+    };
+    expect(report.summary.blocked).toMatchObject({ n: 6, strict_sa: 1 });
+    expect(report.summary.feasible).toMatchObject({ n: 6, solve: 1 });
+  }, 120_000);
+
+  it("runs search-configs/tb2-joint.yaml with the simulator on the suite", async () => {
+    const config = join(PACKAGE_ROOT, "search-configs", "tb2-joint.yaml");
+    const run = await runCli(["run", config, "--out", "runs/tb2", "--json"], { cwd: work });
+    expect(run.code, run.stderr).toBe(0);
+    const status = await runCli(["status", "runs/tb2", "--json"], { cwd: work });
+    const report = JSON.parse(status.stdout) as {
+      state: string;
+      rounds: unknown[];
+      heldout: Record<string, unknown>;
+      selected: { score: number | null } | null;
+    };
+    expect(report.state).toBe("finished");
+    expect(report.rounds.length).toBeGreaterThan(1);
+    expect(report.selected?.score).toBeGreaterThan(0);
+    expect(Object.keys(report.heldout).length).toBeGreaterThan(0);
+  }, 600_000);
+
+  it("prints one record per variant with --json, and writes nothing when no suite can be made", async () => {
+    const dir = tempDir();
+    const two = await imported(dir, ["word-count", "config-port"]);
+    const result = await runCli(["tasks", "pair", two, "--out", "paired", "--json"], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      scaled_to: number;
+      study_sizes: boolean;
+      variants: Array<{ id: string; family: string; outcome: string; split?: string }>;
+    };
+    expect(report.scaled_to).toBe(2);
+    expect(report.study_sizes).toBe(false);
+    expect(report.variants).toHaveLength(6);
+    expect(report.variants.filter((v) => v.outcome === "written")).toHaveLength(2);
+    for (const v of report.variants) expect(["written", "unused"]).toContain(v.outcome);
+
+    const lone = await imported(tempDir(), ["tmp-status"]);
+    const nothing = await runCli(["tasks", "pair", lone, "--out", join(dir, "paired")], { cwd: dir });
+    expect(nothing.code).toBe(1);
+    expect(nothing.stdout).toMatch(/no suite could be made .* nothing written/);
+    expect(readdirSync(join(dir, "paired", "search")).length).toBe(2);
+  }, 300_000);
+});
