@@ -35,6 +35,7 @@ import {
   locateRun,
   planCommandModels,
   selectTasks,
+  storedRejections,
   type TaskSelection,
 } from "./shared";
 import { fmtRate, formatTable } from "./table";
@@ -179,7 +180,8 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalOutc
   const harness = loadHarness(harnessDir);
   const tasks = selectTasks(options, io);
   const plan = planCommandModels(options, io);
-  const models = createCommandModels(plan, io);
+  const rejections = storedRejections(io);
+  const models = createCommandModels(plan, io, rejections.memory);
   const maxInfraErrorRate = options.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
   const { root, id } = evaluationLocation(options.out, basename(harnessDir), io.cwd);
   const evaluation = await createEvaluationDir({
@@ -197,6 +199,7 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalOutc
       max_infra_error_rate: maxInfraErrorRate,
     },
   });
+  rejections.keepIn(evaluation.store);
   return evaluateInDir(evaluation, tasks, models, { maxInfraErrorRate, quiet: options.quiet }, io);
 }
 
@@ -237,7 +240,10 @@ export async function resumeEval(
       ...(config.cache ? { cachePath: config.cache } : {}),
       concurrency: options.concurrency ?? config.concurrency,
     };
-    models = createCommandModels(plan, io);
+    // What earlier sessions' providers rejected is left out from the first call.
+    const rejections = storedRejections(io, store.rejectedParameters());
+    rejections.keepIn(store);
+    models = createCommandModels(plan, io, rejections.memory);
   } catch (error) {
     store.close();
     throw error;

@@ -16,7 +16,12 @@ import {
   type Task,
 } from "../domain/task";
 import { openRequestCache, requestCacheFile } from "../models/cache";
-import { createRejectionMemory, describeRejection } from "../models/parameter-fallback";
+import {
+  createRejectionMemory,
+  describeRejection,
+  type LearntRejection,
+  type RejectionMemory,
+} from "../models/parameter-fallback";
 import { loadPriceTable } from "../models/prices";
 import { createRoleModels, type RoleModels } from "../models/roles";
 import {
@@ -30,6 +35,7 @@ import {
 } from "../models/settings";
 import { type Judge, LlmJudge, rulesJudge } from "../scoring";
 import { offlineProviders } from "../sim";
+import type { RunStore } from "../store";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import type { CliIO } from "./io";
 import { usageError } from "./usage-error";
@@ -123,7 +129,15 @@ export function planCommandModels(
   };
 }
 
-export function createCommandModels(plan: CommandModelPlan, io: CliIO): RoleModels {
+/**
+ * The command's models. `rejections`: what the providers rejected so far (an evaluation directory's, on a resume);
+ * default a memory of this command alone that says each new rejection once on stderr.
+ */
+export function createCommandModels(
+  plan: CommandModelPlan,
+  io: CliIO,
+  rejections: RejectionMemory = createRejectionMemory({ onLearn: sayRejection(io) }),
+): RoleModels {
   return createRoleModels(plan.specs, {
     env: io.env,
     concurrency: plan.concurrency,
@@ -133,14 +147,41 @@ export function createCommandModels(plan: CommandModelPlan, io: CliIO): RoleMode
     ...(plan.modelCallSeconds ? { timeoutMs: plan.modelCallSeconds * 1000 } : {}),
     extraProviders: offlineProviders,
     warn: (message) => io.err(`warning: ${message}`),
-    // A parameter a provider rejects is said once, as it is learnt (over the live progress line, which redraws).
-    rejections: createRejectionMemory({
+    rejections,
+  });
+}
+
+/**
+ * The rejection memory of a command that keeps its episodes in a directory (eval): it starts from what the
+ * directory's earlier sessions learnt (`known`, a resume), says each new rejection once, and records it in the
+ * directory's store once `keepIn` names it (the models are made before the directory, so bad input leaves none).
+ */
+export function storedRejections(
+  io: CliIO,
+  known: readonly LearntRejection[] = [],
+): { memory: RejectionMemory; keepIn(store: RunStore): void } {
+  let kept: RunStore | undefined;
+  const say = sayRejection(io);
+  return {
+    memory: createRejectionMemory({
+      known,
       onLearn: (rejection) => {
-        if (io.isTTY) io.errInline("\r\x1b[2K");
-        io.err(`hsearch: ${describeRejection(rejection, "learnt")}`);
+        say(rejection);
+        kept?.recordRejectedParameter(rejection);
       },
     }),
-  });
+    keepIn: (store) => {
+      kept = store;
+    },
+  };
+}
+
+/** Says a parameter the provider rejected, once, as it is learnt (over a live progress line, which redraws). */
+export function sayRejection(io: CliIO): (rejection: LearntRejection) => void {
+  return (rejection) => {
+    if (io.isTTY) io.errInline("\r\x1b[2K");
+    io.err(`hsearch: ${describeRejection(rejection, "learnt")}`);
+  };
 }
 
 /** `--cache user|DIR` of eval and probe: the request cache file, opened now so a bad location fails first. */

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeRequestCaches } from "../../src/models/cache";
+import { openRunStore } from "../../src/store";
 import { runCli } from "../helpers/cli";
 import {
   type FakeOpenAIServer,
@@ -54,9 +55,11 @@ const bodyOf = (request: RecordedRequest) => request.body as Body;
 /** How many lines of `text` contain `needle`. */
 const linesWith = (text: string, needle: string) => text.split("\n").filter((line) => line.includes(needle));
 
-function evalArgs(extra: string[]) {
+function evalArgs(out: string, extra: string[]) {
   return [
     "eval",
+    "--out",
+    join(work, out),
     "--harness",
     "harnesses/bare",
     "--tasks",
@@ -94,7 +97,7 @@ function expectLearntOnce(requests: readonly RecordedRequest[], parameters: read
 describe("eval with reasoning models under deployment names", () => {
   it("drops the temperature each model's provider rejects: no infrastructure error, said once per model", async () => {
     const provider = await server({ rejects: { temperature: DEPLOYMENT } });
-    const result = await runCli(evalArgs([]), { env: env(provider.baseURL) });
+    const result = await runCli(evalArgs("eval-temperature", []), { env: env(provider.baseURL) });
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout).summary;
     expect(summary.infra_errors).toEqual({});
@@ -113,12 +116,24 @@ describe("eval with reasoning models under deployment names", () => {
         ),
       ]);
     expect(result.stderr).toContain("Only the default (1) value is supported.");
+    // The evaluation directory keeps them, for its --resume.
+    const store = openRunStore(join(work, "eval-temperature"), { readonly: true });
+    try {
+      expect(
+        store
+          .rejectedParameters()
+          .map((r) => `${r.role} ${r.parameter}`)
+          .sort(),
+      ).toEqual(["agent temperature", "customer temperature", "judge temperature"]);
+    } finally {
+      store.close();
+    }
   }, 300_000);
 
   it("sends max_completion_tokens where the provider refuses max_tokens, and drops the temperature too", async () => {
     const provider = await server({ rejects: { temperature: DEPLOYMENT, max_tokens: DEPLOYMENT } });
     const limits = ["agent", "judge", "customer"].flatMap((role) => ["--set", `${role}.max_tokens=900`]);
-    const result = await runCli(evalArgs(limits), { env: env(provider.baseURL) });
+    const result = await runCli(evalArgs("eval-max-tokens", limits), { env: env(provider.baseURL) });
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout).summary;
     expect(summary.infra_errors).toEqual({});
