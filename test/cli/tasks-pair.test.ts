@@ -3,12 +3,19 @@
  * Harbor-format fixtures of test/fixtures/harbor-pair — import, pair, validate, the oracle on the suite, and
  * `hsearch run search-configs/tb2-joint.yaml` with the simulator on it.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { runCli } from "../helpers/cli";
+import {
+  type FakeOpenAIServer,
+  openaiCompletion,
+  type RecordedRequest,
+  startFakeOpenAIServer,
+} from "../helpers/fake-openai-server";
+import { realisticOpenAI, roleOfRequest } from "../helpers/realistic-openai";
 
 const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "harbor-pair");
 const RETAIL_TASK = join(PACKAGE_ROOT, "tasks", "retail", "search");
@@ -156,6 +163,55 @@ describe("hsearch tasks pair, end to end", () => {
     expect(report.rounds.length).toBeGreaterThan(1);
     expect(report.selected?.score).toBeGreaterThan(0);
     expect(Object.keys(report.heldout).length).toBeGreaterThan(0);
+  }, 600_000);
+
+  it("runs tb2-joint through the OpenAI path: the agent's tool calls run in the sandbox, the proposer is asked", async () => {
+    // A server that behaves like OpenAI's for gpt-5 names (no temperature); the agent lists the workspace with the
+    // bash tool, then answers in text; the proposer proposes a harmless edit. No real model is reachable here.
+    const realistic = realisticOpenAI({ proposal: true });
+    const agentTurn = (request: RecordedRequest) => {
+      const messages = (request.body as { messages: Array<{ role: string }> }).messages;
+      if (roleOfRequest(request) !== "agent" || messages.some((m) => m.role === "assistant"))
+        return realistic(request);
+      return openaiCompletion({ toolCalls: [{ name: "bash", arguments: { command: "ls -la /app" } }] });
+    };
+    const server: FakeOpenAIServer = await startFakeOpenAIServer(agentTurn);
+    try {
+      const base = readFileSync(join(PACKAGE_ROOT, "search-configs", "tb2-joint.yaml"), "utf8");
+      const config = join(work, "tb2-openai.yaml");
+      writeFileSync(
+        config,
+        base
+          .replace(/^task_model: .*$/m, "task_model: openai:gpt-5-mini")
+          .replace(/^meta_model: .*$/m, "meta_model: openai:gpt-5")
+          .replace(/^rounds: .*$/m, "rounds: 1")
+          .replace(/^proposals_per_round: .*$/m, "proposals_per_round: 1"),
+      );
+      const env = { ...process.env, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseURL };
+      const run = await runCli(["run", config, "--out", "runs/tb2-openai"], { cwd: work, env });
+      expect(run.code, run.stderr).toBe(0);
+      const status = await runCli(["status", "runs/tb2-openai", "--json"], { cwd: work });
+      const report = JSON.parse(status.stdout) as {
+        state: string;
+        rounds: Array<{ proposals?: unknown[] }>;
+        selected: { score: number | null } | null;
+      };
+      expect(report.state).toBe("finished");
+      expect(report.selected?.score).not.toBeNull();
+      const bodies = server.requests.map((request) => JSON.stringify(request.body));
+      expect(bodies.every((body) => !body.includes('"temperature"'))).toBe(true);
+      // The tool result the agent got back is the sandbox's listing of the task's /app.
+      const toolResults = server.requests.flatMap((request) =>
+        (request.body as { messages: Array<{ role: string; content: string | null }> }).messages.filter(
+          (m) => m.role === "tool",
+        ),
+      );
+      expect(toolResults.length).toBeGreaterThan(0);
+      expect(toolResults.some((m) => /total \d+/.test(m.content ?? ""))).toBe(true);
+      expect(server.requests.some((request) => roleOfRequest(request) === "proposer")).toBe(true);
+    } finally {
+      await server.close();
+    }
   }, 600_000);
 
   it("prints one record per variant with --json, and writes nothing when no suite can be made", async () => {
