@@ -182,27 +182,26 @@ export function convertTaskDir(dir: string, split: Split, path: HarborPathOption
   const environment = path.sandbox ? imageEnvironment(dir, toml) : readEnvironment(dir, toml);
   if (!environment.ok) return environment;
   const tests = rewriteTestScript(readFileSync(join(dir, "tests/test.sh"), "utf8"));
-  const verify = bundleScript(
-    startIn(tests.script, environment.workdir),
-    siblings(join(dir, "tests"), "test.sh"),
-    "/tests",
-  );
+  const testHelpers = helperScripts(siblings(join(dir, "tests"), "test.sh"), "tests");
+  const verify = bundleScript(startIn(tests.script, environment.workdir), testHelpers.files, "/tests");
   // The reference solution's installs are requirements too (the sandbox has no network and no root to install),
   // and its fetches make the task unrunnable offline: the oracle could not pass it.
   const solveFile = join(dir, "solution/solve.sh");
   const solve = existsSync(solveFile)
     ? rewriteTestScript(readFileSync(solveFile, "utf8"), "solution/solve.sh")
     : undefined;
-  const solution = solve
-    ? bundleScript(
-        startIn(solve.script, environment.workdir),
-        siblings(join(dir, "solution"), "solve.sh"),
-        "/solution",
-      )
+  const solveHelpers = solve
+    ? helperScripts(siblings(join(dir, "solution"), "solve.sh"), "solution")
     : undefined;
+  const solution =
+    solve && solveHelpers
+      ? bundleScript(startIn(solve.script, environment.workdir), solveHelpers.files, "/solution")
+      : undefined;
   const requires = mergeRequirements(
     environment.requires,
     tests.requires,
+    testHelpers.requires,
+    solveHelpers?.requires ?? emptyRequirements(),
     solve?.requires ?? emptyRequirements(),
     pythonUse(environment, solution ?? ""),
     siblingFetches(dir),
@@ -440,6 +439,32 @@ function missingBesideChecksum(files: ReadonlyMap<string, Buffer>): string | nul
 }
 
 /** Every file below `dir` but `except`, by relative path. */
+/**
+ * The shell scripts beside test.sh or solve.sh (a `verify.sh` the tests run) install their tools as the main scripts
+ * do, and those lines go the same way: dropped, their packages requirements (the host's on the sandbox path, the
+ * image's run-time layer on the Docker path, where the container has no network to install them). Their fetches and
+ * root steps are read by siblingFetches.
+ */
+function helperScripts(
+  files: Map<string, Buffer>,
+  folder: string,
+): { files: Map<string, Buffer>; requires: TaskRequirements } {
+  const requires = emptyRequirements();
+  const out = new Map<string, Buffer>();
+  for (const [name, bytes] of files) {
+    const text = isText(bytes) ? bytes.toString("utf8") : undefined;
+    if (text === undefined || !(name.endsWith(".sh") || /^#![^\n]*\b(ba|da)?sh\b/.test(text))) {
+      out.set(name, bytes);
+      continue;
+    }
+    const rewritten = rewriteTestScript(text, `${folder}/${name}`);
+    requires.debian.push(...rewritten.requires.debian);
+    requires.python.push(...rewritten.requires.python);
+    out.set(name, Buffer.from(rewritten.script));
+  }
+  return { files: out, requires };
+}
+
 function siblings(dir: string, except: string): Map<string, Buffer> {
   const files = walk(dir);
   files.delete(except);
