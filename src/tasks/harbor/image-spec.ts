@@ -13,6 +13,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { badInput } from "../../core/errors";
 import type { TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
+import { missingBesideChecksum, missingCopySource } from "./context-files";
 import { dockerInstructions } from "./dockerfile";
 import type { SkipCategory } from "./import-harbor";
 import { emptyRequirements, type TaskRequirements } from "./requirements";
@@ -69,6 +70,20 @@ export function imageEnvironment(dir: string, toml: TomlTable): ImageEnvironment
     throw badInput("a Harbor task needs environment/Dockerfile or [environment].docker_image", {
       file: envDir,
     });
+  const lost = missingCopySource(text, context.keys());
+  if (lost)
+    return {
+      ok: false,
+      category: "incomplete",
+      reason: `the task directory is incomplete: environment/${lost.source}, which its Dockerfile copies (line ${lost.line}), is not there`,
+    };
+  const unchecked = missingBesideChecksum(context.keys());
+  if (unchecked)
+    return {
+      ok: false,
+      category: "incomplete",
+      reason: `the task directory is incomplete: environment/${unchecked}.sha256 names environment/${unchecked}, which is not there`,
+    };
   const files: Record<string, string> = {};
   const binary: Record<string, string> = {};
   const executable: string[] = [];

@@ -19,6 +19,7 @@ import { basename, join, relative } from "node:path";
 import { badInput, HsearchError, isHsearchError } from "../../core/errors";
 import { shellQuote } from "../../core/shell-quote";
 import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
+import { cleanContextPath, missingBesideChecksum } from "./context-files";
 import { planDockerfile } from "./dockerfile";
 import {
   type HarborPathOptions,
@@ -371,10 +372,7 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
     const outside = new Map<number, string[]>();
     for (const copy of plan.copies) {
       for (const source of copy.sources) {
-        const clean = source
-          .replace(/^(\.\/)+/, "")
-          .replace(/(\/\.)+\/*$|\/+$/, "")
-          .replace(/^\.$/, "");
+        const clean = cleanContextPath(source);
         const matches = [...all.entries()].filter(
           ([path]) => clean === "" || path === clean || path.startsWith(`${clean}/`),
         );
@@ -405,7 +403,7 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
       if (run !== undefined) setup.push(run);
     }
   }
-  const missing = missingBesideChecksum(all);
+  const missing = missingBesideChecksum(all.keys());
   if (missing)
     return {
       ok: false,
@@ -430,15 +428,6 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
 }
 
 /** A file whose checksum sits beside it (`x.tar.gz.sha256`) but that is itself absent: a copy that lost it. */
-function missingBesideChecksum(files: ReadonlyMap<string, Buffer>): string | null {
-  for (const path of files.keys()) {
-    const data = /^(.+)\.(sha256|sha512|md5)(sum)?$/.exec(path)?.[1];
-    if (data !== undefined && !files.has(data)) return data;
-  }
-  return null;
-}
-
-/** Every file below `dir` but `except`, by relative path. */
 /**
  * The shell scripts beside test.sh or solve.sh (a `verify.sh` the tests run) install their tools as the main scripts
  * do, and those lines go the same way: dropped, their packages requirements (the host's on the sandbox path, the
@@ -465,6 +454,7 @@ function helperScripts(
   return { files: out, requires };
 }
 
+/** Every file below `dir` but `except`, by relative path. */
 function siblings(dir: string, except: string): Map<string, Buffer> {
   const files = walk(dir);
   files.delete(except);

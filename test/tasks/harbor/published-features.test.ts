@@ -3,7 +3,7 @@
  * our own (test/fixtures/harbor-published): files a Dockerfile copies outside /app, a solution whose heredoc holds a
  * `service … {` definition and that clones a local git bundle, and a task directory that lost a large file.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -55,6 +55,38 @@ describe("published Terminal-Bench 2 features", () => {
       "harbor-bundle-merge",
       "harbor-data-outside",
     ]);
+  });
+
+  it("reports the same directory as incomplete on the Docker path, and a COPY whose source is gone too", async () => {
+    const docker = await importHarbor(FIXTURES, "search", { host: everyPackage, sandbox: "docker" });
+    expect(docker.skipped).toEqual([
+      {
+        dir: join(FIXTURES, "lost-tarball"),
+        category: "incomplete",
+        reason:
+          "the task directory is incomplete: environment/vendor/lib-release.tar.gz.sha256 names environment/vendor/lib-release.tar.gz, which is not there",
+      },
+    ]);
+    // As pytorch-model-recovery's snapshot lost the weights.pt its Dockerfile copies.
+    const dir = mkdtempSync(join(tmpdir(), "hsearch-lost-copy-"));
+    try {
+      cpSync(join(FIXTURES, "data-outside"), join(dir, "data-outside"), { recursive: true });
+      const dockerfile = join(dir, "data-outside", "environment", "Dockerfile");
+      writeFileSync(dockerfile, `${readFileSync(dockerfile, "utf8")}COPY weights.pt /app/weights.pt\n`);
+      const lost = await importHarbor(dir, "search", { host: everyPackage, sandbox: "docker" });
+      expect(lost.tasks).toEqual([]);
+      expect(lost.skipped).toEqual([
+        {
+          dir: join(dir, "data-outside"),
+          category: "incomplete",
+          reason: expect.stringMatching(
+            /^the task directory is incomplete: environment\/weights\.pt, which its Dockerfile copies \(line \d+\), is not there$/,
+          ),
+        },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("places files copied outside /app with the setup, in order with the RUN steps that use them", async () => {
