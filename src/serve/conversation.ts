@@ -356,6 +356,8 @@ export class Conversation {
 
   private finish(result: EpisodeResult): void {
     this.result = result;
+    // The last events go to the log before its end line.
+    const reply = this.replyWith([...this.harnessCalls], this.takeText(), result);
     this.log({
       type: "end",
       conversation: this.id,
@@ -373,11 +375,10 @@ export class Conversation {
         end.reason === "context_overflow" ? "context_length_exceeded" : "upstream_error",
       );
       this.failure = failure;
-      this.replyWith([], "");
       this.emit(failure);
       return;
     }
-    this.emit(this.replyWith([...this.harnessCalls], this.takeText(), result));
+    this.emit(reply);
   }
 
   private fail(error: unknown): void {
