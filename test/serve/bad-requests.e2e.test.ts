@@ -208,8 +208,7 @@ describe("hsearch serve and bad requests", () => {
 
   it("answers a backing model's failure with a 502 upstream_error and goes on serving others", async () => {
     const server = await setup();
-    await fake?.close();
-    fake = await startFakeOpenAIServer(() => ({
+    const refusing = await startFakeOpenAIServer(() => ({
       status: 401,
       json: {
         error: {
@@ -222,7 +221,7 @@ describe("hsearch serve and bad requests", () => {
     const failing = await startServer({
       harness: loadHarness(join("harnesses", "gated")),
       model: createChatModel("openai:fake-agent", {
-        env: { OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: fake.baseURL },
+        env: { OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: refusing.baseURL },
       }),
       suite: "retail",
       ...suiteDefaults("retail"),
@@ -238,6 +237,7 @@ describe("hsearch serve and bad requests", () => {
       expect(again.status).toBe(502);
     } finally {
       await failing.close();
+      await refusing.close();
     }
     await expectStillServing(server);
   });
