@@ -53,7 +53,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           type: "string",
           choices: ["user", "continue"],
           describe:
-            "who answers a reply without a tool call: the client's user (retail default) or the harness's continue message (terminal default)",
+            "who answers a reply without a tool call: the client's next user message (default), or the harness's continue message, for a client that stops at the first such reply",
         })
         .option("log", {
           type: "string",

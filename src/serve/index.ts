@@ -12,8 +12,9 @@ export { WireError } from "./wire";
 
 /**
  * What the server assumes of the client's tools when the command line does not say: retail's write tools, its
- * `abstain` deferral and its transfer that ends the call; a terminal agent's tools are the client's own (Terminus
- * runs keystrokes), so none is known to write and text-only turns get the continue message.
+ * `abstain` deferral and its transfer that ends the call; a terminal agent's tools are its own (Terminus answers
+ * with keystrokes in text), so none is known to write. Either way a reply without a tool call goes to the client,
+ * whose next user message answers it (Terminus sends the terminal's output so).
  */
 export function suiteDefaults(
   suite: Suite,
@@ -25,5 +26,5 @@ export function suiteDefaults(
       endingTools: new Set([TRANSFER_TOOL]),
       customer: true,
     };
-  return { writeTools: new Set(), deferralTool: ABSTAIN_TOOL, endingTools: new Set(), customer: false };
+  return { writeTools: new Set(), deferralTool: ABSTAIN_TOOL, endingTools: new Set(), customer: true };
 }
