@@ -2,6 +2,8 @@ import { resolve } from "node:path";
 import type { Argv } from "yargs";
 import { SUITES, type Suite } from "../domain/task";
 import { loadHarness } from "../harness/load";
+import { costOf, loadPriceTable } from "../models/prices";
+import { formatUsd } from "../models/usage";
 import { startServer, suiteDefaults } from "../serve";
 import { createModel } from "./create-model";
 import type { CliIO } from "./io";
@@ -91,7 +93,13 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
       );
       await untilInterrupted();
       await server.close();
-      io.err("hsearch serve: stopped");
+      const { model_calls, ...tokens } = server.usage;
+      const cost = costOf(loadPriceTable(), model.id, tokens);
+      io.err(
+        `hsearch serve: stopped; ${server.conversations} conversations, ${model_calls} model calls, ` +
+          `${tokens.input_tokens} input and ${tokens.output_tokens} output tokens` +
+          (cost.priced ? `, ${formatUsd(cost.usd)}` : " (no price for this model)"),
+      );
     },
   );
 }

@@ -13,6 +13,7 @@ import type { Author, EffectRecord, Environment, ToolResult } from "../envs/type
 import { type Customer, STOP_TOKEN } from "../harness/customer";
 import { Episode, type EpisodeResult } from "../harness/episode";
 import type { Harness } from "../harness/load";
+import { matchingRules } from "../harness/playbook-match";
 import type { TrajectoryEvent } from "../harness/trajectory";
 import type { ChatModel, ChatResponse, ToolCallRequest, ToolSpec, Usage } from "../models/types";
 import { type ClientMessage, type ParsedRequest, type Reply, WireError } from "./wire";
@@ -87,6 +88,7 @@ export class Conversation {
   private usage: Usage = { input_tokens: 0, output_tokens: 0 };
   private eventsSeen = 0;
   private modelCalls = 0;
+  private modelCallsReported = 0;
   /** The key of the last request answered and its reply: a client that retries it gets the same reply again. */
   lastRequestKey = "";
   lastReply: Reply | null = null;
@@ -323,14 +325,23 @@ export class Conversation {
   private replyWith(toolCalls: ToolCallRequest[], content: string, ended?: EpisodeResult): Reply {
     const events = this.episode?.result().events ?? [];
     const interventions: Record<string, unknown>[] = [];
+    const { harness } = this.setup;
     for (const event of events.slice(this.eventsSeen)) {
       const intervention = interventionOf(event);
       if (intervention) interventions.push(intervention);
       this.log({ type: "event", conversation: this.id, event, intervention: intervention !== null });
+      // The playbook acts through the prompt, as in eval; which rules an observation matches is for the reader.
+      if (event.type === "observation" && harness.config.playbook.enabled) {
+        const rules = matchingRules(harness.playbook, event.text).map((rule) => rule.id);
+        if (rules.length > 0)
+          this.log({ type: "playbook_match", conversation: this.id, step: event.step, rules });
+      }
     }
     this.eventsSeen = events.length;
     const usage = this.usage;
+    const modelCalls = this.modelCalls - this.modelCallsReported;
     this.usage = { input_tokens: 0, output_tokens: 0 };
+    this.modelCallsReported = this.modelCalls;
     const harnessCalls = toolCalls
       .filter((call) => call.id.startsWith(HARNESS_CALL_PREFIX))
       .map((call) => call.id);
@@ -340,6 +351,7 @@ export class Conversation {
       usage,
       hsearch: {
         conversation_id: this.id,
+        model_calls: modelCalls,
         interventions,
         ...(harnessCalls.length > 0 ? { harness_calls: harnessCalls } : {}),
         ...(ended ? { ended: ended.end } : {}),

@@ -11,6 +11,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import type { Usage } from "../models/types";
 import { Conversation, type LogLine, type RelaySetup } from "./conversation";
 import {
   type ClientMessage,
@@ -37,8 +38,9 @@ export interface ServeOptions extends RelaySetup {
 
 export interface ServeHandle {
   url: string;
-  /** Every conversation's key → conversation (for tests and the status line). */
+  /** Conversations started, and what the backing model billed for all replies. */
   readonly conversations: number;
+  readonly usage: Usage & { model_calls: number };
   close(): Promise<void>;
 }
 
@@ -48,6 +50,8 @@ const DEFAULT_IDLE_MS = 60 * 60 * 1000;
 
 export async function startServer(options: ServeOptions): Promise<ServeHandle> {
   const byKey = new Map<string, Conversation>();
+  let started = 0;
+  const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, model_calls: 0 };
   const byId = new Map<string, Conversation>();
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
@@ -96,6 +100,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
     const id = header ?? randomBytes(8).toString("hex");
     const created = new Conversation(id, options, logFor(id.replace(/[^A-Za-z0-9._-]/g, "_")));
     byId.set(id, created);
+    started++;
     return { conversation: created, fresh, repeat: false };
   }
 
@@ -128,6 +133,12 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
       throw error;
     }
     conversation.lastRequestKey = requestKey;
+    if (!repeat) {
+      usage.input_tokens += reply.usage.input_tokens;
+      usage.output_tokens += reply.usage.output_tokens;
+      usage.cache_read_tokens += reply.usage.cache_read_tokens ?? 0;
+      usage.model_calls += Number(reply.hsearch.model_calls ?? 0);
+    }
     byKey.set(historyKey([...request.messages, replyMessage(reply)]), conversation);
     const id = `chatcmpl-${randomBytes(12).toString("hex")}`;
     const created = Math.floor(Date.now() / 1000);
@@ -193,7 +204,10 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
   return {
     url: `http://${address.address}:${address.port}`,
     get conversations() {
-      return byId.size;
+      return started;
+    },
+    get usage() {
+      return { ...usage };
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -3,7 +3,9 @@
  * missing tool result, a client gone mid-stream — with OpenAI's error shapes, and that it keeps serving afterwards;
  * a retried request gets the same reply; the conversation header keys a conversation.
  */
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -240,6 +242,51 @@ describe("hsearch serve and bad requests", () => {
       await refusing.close();
     }
     await expectStillServing(server);
+  });
+
+  it("logs which playbook rules a tool result matches, the rules acting through the prompt as in eval", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hsearch-serve-playbook-"));
+    cpSync(join("harnesses", "gated"), join(dir, "harness"), { recursive: true });
+    writeFileSync(
+      join(dir, "harness", "playbook.yaml"),
+      '- {id: not-pending, when: {any: ["delivered"]}, then: abstain, note: "A delivered order cannot be cancelled."}\n',
+    );
+    fake = await startFakeOpenAIServer((request) =>
+      (request.body as { messages: Array<{ role: string }> }).messages.some((m) => m.role === "tool")
+        ? openaiCompletion({ content: "That order was delivered; I cannot cancel it." })
+        : openaiCompletion({
+            toolCalls: [{ id: "c1", name: "get_order_details", arguments: { order_id: "#W1" } }],
+          }),
+    );
+    const logDir = join(dir, "logs");
+    served = await startServer({
+      harness: loadHarness(join(dir, "harness")),
+      model: createChatModel("openai:fake-agent", {
+        env: { OPENAI_API_KEY: "k", OPENAI_BASE_URL: fake.baseURL },
+      }),
+      suite: "retail",
+      ...suiteDefaults("retail"),
+      logDir,
+    });
+    const first = await post(served, good());
+    const body = fake.requests[0]?.body as { messages: Array<{ content: string }> } | undefined;
+    const system = body?.messages[0]?.content;
+    expect(system).toContain("(not-pending)");
+    const answered = [
+      ...OPENING,
+      first.json.choices[0].message,
+      { role: "tool", tool_call_id: "c1", content: '{"status": "delivered"}' },
+    ];
+    await post(served, good(answered));
+    const [file] = readdirSync(logDir);
+    const lines = readFileSync(join(logDir, file ?? ""), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines.filter((l) => l.type === "playbook_match")).toEqual([
+      expect.objectContaining({ step: 1, rules: ["not-pending"] }),
+    ]);
+    expect(served.usage.model_calls).toBe(2);
   });
 
   it("survives a client that disconnects mid-stream", async () => {

@@ -84,6 +84,10 @@ describe("hsearch serve", () => {
       },
     );
     const exited = new Promise<number | null>((resolve) => child?.on("exit", (code) => resolve(code)));
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
     const baseURL = await firstLine(child.stdout as NodeJS.ReadableStream);
     expect(baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
 
@@ -121,6 +125,8 @@ describe("hsearch serve", () => {
 
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
+    // What the backing model billed, metered over the server's life (the fake bills 12 + 3 tokens a call).
+    expect(stderr).toContain("stopped; 1 conversations, 2 model calls, 24 input and 6 output tokens");
     const [file] = readdirSync(logs);
     const text = readFileSync(join(logs, file ?? ""), "utf8");
     const lines = text
