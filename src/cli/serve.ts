@@ -4,6 +4,7 @@ import { SUITES, type Suite } from "../domain/task";
 import { loadHarness } from "../harness/load";
 import { costOf, loadPriceTable } from "../models/prices";
 import { formatUsd } from "../models/usage";
+import { isLoopbackHost } from "../report/viewer/access";
 import { startServer, suiteDefaults } from "../serve";
 import { createModel } from "./create-model";
 import type { CliIO } from "./io";
@@ -88,6 +89,10 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         logDir: resolve(io.cwd, argv.log),
       });
       io.out(`${server.url}/v1`);
+      if (!isLoopbackHost(argv.host))
+        io.err(
+          `hsearch serve: warning: serving on ${argv.host}, reachable from other machines, with no authentication: anyone who reaches it spends this machine's API key`,
+        );
       io.err(
         `hsearch serve: harness ${harness.label} around ${model.id}; logs in ${argv.log}; Ctrl-C stops it`,
       );
