@@ -78,6 +78,12 @@ export const COMMANDS: Record<string, CommandEntry> = {
       "Run rollouts for `hsearch run --workers` from a Redis queue (API keys from this machine's environment)",
     load: () => import("./worker"),
   },
+  serve: {
+    usage: "serve",
+    describe:
+      "Serve a harness around a model as an OpenAI-compatible Chat Completions endpoint; Ctrl-C stops it",
+    load: () => import("./serve"),
+  },
   view: {
     usage: "view <run>",
     describe:

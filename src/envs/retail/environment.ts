@@ -17,7 +17,8 @@ import { checkArguments, RETAIL_TOOL_BY_NAME, RETAIL_WRITE_TOOLS, retailToolSpec
 import { WRITE_TOOLS } from "./write-tools";
 
 const IMPLEMENTATIONS: Readonly<Record<string, ToolImpl>> = { ...READ_TOOLS, ...WRITE_TOOLS };
-const TRANSFER_TOOL = "transfer_to_human_agents";
+/** The tool whose successful call ends the conversation. */
+export const TRANSFER_TOOL = "transfer_to_human_agents";
 
 export interface RetailEnvOptions {
   /** What the task forbids; the environment still performs the call (the effect must be observable), and reports it. */
