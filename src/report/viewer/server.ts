@@ -165,7 +165,7 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
       const kind = opened.getRun()?.kind;
       if (kind === "eval") return await routeEvaluation(opened, url, repo);
       if (kind === "probe_beliefs" || kind === "probe_challenge") return await routeProbe(opened, url, repo);
-      return await route(opened, url.pathname, diffs, repo);
+      return await route(opened, url.pathname, diffs, repo, url.searchParams);
     } catch (error) {
       if (isHsearchError(error, "not_found")) return notFound(error.message);
       const message = error instanceof Error ? error.message : String(error);
@@ -264,7 +264,13 @@ function systemPrompts(
   return prompts;
 }
 
-async function route(store: RunStore, pathname: string, diffs: DiffSource, repo: string): Promise<Reply> {
+async function route(
+  store: RunStore,
+  pathname: string,
+  diffs: DiffSource,
+  repo: string,
+  params: URLSearchParams,
+): Promise<Reply> {
   const parts = segments(pathname);
   if (parts === null) return notFound();
   const run = store.getRun();
@@ -278,8 +284,14 @@ async function route(store: RunStore, pathname: string, diffs: DiffSource, repo:
       body: renderReport(data, { links: LINKS, nav: viewerNav(run), live: run.state === "running" }),
     };
   }
-  if (first === "candidates" && parts.length === 1)
-    return { status: 200, body: renderCandidateList(run, store.listCandidates(), roles(store), LINKS) };
+  if (first === "candidates" && parts.length === 1) {
+    const from = params.get("from");
+    const picked = from ? findCandidate(store, from) : null;
+    return {
+      status: 200,
+      body: renderCandidateList(run, store.listCandidates(), roles(store), LINKS, picked),
+    };
+  }
   if (first === "candidates" && second !== undefined) {
     const candidate = findCandidate(store, second);
     if (!candidate) return notFound(`no candidate ${second}`);
