@@ -35,6 +35,12 @@ export const COMMANDS: Record<string, CommandEntry> = {
       "The git diff of each proposal against its parent, or of any two candidates (--from, --to) with their outcomes",
     load: () => import("./diff"),
   },
+  compare: {
+    usage: "compare <a> <b>",
+    describe:
+      "Two runs or evaluations side by side: paired outcomes on the tasks both ran, config differences, spending, harness diff",
+    load: () => import("./compare"),
+  },
   digest: {
     usage: "digest <run>",
     describe: "What a proposer sees with a candidate as the incumbent: the llm proposer's prompt, exactly",

@@ -4,7 +4,7 @@ import { HsearchError } from "../core/errors";
 import { diff } from "../git";
 import { storedComparisons } from "../report/comparisons";
 import { objectiveDelta } from "../report/report-data";
-import type { CandidateRecord, RunStore } from "../store";
+import { type CandidateRecord, candidateName, type RunStore, resolveCandidate } from "../store";
 import { comparisonText, pairedDeltaText } from "./compare-text";
 import type { CliIO } from "./io";
 import { openRunForReading } from "./open-run";
@@ -25,7 +25,10 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           coerce: wholeNumberFlag("proposal"),
           describe: "only this proposal (with --round)",
         })
-        .option("from", { type: "string", describe: "compare this candidate (commit SHA prefix) …" })
+        .option("from", {
+          type: "string",
+          describe: "compare this candidate (seed, incumbent, selected, r4p1 or a commit prefix) …",
+        })
         .option("to", {
           type: "string",
           describe: "… with this one: outcomes per suite and family, flips, diff",
@@ -53,8 +56,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
       try {
         const repo = join(runDir, "harness");
         if (argv.from !== undefined && argv.to !== undefined) {
-          const before = findCandidate(store, argv.from, "from");
-          const after = findCandidate(store, argv.to, "to");
+          const before = resolveCandidate(store, argv.from, { field: "--from" });
+          const after = resolveCandidate(store, argv.to, { field: "--to" });
           say(paint.bold(`# ${header(store, before, paint)}`));
           say(paint.bold(`# → ${header(store, after, paint)}`));
           for (const c of storedComparisons(store, before.commit, after.commit))
@@ -104,7 +107,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
   );
 }
 
-const idOf = (c: CandidateRecord) => (c.round === 0 ? "seed" : `r${c.round}p${c.proposal}`);
+const idOf = candidateName;
 
 /** "round 1 proposal 2 · round-1/p2 · 1a2b3c4d5e6f · rejected · score 0.5000 (parent 0.5625, Δ -0.063 [-0.188,
  * +0.063]) · reason …": always the verdict, the score and the reason, "-" where there is none. The Δ is paired over
@@ -122,20 +125,6 @@ function header(store: RunStore, c: CandidateRecord, paint: Paint): string {
   const score = `score ${c.score === null ? "-" : c.score.toFixed(4)}${vsParent.length > 0 ? ` (${vsParent.join(", ")})` : ""}`;
   const parent = c.parent ? ` · parent ${c.parent.slice(0, 12)}` : "";
   return `round ${c.round} proposal ${c.proposal} · ${c.branch} · ${c.commit.slice(0, 12)}${parent} · ${verdict.replace("_", " ")} · ${score} · reason ${c.rejected_reason ?? "-"}`;
-}
-
-function findCandidate(store: RunStore, sha: string, field: string): CandidateRecord {
-  const matches = /^[0-9a-f]{4,64}$/.test(sha)
-    ? store.listCandidates().filter((c) => c.commit.startsWith(sha))
-    : [];
-  if (matches.length === 1) return matches[0] as CandidateRecord;
-  throw new HsearchError(
-    "not_found",
-    matches.length === 0
-      ? `no candidate ${sha} in this run`
-      : `${sha} matches ${matches.length} candidates; give more digits`,
-    { field },
-  );
 }
 
 /**

@@ -4,7 +4,7 @@ import { HsearchError } from "../core/errors";
 import { searchConfigSchema } from "../search/config-schema";
 import { renderMetaPrompt } from "../search/llm-proposer";
 import { buildProposerInput } from "../search/proposer-input";
-import { openRunStore } from "../store";
+import { openRunStore, resolveCandidate } from "../store";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { locateRun } from "./shared";
@@ -23,7 +23,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         .option("candidate", {
           type: "string",
           default: "incumbent",
-          describe: "a commit (or prefix), or 'incumbent' / 'selected'",
+          describe: "seed, incumbent, selected, r4p1 (round 4 proposal 1) or a commit prefix",
         })
         .option("round", {
           type: "number",
@@ -39,16 +39,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         const config = searchConfigSchema.parse(run.config);
         const rounds = store.listRounds();
         const candidates = store.listCandidates();
-        const wanted = argv.candidate;
         const latest = rounds.at(-1);
-        const commit =
-          wanted === "incumbent" || wanted === "selected"
-            ? (latest?.incumbent_after ?? latest?.incumbent_before)
-            : candidates.find((c) => c.commit.startsWith(wanted.toLowerCase()))?.commit;
-        if (!commit || wanted.length < 4)
-          throw new HsearchError("not_found", `no candidate '${wanted}' in run ${argv.run}`, {
-            field: "--candidate",
-          });
+        const commit = resolveCandidate(store, argv.candidate, { field: "--candidate" }).commit;
         const round =
           argv.round ??
           // The first round it was a parent (pareto draws parents that are not the incumbent), or the incumbent.

@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
-import { HsearchError } from "../core/errors";
-import { exportHarness, resolveCommit, SELECTED_TAG } from "../git";
+import { exportHarness } from "../git";
+import { resolveCandidate } from "../store";
 import type { CliIO } from "./io";
 import { openRunForReading } from "./open-run";
 import type { SetExitCode } from "./shared";
@@ -16,7 +16,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         .option("candidate", {
           type: "string",
           default: "selected",
-          describe: "'selected' or a commit SHA (prefix)",
+          describe: "seed, incumbent, selected, r4p1 (round 4 proposal 1) or a commit prefix",
         })
         .option("out", {
           type: "string",
@@ -28,24 +28,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
       const runDir = store.paths.dir;
       try {
         const repo = join(runDir, "harness");
-        let commit: string;
-        try {
-          commit = await resolveCommit(repo, argv.candidate === "selected" ? SELECTED_TAG : argv.candidate);
-        } catch (error) {
-          const hint =
-            argv.candidate === "selected" ? " (the run has not finished: give --candidate SHA)" : "";
-          throw new HsearchError("not_found", `no candidate '${argv.candidate}' in run ${argv.run}${hint}`, {
-            field: "candidate",
-            cause: error,
-          });
-        }
-        const candidate = store.getCandidate(commit);
-        if (!candidate)
-          throw new HsearchError(
-            "not_found",
-            `commit ${commit.slice(0, 12)} is not a candidate of run ${argv.run}`,
-            { field: "candidate" },
-          );
+        const candidate = resolveCandidate(store, argv.candidate, { field: "--candidate" });
+        const commit = candidate.commit;
         const run = store.getRun();
         const evaluations = store
           .listEvaluations()

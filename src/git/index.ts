@@ -7,6 +7,7 @@ export {
   type ProposalCommit,
   proposalBranch,
 } from "./commit-proposal";
+export { diffContents } from "./content-diff";
 export { type ExportedHarness, exportHarness, PROVENANCE_FILE } from "./export-harness";
 export { assertHarnessPath } from "./harness-path";
 export { DEFAULT_COMMIT_DATE, type InitializedRepo, type InitOptions, initHarnessRepo } from "./init-repo";

@@ -6,6 +6,8 @@ import { STYLES } from "./styles";
 export interface Links {
   candidate(commit: string): string;
   rollout(purpose: Purpose, key: string): string;
+  /** Two candidates compared, by any of their names (the viewer only). */
+  compare?(before: string, after: string): string;
   /** Two episodes of the same task side by side (the viewer only). */
   pair?(purpose: Purpose, beforeKey: string, afterKey: string): string;
 }

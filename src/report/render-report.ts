@@ -48,6 +48,14 @@ export function renderReport(data: ReportData, options: ReportOptions = {}): str
   );
 }
 
+/** Seed → the final harness in full (outcomes, flips, diff): a link in the viewer, the command in the report. */
+function seedToFinal(runId: string, finalLabel: string, compared: boolean, links?: Links): HtmlValue {
+  if (!compared) return "";
+  return links?.compare
+    ? html`<p class="seed-to-final"><a href="${links.compare("seed", finalLabel)}">Compare seed → ${finalLabel}</a>: every split, the flipped episodes and the harness diff.</p>`
+    : html`<p class="seed-to-final muted small">Seed → ${finalLabel} in full, with the harness diff: <code>hsearch diff ${runId} --from seed --to ${finalLabel}</code></p>`;
+}
+
 export function renderReportBody(data: ReportData, links?: Links): Html {
   const { seed, final, status } = data;
   const finalLabel = final?.role ?? "selected";
@@ -72,7 +80,7 @@ ${section(
         ) => html`<h3>${c.purpose === "heldout" ? "held-out" : c.purpose} split</h3>${renderComparisonTable(c, { before: "seed", after: finalLabel })}
 ${c.flips.length > 0 ? html`<details class="flips" id="suite-flips-${c.purpose}"><summary>${c.flips.length} flipped episodes</summary>${renderFlips(c, links)}</details>` : ""}`,
       ),
-)}
+)}${seedToFinal(data.run.id, finalLabel, data.comparisons.length > 0, links)}
 ${section(
   "progress",
   html`<p class="muted small">The incumbent's search score after each round (line) and each proposal's search score (dots; hover for the proposal). Scores are the ${status.objective} objective on the search split.</p>

@@ -197,8 +197,7 @@ export function runStatus(store: RunStore): RunStatus {
       .map((f) => ({ proposal: f.proposal, rationale: f.rationale, reason: f.reason ?? "" })),
     exhausted: exhaustedRounds.has(round.round),
   }));
-  const last = [...rounds].reverse().find((r) => r.incumbent_after !== null);
-  const incumbentCommit = last?.incumbent_after ?? rounds[0]?.incumbent_before ?? null;
+  const incumbentCommit = incumbentOf(rounds);
   const scoreOf = (commit: string | null) => (commit ? (store.getCandidate(commit)?.score ?? null) : null);
   const heldout: RunStatus["heldout"] = {};
   for (const evaluation of store.listEvaluations()) {
@@ -255,6 +254,12 @@ export function runStatus(store: RunStore): RunStatus {
     rejected_parameters: store.rejectedParameters(),
     usage: { rollouts: store.countRollouts(), ...usageOf(store.usageTotals()) },
   };
+}
+
+/** The incumbent after the last round that named one (the seed before any round ended); null before round 0. */
+export function incumbentOf(rounds: readonly RoundRecord[]): string | null {
+  const last = [...rounds].reverse().find((r) => r.incumbent_after !== null);
+  return last?.incumbent_after ?? rounds[0]?.incumbent_before ?? null;
 }
 
 /** Why a finished run ended before its last round, as one sentence (status and the report). */

@@ -1,6 +1,6 @@
 /**
  * The real CLI in a terminal of 80 columns (a tmux pane; Debian's `tmux`, which `.ci/run` installs): `run` (its
- * progress and final tables), `status` and `diff` of a small run print no line wider than the pane — checked on
+ * progress and final tables), `status`, `diff` and `compare` of a small run print no line wider than the pane — checked on
  * the pane's own record, where a line the terminal had to wrap is joined back (`capture-pane -J`). Piped, the same
  * commands keep their full width.
  */
@@ -102,7 +102,7 @@ afterAll(() => {
 });
 
 describe(`a terminal of ${COLUMNS} columns`, () => {
-  it("run, status and diff print no line wider than the terminal; piped, they print in full", async () => {
+  it("run, status, diff and compare print no line wider than the terminal; piped, they print in full", async () => {
     const ran = await inPane("run", ["run", config, "--out", runDir]);
     expect(ran.status, ran.lines.join("\n")).toBe(0);
     // The run printed its progress and its final tables (seed against the selected harness on each split).
@@ -121,10 +121,18 @@ describe(`a terminal of ${COLUMNS} columns`, () => {
     expect(diff.lines.some((line) => line.startsWith("diff --git"))).toBe(true);
     expect(tooWide(diff.lines)).toEqual([]);
 
+    // The run's selection against its seed: the paired tables, the spending and the harness diff.
+    const compare = await inPane("compare", ["compare", runDir, runDir, "--candidate-b", "seed"]);
+    expect(compare.status, compare.lines.join("\n")).toBe(0);
+    expect(compare.lines.some((line) => line.startsWith("held-out: "))).toBe(true);
+    expect(compare.lines.some((line) => line.startsWith("diff --git"))).toBe(true);
+    expect(tooWide(compare.lines)).toEqual([]);
+
     // Piped (no terminal width), the same commands print their tables and lines in full.
     for (const args of [
       ["status", runDir],
       ["diff", runDir],
+      ["compare", runDir, runDir, "--candidate-b", "seed"],
     ]) {
       const piped = await runCli(args);
       expect(piped.code).toBe(0);

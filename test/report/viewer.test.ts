@@ -26,7 +26,9 @@ function get(
   method = "GET",
 ): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, method, headers }, (res) => {
+    // A new connection each time: Node 20's global agent keeps sockets alive, and one reused after a test blocked
+    // the event loop longer than the server's keep-alive (a spawnSync on a loaded machine) is reset under it.
+    const req = request({ host: "127.0.0.1", port, path, method, headers, agent: false }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (chunk) => {

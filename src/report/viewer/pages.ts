@@ -32,21 +32,40 @@ export function roleBadges(commit: string, roles: Roles): Html {
   return html`${roles.selected === commit ? html` <span class="badge selected">selected</span>` : ""}${roles.incumbent === commit && roles.selected !== commit ? html` <span class="badge incumbent">incumbent</span>` : ""}`;
 }
 
+/**
+ * Every candidate, and a picker of two to compare without a form (the viewer's policy allows none): "from" on a
+ * row picks it (`?from=<commit>`), then "compare →" on another row opens `/compare/<from>/<that>`.
+ */
 export function renderCandidateList(
   run: RunRecord,
   candidates: readonly CandidateRecord[],
   roles: Roles,
-  links: Links,
+  links: ViewerLinks,
+  from: CandidateRecord | null = null,
 ): string {
   const accepted = roles.accepted;
+  const pick = (c: CandidateRecord) =>
+    from === null
+      ? html`<a class="pick-from" href="/candidates?from=${c.commit}">from</a>`
+      : from.commit === c.commit
+        ? html`<strong>from</strong> · <a href="/candidates">clear</a>`
+        : html`<a class="compare-to" href="${links.compare(from.commit, c.commit)}">compare →</a>`;
   const rows = candidates.map(
     (
       c,
     ) => html`<tr><td class="num">${c.round}</td><td>${candidateId(c)}</td><td class="mono"><a href="${links.candidate(c.commit)}">${shortSha(c.commit)}</a></td>
-<td class="num">${fmtRate(c.score)}</td><td>${stateBadge(c, accepted.has(c.commit))}${roleBadges(c.commit, roles)}</td><td class="rationale">${c.rationale}${c.rejected_reason ? html`<div class="reason">${c.rejected_reason}</div>` : ""}</td></tr>`,
+<td class="num">${fmtRate(c.score)}</td><td>${stateBadge(c, accepted.has(c.commit))}${roleBadges(c.commit, roles)}</td><td class="pick">${pick(c)}</td><td class="rationale">${c.rationale}${c.rejected_reason ? html`<div class="reason">${c.rejected_reason}</div>` : ""}</td></tr>`,
   );
-  const body = html`<h1>Candidates</h1><p class="subtitle">Every harness commit of run ${run.id}, in round order.</p>
-<table class="sortable filterable" id="candidates"><thead><tr><th class="num">round</th><th>id</th><th>commit</th><th class="num">score</th><th>verdict</th><th>rationale</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const target = roles.selected ? "selected" : roles.incumbent ? "incumbent" : null;
+  const quick = target
+    ? html` · <a class="seed-to-${target}" href="${links.compare("seed", target)}">compare seed → ${target}</a>`
+    : "";
+  const picking =
+    from === null
+      ? html`Pick two to compare: <em>from</em> on one, then <em>compare →</em> on the other${quick}.`
+      : html`Comparing from <strong>${candidateId(from)}</strong> <code>${shortSha(from.commit)}</code>: pick the other candidate.`;
+  const body = html`<h1>Candidates</h1><p class="subtitle">Every harness commit of run ${run.id}, in round order. ${picking}</p>
+<table class="sortable filterable" id="candidates"><thead><tr><th class="num">round</th><th>id</th><th>commit</th><th class="num">score</th><th>verdict</th><th>compare</th><th>rationale</th></tr></thead><tbody>${rows}</tbody></table>`;
   return page({ title: `candidates · ${run.id}`, nav: viewerNav(run), live: run.state === "running" }, body);
 }
 

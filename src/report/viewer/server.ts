@@ -18,6 +18,7 @@ import {
   type RolloutRecord,
   type RunRecord,
   type RunStore,
+  resolveCandidate,
   runPaths,
 } from "../../store";
 import { runStatus, verdictReason } from "../../store/run-status";
@@ -39,6 +40,7 @@ import {
   sideBySideLink,
   type ViewerLinks,
 } from "./compare-pages";
+import { COMPARE_RUNS_PATH, type CompareRunsOptions, compareRunsReply } from "./compare-runs-route";
 import { candidateId, viewerNav } from "./nav";
 import { type Roles, renderCandidateList, renderCandidatePage, renderTrajectoryPage } from "./pages";
 import { viewerScript } from "./viewer-script";
@@ -52,6 +54,8 @@ export interface ViewerOptions {
   allowRemote?: boolean;
   /** How often the pages of a running run update themselves (default 5 s). */
   refreshSeconds?: number;
+  /** `hsearch compare A B --view`: this run beside another directory, at /compare-runs. */
+  compare?: CompareRunsOptions;
 }
 
 export interface StartedViewer {
@@ -154,12 +158,14 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
     if (access === "query") response.setHeader("Set-Cookie", cookieHeader(port, token));
     if (url.pathname === VIEWER_SCRIPT_PATH) return { status: 200, body: script, type: "text/javascript" };
     try {
+      if (options.compare && url.pathname === COMPARE_RUNS_PATH)
+        return await compareRunsReply(options.runDir, openStore()?.getRun(), options.compare, LINKS);
       const opened = openStore();
       if (opened === null || opened.getRun() === undefined) return waiting(options.runDir);
       const kind = opened.getRun()?.kind;
       if (kind === "eval") return await routeEvaluation(opened, url, repo);
       if (kind === "probe_beliefs" || kind === "probe_challenge") return await routeProbe(opened, url, repo);
-      return await route(opened, url.pathname, diffs, repo);
+      return await route(opened, url.pathname, diffs, repo, url.searchParams);
     } catch (error) {
       if (isHsearchError(error, "not_found")) return notFound(error.message);
       const message = error instanceof Error ? error.message : String(error);
@@ -258,7 +264,13 @@ function systemPrompts(
   return prompts;
 }
 
-async function route(store: RunStore, pathname: string, diffs: DiffSource, repo: string): Promise<Reply> {
+async function route(
+  store: RunStore,
+  pathname: string,
+  diffs: DiffSource,
+  repo: string,
+  params: URLSearchParams,
+): Promise<Reply> {
   const parts = segments(pathname);
   if (parts === null) return notFound();
   const run = store.getRun();
@@ -272,8 +284,14 @@ async function route(store: RunStore, pathname: string, diffs: DiffSource, repo:
       body: renderReport(data, { links: LINKS, nav: viewerNav(run), live: run.state === "running" }),
     };
   }
-  if (first === "candidates" && parts.length === 1)
-    return { status: 200, body: renderCandidateList(run, store.listCandidates(), roles(store), LINKS) };
+  if (first === "candidates" && parts.length === 1) {
+    const from = params.get("from");
+    const picked = from ? findCandidate(store, from) : null;
+    return {
+      status: 200,
+      body: renderCandidateList(run, store.listCandidates(), roles(store), LINKS, picked),
+    };
+  }
   if (first === "candidates" && second !== undefined) {
     const candidate = findCandidate(store, second);
     if (!candidate) return notFound(`no candidate ${second}`);
@@ -477,11 +495,10 @@ async function routeProbe(store: RunStore, url: URL, repo: string): Promise<Repl
   return notFound();
 }
 
-/** A candidate by its full commit or a unique prefix of at least 7 hex digits. */
-function findCandidate(store: RunStore, commit: string) {
-  if (!/^[0-9a-f]{7,64}$/.test(commit)) return undefined;
-  const exact = store.getCandidate(commit);
-  if (exact) return exact;
-  const matches = store.listCandidates().filter((c) => c.commit.startsWith(commit));
-  return matches.length === 1 ? matches[0] : undefined;
+/**
+ * A candidate by any of its names (seed, incumbent, selected, r4p1, a commit prefix): the resolver every command
+ * uses; an unknown or ambiguous name is not_found listing the valid names, served as the 404 page's text.
+ */
+function findCandidate(store: RunStore, name: string) {
+  return resolveCandidate(store, name, { field: "candidate" });
 }

@@ -1,0 +1,90 @@
+import type { Argv } from "yargs";
+import { compareRuns, loadSide } from "../compare";
+import { startViewer } from "../report";
+import { runComparisonText } from "./compare-runs-text";
+import type { CliIO } from "./io";
+import type { SetExitCode } from "./shared";
+import { locateRun } from "./shared";
+import { paintFor } from "./table";
+import { untilInterrupted } from "./until-interrupted";
+import { usageError } from "./usage-error";
+
+/** `hsearch compare A B`: the logic is src/compare's; this file reads flags and prints. */
+export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
+  parser.command(
+    "compare <a> <b>",
+    "Two runs or evaluations side by side: paired outcomes on the tasks both ran, config differences, spending, harness diff",
+    (yargs) =>
+      yargs
+        .positional("a", {
+          type: "string",
+          demandOption: true,
+          describe: "run or evaluation: id or directory",
+        })
+        .positional("b", {
+          type: "string",
+          demandOption: true,
+          describe: "run or evaluation: id or directory",
+        })
+        .option("candidate-a", {
+          type: "string",
+          describe:
+            "A's harness (default: the selection, or the evaluated harness): seed, r4p1, a commit prefix …",
+        })
+        .option("candidate-b", { type: "string", describe: "B's harness, named the same way" })
+        .option("flips", {
+          type: "string",
+          default: "10",
+          coerce: (value: string) => {
+            if (!/^\d+$/.test(value)) throw usageError(`--flips must be a whole number ≥ 0, got '${value}'`);
+            return Number(value);
+          },
+          describe: "list at most this many flipped episodes per split",
+        })
+        .option("json", { type: "boolean", default: false, describe: "print the comparison as JSON" })
+        .option("wide", { type: "boolean", default: false, describe: "do not fit tables to the terminal" })
+        .option("view", {
+          type: "boolean",
+          default: false,
+          describe:
+            "serve the comparison in the viewer (A's viewer, with the page /compare-runs); Ctrl-C stops it",
+        })
+        .option("port", {
+          type: "number",
+          default: 0,
+          describe: "with --view: port to listen on (0: any free port)",
+        }),
+    async (argv) => {
+      const [dirA, dirB] = [locateRun(argv.a, io.cwd), locateRun(argv.b, io.cwd)];
+      const comparison = await compareRuns(
+        await loadSide(dirA, argv.candidateA),
+        await loadSide(dirB, argv.candidateB),
+      );
+      if (argv.view) {
+        const viewer = await startViewer({
+          runDir: dirA,
+          port: argv.port,
+          compare: { with: dirB, candidateA: argv.candidateA, candidateB: argv.candidateB },
+        });
+        const url = new URL(viewer.url);
+        url.pathname = "/compare-runs";
+        io.out(url.href);
+        io.err("hsearch compare: serving read-only; Ctrl-C stops it");
+        await untilInterrupted();
+        await viewer.close();
+        return;
+      }
+      if (argv.json) {
+        io.out(JSON.stringify(comparison, null, 2));
+        return;
+      }
+      const paint = paintFor(io, argv.color as boolean | undefined);
+      io.out(
+        runComparisonText(comparison, paint, {
+          maxWidth: argv.wide ? undefined : io.outColumns,
+          flips: argv.flips as number,
+        }),
+      );
+    },
+  );
+}

@@ -1,0 +1,142 @@
+/**
+ * Two harnesses' episodes of one split paired task by task (same task id and repeat, both scored): per group a
+ * 2×2 table of outcomes, the paired Δ (B − A) with its 95% interval, McNemar on the discordant pairs, and the
+ * episodes that flipped. Pure: rollout records in, numbers out.
+ */
+import {
+  type McNemar,
+  mcnemar,
+  type PairedDifference,
+  type PairedTable,
+  pairedDifference,
+} from "../scoring/paired-proportions";
+import type { Purpose, RolloutRecord } from "../store";
+
+export type PairedMetric = "pass" | "strict_sa" | "solve" | "false_abstention";
+
+export interface PairedRow extends PairedDifference {
+  /** "all", "blocked", "feasible" or a family. */
+  group: string;
+  /** pass = the objective's outcome of each episode (strict SA on a blocked task, solve on a feasible one). */
+  metric: PairedMetric;
+  /** False abstention is better lower. */
+  lowerIsBetter: boolean;
+  /** Episodes where A / B had the metric. */
+  a: number;
+  b: number;
+  table: PairedTable;
+  mcnemar: McNemar;
+}
+
+export interface PairedFlip {
+  task_id: string;
+  repeat: number;
+  kind: string;
+  family: string | null;
+  /** B passes where A failed ("gain") or the reverse ("loss"). */
+  direction: "gain" | "loss";
+  aKey: string;
+  bKey: string;
+}
+
+export interface PairedSplit {
+  purpose: Purpose;
+  /** Episodes scored on both sides. */
+  paired: number;
+  /** Scored episodes of one side only (a task or repeat the other did not run, or an infrastructure error there). */
+  onlyA: number;
+  onlyB: number;
+  /** Distinct tasks among the pairs. */
+  tasks: number;
+  rows: PairedRow[];
+  flips: PairedFlip[];
+}
+
+const scored = (r: RolloutRecord) => r.scores.kind !== "infra_error";
+const episodeKey = (r: RolloutRecord) => `${r.task_id}#${r.repeat}`;
+
+/** The objective's outcome of one episode: strict SA on a blocked task, solve on a feasible one. */
+export function episodePassed(rollout: RolloutRecord): boolean {
+  return rollout.kind === "blocked" ? rollout.scores.strict_sa === true : rollout.scores.solve === true;
+}
+
+function has(metric: PairedMetric, rollout: RolloutRecord): boolean {
+  return metric === "pass" ? episodePassed(rollout) : rollout.scores[metric] === true;
+}
+
+function row(
+  group: string,
+  metric: PairedMetric,
+  pairs: ReadonlyArray<readonly [RolloutRecord, RolloutRecord]>,
+): PairedRow {
+  const table: PairedTable = { both: 0, firstOnly: 0, secondOnly: 0, neither: 0 };
+  for (const [a, b] of pairs) {
+    const [x, y] = [has(metric, a), has(metric, b)];
+    if (x && y) table.both += 1;
+    else if (x) table.firstOnly += 1;
+    else if (y) table.secondOnly += 1;
+    else table.neither += 1;
+  }
+  return {
+    group,
+    metric,
+    lowerIsBetter: metric === "false_abstention",
+    a: table.both + table.firstOnly,
+    b: table.both + table.secondOnly,
+    table,
+    ...pairedDifference(table),
+    mcnemar: mcnemar(table.firstOnly, table.secondOnly),
+  };
+}
+
+export function pairSplit(
+  purpose: Purpose,
+  aRollouts: readonly RolloutRecord[],
+  bRollouts: readonly RolloutRecord[],
+): PairedSplit {
+  const aScored = aRollouts.filter(scored);
+  const bScored = bRollouts.filter(scored);
+  const bByKey = new Map(bScored.map((r) => [episodeKey(r), r]));
+  const pairs = aScored
+    .flatMap((a) => {
+      const b = bByKey.get(episodeKey(a));
+      return b ? [[a, b] as const] : [];
+    })
+    .sort(([x], [y]) => x.task_id.localeCompare(y.task_id) || x.repeat - y.repeat);
+  const where = (keep: (r: RolloutRecord) => boolean) => pairs.filter(([a]) => keep(a));
+  const blocked = where((r) => r.kind === "blocked");
+  const feasible = where((r) => r.kind === "feasible");
+  const rows: PairedRow[] = [row("all", "pass", pairs)];
+  if (blocked.length > 0) rows.push(row("blocked", "strict_sa", blocked));
+  if (feasible.length > 0)
+    rows.push(row("feasible", "solve", feasible), row("feasible", "false_abstention", feasible));
+  const families = [...new Set(blocked.flatMap(([a]) => (a.family ? [a.family] : [])))].sort();
+  for (const family of families)
+    rows.push(
+      row(
+        family,
+        "strict_sa",
+        where((r) => r.kind === "blocked" && r.family === family),
+      ),
+    );
+  const flips: PairedFlip[] = pairs
+    .filter(([a, b]) => episodePassed(a) !== episodePassed(b))
+    .map(([a, b]) => ({
+      task_id: a.task_id,
+      repeat: a.repeat,
+      kind: a.kind,
+      family: a.family,
+      direction: episodePassed(b) ? "gain" : "loss",
+      aKey: a.key,
+      bKey: b.key,
+    }));
+  return {
+    purpose,
+    paired: pairs.length,
+    onlyA: aScored.length - pairs.length,
+    onlyB: bScored.length - pairs.length,
+    tasks: new Set(pairs.map(([a]) => a.task_id)).size,
+    rows,
+    flips,
+  };
+}
