@@ -221,6 +221,7 @@ export function unshareLaunch(
   fstabPath: string,
   root: string,
   tail: string[],
+  workdir: string = SANDBOX_PATHS.workspace,
 ): Invocation {
   if (!info.tools.unshare || !info.tools.mount)
     throw new HsearchError("internal", "sandbox plan: the unshare or mount path is unknown");
@@ -246,7 +247,7 @@ export function unshareLaunch(
     info.loopback === "up" ? (info.tools.ip ?? "") : "",
     info.tools.unshare,
     `--root=${root}`,
-    `--wd=${SANDBOX_PATHS.workspace}`,
+    `--wd=${workdir}`,
     ...tail,
   ];
   return { file: info.tools.setpriv, args };

@@ -20,6 +20,7 @@ export function terminalEnvOptions(spec: TerminalEnvSpec): TerminalEnvOptions {
     ...(spec.sandbox === "docker" || spec.sandbox === "podman" ? { container: spec.sandbox } : {}),
     ...(spec.limits ? { limits: sandboxLimits(spec.limits) } : {}),
     ...(spec.image ? { image: dockerfileImage(spec.image) } : {}),
+    ...(spec.workdir !== undefined ? { workdir: spec.workdir } : {}),
   };
 }
 

@@ -48,6 +48,7 @@ import {
   type SandboxUser,
 } from "./sandbox-types";
 import type { ContainerEngine } from "./session-plan";
+import { checkWorkdir } from "./workdir";
 import { workspaceRelativePath } from "./workspace-path";
 import {
   diffSnapshots,
@@ -109,6 +110,11 @@ export interface TerminalEnvOptions {
    * runs in its file system as its user, from its WORKDIR — the workspace (see image-plan.ts).
    */
   image?: DockerfileImage;
+  /**
+   * The task's own work directory (an imported Harbor task's WORKDIR outside /app, checked by workdir.ts): the
+   * workspace is shown there (and at /workspace) instead of at /app, and every command starts there.
+   */
+  workdir?: string;
   /**
    * Read-only episodes (the belief probe): the workspace is mounted read-only for every call, `write_file` is not
    * offered, and no tool counts as a write tool.
@@ -180,11 +186,25 @@ const READ_ONLY_TOOLS: readonly ToolSpec[] = TERMINAL_TOOLS.filter((tool) => too
   (tool) => frozenJson({ ...structuredClone(tool), description: tool.description + READ_ONLY_NOTE }),
 );
 
+/**
+ * The tools of an episode whose workspace is the task's own work directory: the same, saying where the shell starts.
+ * (The default list stays one frozen object, so the request cache's keys of other tasks do not change.)
+ */
+function workdirTools(tools: readonly ToolSpec[], workdir: string): ToolSpec[] {
+  return tools.map((tool) => {
+    if (tool.name !== "bash") return tool;
+    const description = tool.description
+      .replace("(/workspace, also at /app)", `(${workdir}, also at /workspace)`)
+      .replace("fresh shell in /workspace", `fresh shell in ${workdir}`);
+    return frozenJson({ ...structuredClone(tool), description });
+  });
+}
+
 /** Is this call the certified deferral itself (writing infeasible.md)? An effect gate must still let it through. */
-export function isDeferralCall(name: string, args: unknown): boolean {
+export function isDeferralCall(name: string, args: unknown, workdir?: string): boolean {
   if (name !== "write_file" || !isRecord(args)) return false;
   try {
-    return workspaceRelativePath(args.path) === DEFERRAL_FILE;
+    return workspaceRelativePath(args.path, "path", workdir) === DEFERRAL_FILE;
   } catch {
     return false;
   }
@@ -203,6 +223,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
     throw new HsearchError("bad_input", "a task image runs in a container: choose docker or podman", {
       field: "env.sandbox",
     });
+  if (options.workdir !== undefined) checkWorkdir(options.workdir);
   const info = await detectSandbox(options.mechanism ? { mechanism: options.mechanism } : {});
   const dir = await mkdtemp(join(options.workspaceRoot ?? tmpdir(), "hsearch-terminal-"));
   let session: SandboxSession | undefined;
@@ -262,6 +283,8 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
       user,
       readOnlyWorkspace: options.readOnly ?? false,
       limits: options.limits,
+      // A task image's episode starts in the image's own WORKDIR.
+      ...(options.workdir !== undefined && !options.image ? { workdir: options.workdir } : {}),
       ...(options.container
         ? {
             container: {
@@ -323,7 +346,14 @@ export class TerminalEnv implements Environment {
   ) {}
 
   tools(): ToolSpec[] {
-    return [...(this.options.readOnly ? READ_ONLY_TOOLS : TERMINAL_TOOLS)];
+    const tools = this.options.readOnly ? READ_ONLY_TOOLS : TERMINAL_TOOLS;
+    const workdir = this.sessionWorkdir();
+    return workdir === undefined ? [...tools] : workdirTools(tools, workdir);
+  }
+
+  /** The task's own work directory where the session shows the workspace (not in a task image's episode). */
+  private sessionWorkdir(): string | undefined {
+    return this.options.image ? undefined : this.options.workdir;
   }
 
   writeTools(): ReadonlySet<string> {
@@ -341,7 +371,7 @@ export class TerminalEnv implements Environment {
   }
 
   isDeferralCall(name: string, args: unknown): boolean {
-    return isDeferralCall(name, args);
+    return isDeferralCall(name, args, this.sessionWorkdir());
   }
 
   /** The first certified deferral: who wrote infeasible.md, at which step, and its content; null if none. */
@@ -468,10 +498,12 @@ export class TerminalEnv implements Environment {
     }
     if (!isRecord(args)) throw new HsearchError("bad_input", `${name} takes an object of arguments`);
     if (name === "bash") return { tool: "bash", command: stringArgument(args, "command", name) };
-    if (name === "read_file") return { tool: "read_file", path: workspaceRelativePath(args.path) };
+    const workdir = this.sessionWorkdir();
+    if (name === "read_file")
+      return { tool: "read_file", path: workspaceRelativePath(args.path, "path", workdir) };
     return {
       tool: "write_file",
-      path: workspaceRelativePath(args.path),
+      path: workspaceRelativePath(args.path, "path", workdir),
       content: stringArgument(args, "content", name, true),
     };
   }
