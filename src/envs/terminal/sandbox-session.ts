@@ -78,6 +78,8 @@ export interface SessionOptions {
    * /app, and every command starts there.
    */
   workdir?: string;
+  /** The host's network (a task's allow_internet, granted by the user); containers: the engine's bridge. */
+  network?: boolean;
   /** Limits applied to each command (the wall time is per command). */
   limits?: Omit<SandboxLimits, "timeoutMs">;
   /** Run the episode in one container of this engine instead of the namespaces of `info`. */
@@ -181,6 +183,7 @@ export class SandboxSession {
       user: info.privileged ? user : undefined,
       hasVarLib,
       ...(options.workdir !== undefined ? { workdir: options.workdir } : {}),
+      ...(options.network ? { network: true } : {}),
     };
     const texts = info.privileged && user ? identityTexts(user) : undefined;
     if (texts) {
@@ -291,6 +294,7 @@ export class SandboxSession {
       resources: image.resources,
       maxProcs: options.limits?.maxProcs ?? DEFAULT_LIMITS.maxProcs,
       storageLimits: built.storageLimits,
+      ...(options.network ? { network: true } : {}),
     });
     // Without root, what the container's root made in the bound directories is handed back before it goes.
     const uid = process.geteuid?.();
@@ -341,7 +345,7 @@ export class SandboxSession {
       user: spec.user,
       identity: spec.identity,
       maxProcs: options.limits?.maxProcs ?? DEFAULT_LIMITS.maxProcs,
-      network: options.container?.network ?? false,
+      network: options.container?.network ?? options.network ?? false,
       keep: spec.keep,
       ...(options.workdir !== undefined ? { workdir: options.workdir } : {}),
     });

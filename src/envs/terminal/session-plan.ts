@@ -106,6 +106,8 @@ export interface SessionPlanInput {
   fstabPath?: string;
   /** The task's own work directory (workdir.ts): the workspace is shown there instead of /app, commands start there. */
   workdir?: string;
+  /** The host's network instead of a namespace of its own (a task's allow_internet, granted by the user). */
+  network?: boolean;
 }
 
 /** An entry of the episode root: a directory, an empty file (a device's mount point) or a symlink. */
@@ -304,7 +306,7 @@ export function sessionMounts(input: {
 export function bwrapSessionInvocation(input: SessionPlanInput): Invocation {
   const { info } = input;
   if (!info.tools.bwrap) throw new HsearchError("internal", "session plan: the bwrap path is unknown");
-  const args = [...bwrapNamespaces(info), "--die-with-parent", "--new-session"];
+  const args = [...bwrapNamespaces(info, input.network ?? false), "--die-with-parent", "--new-session"];
   args.push(...bwrapMountArgs(sessionMounts(input)));
   if (info.privileged) for (const cap of SUPERVISOR_CAPS) args.push("--cap-add", `CAP_${cap.toUpperCase()}`);
   args.push("--chdir", input.workdir ?? SANDBOX_PATHS.workspace, "--json-status-fd", "3");
@@ -325,6 +327,7 @@ export function unshareSessionInvocation(input: SessionPlanInput): Invocation {
     input.paths.root,
     supervisorArgv(input),
     input.workdir ?? SANDBOX_PATHS.workspace,
+    input.network ?? false,
   );
 }
 

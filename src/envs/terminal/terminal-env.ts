@@ -116,6 +116,11 @@ export interface TerminalEnvOptions {
    */
   workdir?: string;
   /**
+   * Network for the episode (the host's; a container's bridge): only for a task whose allow_internet the user
+   * granted (internet.ts). Default none but the sandbox's own loopback.
+   */
+  network?: boolean;
+  /**
    * Read-only episodes (the belief probe): the workspace is mounted read-only for every call, `write_file` is not
    * offered, and no tool counts as a write tool.
    */
@@ -187,15 +192,20 @@ const READ_ONLY_TOOLS: readonly ToolSpec[] = TERMINAL_TOOLS.filter((tool) => too
 );
 
 /**
- * The tools of an episode whose workspace is the task's own work directory: the same, saying where the shell starts.
- * (The default list stays one frozen object, so the request cache's keys of other tasks do not change.)
+ * The tools of an episode whose workspace is the task's own work directory, or that has network: the same, saying
+ * where the shell starts and what it reaches. (The default list stays one frozen object, so the request cache's
+ * keys of other tasks do not change.)
  */
-function workdirTools(tools: readonly ToolSpec[], workdir: string): ToolSpec[] {
+function episodeTools(tools: readonly ToolSpec[], workdir: string | undefined, network: boolean): ToolSpec[] {
   return tools.map((tool) => {
     if (tool.name !== "bash") return tool;
-    const description = tool.description
-      .replace("(/workspace, also at /app)", `(${workdir}, also at /workspace)`)
-      .replace("fresh shell in /workspace", `fresh shell in ${workdir}`);
+    let description = tool.description;
+    if (workdir !== undefined)
+      description = description
+        .replace("(/workspace, also at /app)", `(${workdir}, also at /workspace)`)
+        .replace("fresh shell in /workspace", `fresh shell in ${workdir}`);
+    if (network)
+      description = description.replace("There is no network but the loopback.", "It has network.");
     return frozenJson({ ...structuredClone(tool), description });
   });
 }
@@ -285,6 +295,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
       limits: options.limits,
       // A task image's episode starts in the image's own WORKDIR.
       ...(options.workdir !== undefined && !options.image ? { workdir: options.workdir } : {}),
+      ...(options.network ? { network: true } : {}),
       ...(options.container
         ? {
             container: {
@@ -348,7 +359,8 @@ export class TerminalEnv implements Environment {
   tools(): ToolSpec[] {
     const tools = this.options.readOnly ? READ_ONLY_TOOLS : TERMINAL_TOOLS;
     const workdir = this.sessionWorkdir();
-    return workdir === undefined ? [...tools] : workdirTools(tools, workdir);
+    const network = this.options.network ?? false;
+    return workdir === undefined && !network ? [...tools] : episodeTools(tools, workdir, network);
   }
 
   /** The task's own work directory where the session shows the workspace (not in a task image's episode). */
