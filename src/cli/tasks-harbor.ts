@@ -252,6 +252,8 @@ export interface RequirementsReport {
     requires?: TaskRequirements;
     skipped?: string;
     unrunnable?: string;
+    /** Its task.toml allows internet (`allow_internet = true`); episodes get it only with `eval --allow-internet`. */
+    allowInternet?: boolean;
   }>;
   failed: Array<{ dir: string; error: string }>;
   /** Needed Debian packages this machine lacks (neither installed nor provided), and which the archive lacks too. */
@@ -282,7 +284,13 @@ export async function requirementsReport(path: string, host: DebianHost): Promis
       const converted = convertTaskDir(dir, "search");
       if (!converted.ok) tasks.push({ dir, skipped: converted.reason });
       else {
-        tasks.push({ dir, id: converted.task.id, requires: converted.requires });
+        const env = converted.task.env as { allow_internet?: boolean };
+        tasks.push({
+          dir,
+          id: converted.task.id,
+          requires: converted.requires,
+          ...(env.allow_internet ? { allowInternet: true } : {}),
+        });
         needs.push(converted.requires);
       }
     } catch (error) {
@@ -323,6 +331,9 @@ function renderRequirements(report: RequirementsReport, io: CliIO): string {
       ...(needs.network.length > 0 ? [`network: ${needs.network.join("; ")}`] : []),
       ...(needs.services.length > 0 ? [`services: ${needs.services.join("; ")}`] : []),
       ...(needs.root.length > 0 ? [`root: ${needs.root.join("; ")}`] : []),
+      ...(entry.allowInternet
+        ? ["internet: allowed by its task.toml (granted only with eval --allow-internet)"]
+        : []),
     ];
     lines.push(`${name}${entry.unrunnable ? " (unrunnable offline)" : ""}\n  ${parts.join("\n  ")}`);
   }

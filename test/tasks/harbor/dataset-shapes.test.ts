@@ -86,6 +86,19 @@ describe("Harbor tasks without a reference solution, or working outside /app", (
     expect(env.files).toEqual({ "essay.txt": expect.stringContaining("Agents that know when to stop") });
   });
 
+  it("tasks requirements shows that a task allows internet, and that only eval --allow-internet grants it", async () => {
+    const text = await runCli(["tasks", "requirements", FIXTURES]);
+    expect(text.stdout).toMatch(
+      /harbor-home-notes\n( {2}.*\n)* {2}internet: allowed by its task.toml \(granted only with eval --allow-internet\)/,
+    );
+    const json = JSON.parse((await runCli(["tasks", "requirements", FIXTURES, "--json"])).stdout);
+    expect(json.tasks.map((entry: { allowInternet?: boolean }) => entry.allowInternet)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+  });
+
   it("makes a WORKDIR outside /app the task's work directory: its copies the workspace's, the rest set up", () => {
     const env = home.env as TerminalEnvSpec;
     expect(home.reference).toEqual({});
