@@ -7,6 +7,7 @@ import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
 import { SPLITS, type Split } from "../domain/task";
 import { BUILD_NETWORKS } from "../envs/terminal/image-plan";
+import { readImageMap } from "../tasks/harbor/base-images";
 import { dockerPathNote, HARBOR_SANDBOXES, harborPathOptions } from "../tasks/harbor/docker-path";
 import {
   type AptRunner,
@@ -84,6 +85,11 @@ export function registerHarbor(
             default: "default" as const,
             describe: "the image build's network on the Docker path (host: where the daemon has no bridge)",
           })
+          .option("image-map", {
+            type: "string",
+            describe:
+              "Docker path offline: map FROM images of a benchmark's registry to local ones — a YAML/JSON table (pattern: image) before the defaults, or 'default' for the defaults alone",
+          })
           .option("strict", {
             type: "boolean",
             default: false,
@@ -99,11 +105,18 @@ export function registerHarbor(
         const dir = resolveUserPath(argv.dir, io.cwd);
         const progress = createProgress(io, "reading task directories");
         const machine = host();
+        const imageMap =
+          argv.imageMap === undefined
+            ? undefined
+            : argv.imageMap === "default"
+              ? []
+              : readImageMap(resolveUserPath(argv.imageMap, io.cwd));
         const result = await importHarbor(dir, argv.split, {
           host: machine,
           includeUnrunnable: argv.includeUnrunnable,
           onProgress: (done, total) => progress.update(done, total),
           ...harborPathOptions(argv),
+          ...(imageMap ? { imageMap } : {}),
         });
         progress.done();
         await dropProvidedPackages(result, machine);

@@ -13,6 +13,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { badInput } from "../../core/errors";
 import type { TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
+import { type BaseImageRule, mapDockerfileBases } from "./base-images";
 import { dockerInstructions } from "./dockerfile";
 import type { SkipCategory } from "./import-harbor";
 import { emptyRequirements, type TaskRequirements } from "./requirements";
@@ -25,6 +26,11 @@ export interface HarborPathOptions {
   sandbox?: "docker" | "podman";
   /** The image build's network (see the task format's `image.build_network`); default the engine's own. */
   buildNetwork?: "default" | "host" | "none";
+  /**
+   * Map FROM images to local ones (base-images.ts): the user's rules, then the defaults for registry images.
+   * Undefined: FROM stays as the Dockerfile says (a machine that reaches the registry).
+   */
+  imageMap?: readonly BaseImageRule[];
 }
 
 type TaskImage = NonNullable<TerminalEnvSpec["image"]>;
@@ -47,7 +53,11 @@ export type ImageEnvironment =
 
 const COMPOSE_FILES = ["docker-compose.yaml", "docker-compose.yml", "compose.yaml"];
 
-export function imageEnvironment(dir: string, toml: TomlTable): ImageEnvironment {
+export function imageEnvironment(
+  dir: string,
+  toml: TomlTable,
+  options: HarborPathOptions = {},
+): ImageEnvironment {
   const envDir = join(dir, "environment");
   const context = readContext(envDir);
   for (const compose of COMPOSE_FILES)
@@ -69,6 +79,7 @@ export function imageEnvironment(dir: string, toml: TomlTable): ImageEnvironment
     throw badInput("a Harbor task needs environment/Dockerfile or [environment].docker_image", {
       file: envDir,
     });
+  if (options.imageMap) text = mapDockerfileBases(text, options.imageMap).dockerfile;
   const files: Record<string, string> = {};
   const binary: Record<string, string> = {};
   const executable: string[] = [];

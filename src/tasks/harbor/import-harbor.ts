@@ -179,7 +179,7 @@ export function convertTaskDir(dir: string, split: Split, path: HarborPathOption
   const instruction = readFileSync(join(dir, "instruction.md"), "utf8").trim();
   if (instruction === "") throw badInput("instruction.md is empty", { file: join(dir, "instruction.md") });
 
-  const environment = path.sandbox ? imageEnvironment(dir, toml) : readEnvironment(dir, toml);
+  const environment = path.sandbox ? imageEnvironment(dir, toml, path) : readEnvironment(dir, toml);
   if (!environment.ok) return environment;
   const tests = rewriteTestScript(readFileSync(join(dir, "tests/test.sh"), "utf8"));
   const verify = bundleScript(
