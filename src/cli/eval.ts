@@ -6,6 +6,7 @@ import { HsearchError } from "../core/errors";
 import { newRunId } from "../core/ids";
 import { resolveUserPath } from "../core/paths";
 import { FAMILIES, type Task } from "../domain/task";
+import { ALLOW_INTERNET_VARIABLE } from "../envs/terminal/internet";
 import { cutMiddle } from "../envs/terminal/output-cut";
 import type { EvalConfig, HarnessTaskConfig } from "../eval/eval-config";
 import { createEvaluationDir, type EvaluationDir, openEvaluationDir } from "../eval/eval-dir";
@@ -92,6 +93,10 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
           type: "string",
           describe: "continue an evaluation that stopped (its directory or id), reusing its stored episodes",
         })
+        .option("allow-internet", {
+          type: "boolean",
+          describe: `give network to the tasks whose task.toml says allow_internet = true (off by default; ${ALLOW_INTERNET_VARIABLE}=1 does the same)`,
+        })
         .check((argv) => {
           const rate = argv["max-infra-error-rate"];
           if (rate !== undefined && !(rate >= 0 && rate <= 1))
@@ -138,10 +143,16 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
         out: argv.out,
         quiet: argv.json,
       };
-      const { report, scores, maxInfraErrorRate } =
-        argv.resume === undefined
-          ? await runEval(options, io)
-          : await resumeEval(argv.resume, { ...options, concurrency: argv.concurrency }, io);
+      // The sandbox reads the grant where it makes each episode (workers read their own environment).
+      const before = process.env[ALLOW_INTERNET_VARIABLE];
+      if (argv.allowInternet) process.env[ALLOW_INTERNET_VARIABLE] = "1";
+      const { report, scores, maxInfraErrorRate } = await (argv.resume === undefined
+        ? runEval(options, io)
+        : resumeEval(argv.resume, { ...options, concurrency: argv.concurrency }, io)
+      ).finally(() => {
+        if (before === undefined) delete process.env[ALLOW_INTERNET_VARIABLE];
+        else process.env[ALLOW_INTERNET_VARIABLE] = before;
+      });
       io.out(argv.json ? JSON.stringify(report, null, 2) : renderEvalReport(report));
       const gate = infraErrorGate(scores, maxInfraErrorRate);
       if (gate) {

@@ -7,6 +7,7 @@ import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
 import { SPLITS, type Split } from "../domain/task";
 import { BUILD_NETWORKS } from "../envs/terminal/image-plan";
+import { readImageMap } from "../tasks/harbor/base-images";
 import { dockerPathNote, HARBOR_SANDBOXES, harborPathOptions } from "../tasks/harbor/docker-path";
 import {
   type AptRunner,
@@ -84,6 +85,11 @@ export function registerHarbor(
             default: "default" as const,
             describe: "the image build's network on the Docker path (host: where the daemon has no bridge)",
           })
+          .option("image-map", {
+            type: "string",
+            describe:
+              "Docker path offline: map FROM images of a benchmark's registry to local ones — a YAML/JSON table (pattern: image) before the defaults, or 'default' for the defaults alone",
+          })
           .option("strict", {
             type: "boolean",
             default: false,
@@ -99,11 +105,18 @@ export function registerHarbor(
         const dir = resolveUserPath(argv.dir, io.cwd);
         const progress = createProgress(io, "reading task directories");
         const machine = host();
+        const imageMap =
+          argv.imageMap === undefined
+            ? undefined
+            : argv.imageMap === "default"
+              ? []
+              : readImageMap(resolveUserPath(argv.imageMap, io.cwd));
         const result = await importHarbor(dir, argv.split, {
           host: machine,
           includeUnrunnable: argv.includeUnrunnable,
           onProgress: (done, total) => progress.update(done, total),
           ...harborPathOptions(argv),
+          ...(imageMap ? { imageMap } : {}),
         });
         progress.done();
         await dropProvidedPackages(result, machine);
@@ -252,6 +265,8 @@ export interface RequirementsReport {
     requires?: TaskRequirements;
     skipped?: string;
     unrunnable?: string;
+    /** Its task.toml allows internet (`allow_internet = true`); episodes get it only with `eval --allow-internet`. */
+    allowInternet?: boolean;
   }>;
   failed: Array<{ dir: string; error: string }>;
   /** Needed Debian packages this machine lacks (neither installed nor provided), and which the archive lacks too. */
@@ -282,7 +297,13 @@ export async function requirementsReport(path: string, host: DebianHost): Promis
       const converted = convertTaskDir(dir, "search");
       if (!converted.ok) tasks.push({ dir, skipped: converted.reason });
       else {
-        tasks.push({ dir, id: converted.task.id, requires: converted.requires });
+        const env = converted.task.env as { allow_internet?: boolean };
+        tasks.push({
+          dir,
+          id: converted.task.id,
+          requires: converted.requires,
+          ...(env.allow_internet ? { allowInternet: true } : {}),
+        });
         needs.push(converted.requires);
       }
     } catch (error) {
@@ -323,6 +344,9 @@ function renderRequirements(report: RequirementsReport, io: CliIO): string {
       ...(needs.network.length > 0 ? [`network: ${needs.network.join("; ")}`] : []),
       ...(needs.services.length > 0 ? [`services: ${needs.services.join("; ")}`] : []),
       ...(needs.root.length > 0 ? [`root: ${needs.root.join("; ")}`] : []),
+      ...(entry.allowInternet
+        ? ["internet: allowed by its task.toml (granted only with eval --allow-internet)"]
+        : []),
     ];
     lines.push(`${name}${entry.unrunnable ? " (unrunnable offline)" : ""}\n  ${parts.join("\n  ")}`);
   }

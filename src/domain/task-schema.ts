@@ -134,6 +134,15 @@ const terminalEnv = z
     /** For imported Harbor tasks: the directory the task came from. */
     harbor_dir: z.string().optional(),
     /**
+     * The task's own work directory (a Harbor Dockerfile's WORKDIR outside /app: `/home/user`, `/root/project`): the
+     * workspace is shown there instead of at /app and every command starts there. Not in the host's system
+     * directories nor a path the sandbox mounts itself (checked when the environment is made).
+     */
+    workdir: z
+      .string()
+      .regex(/^(\/[^/\0]+)+$/, "an absolute path such as /home/user")
+      .optional(),
+    /**
      * The task's own configuration allows internet (Harbor's `[environment] allow_internet`). Recorded, not granted:
      * the sandbox has no network but its loopback.
      */

@@ -26,9 +26,9 @@ export async function createTaskEnvironment(
   options: { readOnly?: boolean } = {},
 ): Promise<Environment> {
   if (task.suite === "retail") return createRetailEnv(task.env, { forbidden: task.forbidden });
-  const { createTerminalEnv, terminalEnvOptions } = await import("./terminal");
+  const { createTerminalEnv, internetAllowed, terminalEnvOptions } = await import("./terminal");
   return createTerminalEnv({
-    ...terminalEnvOptions(task.env),
+    ...terminalEnvOptions(task.env, internetAllowed()),
     forbidden: task.forbidden,
     ...(options.readOnly ? { readOnly: true } : {}),
   });
@@ -89,4 +89,19 @@ export async function verifyTaskWithReport(
       duration_ms: Math.round(result.durationMs),
     },
   };
+}
+
+/**
+ * Why a task failed when it asked for internet (task.toml `allow_internet = true`) that the user did not grant and
+ * its output shows a host it could not reach: the message of that task's infrastructure error, or null.
+ */
+export async function unmetInternetNeed(task: Task, outputs: readonly string[]): Promise<string | null> {
+  if (task.suite !== "terminal" || task.env.allow_internet !== true) return null;
+  const { internetAllowed, networkFailureIn, noNetworkMessage } = await import("./terminal");
+  if (internetAllowed()) return null;
+  for (const output of outputs) {
+    const evidence = networkFailureIn(output);
+    if (evidence !== null) return noNetworkMessage(evidence);
+  }
+  return null;
 }

@@ -2,6 +2,7 @@ import { type Task, toAgentTask } from "../domain/task";
 import {
   createTaskEnvironment,
   suitePolicy,
+  unmetInternetNeed,
   type VerifierRun,
   verifyTaskWithReport,
 } from "../envs/suite-env";
@@ -56,8 +57,11 @@ export async function runRollout(input: RolloutInput): Promise<Trajectory> {
   try {
     return await withOpenRollout(input, async ({ trajectory }) => trajectory);
   } catch (error) {
-    if (error instanceof TaskSetupError)
+    if (error instanceof TaskSetupError) {
+      const unmet = await unmetInternetNeed(input.task, [error.message]);
+      if (unmet) return infraFailure(input, `${TASK_SETUP_FAILED}: ${unmet}`, "no_network");
       return setupFailureTrajectory(input, `${TASK_SETUP_FAILED}: ${error.message}`);
+    }
     throw error;
   }
 }
@@ -154,10 +158,29 @@ export async function withOpenRollout<T>(
       ...(verified?.report ? { verifier: verified.report } : {}),
       usage: { ...episode.usage, usd },
     };
-    return await use({ task, env, episode, engine, trajectory });
+    return await use({ task, env, episode, engine, trajectory: await withUnmetInternet(task, trajectory) });
   } finally {
     await env.close();
   }
+}
+
+/**
+ * A failed episode of a task that asked for internet the user did not grant, whose verifier or commands show an
+ * unreachable host: that task's infrastructure error (`no_network`), not the agent's failure; the episode is kept.
+ */
+async function withUnmetInternet(task: Task, trajectory: Trajectory): Promise<Trajectory> {
+  if (trajectory.reward !== 0) return trajectory;
+  const outputs = [
+    trajectory.verifier?.output ?? "",
+    ...trajectory.events.flatMap((event) => (event.type === "observation" ? [event.text] : [])),
+  ];
+  const unmet = await unmetInternetNeed(task, outputs);
+  if (!unmet) return trajectory;
+  return {
+    ...trajectory,
+    end: { reason: "infra_error", step: trajectory.end.step, error: unmet, error_class: "no_network" },
+    reward: null,
+  };
 }
 
 function customerFor(task: Task, input: RolloutInput): Customer | undefined {

@@ -19,6 +19,8 @@ export const INFRA_ERROR_CLASSES = [
   "task_setup",
   /** The oracle was asked to run a task that has no reference solution to follow (not a score of 0). */
   "no_reference",
+  /** The task asked for internet (allow_internet) that the user did not grant, and its output shows it needed it. */
+  "no_network",
   "other",
 ] as const;
 export type InfraErrorClass = (typeof INFRA_ERROR_CLASSES)[number];

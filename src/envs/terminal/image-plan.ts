@@ -167,12 +167,14 @@ export interface ImageRunInput {
   maxProcs: number;
   /** The engine can cap a container's writable layer (`--storage-opt size=`: btrfs, zfs, overlay2 on xfs). */
   storageLimits: boolean;
+  /** The engine's default network instead of none (a task's allow_internet, granted by the user). */
+  network?: boolean;
 }
 
 /** `docker run` of the episode: the image's file system and user, the supervisor as its first process. */
 export function imageRunInvocation(input: ImageRunInput): Invocation {
   const { paths, resources } = input;
-  const args = ["run", "-i", "--rm", "--name", input.name, "--network", "none"];
+  const args = ["run", "-i", "--rm", "--name", input.name, "--network", input.network ? "bridge" : "none"];
   if (resources.cpus !== undefined) args.push("--cpus", String(resources.cpus));
   if (resources.memoryMb !== undefined) args.push("--memory", `${resources.memoryMb}m`);
   if (resources.storageMb !== undefined && input.storageLimits)

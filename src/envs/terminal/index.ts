@@ -1,4 +1,11 @@
 /** The terminal suite's environment (docs/DESIGN.md §9): the sandbox, the shell environment and the Harbor-style verifier. */
+
+export {
+  ALLOW_INTERNET_VARIABLE,
+  internetAllowed,
+  networkFailureIn,
+  noNetworkMessage,
+} from "./internet";
 export {
   availableMechanisms,
   cutMiddle,

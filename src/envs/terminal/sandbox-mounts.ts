@@ -39,6 +39,8 @@ export interface ViewInput {
   identity?: { passwd: string; group: string };
   workspace: string;
   readOnlyWorkspace: boolean;
+  /** Where the workspace is shown: /workspace and /app, or /workspace and the task's own work directory. */
+  workspaceTargets?: readonly string[];
   /** The sandbox's /tmp: a host directory, else a fresh tmpfs of this size. */
   tmpDir?: string;
   tmpfsMb: number;
@@ -67,10 +69,8 @@ export function viewMounts(view: ViewInput): Mount[] {
   if (view.identity)
     mounts.push(ro(view.identity.passwd, "/etc/passwd"), ro(view.identity.group, "/etc/group"));
   const workspace = view.readOnlyWorkspace ? ro : rw;
-  mounts.push(
-    workspace(view.workspace, SANDBOX_PATHS.workspace),
-    workspace(view.workspace, SANDBOX_PATHS.app),
-  );
+  for (const target of view.workspaceTargets ?? [SANDBOX_PATHS.workspace, SANDBOX_PATHS.app])
+    mounts.push(workspace(view.workspace, target));
   mounts.push({ kind: "proc" }, { kind: "dev", pts: view.pts });
   mounts.push(
     view.tmpDir

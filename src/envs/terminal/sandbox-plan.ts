@@ -221,6 +221,9 @@ export function unshareLaunch(
   fstabPath: string,
   root: string,
   tail: string[],
+  workdir: string = SANDBOX_PATHS.workspace,
+  /** The host's network (no network namespace, so no loopback of its own to bring up). */
+  network = false,
 ): Invocation {
   if (!info.tools.unshare || !info.tools.mount)
     throw new HsearchError("internal", "sandbox plan: the unshare or mount path is unknown");
@@ -228,7 +231,7 @@ export function unshareLaunch(
     // Without root: a user namespace mapping the caller to itself; --keep-caps lets the setup script mount
     // (ambient capabilities), and setpriv clears them all before the command.
     ...(info.privileged ? [] : ["--user", "--map-current-user", "--keep-caps"]),
-    ...["--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child"],
+    ...["--mount", ...(network ? [] : ["--net"]), "--pid", "--ipc", "--uts", "--fork", "--kill-child"],
   ];
   const args = [
     // If hsearch itself dies, the kernel kills `unshare`, whose --kill-child then tears the namespace down.
@@ -243,20 +246,29 @@ export function unshareLaunch(
     "hsearch-sandbox",
     info.tools.mount,
     fstabPath,
-    info.loopback === "up" ? (info.tools.ip ?? "") : "",
+    info.loopback === "up" && !network ? (info.tools.ip ?? "") : "",
     info.tools.unshare,
     `--root=${root}`,
-    `--wd=${SANDBOX_PATHS.workspace}`,
+    `--wd=${workdir}`,
     ...tail,
   ];
   return { file: info.tools.setpriv, args };
 }
 
-/** bwrap's namespaces: with root no user namespace (the command drops with setpriv), without root a mapped one. */
-export function bwrapNamespaces(info: SandboxInfo): string[] {
-  return info.privileged
-    ? ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-    : ["--unshare-all", "--unshare-user", "--disable-userns"];
+/**
+ * bwrap's namespaces: with root no user namespace (the command drops with setpriv), without root a mapped one.
+ * `network`: the host's network instead of a namespace of its own (a task's granted allow_internet).
+ */
+export function bwrapNamespaces(info: SandboxInfo, network = false): string[] {
+  if (info.privileged)
+    return [
+      "--unshare-ipc",
+      "--unshare-pid",
+      ...(network ? [] : ["--unshare-net"]),
+      "--unshare-uts",
+      "--unshare-cgroup-try",
+    ];
+  return ["--unshare-all", ...(network ? ["--share-net"] : []), "--unshare-user", "--disable-userns"];
 }
 
 /** The environment a command sees: the clean base plus the caller's variables (a PATH of theirs keeps the shims). */

@@ -52,6 +52,7 @@ import {
   supervisorEnv,
   unshareSessionInvocation,
   WRITABLE_ROOT_DIRS,
+  writableRootDirs,
 } from "./session-plan";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -72,6 +73,13 @@ export interface SessionOptions {
   /** Privileged only: who commands run as. */
   user?: SandboxUser;
   readOnlyWorkspace?: boolean;
+  /**
+   * The task's own work directory (workdir.ts, checked by the caller): the workspace is shown there instead of at
+   * /app, and every command starts there.
+   */
+  workdir?: string;
+  /** The host's network (a task's allow_internet, granted by the user); containers: the engine's bridge. */
+  network?: boolean;
   /** Limits applied to each command (the wall time is per command). */
   limits?: Omit<SandboxLimits, "timeoutMs">;
   /** Run the episode in one container of this engine instead of the namespaces of `info`. */
@@ -161,7 +169,12 @@ export class SandboxSession {
     await mkdir(paths.control, { mode: 0o700 });
     if (options.container?.image) return SandboxSession.startImage(options, paths, options.container.image);
     if (options.container) return SandboxSession.startContainer(options, paths, entries, hasVarLib);
-    await buildEpisodeRoot(paths.root, episodeRootLayout(entries, hasVarLib), user);
+    await buildEpisodeRoot(
+      paths.root,
+      episodeRootLayout(entries, hasVarLib, options.workdir),
+      user,
+      writableRootDirs(options.workdir),
+    );
     const input: SessionPlanInput = {
       info,
       hostEntries: entries,
@@ -169,6 +182,8 @@ export class SandboxSession {
       readOnlyWorkspace: options.readOnlyWorkspace ?? false,
       user: info.privileged ? user : undefined,
       hasVarLib,
+      ...(options.workdir !== undefined ? { workdir: options.workdir } : {}),
+      ...(options.network ? { network: true } : {}),
     };
     const texts = info.privileged && user ? identityTexts(user) : undefined;
     if (texts) {
@@ -279,6 +294,7 @@ export class SandboxSession {
       resources: image.resources,
       maxProcs: options.limits?.maxProcs ?? DEFAULT_LIMITS.maxProcs,
       storageLimits: built.storageLimits,
+      ...(options.network ? { network: true } : {}),
     });
     // Without root, what the container's root made in the bound directories is handed back before it goes.
     const uid = process.geteuid?.();
@@ -329,8 +345,9 @@ export class SandboxSession {
       user: spec.user,
       identity: spec.identity,
       maxProcs: options.limits?.maxProcs ?? DEFAULT_LIMITS.maxProcs,
-      network: options.container?.network ?? false,
+      network: options.container?.network ?? options.network ?? false,
       keep: spec.keep,
+      ...(options.workdir !== undefined ? { workdir: options.workdir } : {}),
     });
     return SandboxSession.spawnContainer(
       { ...options, user: spec.user },
@@ -621,6 +638,7 @@ async function buildEpisodeRoot(
   root: string,
   entries: ReturnType<typeof episodeRootLayout>,
   user: SandboxUser | undefined,
+  writable: readonly string[] = WRITABLE_ROOT_DIRS,
 ): Promise<void> {
   await mkdir(root, { mode: 0o755 });
   for (const entry of entries) {
@@ -630,7 +648,7 @@ async function buildEpisodeRoot(
     else await writeFile(path, "", { mode: 0o644 });
   }
   if (!user || process.geteuid?.() !== 0) return;
-  for (const name of WRITABLE_ROOT_DIRS) await chown(join(root, name), user.uid, user.gid);
+  for (const name of writable) await chown(join(root, name), user.uid, user.gid);
 }
 
 function killGroup(pid: number | undefined): void {

@@ -37,6 +37,7 @@ import {
   VAR_TMP_LINK,
 } from "./sandbox-plan";
 import { SANDBOX_PATHS, type SandboxInfo, type SandboxUser } from "./sandbox-types";
+import { workdirAncestry } from "./workdir";
 
 /** Where the control directory appears inside the sandbox. */
 export const CONTROL_PATH = "/.hsearch";
@@ -58,6 +59,21 @@ export const WRITABLE_ROOT_DIRS = [
   "var/opt",
   "var/www",
 ];
+
+/**
+ * The writable directories of an episode with the task's own work directory: also /app (an ordinary directory
+ * there, where a Dockerfile may still copy files) and the directories above the work directory.
+ */
+export function writableRootDirs(workdir?: string): string[] {
+  if (workdir === undefined) return WRITABLE_ROOT_DIRS;
+  const above = workdirAncestry(workdir).slice(0, -1);
+  return [...new Set([...WRITABLE_ROOT_DIRS, SANDBOX_PATHS.app.slice(1), ...above])];
+}
+
+/** Where the workspace is shown: /workspace, and /app or the task's own work directory. */
+export function workspaceTargets(workdir?: string): string[] {
+  return [SANDBOX_PATHS.workspace, workdir ?? SANDBOX_PATHS.app];
+}
 
 /** The host's /var/lib, shown read-only (package databases: dpkg, python's, ca-certificates). */
 export const HOST_VAR_LIB = "/var/lib";
@@ -88,6 +104,10 @@ export interface SessionPlanInput {
   hasVarLib: boolean;
   /** unshare only: where the fstab text of `sessionFstab` was written. */
   fstabPath?: string;
+  /** The task's own work directory (workdir.ts): the workspace is shown there instead of /app, commands start there. */
+  workdir?: string;
+  /** The host's network instead of a namespace of its own (a task's allow_internet, granted by the user). */
+  network?: boolean;
 }
 
 /** An entry of the episode root: a directory, an empty file (a device's mount point) or a symlink. */
@@ -96,7 +116,11 @@ export type RootEntry =
   | { name: string; kind: "symlink"; target: string };
 
 /** What the episode root holds before any mount: mount points, symlinks and the writable directories. */
-export function episodeRootLayout(hostEntries: readonly HostEntry[], hasVarLib: boolean): RootEntry[] {
+export function episodeRootLayout(
+  hostEntries: readonly HostEntry[],
+  hasVarLib: boolean,
+  workdir?: string,
+): RootEntry[] {
   const dirs = new Set<string>();
   const entries: RootEntry[] = [];
   const dir = (name: string) => {
@@ -109,7 +133,8 @@ export function episodeRootLayout(hostEntries: readonly HostEntry[], hasVarLib: 
     else entries.push(entry);
   }
   for (const path of Object.values(SANDBOX_PATHS)) dir(path.slice(1));
-  for (const name of WRITABLE_ROOT_DIRS) dir(name);
+  for (const name of writableRootDirs(workdir)) dir(name);
+  if (workdir !== undefined) for (const name of workdirAncestry(workdir)) dir(name);
   for (const name of ["proc", "dev", "dev/shm", "dev/pts", CONTROL_PATH.slice(1)]) dir(name);
   if (hasVarLib) dir(HOST_VAR_LIB.slice(1));
   for (const device of DEVICES) entries.push({ name: `dev/${device}`, kind: "file" });
@@ -232,7 +257,7 @@ function supervisorArgv(input: SessionPlanInput): string[] {
   const supervisor = [
     "/bin/bash",
     "-c",
-    SUPERVISOR_SCRIPT,
+    supervisorScript(input.workdir),
     "hsearch-supervisor",
     info.tools.timeout,
     ...commandDropArgv(info, input.user),
@@ -255,6 +280,7 @@ export function sessionMounts(input: {
   identity?: { passwd: string; group: string };
   paths: Omit<SessionPaths, "root"> & { root?: string };
   readOnlyWorkspace: boolean;
+  workdir?: string;
 }): Mount[] {
   const { paths } = input;
   return viewMounts({
@@ -266,6 +292,7 @@ export function sessionMounts(input: {
     ...(input.identity ? { identity: input.identity } : {}),
     workspace: paths.workspace,
     readOnlyWorkspace: input.readOnlyWorkspace,
+    workspaceTargets: workspaceTargets(input.workdir),
     tmpDir: paths.tmp,
     tmpfsMb: DEFAULT_LIMITS.tmpfsMb,
     shmMb: DEFAULT_LIMITS.shmMb,
@@ -279,10 +306,11 @@ export function sessionMounts(input: {
 export function bwrapSessionInvocation(input: SessionPlanInput): Invocation {
   const { info } = input;
   if (!info.tools.bwrap) throw new HsearchError("internal", "session plan: the bwrap path is unknown");
-  const args = [...bwrapNamespaces(info), "--die-with-parent", "--new-session"];
+  const args = [...bwrapNamespaces(info, input.network ?? false), "--die-with-parent", "--new-session"];
   args.push(...bwrapMountArgs(sessionMounts(input)));
   if (info.privileged) for (const cap of SUPERVISOR_CAPS) args.push("--cap-add", `CAP_${cap.toUpperCase()}`);
-  args.push("--chdir", SANDBOX_PATHS.workspace, "--json-status-fd", "3", "--", ...supervisorArgv(input));
+  args.push("--chdir", input.workdir ?? SANDBOX_PATHS.workspace, "--json-status-fd", "3");
+  args.push("--", ...supervisorArgv(input));
   return { file: info.tools.bwrap, args };
 }
 
@@ -293,7 +321,14 @@ export function sessionFstab(input: SessionPlanInput): string {
 
 export function unshareSessionInvocation(input: SessionPlanInput): Invocation {
   if (!input.fstabPath) throw new HsearchError("internal", "session plan: the fstab is unknown");
-  return unshareLaunch(input.info, input.fstabPath, input.paths.root, supervisorArgv(input));
+  return unshareLaunch(
+    input.info,
+    input.fstabPath,
+    input.paths.root,
+    supervisorArgv(input),
+    input.workdir ?? SANDBOX_PATHS.workspace,
+    input.network ?? false,
+  );
 }
 
 /** The supervisor's environment: the clean base; each command adds its own variables. */
@@ -334,6 +369,8 @@ export interface ContainerPlanInput {
   network: boolean;
   /** Leave the container when it ends (a task image's build is committed from it); default removed. */
   keep?: boolean;
+  /** The task's own work directory: the workspace is bound there instead of /app, and commands start there. */
+  workdir?: string;
 }
 
 /** The base image: the episode root's directories and symlinks (the container engine supplies /dev and /proc). */
@@ -354,16 +391,18 @@ export function containerRunInvocation(input: ContainerPlanInput): Invocation {
   // The clean environment of every sandbox (the image has none of its own).
   for (const [name, value] of Object.entries(BASE_ENV)) args.push("--env", `${name}=${value}`);
   args.push(...containerMountArgs(sessionMounts(input)));
-  args.push("--workdir", SANDBOX_PATHS.workspace, input.image);
+  args.push("--workdir", input.workdir ?? SANDBOX_PATHS.workspace, input.image);
   const owner = input.user ? `${input.user.uid}:${input.user.gid}` : "";
   // A task image's files belong to the uid that built it: handed to this episode's uid (this file system only).
   const handOver = owner
-    ? `chown ${owner} ${WRITABLE_ROOT_DIRS.map((dir) => `/${dir}`).join(" ")} || exit 125\n` +
+    ? `chown ${owner} ${writableRootDirs(input.workdir)
+        .map((dir) => `/${dir}`)
+        .join(" ")} || exit 125\n` +
       `if [ -f ${IMAGE_OWNER_PATH} ]; then find / -xdev -user "$(cut -d: -f1 ${IMAGE_OWNER_PATH})" -exec chown -h ${owner} {} + 2>/dev/null; fi\n`
     : "";
   const drop = input.user ? setprivDropArgv(input.tools.setpriv, input.user) : [];
   // No fd 4 in a container: replies follow each command's marker on stdout, where nothing can fake them.
-  const script = `exec 4>&1\n${handOver}${SUPERVISOR_SCRIPT}`;
+  const script = `exec 4>&1\n${handOver}${supervisorScript(input.workdir)}`;
   args.push("/bin/bash", "-c", script, "hsearch-supervisor", input.tools.timeout, ...drop);
   return { file: input.binary, args };
 }

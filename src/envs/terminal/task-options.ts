@@ -7,7 +7,8 @@ import type { TerminalEnvSpec } from "../../domain/task";
 import type { DockerfileImage } from "./image-plan";
 import type { TerminalEnvOptions } from "./terminal-env";
 
-export function terminalEnvOptions(spec: TerminalEnvSpec): TerminalEnvOptions {
+/** `allowInternet`: the user's explicit grant (internet.ts); a task's allow_internet alone gives no network. */
+export function terminalEnvOptions(spec: TerminalEnvSpec, allowInternet = false): TerminalEnvOptions {
   const timeouts = spec.timeouts ?? {};
   return {
     ...(spec.files ? { files: spec.files } : {}),
@@ -20,6 +21,8 @@ export function terminalEnvOptions(spec: TerminalEnvSpec): TerminalEnvOptions {
     ...(spec.sandbox === "docker" || spec.sandbox === "podman" ? { container: spec.sandbox } : {}),
     ...(spec.limits ? { limits: sandboxLimits(spec.limits) } : {}),
     ...(spec.image ? { image: dockerfileImage(spec.image) } : {}),
+    ...(spec.workdir !== undefined ? { workdir: spec.workdir } : {}),
+    ...(spec.allow_internet === true && allowInternet ? { network: true } : {}),
   };
 }
 

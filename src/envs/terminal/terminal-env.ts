@@ -48,6 +48,7 @@ import {
   type SandboxUser,
 } from "./sandbox-types";
 import type { ContainerEngine } from "./session-plan";
+import { checkWorkdir } from "./workdir";
 import { workspaceRelativePath } from "./workspace-path";
 import {
   diffSnapshots,
@@ -109,6 +110,16 @@ export interface TerminalEnvOptions {
    * runs in its file system as its user, from its WORKDIR — the workspace (see image-plan.ts).
    */
   image?: DockerfileImage;
+  /**
+   * The task's own work directory (an imported Harbor task's WORKDIR outside /app, checked by workdir.ts): the
+   * workspace is shown there (and at /workspace) instead of at /app, and every command starts there.
+   */
+  workdir?: string;
+  /**
+   * Network for the episode (the host's; a container's bridge): only for a task whose allow_internet the user
+   * granted (internet.ts). Default none but the sandbox's own loopback.
+   */
+  network?: boolean;
   /**
    * Read-only episodes (the belief probe): the workspace is mounted read-only for every call, `write_file` is not
    * offered, and no tool counts as a write tool.
@@ -180,11 +191,30 @@ const READ_ONLY_TOOLS: readonly ToolSpec[] = TERMINAL_TOOLS.filter((tool) => too
   (tool) => frozenJson({ ...structuredClone(tool), description: tool.description + READ_ONLY_NOTE }),
 );
 
+/**
+ * The tools of an episode whose workspace is the task's own work directory, or that has network: the same, saying
+ * where the shell starts and what it reaches. (The default list stays one frozen object, so the request cache's
+ * keys of other tasks do not change.)
+ */
+function episodeTools(tools: readonly ToolSpec[], workdir: string | undefined, network: boolean): ToolSpec[] {
+  return tools.map((tool) => {
+    if (tool.name !== "bash") return tool;
+    let description = tool.description;
+    if (workdir !== undefined)
+      description = description
+        .replace("(/workspace, also at /app)", `(${workdir}, also at /workspace)`)
+        .replace("fresh shell in /workspace", `fresh shell in ${workdir}`);
+    if (network)
+      description = description.replace("There is no network but the loopback.", "It has network.");
+    return frozenJson({ ...structuredClone(tool), description });
+  });
+}
+
 /** Is this call the certified deferral itself (writing infeasible.md)? An effect gate must still let it through. */
-export function isDeferralCall(name: string, args: unknown): boolean {
+export function isDeferralCall(name: string, args: unknown, workdir?: string): boolean {
   if (name !== "write_file" || !isRecord(args)) return false;
   try {
-    return workspaceRelativePath(args.path) === DEFERRAL_FILE;
+    return workspaceRelativePath(args.path, "path", workdir) === DEFERRAL_FILE;
   } catch {
     return false;
   }
@@ -203,6 +233,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
     throw new HsearchError("bad_input", "a task image runs in a container: choose docker or podman", {
       field: "env.sandbox",
     });
+  if (options.workdir !== undefined) checkWorkdir(options.workdir);
   const info = await detectSandbox(options.mechanism ? { mechanism: options.mechanism } : {});
   const dir = await mkdtemp(join(options.workspaceRoot ?? tmpdir(), "hsearch-terminal-"));
   let session: SandboxSession | undefined;
@@ -262,6 +293,9 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
       user,
       readOnlyWorkspace: options.readOnly ?? false,
       limits: options.limits,
+      // A task image's episode starts in the image's own WORKDIR.
+      ...(options.workdir !== undefined && !options.image ? { workdir: options.workdir } : {}),
+      ...(options.network ? { network: true } : {}),
       ...(options.container
         ? {
             container: {
@@ -323,7 +357,15 @@ export class TerminalEnv implements Environment {
   ) {}
 
   tools(): ToolSpec[] {
-    return [...(this.options.readOnly ? READ_ONLY_TOOLS : TERMINAL_TOOLS)];
+    const tools = this.options.readOnly ? READ_ONLY_TOOLS : TERMINAL_TOOLS;
+    const workdir = this.sessionWorkdir();
+    const network = this.options.network ?? false;
+    return workdir === undefined && !network ? [...tools] : episodeTools(tools, workdir, network);
+  }
+
+  /** The task's own work directory where the session shows the workspace (not in a task image's episode). */
+  private sessionWorkdir(): string | undefined {
+    return this.options.image ? undefined : this.options.workdir;
   }
 
   writeTools(): ReadonlySet<string> {
@@ -341,7 +383,7 @@ export class TerminalEnv implements Environment {
   }
 
   isDeferralCall(name: string, args: unknown): boolean {
-    return isDeferralCall(name, args);
+    return isDeferralCall(name, args, this.sessionWorkdir());
   }
 
   /** The first certified deferral: who wrote infeasible.md, at which step, and its content; null if none. */
@@ -468,10 +510,12 @@ export class TerminalEnv implements Environment {
     }
     if (!isRecord(args)) throw new HsearchError("bad_input", `${name} takes an object of arguments`);
     if (name === "bash") return { tool: "bash", command: stringArgument(args, "command", name) };
-    if (name === "read_file") return { tool: "read_file", path: workspaceRelativePath(args.path) };
+    const workdir = this.sessionWorkdir();
+    if (name === "read_file")
+      return { tool: "read_file", path: workspaceRelativePath(args.path, "path", workdir) };
     return {
       tool: "write_file",
-      path: workspaceRelativePath(args.path),
+      path: workspaceRelativePath(args.path, "path", workdir),
       content: stringArgument(args, "content", name, true),
     };
   }

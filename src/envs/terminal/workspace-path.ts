@@ -8,13 +8,16 @@ import { posix } from "node:path";
 import { badInput } from "../../core/errors";
 import { SANDBOX_PATHS } from "./sandbox-types";
 
-/** The normalised workspace-relative path, or a `bad_input` error saying why the path is refused. */
-export function workspaceRelativePath(path: unknown, field = "path"): string {
+/**
+ * The normalised workspace-relative path, or a `bad_input` error saying why the path is refused. `workdir`: the
+ * task's own work directory, where the workspace is shown instead of /app.
+ */
+export function workspaceRelativePath(path: unknown, field = "path", workdir?: string): string {
   if (typeof path !== "string" || path.trim() === "")
     throw badInput("path must be a non-empty string", { field });
   if (path.includes("\0")) throw badInput("path must not contain NUL", { field });
   let relative = path;
-  for (const mount of [SANDBOX_PATHS.workspace, SANDBOX_PATHS.app]) {
+  for (const mount of [SANDBOX_PATHS.workspace, workdir ?? SANDBOX_PATHS.app]) {
     if (relative === mount || relative.startsWith(`${mount}/`)) relative = relative.slice(mount.length + 1);
   }
   if (posix.isAbsolute(relative))

@@ -10,10 +10,12 @@
  *   RUN useradd, service … start, systemctl …  → a root need (the sandbox's user cannot): unrunnable
  *   FROM, LABEL, ARG, EXPOSE, USER, VOLUME …    → ignored
  *   COPY/ADD to another writable place         → files the setup places there (the episode's root is its own)
+ *   the last WORKDIR outside /app            → the task's own work directory: the workspace is shown there
  * What cannot be stood in for at all (COPY --from, files placed in the host's read-only system directories, a work
- * directory outside /app) skips the task with the reason and line.
+ * directory there or in a path the sandbox mounts itself) skips the task with the reason and line.
  */
 import { shellQuote } from "../../core/shell-quote";
+import { reservedRootOf } from "../../envs/terminal/workdir";
 import { classifyCommand, requirementsFile, splitCommands, words } from "./install-steps";
 import { addPython, emptyRequirements, type TaskRequirements } from "./requirements";
 import { joinContinuations } from "./test-script";
@@ -43,6 +45,11 @@ export interface DockerEnvironment {
   requires: TaskRequirements;
   /** The last WORKDIR: where the container's commands (the agent's shell, tests, solution) start. */
   workdir: string;
+  /**
+   * The task's own work directory when the last WORKDIR is outside /app (`/home/user`): the workspace is shown there,
+   * copies into it are the workspace's files, and copies to /app are placed by the setup like any other.
+   */
+  workspace?: string;
 }
 
 export type DockerPlan = ({ ok: true } & DockerEnvironment) | { ok: false; reason: string };
@@ -99,11 +106,13 @@ export function planDockerfile(
   where = "environment/Dockerfile",
 ): DockerPlan {
   let workdir = "/app";
-  const copies: DockerCopy[] = [];
+  // Copies with their absolute destination; which of them land in the workspace is known once the last WORKDIR is.
+  const copies: Array<{ sources: string[]; dest: string; dir: boolean; beforeStep: number }> = [];
   const env: Record<string, string> = {};
   const setup: string[] = [];
   const requires = emptyRequirements();
-  const dirs = new Set<string>([""]);
+  // Destinations known to be directories when a later COPY names them (Docker then copies into them).
+  const dirs = new Set<string>(WORKSPACES);
   for (const { keyword, args, line } of dockerInstructions(text)) {
     const at = `${where}:${line}`;
     if (IGNORED.has(keyword)) continue;
@@ -118,10 +127,14 @@ export function planDockerfile(
       continue;
     }
     if (keyword === "WORKDIR") {
-      const next = expand(args, env).startsWith("/") ? expand(args, env) : `${workdir}/${args}`;
-      if (!inWorkspace(next)) return skip(`the work directory ${args} is outside /app (WORKDIR at ${at})`);
-      workdir = next.replace(/\/+$/, "");
-      dirs.add(relativeToWorkspace(workdir));
+      const next = normalise(expand(args, env).startsWith("/") ? expand(args, env) : `${workdir}/${args}`);
+      const system = readOnlySystemDir(next);
+      if (system)
+        return skip(
+          `the work directory ${args} is in ${system}, which the sandbox shows read-only from the host (WORKDIR at ${at})`,
+        );
+      workdir = next;
+      dirs.add(workdir);
       continue;
     }
     if (keyword === "COPY" || keyword === "ADD") {
@@ -138,24 +151,17 @@ export function planDockerfile(
       if (sources.some((source) => /[*?[]/.test(source)))
         return skip(`${keyword} with a wildcard at ${at} is not supported`);
       const raw = expand(paths[paths.length - 1] as string, env);
-      const dest = raw.startsWith("/") ? raw : `${workdir}/${raw}`;
-      if (!inWorkspace(dest)) {
-        const system = readOnlySystemDir(dest);
-        if (system)
-          return skip(
-            `it copies files to ${raw}, in ${system}, which the sandbox shows read-only from the host (${keyword} at ${at})`,
-          );
-        const dir = /\/$|(^|\/)\.$/.test(raw) || sources.length > 1 || normalise(dest) === "/tmp";
-        copies.push({ sources, dest: normalise(dest), dir, outside: { beforeStep: setup.length } });
-        continue;
-      }
-      const relative = relativeToWorkspace(dest);
+      const dest = normalise(raw.startsWith("/") ? raw : `${workdir}/${raw}`);
+      const system = readOnlySystemDir(dest);
+      if (system)
+        return skip(
+          `it copies files to ${raw}, in ${system}, which the sandbox shows read-only from the host (${keyword} at ${at})`,
+        );
       // Docker copies into a destination that is a directory: one named with a trailing slash or `.`, one that
-      // exists already (the work directory, /app, an earlier copy's directory), or the target of several sources.
-      const dir =
-        /\/$|(^|\/)\.$/.test(raw) || sources.length > 1 || dirs.has(relative) || isAncestor(relative, dirs);
-      copies.push({ sources, dest: relative, dir });
-      if (dir) dirs.add(relative);
+      // exists already (a work directory, /app, an earlier copy's directory), or the target of several sources.
+      const dir = /\/$|(^|\/)\.$/.test(raw) || sources.length > 1 || dirs.has(dest) || isAncestor(dest, dirs);
+      copies.push({ sources, dest, dir: dir || dest === "/tmp", beforeStep: setup.length });
+      if (dir) dirs.add(dest);
       continue;
     }
     if (keyword === "RUN") {
@@ -182,12 +188,38 @@ export function planDockerfile(
           local.push(step);
         }
       }
-      if (local.length > 0) setup.push(`cd ${shellQuote(workdir)} && ${local.join(" && ")}`);
+      // A WORKDIR outside the workspace is made by Docker when it is named; the setup makes it too.
+      const enter = inWorkspace(workdir, WORKSPACES)
+        ? `cd ${shellQuote(workdir)}`
+        : `mkdir -p ${shellQuote(workdir)} && cd ${shellQuote(workdir)}`;
+      if (local.length > 0) setup.push(`${enter} && ${local.join(" && ")}`);
       continue;
     }
     return skip(`the container needs ${keyword} (at ${at}), which the sandbox cannot provide`);
   }
-  return { ok: true, copies, env, setup, requires, workdir };
+  // The last WORKDIR outside /app is the task's own work directory: the workspace is shown there.
+  const roots = inWorkspace(workdir, WORKSPACES) ? WORKSPACES : [workdir];
+  if (roots !== WORKSPACES) {
+    const reserved = reservedRootOf(workdir);
+    if (reserved || workdir === "/")
+      return skip(
+        `the work directory ${workdir} is ${reserved ? `in ${reserved}, which the sandbox mounts itself` : "/"}, so the workspace cannot be shown there`,
+      );
+  }
+  const planned: DockerCopy[] = copies.map(({ sources, dest, dir, beforeStep }) =>
+    inWorkspace(dest, roots)
+      ? { sources, dest: relativeTo(dest, roots), dir }
+      : { sources, dest, dir, outside: { beforeStep } },
+  );
+  return {
+    ok: true,
+    copies: planned,
+    env,
+    setup,
+    requires,
+    workdir,
+    ...(roots === WORKSPACES ? {} : { workspace: workdir }),
+  };
 }
 
 /**
@@ -311,9 +343,9 @@ function readOnlySystemDir(path: string): string | null {
   return READ_ONLY_SYSTEM_DIRS.find((dir) => clean === dir || clean.startsWith(`${dir}/`)) ?? null;
 }
 
-function inWorkspace(path: string): boolean {
+function inWorkspace(path: string, roots: readonly string[]): boolean {
   const clean = normalise(path);
-  return WORKSPACES.some((root) => clean === root || clean.startsWith(`${root}/`));
+  return roots.some((root) => clean === root || clean.startsWith(`${root}/`));
 }
 
 function normalise(path: string): string {
@@ -326,17 +358,18 @@ function normalise(path: string): string {
   return `/${parts.join("/")}`;
 }
 
-function relativeToWorkspace(path: string): string {
+function relativeTo(path: string, roots: readonly string[]): string {
   const clean = normalise(path);
-  for (const root of WORKSPACES) {
+  for (const root of roots) {
     if (clean === root) return "";
     if (clean.startsWith(`${root}/`)) return clean.slice(root.length + 1);
   }
   return clean;
 }
 
-function isAncestor(relative: string, dirs: ReadonlySet<string>): boolean {
-  return [...dirs].some((dir) => relative === "" || dir.startsWith(`${relative}/`));
+/** Is `path` a known directory's ancestor (so a directory itself)? */
+function isAncestor(path: string, dirs: ReadonlySet<string>): boolean {
+  return [...dirs].some((dir) => dir.startsWith(`${path === "/" ? "" : path}/`));
 }
 
 /** COPY's JSON form (["a", "b"]) or its shell form. */

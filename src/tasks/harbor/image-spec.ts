@@ -13,6 +13,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { badInput } from "../../core/errors";
 import type { TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
+import { type BaseImageRule, mapDockerfileBases } from "./base-images";
 import { missingBesideChecksum, missingCopySource } from "./context-files";
 import { dockerInstructions } from "./dockerfile";
 import type { SkipCategory } from "./import-harbor";
@@ -26,6 +27,11 @@ export interface HarborPathOptions {
   sandbox?: "docker" | "podman";
   /** The image build's network (see the task format's `image.build_network`); default the engine's own. */
   buildNetwork?: "default" | "host" | "none";
+  /**
+   * Map FROM images to local ones (base-images.ts): the user's rules, then the defaults for registry images.
+   * Undefined: FROM stays as the Dockerfile says (a machine that reaches the registry).
+   */
+  imageMap?: readonly BaseImageRule[];
 }
 
 type TaskImage = NonNullable<TerminalEnvSpec["image"]>;
@@ -48,7 +54,11 @@ export type ImageEnvironment =
 
 const COMPOSE_FILES = ["docker-compose.yaml", "docker-compose.yml", "compose.yaml"];
 
-export function imageEnvironment(dir: string, toml: TomlTable): ImageEnvironment {
+export function imageEnvironment(
+  dir: string,
+  toml: TomlTable,
+  options: HarborPathOptions = {},
+): ImageEnvironment {
   const envDir = join(dir, "environment");
   const context = readContext(envDir);
   for (const compose of COMPOSE_FILES)
@@ -84,6 +94,7 @@ export function imageEnvironment(dir: string, toml: TomlTable): ImageEnvironment
       category: "incomplete",
       reason: `the task directory is incomplete: environment/${unchecked}.sha256 names environment/${unchecked}, which is not there`,
     };
+  if (options.imageMap) text = mapDockerfileBases(text, options.imageMap).dockerfile;
   const files: Record<string, string> = {};
   const binary: Record<string, string> = {};
   const executable: string[] = [];

@@ -180,7 +180,7 @@ export function convertTaskDir(dir: string, split: Split, path: HarborPathOption
   const instruction = readFileSync(join(dir, "instruction.md"), "utf8").trim();
   if (instruction === "") throw badInput("instruction.md is empty", { file: join(dir, "instruction.md") });
 
-  const environment = path.sandbox ? imageEnvironment(dir, toml) : readEnvironment(dir, toml);
+  const environment = path.sandbox ? imageEnvironment(dir, toml, path) : readEnvironment(dir, toml);
   if (!environment.ok) return environment;
   const tests = rewriteTestScript(readFileSync(join(dir, "tests/test.sh"), "utf8"));
   const testHelpers = helperScripts(siblings(join(dir, "tests"), "test.sh"), "tests");
@@ -215,6 +215,9 @@ export function convertTaskDir(dir: string, split: Split, path: HarborPathOption
     ...(Object.keys(timeouts).length > 0 ? { timeouts } : {}),
     requires,
     harbor_dir: basename(dir),
+    ...("workspace" in environment && environment.workspace !== undefined
+      ? { workdir: environment.workspace }
+      : {}),
     ...(allowsInternet(toml, tomlFile) ? { allow_internet: true } : {}),
   };
   const image = imageOf(environment);
@@ -331,6 +334,8 @@ type Environment =
       setup?: string;
       requires: TaskRequirements;
       workdir: string;
+      /** The task's own work directory when its last WORKDIR is outside /app (dockerfile.ts). */
+      workspace?: string;
     }
   | { ok: false; reason: string; category: SkipCategory };
 
@@ -358,6 +363,7 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
   let setup: string[] = [];
   let requires = emptyRequirements();
   let workdir = "/app";
+  let workspace: string | undefined;
   if (dockerfile !== undefined) {
     const where = join(envDir, "Dockerfile");
     const plan = planDockerfile(
@@ -366,7 +372,7 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
       relative(dir, where),
     );
     if (!plan.ok) return { ok: false, category: "dockerfile", reason: plan.reason };
-    ({ env, requires, workdir } = plan);
+    ({ env, requires, workdir, workspace } = plan);
     placed = new Map();
     // Copies outside the workspace are placed by the setup, in the Dockerfile's order among its RUN steps.
     const outside = new Map<number, string[]>();
@@ -424,6 +430,7 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
     ...(setup.length > 0 ? { setup: `set -e\n${setup.join("\n")}\n` } : {}),
     requires,
     workdir,
+    ...(workspace !== undefined ? { workspace } : {}),
   };
 }
 

@@ -71,7 +71,7 @@ describe("importing a Harbor task for the Docker path", () => {
     const plain = await runCli(["tasks", "import-harbor", FIXTURES, "--out", temp("hsearch-hd-ns-")]);
     expect(plain.code).toBe(0);
     expect(plain.stdout).toMatch(
-      /skipped \S*words-home: the work directory \/home\/user is outside \/app \(WORKDIR at environment\/Dockerfile:11\) \(the Docker path runs it: --sandbox docker\)/,
+      /skipped \S*words-home: it copies from another image \(COPY --from at environment\/Dockerfile:13\) \(the Docker path runs it: --sandbox docker\)/,
     );
     const out = temp("hsearch-hd-docker-");
     const docker = await runCli([

@@ -96,7 +96,18 @@ describe("Dockerfiles turned into what the sandbox can do", () => {
     expect(reason("FROM a\nCOPY x /etc/nginx/x\n")).toBe(
       "it copies files to /etc/nginx/x, in /etc, which the sandbox shows read-only from the host (COPY at environment/Dockerfile:2)",
     );
-    expect(reason("FROM a\nWORKDIR /srv\n")).toMatch(/outside \/app/);
+    // A WORKDIR outside /app is the task's work directory, unless the host or the sandbox owns the place.
+    expect(reason("FROM a\nWORKDIR /srv\n")).toBeNull();
+    expect(reason("FROM a\nWORKDIR /usr/src/app\n")).toMatch(/in \/usr, which the sandbox shows read-only/);
+    expect(reason("FROM a\nWORKDIR /tmp/work\n")).toMatch(/in \/tmp, which the sandbox mounts itself/);
+    const home = planDockerfile("FROM a\nWORKDIR /home/user\nCOPY a.txt .\nCOPY b.txt /app/b.txt\n");
+    expect(home.ok && { workspace: home.workspace, copies: home.copies }).toEqual({
+      workspace: "/home/user",
+      copies: [
+        { sources: ["a.txt"], dest: "", dir: true },
+        { sources: ["b.txt"], dest: "/app/b.txt", dir: false, outside: { beforeStep: 0 } },
+      ],
+    });
   });
 });
 
