@@ -26,7 +26,8 @@ function get(
   method = "GET",
 ): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, method, headers }, (res) => {
+    // A fresh connection per request: a kept-alive one may be closed by the server while a test blocks (spawnSync).
+    const req = request({ host: "127.0.0.1", port, path, method, headers, agent: false }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (chunk) => {
