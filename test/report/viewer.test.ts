@@ -194,7 +194,8 @@ describe("the viewer's pages", () => {
     } finally {
       await other.close();
     }
-  });
+    // Two exports through the CLI's sources in child processes: about 10 s idle, over 60 s at load 30 on 2 cores.
+  }, 300_000);
 
   it("browses a candidate's files (404 before), shows the export command, the system prompt and the parent comparison", async () => {
     const accepted = status.rounds.find((r) => r.round > 0 && r.accepted !== null)?.accepted as string;
