@@ -185,10 +185,12 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
   }
   // Read the run into memory and render the home page now, while the user opens the URL: the first request of a
   // large run (thousands of rollouts, the paired bootstraps) then finds it ready.
-  rendering = rendering.then(() => render(new URL("/", "http://viewer.invalid"))).then(
-    () => undefined,
-    () => undefined,
-  );
+  rendering = rendering
+    .then(() => render(new URL("/", "http://viewer.invalid")))
+    .then(
+      () => undefined,
+      () => undefined,
+    );
   const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}/?token=${token}`,
