@@ -6,7 +6,7 @@ import { loadStoredEvaluation } from "../report/eval-data";
 import { evalResumeCommand, viewCommand } from "../report/format";
 import { loadStoredProbe } from "../report/probe-page";
 import type { ObjectiveName } from "../scoring/objective";
-import type { RunRecord, RunStore } from "../store";
+import type { RunReader, RunRecord, RunStore } from "../store";
 import { describeStoppedEarly, type RunStatus, runStatus } from "../store/run-status";
 import { comparisonText, rateText } from "./compare-text";
 import { describeUsage, renderEvalReport } from "./eval";
@@ -71,13 +71,13 @@ export interface StatusOptions {
 /** The status with seed against the final harness by suite and family on every split, as `--json` prints it. */
 export type StatusWithSuites = RunStatus & { suites: Comparison[] };
 
-export function statusWithSuites(store: RunStore): StatusWithSuites {
+export function statusWithSuites(store: RunReader): StatusWithSuites {
   const status = runStatus(store);
   return { ...status, suites: suiteComparisons(store, status) };
 }
 
 /** Seed against the final harness per split, from the stored episodes. */
-export function suiteComparisons(store: RunStore, status: RunStatus): Comparison[] {
+export function suiteComparisons(store: RunReader, status: RunStatus): Comparison[] {
   const seed = status.rounds[0]?.proposals[0]?.commit;
   const final = (status.selected ?? status.incumbent)?.commit;
   if (!seed || !final || seed === final) return [];

@@ -1,6 +1,7 @@
 import type { Argv } from "yargs";
 import { startViewer } from "../report";
 import { isLoopbackHost } from "../report/viewer/access";
+import { runDirState } from "../store";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { locateRunToCome } from "./shared";
@@ -38,6 +39,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           `hsearch view: warning: serving on ${viewer.host}, reachable from other machines; the token is the only protection and the connection is not encrypted`,
         );
       io.out(viewer.url);
+      if (runDirState(runDir) !== "run")
+        io.err(`hsearch view: no run in ${runDir} yet; the page waits for one to start there`);
       io.err("hsearch view: serving read-only; Ctrl-C stops it");
       await untilInterrupted();
       await viewer.close();

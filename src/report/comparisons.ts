@@ -1,9 +1,9 @@
 /** Comparisons read from a run: two candidates on every split both have episodes on (search first). */
-import type { RunStore } from "../store";
+import type { RunReader } from "../store";
 import { PURPOSES } from "../store";
 import { type Comparison, compareRollouts } from "./compare";
 
-export function storedComparisons(store: RunStore, before: string, after: string): Comparison[] {
+export function storedComparisons(store: RunReader, before: string, after: string): Comparison[] {
   return PURPOSES.flatMap((purpose) => {
     const a = store.listRollouts(before, purpose);
     const b = store.listRollouts(after, purpose);

@@ -213,13 +213,18 @@ export function diagnosticsSvgs(
       (v) => `${Math.round(v).toLocaleString("en-US")} tokens`,
       link,
     ),
-    bars(
-      "cost per candidate",
-      candidates,
-      (c) => c.usd,
-      (v) => `$${v.toFixed(4)}`,
-      link,
-    ),
+    // A run that cost nothing (the simulator, a local model without a price) has no cost to chart.
+    ...(candidates.some((c) => c.usd > 0)
+      ? [
+          bars(
+            "cost per candidate",
+            candidates,
+            (c) => c.usd,
+            (v) => `$${v.toFixed(4)}`,
+            link,
+          ),
+        ]
+      : []),
     bars(
       "time per candidate",
       candidates,

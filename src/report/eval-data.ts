@@ -10,7 +10,7 @@ import { evaluationKey } from "../eval/stored-evaluation";
 import type { ModelRole } from "../models/settings";
 import type { RoleUsage } from "../models/usage";
 import { type EpisodeScore, type EvalSummary, summarize, type TaskRow, taskRows } from "../scoring";
-import type { RolloutRecord, RunRecord, RunStore, UsageTotal } from "../store";
+import type { RolloutRecord, RunReader, RunRecord, UsageTotal } from "../store";
 import { type RunStatus, usageOf } from "../store/run-status";
 import { type Rate, wilson } from "./compare";
 
@@ -112,7 +112,7 @@ export interface StoredEvaluation {
   usage: RunStatus["usage"];
 }
 
-export function loadStoredEvaluation(store: RunStore): StoredEvaluation {
+export function loadStoredEvaluation(store: RunReader): StoredEvaluation {
   const run = store.getRun();
   if (!run) throw new Error("no run recorded");
   const config = storedEvaluationConfig(run, "eval", store.paths.db);

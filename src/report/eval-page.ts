@@ -172,7 +172,7 @@ function renderEpisodes(rollouts: readonly RolloutRecord[], options: EvaluationP
     const task = links
       ? html`<a href="${links.rollout(r.purpose, r.key)}">${r.task_id}</a>`
       : html`${r.task_id}`;
-    return html`<tr data-outcome="${outcome}"><td class="mono">${task}</td><td>${suiteOfTask(r.task_id)}</td><td>${r.split}</td><td>${r.kind}</td><td>${r.family ?? ""}</td><td class="num">${r.repeat}</td><td><span class="badge ${outcome === "passed" ? "passed" : outcome === "failed" ? "failed" : "invalid"}">${OUTCOME_LABEL[outcome]}</span></td><td>${r.end_reason.replaceAll("_", " ")}</td><td class="num">${r.steps}</td><td class="num">${r.reward ?? "–"}</td><td class="small">${scoreLine(r)}</td></tr>`;
+    return html`<tr data-outcome="${outcome}" data-filter="${outcome.replace("_", " ")}"><td class="mono">${task}</td><td>${suiteOfTask(r.task_id)}</td><td>${r.split}</td><td>${r.kind}</td><td>${r.family ?? ""}</td><td class="num">${r.repeat}</td><td><span class="badge ${outcome === "passed" ? "passed" : outcome === "failed" ? "failed" : "invalid"}">${OUTCOME_LABEL[outcome]}</span></td><td>${r.end_reason.replaceAll("_", " ")}</td><td class="num">${r.steps}</td><td class="num">${r.reward ?? "–"}</td><td class="small">${scoreLine(r)}</td></tr>`;
   });
   const count =
     shown.length === rollouts.length

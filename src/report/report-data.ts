@@ -7,7 +7,7 @@ import { HsearchError } from "../core/errors";
 import { diff, readTree } from "../git";
 import { type PairedDelta, pairedObjectiveDelta } from "../scoring/paired-delta";
 import { blockedModesOf } from "../search/digest";
-import type { EventRecord, Purpose, RunRecord, RunStore } from "../store";
+import type { EventRecord, Purpose, RunReader, RunRecord } from "../store";
 import { type RunStatus, runStatus, verdictReason } from "../store/run-status";
 import { summarizeChange } from "./change-summary";
 import { type Comparison, passed, type Rate, suiteOfTask, wilson } from "./compare";
@@ -21,6 +21,7 @@ import {
 } from "./diagnostics-plot";
 import { type Episode, pickExamples, type TrajectoryExample } from "./examples";
 import { num } from "./format";
+import { computeAlways, type Memo } from "./memo";
 import type { PlotRound, PlotVerdict } from "./score-plot";
 import { blockedMetric, blockedRates, feasibleMetric, type SummaryView, summaryView } from "./summary-view";
 
@@ -90,6 +91,8 @@ export type DiffSource = (commit: string, parent: string | null) => Promise<stri
 export interface LoadOptions {
   now?: Date;
   diffs?: DiffSource;
+  /** The viewer's memory of derived values (comparisons, paired Δs, examples, change summaries); default none. */
+  memo?: Memo;
 }
 
 export function gitDiffs(repo: string): DiffSource {
@@ -111,12 +114,13 @@ export function cachedDiffs(source: DiffSource): DiffSource {
   };
 }
 
-export async function loadReportData(store: RunStore, options: LoadOptions = {}): Promise<ReportData> {
+export async function loadReportData(store: RunReader, options: LoadOptions = {}): Promise<ReportData> {
   const run = store.getRun();
   if (!run)
     throw new HsearchError("not_found", `no run recorded in ${store.paths.db}`, { file: store.paths.db });
   const status = runStatus(store);
   const diffs = options.diffs ?? gitDiffs(store.paths.harness);
+  const memo = options.memo ?? computeAlways;
   const seedCommit = status.rounds[0]?.proposals[0]?.commit ?? null;
   const finalCommit = (status.selected ?? status.incumbent)?.commit ?? null;
   const finalRole = status.selected ? "selected" : "incumbent";
@@ -127,22 +131,28 @@ export async function loadReportData(store: RunStore, options: LoadOptions = {})
     seed: seedCommit ? harnessResults(store, seedCommit, "seed") : null,
     final: finalCommit ? harnessResults(store, finalCommit, finalRole) : null,
     plot: plotRounds(store, status),
-    accepted: await acceptedChanges(store, status, diffs),
+    accepted: await acceptedChanges(store, status, diffs, memo),
     comparisons:
       seedCommit && finalCommit && seedCommit !== finalCommit
-        ? storedComparisons(store, seedCommit, finalCommit)
+        ? memo("comparisons", [seedCommit, finalCommit], () =>
+            storedComparisons(store, seedCommit, finalCommit),
+          )
         : [],
     inProgress: run.state === "running" ? inProgress(store, status, options.now ?? new Date()) : [],
     diagnostics: diagnostics(store, status),
     episodes: episodeRates(store),
-    deltas: objectiveDeltas(store, status),
-    examples: finalCommit ? examplesOf(store, finalCommit, seedCommit) : [],
+    deltas: objectiveDeltas(store, status, memo),
+    examples: finalCommit
+      ? memo("examples", seedCommit ? [finalCommit, seedCommit] : [finalCommit], () =>
+          examplesOf(store, finalCommit, seedCommit),
+        )
+      : [],
     events: store.listEvents(),
     generatedAt: (options.now ?? new Date()).toISOString(),
   };
 }
 
-function harnessResults(store: RunStore, commit: string, role: HarnessResults["role"]): HarnessResults {
+function harnessResults(store: RunReader, commit: string, role: HarnessResults["role"]): HarnessResults {
   const candidate = store.getCandidate(commit);
   const evaluation = (purpose: "heldout" | "independent") =>
     summaryView(store.getEvaluation(commit, purpose, purpose)?.summary);
@@ -168,7 +178,7 @@ function plotVerdict(proposal: RunStatus["rounds"][number]["proposals"][number],
   return proposal.state === "rejected" ? "rejected" : "pending";
 }
 
-function plotRounds(store: RunStore, status: RunStatus): PlotRound[] {
+function plotRounds(store: RunReader, status: RunStatus): PlotRound[] {
   // A diagnostic is one row per incumbent (taken when it first held a round): every round it held shows it.
   const heldoutOf = (commit: string | null) =>
     commit ? num(store.getEvaluation(commit, "diagnostic", "heldout")?.summary.objective) : null;
@@ -188,9 +198,10 @@ function plotRounds(store: RunStore, status: RunStatus): PlotRound[] {
 }
 
 async function acceptedChanges(
-  store: RunStore,
+  store: RunReader,
   status: RunStatus,
   diffs: DiffSource,
+  memo: Memo,
 ): Promise<AcceptedChange[]> {
   const changes: AcceptedChange[] = [];
   for (const round of status.rounds) {
@@ -211,13 +222,17 @@ async function acceptedChanges(
       rationale: candidate.rationale,
       score: candidate.score,
       parentScore: candidate.parent ? (store.getCandidate(candidate.parent)?.score ?? null) : null,
-      delta: candidate.parent ? objectiveDelta(store, status, candidate.parent, candidate.commit) : null,
+      delta: candidate.parent ? memoDelta(store, status, memo, candidate.parent, candidate.commit) : null,
       diff: text,
       comparisons: candidate.parent
-        ? storedComparisons(store, candidate.parent, candidate.commit).filter((c) => c.purpose === "search")
+        ? memo("comparisons", [candidate.parent, candidate.commit], () =>
+            storedComparisons(store, candidate.parent as string, candidate.commit),
+          ).filter((c) => c.purpose === "search")
         : [],
       reason: verdictReason(candidate, store.getRound(round.round)),
-      summary: await changeSummary(store.paths.harness, candidate.commit, candidate.parent),
+      summary: await memo(`change-summary:${candidate.commit}:${candidate.parent ?? ""}`, [], () =>
+        changeSummary(store.paths.harness, candidate.commit, candidate.parent),
+      ),
     });
   }
   return changes;
@@ -237,7 +252,7 @@ function metricsOf(view: SummaryView | null, objective: number | null): MetricVa
 }
 
 /** A candidate's failed blocked search episodes by their first failure mode (the digest's classification). */
-function failuresOf(store: RunStore, commit: string): DiagnosticRound["failures"] {
+function failuresOf(store: RunReader, commit: string): DiagnosticRound["failures"] {
   const blocked = store
     .listRollouts(commit, "search")
     .filter((r) => r.kind === "blocked" && r.scores.kind === "blocked");
@@ -254,7 +269,7 @@ function failuresOf(store: RunStore, commit: string): DiagnosticRound["failures"
 }
 
 /** Every evaluated candidate's search metrics, tokens and cost, and each round's incumbent, for the panels. */
-function diagnostics(store: RunStore, status: RunStatus): ReportData["diagnostics"] {
+function diagnostics(store: RunReader, status: RunStatus): ReportData["diagnostics"] {
   const accepted = new Set(status.rounds.flatMap((r) => (r.round > 0 && r.accepted ? [r.accepted] : [])));
   const candidates = store
     .listCandidates()
@@ -291,7 +306,7 @@ function diagnostics(store: RunStore, status: RunStatus): ReportData["diagnostic
   return { candidates, rounds };
 }
 
-function episodeRates(store: RunStore): Record<string, Rate> {
+function episodeRates(store: RunReader): Record<string, Rate> {
   const rates: Record<string, Rate> = {};
   for (const candidate of store.listCandidates()) {
     const scored = store
@@ -307,7 +322,7 @@ const DELTA_RESAMPLES = 2000;
 
 /** A candidate's search objective against its parent's, paired over the tasks both scored (seeded by the run). */
 export function objectiveDelta(
-  store: RunStore,
+  store: RunReader,
   status: { objective: RunStatus["objective"] | null; seed: number },
   parent: string,
   commit: string,
@@ -322,13 +337,24 @@ export function objectiveDelta(
   );
 }
 
+/** `objectiveDelta`, remembered while the two candidates' rollouts are unchanged (its bootstrap is the cost). */
+function memoDelta(
+  store: RunReader,
+  status: RunStatus,
+  memo: Memo,
+  parent: string,
+  commit: string,
+): PairedDelta | null {
+  return memo("delta", [parent, commit], () => objectiveDelta(store, status, parent, commit));
+}
+
 /** Every proposal's Δ against its parent, keyed by its commit. */
-function objectiveDeltas(store: RunStore, status: RunStatus): Record<string, PairedDelta> {
+function objectiveDeltas(store: RunReader, status: RunStatus, memo: Memo): Record<string, PairedDelta> {
   const deltas: Record<string, PairedDelta> = {};
   for (const round of status.rounds)
     for (const p of round.proposals) {
       const parent = p.parent ?? (round.round > 0 ? round.incumbent_before : null);
-      const delta = parent ? objectiveDelta(store, status, parent, p.commit) : null;
+      const delta = parent ? memoDelta(store, status, memo, parent, p.commit) : null;
       if (delta) deltas[p.commit] = delta;
     }
   return deltas;
@@ -352,7 +378,7 @@ export async function changeSummary(repo: string, commit: string, parent: string
  * Examples from held-out episodes when the final evaluation exists, else from the search split: picked within each
  * suite, so a mixed run shows terminal trajectories as well as retail ones.
  */
-function examplesOf(store: RunStore, commit: string, seed: string | null): TrajectoryExample[] {
+function examplesOf(store: RunReader, commit: string, seed: string | null): TrajectoryExample[] {
   for (const purpose of ["heldout", "search"] as const satisfies readonly Purpose[]) {
     const rollouts = store.listRollouts(commit, purpose);
     if (rollouts.length === 0) continue;
@@ -389,7 +415,7 @@ function examplesOf(store: RunStore, commit: string, seed: string | null): Traje
  * Pending proposals of the running round with their search rollouts so far. The total is the incumbent's count
  * (a proposal runs the same tasks and seeds); the ETA extrapolates the pace since its first rollout.
  */
-function inProgress(store: RunStore, status: RunStatus, now: Date): InProgress[] {
+function inProgress(store: RunReader, status: RunStatus, now: Date): InProgress[] {
   const round = status.rounds[status.rounds.length - 1];
   if (!round || round.finished) return [];
   const total = store.listRollouts(round.incumbent_before, "search").length;

@@ -44,7 +44,7 @@ th { font-weight: 600; font-size: 12.5px; color: var(--muted); background: var(-
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.round-start td { border-top: 1px solid var(--line); }
 tr.accepted-row { background: #f5fbf7; }
-td.rationale { max-width: 560px; }
+td.rationale { max-width: 560px; overflow-wrap: anywhere; }
 td.rationale .reason { color: var(--muted); font-size: 12.5px; margin-top: 2px; }
 table.kv { width: auto; min-width: 420px; }
 table.kv th { background: none; border-bottom: 1px solid #eaeef2; font-weight: 500; white-space: nowrap; }
@@ -60,7 +60,7 @@ table.metrics td.cmp .delta { margin-top: 1px; }
 .ci { color: var(--faint); font-size: 11.5px; }
 .unclear { color: var(--ink); }
 .who.task { color: var(--accent); }
-.side-by-side { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+.side-by-side { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
 .side-by-side > div { min-width: 0; }
 .file-text pre { max-height: 260px; }
 .worse { color: var(--bad); }
@@ -90,10 +90,10 @@ pre.file { white-space: pre-wrap; background: var(--soft); padding: 8px 10px; bo
 .example { margin: 20px 0 30px; }
 .example .head { display: flex; flex-wrap: wrap; gap: 8px; align-items: baseline; }
 ol.timeline { list-style: none; margin: 8px 0 0; padding: 0; border-left: 2px solid var(--line); }
-ol.timeline > li { position: relative; margin: 0 0 0 0; padding: 5px 10px 5px 14px; display: grid; grid-template-columns: 54px 82px 1fr; gap: 10px; }
+ol.timeline > li { position: relative; margin: 0 0 0 0; padding: 5px 10px 5px 14px; display: grid; grid-template-columns: 54px 82px minmax(0, 1fr); gap: 10px; }
 ol.timeline > li .step { color: var(--faint); font-size: 12px; font-variant-numeric: tabular-nums; padding-top: 1px; }
 ol.timeline > li .who { font-size: 12px; font-weight: 600; padding-top: 1px; }
-ol.timeline > li .body { min-width: 0; }
+ol.timeline > li .body { min-width: 0; overflow-wrap: anywhere; }
 ol.timeline > li .what { font-size: 12px; color: var(--muted); margin-right: 6px; }
 ol.timeline > li pre { margin: 2px 0 0; white-space: pre-wrap; word-break: break-word; background: var(--soft); padding: 6px 8px; border-radius: 4px; max-height: 150px; overflow: auto; }
 .who.agent { color: var(--agent); } .who.harness { color: var(--harness); } .who.customer { color: var(--customer); }
@@ -106,6 +106,6 @@ li.forbidden .what { color: var(--bad); font-weight: 600; }
 li.gate { background: #f7f2fb; }
 details > summary { cursor: pointer; color: var(--muted); font-size: 12.5px; }
 details.earlier { margin: 4px 0 4px 14px; }
-ul.events { padding-left: 18px; }
+ul.events { padding-left: 18px; overflow-wrap: anywhere; }
 footer { margin-top: 48px; color: var(--faint); font-size: 12px; }
 `;

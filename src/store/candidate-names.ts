@@ -6,8 +6,8 @@
  */
 import { HsearchError } from "../core/errors";
 import type { CandidateRecord } from "./records";
+import type { RunReader } from "./run-reader";
 import { incumbentOf } from "./run-status";
-import type { RunStore } from "./run-store";
 
 /** The short name of a candidate: `seed` for round 0's first, `r<round>p<proposal>` for a proposal. */
 export function candidateName(candidate: CandidateRecord): string {
@@ -17,7 +17,7 @@ export function candidateName(candidate: CandidateRecord): string {
 }
 
 /** The names a run accepts, for an error message: roles first, then proposals (elided when many), then prefixes. */
-export function validCandidateNames(store: RunStore): string {
+export function validCandidateNames(store: RunReader): string {
   const run = store.getRun();
   const candidates = store.listCandidates();
   const roles = ["seed", ...(run?.kind === "search" ? ["incumbent", "selected"] : [])];
@@ -35,7 +35,7 @@ export interface ResolveOptions {
 }
 
 export function resolveCandidate(
-  store: RunStore,
+  store: RunReader,
   name: string,
   options: ResolveOptions = {},
 ): CandidateRecord {

@@ -4,7 +4,15 @@ export { candidateName, type ResolveOptions, resolveCandidate, validCandidateNam
 export { migrate, schemaVersion } from "./migrate";
 export { MIGRATIONS } from "./migrations";
 export * from "./records";
-export { createRunDir, probeTrajectoryFile, type RunPaths, runPaths, trajectoryFile } from "./run-dir";
+export {
+  createRunDir,
+  probeTrajectoryFile,
+  type RunPaths,
+  runDirState,
+  runPaths,
+  trajectoryFile,
+} from "./run-dir";
+export type { RunReader } from "./run-reader";
 export { type OpenOptions, openRunStore, RunStore } from "./run-store";
 export { type RejectedProposal, type SearchRunInfo, SearchView } from "./search-view";
 export { type LinePointer, readTrajectoryLog, type TrajectoryEntry } from "./trajectory-log";

@@ -113,6 +113,16 @@ export function listRollouts(ctx: StoreContext, commit: string, purpose?: Purpos
   return rows.map((row) => toRollout(row, ctx));
 }
 
+export function listRolloutsAfter(
+  ctx: StoreContext,
+  afterRowid: number,
+): Array<{ rowid: number; rollout: RolloutRecord }> {
+  const rows = ctx.db
+    .prepare("SELECT rowid AS row_id, * FROM rollouts WHERE rowid > ? ORDER BY rowid")
+    .all(afterRowid) as Array<RolloutRow & { row_id: number }>;
+  return rows.map(({ row_id, ...row }) => ({ rowid: row_id, rollout: toRollout(row, ctx) }));
+}
+
 export function getRollout(ctx: StoreContext, purpose: Purpose, key: string): RolloutRecord | undefined {
   const row = ctx.db.prepare("SELECT * FROM rollouts WHERE purpose = ? AND key = ?").get(purpose, key) as
     | RolloutRow

@@ -1,5 +1,5 @@
 /** The run directory `runs/<run-id>/` (docs/DESIGN.md §3): run.db, harness/, trajectories/, report.html. */
-import { lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { badInput, HsearchError } from "../core/errors";
 import type { Probe, Purpose } from "./records";
@@ -67,4 +67,20 @@ export function createRunDir(root: string, runId: string, options: { allowEmpty?
 
 function isEmptyDir(dir: string): boolean {
   return lstatSync(dir).isDirectory() && readdirSync(dir).length === 0;
+}
+
+/**
+ * What a directory is to a reader waiting for a run (`hsearch view` started before `hsearch run`): `run` holds
+ * run.db; `coming` may become a run (it does not exist yet, is empty, or holds only what `hsearch run`/`eval` make
+ * first: trajectories/, harness/, the run lock); `other` is something else and will not become one (a directory of
+ * other files, a file).
+ */
+export function runDirState(dir: string): "run" | "coming" | "other" {
+  if (!existsSync(dir)) return "coming";
+  if (!statSync(dir).isDirectory()) return "other";
+  const paths = runPaths(dir);
+  if (existsSync(paths.db)) return "run";
+  const entries = readdirSync(dir);
+  const runFiles = new Set(["trajectories", "harness", "run.lock.db", "run.lock.db-journal"]);
+  return entries.every((entry) => runFiles.has(entry)) ? "coming" : "other";
 }

@@ -5,7 +5,7 @@ import { addRoleUsage, type RoleUsage } from "../models/usage";
 import type { ObjectiveName } from "../scoring/objective";
 import { summarize } from "../scoring/summary";
 import { type CandidateRecord, type RoundRecord, RUN_KIND_LABEL, type UsageTotal } from "./records";
-import type { RunStore } from "./run-store";
+import type { RunReader } from "./run-reader";
 
 /**
  * The status object of a run (`hsearch status --json`, `hsearch run --json`): rounds with their proposals and
@@ -122,7 +122,7 @@ export function verdictReason(candidate: CandidateRecord, round: RoundRecord | u
  * their errors are in run.db even though no score was. Null counts when neither exists (older runs stored no
  * summary: counts unknown, nothing left out).
  */
-function candidateCounts(store: RunStore, candidate: CandidateRecord) {
+function candidateCounts(store: RunReader, candidate: CandidateRecord) {
   if (candidate.summary !== null) return episodeCounts(candidate.summary);
   const scores = store.listRollouts(candidate.commit, "search").map((rollout) => rollout.scores);
   return episodeCounts(scores.length > 0 ? { ...summarize(scores) } : null);
@@ -146,7 +146,7 @@ function episodeCounts(
   };
 }
 
-export function runStatus(store: RunStore): RunStatus {
+export function runStatus(store: RunReader): RunStatus {
   const run = store.getRun();
   if (!run) throw new Error("no run recorded");
   if (run.kind !== "search" || run.objective === null)
@@ -158,10 +158,7 @@ export function runStatus(store: RunStore): RunStatus {
   const objective = run.objective;
   const candidates = store.listCandidates();
   const rounds = store.listRounds();
-  const failures = store
-    .searchView()
-    .rejectedProposals()
-    .filter((r) => r.commit === null);
+  const failures = store.listProposalFailures();
   const events = store.listEvents();
   const exhaustedRounds = new Set(
     events

@@ -58,6 +58,7 @@ import {
   toRun,
 } from "./rows";
 import { type RunPaths, runPaths } from "./run-dir";
+import type { RunReader } from "./run-reader";
 import { SearchView } from "./search-view";
 import type { StoreContext } from "./store-context";
 import type { LinePointer, TrajectoryEntry } from "./trajectory-log";
@@ -115,7 +116,7 @@ function conflict(message: string, field?: string): HsearchError {
   return new HsearchError("conflict", message, { field });
 }
 
-export class RunStore {
+export class RunStore implements RunReader {
   readonly paths: RunPaths;
   readonly #db: Database.Database;
   readonly #clock: () => Date;
@@ -307,6 +308,15 @@ export class RunStore {
     return this.#requireCandidate(commit);
   }
 
+  /** Proposals that never became a commit, by round and proposal. */
+  listProposalFailures(): ProposalFailure[] {
+    return this.#db
+      .prepare(
+        "SELECT round, proposal, proposer, rationale, reason FROM proposal_failures ORDER BY round, proposal",
+      )
+      .all() as ProposalFailure[];
+  }
+
   /** A proposal that never became a commit. Recording the same slot again keeps the first record. */
   recordProposalFailure(failure: ProposalFailure): void {
     this.#db
@@ -412,6 +422,22 @@ export class RunStore {
 
   countRollouts(purpose?: Purpose): number {
     return rollouts.countRollouts(this.#ctx, purpose);
+  }
+
+  /**
+   * Rollout rows stored after row `afterRowid`, oldest first, with their row ids (rows are only ever added, or
+   * replaced by a later row of the same key): how a reader that keeps the rollouts in memory reads only what is new.
+   */
+  listRolloutsAfter(afterRowid: number): Array<{ rowid: number; rollout: RolloutRecord }> {
+    return rollouts.listRolloutsAfter(this.#ctx, afterRowid);
+  }
+
+  /**
+   * SQLite's data_version of this connection: it changes when another connection (the run's writer) commits, so a
+   * reader that follows a run knows when there is anything to read again.
+   */
+  dataVersion(): number {
+    return this.#db.pragma("data_version", { simple: true }) as number;
   }
 
   // ── probe episodes ───────────────────────────────────────────────────────────────────────────────────────────

@@ -5,6 +5,7 @@ import { compareRollouts } from "../../src/report/compare";
 import { html } from "../../src/report/html";
 import { classifyDiffLine, renderDiff } from "../../src/report/sections/diff";
 import { renderBlockedTable, renderFeasibleTable, renderHeadline } from "../../src/report/sections/metrics";
+import { renderEvents } from "../../src/report/sections/run-info";
 import { scoreLine } from "../../src/report/sections/score-line";
 import { eventAuthor, renderTimeline } from "../../src/report/sections/timeline";
 import type { RolloutRecord } from "../../src/store";
@@ -309,5 +310,20 @@ describe("the per-family and feasible tables", () => {
     expect(feasible).toContain('0.550 <span class="kn">11/20</span>');
     // 10/20 → 11/20 is no evidence of a change: not coloured.
     expect(feasible).toMatch(/<span class="unclear" title="the 95% interval contains 0">\+0\.050/);
+  });
+});
+
+describe("the activity list", () => {
+  it("says none where an event's value is null (a round that accepted nothing), never the word null", () => {
+    const text = renderEvents([
+      {
+        id: 1,
+        at: "2026-12-02T10:00:00.000Z",
+        kind: "round",
+        data: { round: 3, accepted: null, score: 0.875 },
+      },
+    ]).text;
+    expect(text).toContain("round 3 · accepted none · score 0.875");
+    expect(text).not.toMatch(/\bnull\b/);
   });
 });

@@ -26,8 +26,7 @@ function get(
   method = "GET",
 ): Promise<Response> {
   return new Promise((resolve, reject) => {
-    // A new connection each time: Node 20's global agent keeps sockets alive, and one reused after a test blocked
-    // the event loop longer than the server's keep-alive (a spawnSync on a loaded machine) is reset under it.
+    // A fresh connection per request: a kept-alive one may be closed by the server while a test blocks (spawnSync).
     const req = request({ host: "127.0.0.1", port, path, method, headers, agent: false }, (res) => {
       let body = "";
       res.setEncoding("utf8");
@@ -195,7 +194,8 @@ describe("the viewer's pages", () => {
     } finally {
       await other.close();
     }
-  });
+    // Two exports through the CLI's sources in child processes: about 10 s idle, over 60 s at load 30 on 2 cores.
+  }, 300_000);
 
   it("browses a candidate's files (404 before), shows the export command, the system prompt and the parent comparison", async () => {
     const accepted = status.rounds.find((r) => r.round > 0 && r.accepted !== null)?.accepted as string;

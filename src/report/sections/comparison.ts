@@ -17,10 +17,11 @@ const METRIC_LABEL: Record<GroupDifference["metric"], string> = {
 
 const two = (value: number | null) => (value === null ? "–" : value.toFixed(2));
 
-/** "0.656 21/32 [0.48, 0.80]" as three spans. */
-export function rateCell(rate: Rate): Html {
+/** "0.656 21/32 [0.48, 0.80]" as three spans; without the value when it is shown beside already. */
+export function rateCell(rate: Rate, options: { value?: boolean } = {}): Html {
   if (rate.n === 0) return html`<span class="muted">–</span>`;
-  return html`${fmtRate(rate.rate)} <span class="kn">${rate.k}/${rate.n}</span> <span class="ci">[${two(rate.low)}, ${two(rate.high)}]</span>`;
+  const counts = html`<span class="kn">${rate.k}/${rate.n}</span> <span class="ci">[${two(rate.low)}, ${two(rate.high)}]</span>`;
+  return options.value === false ? counts : html`${fmtRate(rate.rate)} ${counts}`;
 }
 
 /** "+0.125 [−0.10, 0.35]": green or orange only when the interval excludes 0 (and says which way is better). */

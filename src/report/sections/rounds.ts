@@ -44,9 +44,11 @@ export function renderRoundTable(
     const label = idOf.get(parent) ?? shortSha(parent);
     return html`<td class="parent">${links ? html`<a href="${links.candidate(parent)}">${label}</a>` : label}</td>`;
   };
+  // One score per row: the objective above, and under it the episodes passed as k/n with their interval (the same
+  // value under the joint objective; under SA-only the score counts blocked episodes only).
   const rateOf = (commit: string) => {
     const rate = episodes.get(commit);
-    return rate && rate.n > 0 ? html`<div class="kn-line">${rateCell(rate)}</div>` : "";
+    return rate && rate.n > 0 ? html`<div class="kn-line">${rateCell(rate, { value: false })}</div>` : "";
   };
   const deltaOf = (p: Proposal, parentScore: number | null) => {
     const paired = deltas.get(p.commit);

@@ -79,7 +79,8 @@ export function renderEvents(events: readonly EventRecord[]): Html {
     const data = Object.entries(event.data)
       .map(
         ([key, value]) =>
-          `${key} ${typeof value === "string" && /^[0-9a-f]{40}$/.test(value) ? shortSha(value) : typeof value === "string" ? value : flowValue(value)}`,
+          // A null says that nothing was (no proposal accepted), not the word "null".
+          `${key} ${value === null ? "none" : typeof value === "string" && /^[0-9a-f]{40}$/.test(value) ? shortSha(value) : typeof value === "string" ? value : flowValue(value)}`,
       )
       .join(" · ");
     return html`<li><span class="muted mono">${fmtTime(event.at)}</span> <strong>${event.kind}</strong> <span class="small">${data}</span></li>`;

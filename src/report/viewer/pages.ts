@@ -3,7 +3,7 @@ import type { Trajectory } from "../../harness/trajectory";
 import type { CandidateRecord, EvaluationRecord, RolloutRecord, RunRecord } from "../../store";
 import { PURPOSES } from "../../store";
 import { type Comparison, suiteOfTask, wilson } from "../compare";
-import { renderVerifierOutput } from "../eval-page";
+import { episodeOutcome, renderVerifierOutput } from "../eval-page";
 import { exportCommand, fmtRate, fmtTime, num, shortSha } from "../format";
 import { type Html, html } from "../html";
 import { type Links, page } from "../page";
@@ -155,7 +155,8 @@ export function renderCandidatePage(data: CandidatePage, links: ViewerLinks): st
 <table class="sortable filterable rollouts" id="rollouts-${purpose}"><thead><tr><th>task</th><th>suite</th><th>kind</th><th>family</th><th class="num">repeat</th><th>outcome</th><th>vs parent</th><th>end</th><th class="num">steps</th></tr></thead><tbody>${rows.map(
       (r) => {
         const flip = flipped.get(`${purpose}:${r.key}`);
-        return html`<tr><td class="mono"><a href="${links.rollout(r.purpose, r.key)}">${r.task_id}</a></td><td>${suiteOfTask(r.task_id)}</td><td>${r.kind}</td><td>${r.family ?? ""}</td>
+        // The filter's words: the outcome as passed/failed (the badge says "no strict SA", "unsolved" …).
+        return html`<tr data-filter="${episodeOutcome(r).replace("_", " ")}"><td class="mono"><a href="${links.rollout(r.purpose, r.key)}">${r.task_id}</a></td><td>${suiteOfTask(r.task_id)}</td><td>${r.kind}</td><td>${r.family ?? ""}</td>
 <td class="num">${r.repeat}</td><td>${outcome(r)}</td><td>${flip ? html`<span class="badge ${flip.startsWith("fail") ? "passed" : "failed"}">flipped ${flip}</span>` : ""}</td><td>${r.end_reason.replaceAll("_", " ")}</td><td class="num">${r.steps}</td></tr>`;
       },
     )}</tbody></table>`;

@@ -1,49 +1,29 @@
 /**
- * `hsearch view`: a small local web server over one run directory (docs/DESIGN.md §8, §9). Pages are rendered from the run
- * database on every request, so they follow a running search. It never maps a URL to a file: every page is a store
- * lookup (candidates by commit, rollouts by key), so no request can reach anything outside the run.
+ * `hsearch view`: a small local web server over one run directory (docs/DESIGN.md §8, §9). The HTTP layer only:
+ * access, headers, and dispatch through the route tables (search-routes.ts, evaluation-routes.ts). Pages render
+ * from the run's in-memory model (run-model.ts), synced once per request from what the run committed since; a page
+ * already rendered from the same snapshot is served again as it was. It never maps a URL to a file: every page is
+ * a lookup in the model (candidates by commit, rollouts by key), so no request can reach anything outside the run.
  */
-import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { badInput, HsearchError, isHsearchError } from "../../core/errors";
-import { FAMILIES, KINDS } from "../../domain/task";
 import { readTree } from "../../git";
-import {
-  openRunStore,
-  PROBES,
-  type Probe,
-  PURPOSES,
-  type Purpose,
-  type RolloutRecord,
-  type RunRecord,
-  type RunStore,
-  resolveCandidate,
-  runPaths,
-} from "../../store";
-import { runStatus, verdictReason } from "../../store/run-status";
-import { suiteOfTask } from "../compare";
-import { storedComparisons } from "../comparisons";
-import { loadStoredEvaluation } from "../eval-data";
-import { type EpisodeFilter, type EvaluationLinks, OUTCOMES, renderEvaluationPage } from "../eval-page";
-import { shortSha } from "../format";
-import { html } from "../html";
-import { page, VIEWER_SCRIPT_PATH } from "../page";
-import { loadStoredProbe, type ProbeLinks, renderProbeEpisodePage, renderProbePage } from "../probe-page";
-import { renderReport } from "../render-report";
-import { cachedDiffs, changeSummary, type DiffSource, gitDiffs, loadReportData } from "../report-data";
+import { openRunStore, type RunStore, runDirState, runPaths } from "../../store";
+import { VIEWER_SCRIPT_PATH } from "../page";
+import { cachedDiffs, gitDiffs } from "../report-data";
 import { authorize, cookieHeader, isLoopbackHost, newToken } from "./access";
-import {
-  renderComparePage,
-  renderFilesPage,
-  renderSideBySidePage,
-  sideBySideLink,
-  type ViewerLinks,
-} from "./compare-pages";
 import { COMPARE_RUNS_PATH, type CompareRunsOptions, compareRunsReply } from "./compare-runs-route";
-import { candidateId, viewerNav } from "./nav";
-import { type Roles, renderCandidateList, renderCandidatePage, renderTrajectoryPage } from "./pages";
+import type { ViewerContext } from "./context";
+import { EVALUATION_ROUTES } from "./evaluation-routes";
+import { LINKS } from "./links";
+import { notFound, type Reply, text, waiting } from "./reply";
+import { matchRoute, pathSegments, type Route } from "./routes";
+import { type ModelStats, RunModel } from "./run-model";
+import { SEARCH_ROUTES } from "./search-routes";
 import { viewerScript } from "./viewer-script";
+
+export { LINKS };
 
 export interface ViewerOptions {
   runDir: string;
@@ -54,6 +34,8 @@ export interface ViewerOptions {
   allowRemote?: boolean;
   /** How often the pages of a running run update themselves (default 5 s). */
   refreshSeconds?: number;
+  /** Serve a page rendered from the same snapshot again (default true); the benchmark turns it off to time renders. */
+  pageCache?: boolean;
   /** `hsearch compare A B --view`: this run beside another directory, at /compare-runs. */
   compare?: CompareRunsOptions;
 }
@@ -64,6 +46,8 @@ export interface StartedViewer {
   host: string;
   port: number;
   token: string;
+  /** What the run's model has read and done so far (null before the run has a database). */
+  stats(): ModelStats | null;
   close(): Promise<void>;
 }
 
@@ -77,41 +61,11 @@ const SECURITY_HEADERS = {
   "Cache-Control": "no-store",
 };
 
-export const LINKS: ViewerLinks = {
-  candidate: (commit) => `/candidates/${commit}`,
-  rollout: (purpose, key) => `/rollouts/${purpose}/${encodeURIComponent(key)}`,
-  compare: (before, after) => `/compare/${before}/${after}`,
-  sideBySide: (flip, comparison) => sideBySideLink(comparison.purpose, flip.beforeKey, flip.afterKey),
-  pair: sideBySideLink,
-  files: (commit, path) =>
-    path === undefined
-      ? `/candidates/${commit}/files`
-      : `/candidates/${commit}/files/${encodeURIComponent(path)}`,
-};
+/** Every page of the viewer, in match order. */
+const ROUTES: readonly Route<ViewerContext>[] = [...SEARCH_ROUTES, ...EVALUATION_ROUTES];
 
-interface Reply {
-  status: number;
-  body: string;
-  type?: string;
-}
-
-const notFound = (what = "no such page"): Reply => ({ status: 404, body: `${what}\n`, type: "text/plain" });
-
-/** Before the run has written its database: a page that keeps checking and becomes the report when it can. */
-function waiting(runDir: string): Reply {
-  const body = html`<h1>Waiting for the run to start</h1><p class="muted">No run has been recorded in <code>${runDir}</code> yet. This page updates itself once <code>hsearch run</code> has created it.</p>`;
-  return {
-    status: 200,
-    body: page(
-      {
-        title: "hsearch view · waiting",
-        nav: html`<nav class="top"><strong>hsearch view</strong></nav>`,
-        live: true,
-      },
-      body,
-    ),
-  };
-}
+/** Pages kept per snapshot: enough for the pages one reader polls. */
+const PAGE_CACHE_SIZE = 64;
 
 export async function startViewer(options: ViewerOptions): Promise<StartedViewer> {
   const host = options.host ?? "127.0.0.1";
@@ -121,17 +75,41 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
       { field: "host" },
     );
   }
-  // The run may not have started yet (`hsearch view` right after `hsearch run`): open its database once it exists.
+  const paths = runPaths(options.runDir);
+  // Waiting is for a run to come (`hsearch view` right after `hsearch run`); a directory of other things never
+  // becomes one, so it is bad input as for `hsearch status`.
+  if (runDirState(options.runDir) === "other")
+    throw new HsearchError(
+      "not_found",
+      `${options.runDir} is not a run or evaluation directory and no run is being created in it (looked for ${paths.db})`,
+      { file: options.runDir },
+    );
+  // The run may not have started yet: open its database once it exists.
   let store: RunStore | null = null;
-  const openStore = (): RunStore | null => {
-    if (store === null && existsSync(runPaths(options.runDir).db))
+  let model: RunModel | null = null;
+  const openModel = (): { store: RunStore; model: RunModel } | null => {
+    if (store === null && runDirState(options.runDir) === "run") {
       store = openRunStore(options.runDir, { readonly: true, live: true });
-    return store;
+      model = new RunModel(store);
+    }
+    return store && model ? { store, model } : null;
   };
-  openStore();
-  const repo = runPaths(options.runDir).harness;
+  openModel();
+  const repo = paths.harness;
   const token = newToken();
   const diffs = cachedDiffs(gitDiffs(repo));
+  const trees = new Map<string, Promise<Record<string, string>>>();
+  const tree = (commit: string) => {
+    let entry = trees.get(commit);
+    if (entry === undefined) {
+      entry = readTree(repo, commit);
+      entry.catch(() => trees.delete(commit));
+      trees.set(commit, entry);
+    }
+    return entry;
+  };
+  const pages = new Map<string, Reply>();
+  let pagesOf = -1;
   const script = viewerScript((options.refreshSeconds ?? 5) * 1000);
   let port = 0;
 
@@ -145,31 +123,57 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
   };
 
   const respond = async (request: IncomingMessage, response: ServerResponse): Promise<Reply> => {
-    if (request.method !== "GET" && request.method !== "HEAD")
-      return { status: 405, body: "only GET\n", type: "text/plain" };
+    if (request.method !== "GET" && request.method !== "HEAD") return text(405, "only GET");
     const url = new URL(request.url ?? "/", "http://viewer.invalid");
     const access = authorize(request, url, port, token);
     if (access === null)
-      return {
-        status: 403,
-        body: "forbidden: open the URL that `hsearch view` printed (it carries the access token)\n",
-        type: "text/plain",
-      };
+      return text(403, "forbidden: open the URL that `hsearch view` printed (it carries the access token)");
     if (access === "query") response.setHeader("Set-Cookie", cookieHeader(port, token));
     if (url.pathname === VIEWER_SCRIPT_PATH) return { status: 200, body: script, type: "text/javascript" };
+    // One page at a time: a page that awaits git must not see the model change under it (its banner and its
+    // tables are one snapshot), so the next request syncs only once this one is rendered.
+    const done = rendering.then(() => render(url));
+    rendering = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
+  };
+
+  let rendering: Promise<void> = Promise.resolve();
+  const render = async (url: URL): Promise<Reply> => {
+    let run: ViewerContext["run"] | undefined;
     try {
+      const opened = openModel();
+      if (opened === null) return waiting(options.runDir);
+      opened.model.sync();
+      run = opened.model.getRun();
       if (options.compare && url.pathname === COMPARE_RUNS_PATH)
-        return await compareRunsReply(options.runDir, openStore()?.getRun(), options.compare, LINKS);
-      const opened = openStore();
-      if (opened === null || opened.getRun() === undefined) return waiting(options.runDir);
-      const kind = opened.getRun()?.kind;
-      if (kind === "eval") return await routeEvaluation(opened, url, repo);
-      if (kind === "probe_beliefs" || kind === "probe_challenge") return await routeProbe(opened, url, repo);
-      return await route(opened, url.pathname, diffs, repo, url.searchParams);
+        return await compareRunsReply(options.runDir, run, options.compare, LINKS);
+      if (run === undefined) return waiting(options.runDir);
+      // A page of this snapshot already rendered is the same page (the token is no part of it).
+      url.searchParams.delete("token");
+      const key = `${url.pathname}?${url.searchParams.toString()}`;
+      if (pagesOf !== opened.model.generation) {
+        pages.clear();
+        pagesOf = opened.model.generation;
+      }
+      const cached = options.pageCache === false ? undefined : pages.get(key);
+      if (cached) return cached;
+      const segments = pathSegments(url.pathname);
+      const match = segments === null ? null : matchRoute(ROUTES, run.kind, segments);
+      if (match === null) return notFound("no such page", run);
+      const context: ViewerContext = { ...opened, run, url, repo, diffs, tree };
+      const reply = await match.route.render(context, match.params);
+      if (reply.status === 200) {
+        if (pages.size >= PAGE_CACHE_SIZE) pages.clear();
+        pages.set(key, reply);
+      }
+      return reply;
     } catch (error) {
-      if (isHsearchError(error, "not_found")) return notFound(error.message);
+      if (isHsearchError(error, "not_found")) return notFound(error.message, run);
       const message = error instanceof Error ? error.message : String(error);
-      return { status: 500, body: `hsearch view: ${message}\n`, type: "text/plain" };
+      return text(500, `hsearch view: ${message}`);
     }
   };
 
@@ -185,12 +189,21 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
     (store as RunStore | null)?.close();
     throw error;
   }
+  // Read the run into memory and render the home page now, while the user opens the URL: the first request of a
+  // large run (thousands of rollouts, the paired bootstraps) then finds it ready.
+  rendering = rendering
+    .then(() => render(new URL("/", "http://viewer.invalid")))
+    .then(
+      () => undefined,
+      () => undefined,
+    );
   const urlHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${port}/?token=${token}`,
     host,
     port,
     token,
+    stats: () => (model as RunModel | null)?.stats ?? null,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {
@@ -214,291 +227,4 @@ function listen(server: Server, host: string, port: number): Promise<number> {
       resolve((server.address() as AddressInfo).port);
     });
   });
-}
-
-/** Path segments, decoded; null when one does not decode (a malformed escape). */
-function segments(pathname: string): string[] | null {
-  try {
-    return pathname.split("/").slice(1).map(decodeURIComponent);
-  } catch {
-    return null;
-  }
-}
-
-function readDiff(
-  diffs: DiffSource,
-  commit: string,
-  parent: string | null,
-): Promise<{ text: string } | { error: string }> {
-  return diffs(commit, parent).then(
-    (text) => ({ text }),
-    (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
-  );
-}
-
-function roles(store: RunStore): Roles {
-  const status = runStatus(store);
-  return {
-    accepted: new Set(store.listRounds().flatMap((r) => (r.accepted_commit ? [r.accepted_commit] : []))),
-    incumbent: status.incumbent?.commit ?? null,
-    selected: status.selected?.commit ?? null,
-  };
-}
-
-/** The system prompt each suite's agent saw: the first system message of one trajectory per suite. */
-function systemPrompts(
-  store: RunStore,
-  rollouts: readonly RolloutRecord[],
-): Array<{ suite: string; text: string }> {
-  const prompts: Array<{ suite: string; text: string }> = [];
-  const seen = new Set<string>();
-  for (const rollout of rollouts) {
-    const suite = suiteOfTask(rollout.task_id);
-    if (seen.has(suite) || rollout.scores.kind === "infra_error") continue;
-    seen.add(suite);
-    const first = store
-      .readTrajectory(rollout)
-      .events.find((e) => e.type === "message" && e.author === "system");
-    if (first?.type === "message") prompts.push({ suite, text: first.text });
-  }
-  return prompts;
-}
-
-async function route(
-  store: RunStore,
-  pathname: string,
-  diffs: DiffSource,
-  repo: string,
-  params: URLSearchParams,
-): Promise<Reply> {
-  const parts = segments(pathname);
-  if (parts === null) return notFound();
-  const run = store.getRun();
-  if (!run) return notFound("no run recorded in this run directory yet");
-  const [first = "", second, third, ...rest] = parts;
-
-  if (parts.length === 1 && first === "") {
-    const data = await loadReportData(store, { diffs });
-    return {
-      status: 200,
-      body: renderReport(data, { links: LINKS, nav: viewerNav(run), live: run.state === "running" }),
-    };
-  }
-  if (first === "candidates" && parts.length === 1) {
-    const from = params.get("from");
-    const picked = from ? findCandidate(store, from) : null;
-    return {
-      status: 200,
-      body: renderCandidateList(run, store.listCandidates(), roles(store), LINKS, picked),
-    };
-  }
-  if (first === "candidates" && second !== undefined) {
-    const candidate = findCandidate(store, second);
-    if (!candidate) return notFound(`no candidate ${second}`);
-    if (third === "files") {
-      if (rest.length > 1) return notFound();
-      const files = await readTree(repo, candidate.commit);
-      const path = rest[0] ?? null;
-      // A file is a key of the commit's tree, never a filesystem path.
-      if (path !== null && !Object.hasOwn(files, path))
-        return notFound(`no file ${path} in ${candidate.commit}`);
-      return { status: 200, body: renderFilesPage(run, store.paths.dir, candidate, files, path, LINKS) };
-    }
-    if (third !== undefined) return notFound();
-    const rollouts = store.listRollouts(candidate.commit);
-    return {
-      status: 200,
-      body: renderCandidatePage(
-        {
-          run,
-          runDir: store.paths.dir,
-          candidate,
-          accepted: store.listRounds().some((r) => r.accepted_commit === candidate.commit),
-          verdictReason: verdictReason(candidate, store.getRound(candidate.round)),
-          roles: roles(store),
-          diff: await readDiff(diffs, candidate.commit, candidate.parent),
-          summary: candidate.parent ? await changeSummary(repo, candidate.commit, candidate.parent) : [],
-          comparisons: candidate.parent ? storedComparisons(store, candidate.parent, candidate.commit) : [],
-          systemPrompts: systemPrompts(store, rollouts),
-          evaluations: store.listEvaluations().filter((e) => e.candidate === candidate.commit),
-          rollouts,
-        },
-        LINKS,
-      ),
-    };
-  }
-  if (first === "compare" && second !== undefined && third !== undefined && rest.length === 0) {
-    const before = findCandidate(store, second);
-    const after = findCandidate(store, third);
-    if (!before || !after) return notFound(`no candidate ${before ? third : second}`);
-    return {
-      status: 200,
-      body: renderComparePage(
-        run,
-        before,
-        after,
-        storedComparisons(store, before.commit, after.commit),
-        await readDiff(diffs, after.commit, before.commit),
-        LINKS,
-      ),
-    };
-  }
-  if (first === "side-by-side" && second !== undefined && third !== undefined && rest.length === 1) {
-    if (!(PURPOSES as readonly string[]).includes(second)) return notFound();
-    const purpose = second as Purpose;
-    const pair = [third, rest[0] as string].map((key) => store.getRollout(purpose, key));
-    if (pair.some((r) => r === undefined)) return notFound("no such rollout");
-    const labelOf = (commit: string) => {
-      const c = store.getCandidate(commit);
-      return c ? candidateId(c) : shortSha(commit);
-    };
-    const episodes = (pair as RolloutRecord[]).map((rollout) => ({
-      rollout,
-      trajectory: store.readTrajectory(rollout),
-      label: labelOf(rollout.candidate),
-    }));
-    return { status: 200, body: renderSideBySidePage(run, episodes, LINKS) };
-  }
-  if (first === "rollouts" && second !== undefined && third !== undefined && rest.length === 0) {
-    if (!(PURPOSES as readonly string[]).includes(second)) return notFound();
-    const rollout = store.getRollout(second as Purpose, third);
-    if (!rollout) return notFound(`no ${second} rollout ${third}`);
-    return { status: 200, body: renderTrajectoryPage(run, rollout, store.readTrajectory(rollout), LINKS) };
-  }
-  return notFound();
-}
-
-/** The links of an evaluation's pages: its episodes, its harness's files, the home page with a filter. */
-const EVALUATION_LINKS: EvaluationLinks = {
-  rollout: LINKS.rollout,
-  harness: () => "/harness",
-  filtered: (filter) => {
-    const query = new URLSearchParams(
-      Object.entries(filter).filter((entry): entry is [string, string] => entry[1] !== undefined),
-    ).toString();
-    return query ? `/?${query}` : "/";
-  },
-};
-
-/** `?kind=…&family=…&outcome=…` as a filter; a value that is none of its choices is a 404 naming it. */
-function episodeFilter(params: URLSearchParams): EpisodeFilter | Reply {
-  const filter: EpisodeFilter = {};
-  const choices = { kind: KINDS, family: FAMILIES, outcome: OUTCOMES } as const;
-  for (const [key, values] of Object.entries(choices) as Array<[keyof EpisodeFilter, readonly string[]]>) {
-    const value = params.get(key);
-    if (value === null || value === "" || value === "all") continue;
-    if (!values.includes(value)) return notFound(`no ${key} '${value}' (one of ${values.join(", ")})`);
-    (filter as Record<string, string>)[key] = value;
-  }
-  return filter;
-}
-
-/** The harness's files (`/harness`, `/candidates/<sha>[/files[/<path>]]`): an evaluation has no other candidate page. */
-async function harnessFiles(
-  store: RunStore,
-  repo: string,
-  commit: string,
-  path: string | null,
-): Promise<Reply> {
-  const run = store.getRun() as RunRecord;
-  const candidate = findCandidate(store, commit);
-  if (!candidate) return notFound(`no harness ${commit}`);
-  const files = await readTree(repo, candidate.commit);
-  if (path !== null && !Object.hasOwn(files, path)) return notFound(`no file ${path} in ${candidate.commit}`);
-  return { status: 200, body: renderFilesPage(run, store.paths.dir, candidate, files, path, LINKS) };
-}
-
-/** The pages of an evaluation directory: its summary and episodes, each episode, the harness's files. */
-async function routeEvaluation(store: RunStore, url: URL, repo: string): Promise<Reply> {
-  const parts = segments(url.pathname);
-  if (parts === null) return notFound();
-  const run = store.getRun() as RunRecord;
-  const [first = "", second, third, ...rest] = parts;
-  if (parts.length === 1 && first === "") {
-    const filter = episodeFilter(url.searchParams);
-    if ("status" in filter) return filter;
-    const stored = loadStoredEvaluation(store);
-    return {
-      status: 200,
-      body: renderEvaluationPage(stored, {
-        links: EVALUATION_LINKS,
-        filter,
-        nav: viewerNav(run),
-        live: run.state === "running",
-        events: store.listEvents(),
-        usage: stored.usage,
-      }),
-    };
-  }
-  const seed = store.listCandidates()[0]?.commit;
-  if (first === "harness" && parts.length <= 2 && seed)
-    return harnessFiles(store, repo, seed, second === undefined || second === "" ? null : second);
-  if (
-    first === "candidates" &&
-    second !== undefined &&
-    (third === undefined || third === "files") &&
-    rest.length <= 1
-  )
-    return harnessFiles(store, repo, second, rest[0] ?? null);
-  if (first === "rollouts" && second !== undefined && third !== undefined && rest.length === 0) {
-    if (!(PURPOSES as readonly string[]).includes(second)) return notFound();
-    const rollout = store.getRollout(second as Purpose, third);
-    if (!rollout) return notFound(`no episode ${third}`);
-    return { status: 200, body: renderTrajectoryPage(run, rollout, store.readTrajectory(rollout), LINKS) };
-  }
-  return notFound();
-}
-
-const PROBE_LINKS: ProbeLinks = {
-  episode: (probe, key) => `/probe-episodes/${probe}/${encodeURIComponent(key)}`,
-  harness: (commit) => `/candidates/${commit}/files`,
-};
-
-/** The pages of a probe's directory: its report and episodes, each episode, the harnesses' files. */
-async function routeProbe(store: RunStore, url: URL, repo: string): Promise<Reply> {
-  const parts = segments(url.pathname);
-  if (parts === null) return notFound();
-  const run = store.getRun() as RunRecord;
-  const [first = "", second, third, ...rest] = parts;
-  if (parts.length === 1 && first === "")
-    return {
-      status: 200,
-      body: renderProbePage(loadStoredProbe(store), {
-        links: PROBE_LINKS,
-        nav: viewerNav(run),
-        live: run.state === "running",
-        events: store.listEvents(),
-      }),
-    };
-  const seed = store.listCandidates()[0]?.commit;
-  if (first === "harness" && parts.length <= 2 && seed)
-    return harnessFiles(store, repo, seed, second === undefined || second === "" ? null : second);
-  if (
-    first === "candidates" &&
-    second !== undefined &&
-    (third === undefined || third === "files") &&
-    rest.length <= 1
-  )
-    return harnessFiles(store, repo, second, rest[0] ?? null);
-  if (first === "probe-episodes" && second !== undefined && third !== undefined && rest.length === 0) {
-    if (!(PROBES as readonly string[]).includes(second)) return notFound();
-    const episode = store.getProbeEpisode(second as Probe, third);
-    if (!episode) return notFound(`no ${second} episode ${third}`);
-    return {
-      status: 200,
-      body: renderProbeEpisodePage(run, episode, store.readProbeTrajectory(episode), {
-        links: PROBE_LINKS,
-        nav: viewerNav(run),
-      }),
-    };
-  }
-  return notFound();
-}
-
-/**
- * A candidate by any of its names (seed, incumbent, selected, r4p1, a commit prefix): the resolver every command
- * uses; an unknown or ambiguous name is not_found listing the valid names, served as the 404 page's text.
- */
-function findCandidate(store: RunStore, name: string) {
-  return resolveCandidate(store, name, { field: "candidate" });
 }

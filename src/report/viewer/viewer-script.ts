@@ -1,6 +1,7 @@
 /**
  * The viewer's one script (served as /assets/viewer.js; a report never carries it). It sorts a `table.sortable` by
- * the clicked column, filters a `table.filterable` by words typed above it, and on a page whose body has
+ * the clicked column, filters a `table.filterable` by words typed above it (a row's text and its `data-filter`
+ * words), and on a page whose body has
  * `data-live` fetches the page again every few seconds and swaps the body in place, restoring which <details> are
  * open, the scroll position, sort and filter, so reading is not interrupted. Plain DOM, no dependency.
  */
@@ -40,7 +41,8 @@ export function viewerScript(intervalMs: number): string {
     if (!body) return;
     let shown = 0;
     for (const row of Array.from(body.rows)) {
-      const text = row.textContent.toLowerCase();
+      // A row's data-filter adds the words its cells only show by colour or synonym (an outcome: passed, failed).
+      const text = (row.textContent + " " + (row.dataset.filter || "")).toLowerCase();
       const keep = words.every((word) => text.includes(word));
       row.hidden = !keep;
       if (keep) shown++;

@@ -1,0 +1,9 @@
+/**
+ * A derived value remembered while what it was derived from is unchanged. `candidates` names the candidates whose
+ * rollouts it reads: the viewer's model of a run forgets the value once any of them has a new rollout (rollouts are
+ * only ever added), and keeps it otherwise. A value of commits alone (a diff, a tree) names none: it never changes.
+ */
+export type Memo = <T>(name: string, candidates: readonly string[], compute: () => T) => T;
+
+/** No memory: every value is computed (a report written once, a status printed once). */
+export const computeAlways: Memo = (_name, _candidates, compute) => compute();
