@@ -178,7 +178,10 @@ describe("the viewer's routes", () => {
         expect(page.body, path).toContain('<nav class="top">');
         expect(page.body, path).toContain('<a href="/candidates">candidates</a>');
       }
-      expect((await get(viewer, "/candidates/0000000")).body).toContain("no candidate 0000000");
+      // The one name resolver's message: what was asked, and the names that are valid.
+      const unknown = (await get(viewer, "/candidates/0000000")).body;
+      expect(unknown).toContain("has a commit starting with 0000000");
+      expect(unknown).toContain("valid names: seed, incumbent, selected");
     } finally {
       await viewer.close();
     }
