@@ -3,7 +3,8 @@
 // SA, held-out joint score and independent solve (mean ± SD over seeds), and the search rollouts spent. Both strategies
 // evaluate the same number of candidates per round, so they spend (nearly) the same rollouts.
 // `nice npx tsx bench/search-quality.ts [--seeds N|A-B] [--suites retail,terminal] [--strategies greedy,pareto]
-// [--rounds R] [--headroom]` runs the searches (`--headroom` also evaluates every candidate a search scored on the
+// [--rounds R] [--headroom] [--settings full,race-m0.1,…]` runs the searches (`--settings`, issue 22: acceptance
+// settings against the full protocol, with rollouts and a non-inferiority test on held-out joint) (`--headroom` also evaluates every candidate a search scored on the
 // held-out split); `--combine FILE...` reads the per-seed lines earlier runs printed on stderr instead (to join a
 // benchmark split over processes). With both strategies, it prints pareto − greedy on held-out joint, seed for seed,
 // with a paired bootstrap interval and a one-sided sign-flip test. (Retail ≈ 1 min a search
