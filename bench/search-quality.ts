@@ -3,7 +3,8 @@
 // SA, held-out joint score and independent solve (mean ± SD over seeds), and the search rollouts spent. Both strategies
 // evaluate the same number of candidates per round, so they spend (nearly) the same rollouts.
 // `nice npx tsx bench/search-quality.ts [--seeds N|A-B] [--suites retail,terminal] [--strategies greedy,pareto]
-// [--rounds R] [--headroom]` runs the searches (`--headroom` also evaluates every candidate a search scored on the
+// [--rounds R] [--headroom] [--settings full,race-m0.1,…]` runs the searches (`--settings`, issue 22: acceptance
+// settings against the full protocol, with rollouts and a non-inferiority test on held-out joint) (`--headroom` also evaluates every candidate a search scored on the
 // held-out split); `--combine FILE...` reads the per-seed lines earlier runs printed on stderr instead (to join a
 // benchmark split over processes). With both strategies, it prints pareto − greedy on held-out joint, seed for seed,
 // with a paired bootstrap interval and a one-sided sign-flip test. (Retail ≈ 1 min a search
@@ -36,6 +37,41 @@ const [FIRST_SEED, LAST_SEED] = ((range: string) => {
 const SUITES = arg("suites", "retail,terminal").split(",");
 const ROUNDS = arg("rounds", "");
 const STRATEGIES = arg("strategies", "greedy,pareto").split(",");
+/**
+ * Issue 22: `--settings full,paired,…` compares acceptance settings (all greedy) with the full protocol (`full`:
+ * acceptance greater, every proposal on every search task) — the search rollouts each spends and its selection's
+ * held-out joint, paired over seeds. A setting is one of these names; strategies (`greedy`, `pareto`) keep the
+ * config's acceptance.
+ */
+const SETTINGS: Record<string, Partial<SearchConfig>> = {
+  greedy: { strategy: "greedy" },
+  pareto: { strategy: "pareto" },
+  full: { strategy: "greedy", acceptance: { rule: "greater" } },
+  paired: { strategy: "greedy", acceptance: { rule: "paired", alpha: 0.1, max_extra_repeats: 2 } },
+  "paired-screen": {
+    strategy: "greedy",
+    acceptance: {
+      rule: "paired",
+      alpha: 0.1,
+      max_extra_repeats: 2,
+      screen: { fraction: 0.25, reject_below: 0.1 },
+    },
+  },
+  ...Object.fromEntries(
+    [0.05, 0.07, 0.1].map((margin) => [
+      `race-m${margin}`,
+      {
+        strategy: "greedy",
+        acceptance: { rule: "race", alpha: 0.2, margin, batch: 8, min_tasks: 32 },
+      } satisfies Partial<SearchConfig>,
+    ]),
+  ),
+};
+const SETTING_NAMES = process.argv.includes("--settings") ? arg("settings", "full").split(",") : STRATEGIES;
+for (const name of SETTING_NAMES)
+  if (!SETTINGS[name]) throw new Error(`unknown setting ${name}: one of ${Object.keys(SETTINGS).join(", ")}`);
+/** Non-inferiority margin of issue 22: a setting's held-out joint no worse than the full protocol's by this much. */
+const NON_INFERIORITY = 0.01;
 // `--headroom`: after each search, evaluate every candidate it scored on the held-out split too (the benchmark's
 // analysis only: the search never sees these figures) — how far the selection is from the best harness the search
 // produced, and how well the search objective ranks candidates by their held-out score.
@@ -127,7 +163,7 @@ interface SearchShape {
   selectedMerge: boolean;
 }
 
-async function search(suite: string, source: ConfigSource, strategy: string, seed: number): Promise<Outcome> {
+async function search(suite: string, source: ConfigSource, setting: string, seed: number): Promise<Outcome> {
   const work = mkdtempSync(join(tmpdir(), "hsearch-quality-"));
   try {
     // The validated config (a models file read in, the cache directory absolute), written again with absolute paths:
@@ -135,7 +171,7 @@ async function search(suite: string, source: ConfigSource, strategy: string, see
     const config: SearchConfig = {
       ...loadSearchConfig(source.file),
       seed,
-      strategy: strategy as SearchConfig["strategy"],
+      ...SETTINGS[setting],
     };
     config.seed_harness = resolve(source.cwd, config.seed_harness);
     if (config.tasks) config.tasks = resolve(source.cwd, config.tasks);
@@ -144,7 +180,7 @@ async function search(suite: string, source: ConfigSource, strategy: string, see
     writeFileSync(file, stringify(config));
     const runDir = join(work, "run");
     const code = await main(["run", file, "--out", runDir], { ...quiet, cwd: source.cwd });
-    if (code !== 0) throw new Error(`${suite} ${strategy} seed ${seed}: hsearch run exited ${code}`);
+    if (code !== 0) throw new Error(`${suite} ${setting} seed ${seed}: hsearch run exited ${code}`);
     const store = openRunStore(runDir, { readonly: true });
     try {
       const status = runStatus(store);
@@ -364,7 +400,7 @@ function readResults(files: string[]): Map<string, Map<number, Outcome>> {
   const results = new Map<string, Map<number, Outcome>>();
   for (const file of files)
     for (const line of readFileSync(file, "utf8").split("\n")) {
-      const match = /^(\S+) (\w+) seed (\d+): (\{.*\})/.exec(line);
+      const match = /^(\S+) (\S+) seed (\d+): (\{.*\})/.exec(line);
       if (!match) continue;
       const key = `${match[1]} ${match[2]}`;
       const bySeed = results.get(key) ?? new Map<number, Outcome>();
@@ -388,7 +424,9 @@ try {
 const suites = combine
   ? [...new Set([...results.keys()].map((k) => k.split(" ")[0] ?? ""))]
   : [...sources.keys()];
-const strategies = combine ? [...new Set([...results.keys()].map((k) => k.split(" ")[1] ?? ""))] : STRATEGIES;
+const strategies = combine
+  ? [...new Set([...results.keys()].map((k) => k.split(" ")[1] ?? ""))]
+  : SETTING_NAMES;
 
 console.log(
   `| suite | proposer + strategy | search objective | held-out strict SA | held-out joint | independent solve | search rollouts | seeds |`,
@@ -475,4 +513,41 @@ for (const suite of suites) {
       0,
     )}`,
   );
+}
+
+// Issue 22: each setting against the full protocol, seed for seed: rollouts, and held-out joint no worse than the full
+// protocol's by more than NON_INFERIORITY (one-sided sign-flip test of mean(setting − full) > −margin).
+for (const suite of suites) {
+  const full = results.get(`${suite} full`);
+  if (!full) continue;
+  for (const setting of strategies) {
+    const other = results.get(`${suite} ${setting}`);
+    if (setting === "full" || !other) continue;
+    const seeds = [...other.keys()].filter((seed) => full.has(seed)).sort((a, b) => a - b);
+    if (seeds.length === 0) continue;
+    const joint = seeds.map(
+      (seed) => (other.get(seed) as Outcome).heldoutJoint - (full.get(seed) as Outcome).heldoutJoint,
+    );
+    const boot = pairedBootstrapMeanDifference(
+      seeds.map((seed) => (other.get(seed) as Outcome).heldoutJoint),
+      seeds.map((seed) => (full.get(seed) as Outcome).heldoutJoint),
+      { resamples: 10_000, seed: 1 },
+    );
+    const share = seeds.map(
+      (seed) => (other.get(seed) as Outcome).rollouts / (full.get(seed) as Outcome).rollouts,
+    );
+    const p = signFlipP(joint.map((d) => d + NON_INFERIORITY));
+    console.log(
+      `${suite}: ${setting} − full held-out joint over ${seeds.length} seeds: ${meanSd(joint)} (95% CI ${signed(boot.ci[0])} to ${signed(boot.ci[1])}); non-inferiority at ${NON_INFERIORITY}: one-sided sign-flip p = ${p.toFixed(3)} (${p <= 0.05 ? "passes" : "fails"} at 0.05); search rollouts ${meanSd(
+        seeds.map((seed) => (other.get(seed) as Outcome).rollouts),
+        0,
+      )} against ${meanSd(
+        seeds.map((seed) => (full.get(seed) as Outcome).rollouts),
+        0,
+      )}, ${meanSd(
+        share.map((x) => 100 * x),
+        1,
+      )} % of the full protocol's`,
+    );
+  }
 }

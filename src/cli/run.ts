@@ -26,6 +26,7 @@ import { DEFAULT_QUEUE } from "../workers/rollout-job";
 import type { CliIO } from "./io";
 import { storedConfig } from "./open-run";
 import { createLiveLine, type LiveLine } from "./progress";
+import { planCommand } from "./run-plan";
 import { checkCustomerSpec, judgeOf, locateRun, type SetExitCode } from "./shared";
 import { renderStatus, statusWithSuites } from "./status";
 import { paintFor } from "./table";
@@ -57,6 +58,11 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           default: DEFAULT_QUEUE,
           describe: "with --workers: the queue the workers listen on",
         })
+        .option("plan", {
+          type: "boolean",
+          default: false,
+          describe: "print the rollouts the search will spend (at most, expected) and call no model",
+        })
         .option("max-rollouts", { type: "number", describe: "with --resume: a new budget.max_rollouts" })
         .option("max-usd", { type: "number", describe: "with --resume: a new budget.max_usd" })
         .option("max-minutes", { type: "number", describe: "with --resume: a new budget.max_minutes" })
@@ -74,6 +80,11 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           return true;
         }),
     async (argv) => {
+      if (argv.plan) {
+        if (argv.resume) throw usageError("--plan takes a config, not --resume");
+        planCommand(resolveUserPath(argv.config ?? DEFAULT_CONFIG, io.cwd), io, argv.json, loadSearchTasks);
+        return;
+      }
       const status = await runCommand(
         {
           config: argv.config,
@@ -358,7 +369,7 @@ function resolveSeedHarness(config: SearchConfig, cwd: string): string {
  * The run's tasks by split. Errors name the config field that is actually wrong: an empty or mismatched `tasks:`
  * directory is a problem with `tasks`, not with `suites`.
  */
-function loadSearchTasks(config: SearchConfig, cwd: string, configFile?: string) {
+export function loadSearchTasks(config: SearchConfig, cwd: string, configFile?: string) {
   const at = (field: string) => ({ ...(configFile ? { file: configFile } : {}), field });
   const dir = config.tasks ? resolveUserPath(config.tasks, cwd) : null;
   const all: Task[] = dir

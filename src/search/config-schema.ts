@@ -31,6 +31,33 @@ export const acceptanceSchema = z.discriminatedUnion("rule", [
     })
     .strict()
     .describe("Accept only when a paired test over tasks clears alpha."),
+  z
+    .object({
+      rule: z.literal("race"),
+      alpha: z
+        .number()
+        .gt(0)
+        .lt(1)
+        .default(0.2)
+        .describe("Error rate of each race's two one-sided e-processes together (α/2 each)."),
+      margin: z
+        .number()
+        .gt(0)
+        .lt(1)
+        .default(0.1)
+        .describe("A proposal is rejected once it is shown not better than the incumbent by this much."),
+      batch: z.number().int().min(1).max(1000).default(8).describe("Search tasks per look."),
+      min_tasks: z
+        .number()
+        .int()
+        .min(1)
+        .default(32)
+        .describe("A proposal is never accepted on fewer search tasks than this."),
+    })
+    .strict()
+    .describe(
+      "Sequential paired racing: each proposal runs on the search tasks in a seeded order, a batch at a time, and stops as soon as a betting confidence sequence on its paired difference against the incumbent decides it.",
+    ),
 ]);
 
 export const searchConfigSchema = z

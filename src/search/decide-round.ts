@@ -69,6 +69,7 @@ export async function decide(
   const rule = deps.config.acceptance;
   const repo = join(deps.runDir, "harness");
   if (rule.rule === "greater") return pairedGreater(deps, repo, incumbent, incumbentScore, proposals);
+  if (rule.rule === "race") throw new Error("a raced round is decided by raceRound");
   const verdicts: ProposalVerdict[] = [];
   // α is spent per round: split over the round's proposals (Bonferroni), and halved per look when close calls may get
   // extra repeats (re-testing at the same α is optional stopping; bench/acceptance.ts measured both effects).

@@ -28,6 +28,12 @@ export function loadSearchConfig(file: string): SearchConfig {
       "no agent model: give task_model, or models.agent.spec",
       at(["task_model"]),
     );
+  if (parsed.acceptance.rule === "race" && parsed.strategy === "pareto")
+    throw new HsearchError(
+      "bad_input",
+      "acceptance.rule race races proposals against one incumbent: use it with strategy greedy",
+      at(["acceptance", "rule"]),
+    );
   const dir = parsed.cache.dir;
   const cache = {
     dir: dir === "run" || dir === "user" ? dir : checkedCacheDir(resolve(base, dir), at(["cache", "dir"])),

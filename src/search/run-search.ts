@@ -13,6 +13,7 @@ import { diagnostic, finalEvaluations } from "./final-evaluation";
 import { mergeProposal } from "./pareto-merge";
 import { decidePareto, groupByParent, paretoParents } from "./pareto-round";
 import { propose } from "./propose";
+import { raceRound } from "./race-round";
 import type { SearchDeps } from "./search-deps";
 
 export interface SearchOutcome {
@@ -167,14 +168,20 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
       const result = await admitProposal(deps, repo, mergeInto, round, firstSlot, merge.proposal);
       if (result) admitted.push({ ...result, parent: mergeInto });
     }
-    const evaluated = (
-      await settleAll(
-        admitted.map((proposal) => evaluateProposal(deps, repo, proposal.parent, round, proposal)),
-      )
-    ).filter((result): result is EvaluatedProposal => result !== null);
+    // Racing (greedy only) evaluates and decides at once: each proposal stops when its paired difference is decided.
+    const raced =
+      config.acceptance.rule === "race" ? await raceRound(deps, repo, round, incumbent, admitted) : null;
+    const evaluated =
+      raced?.evaluated ??
+      (
+        await settleAll(
+          admitted.map((proposal) => evaluateProposal(deps, repo, proposal.parent, round, proposal)),
+        )
+      ).filter((result): result is EvaluatedProposal => result !== null);
     // Under pareto the incumbent is the front's best by the objective, which an admitted proposal may not change.
     const pareto = config.strategy === "pareto" ? decidePareto(deps, round, evaluated) : null;
-    const decision = pareto ?? (await decide(deps, round, incumbent, incumbentScore, evaluated));
+    const decision =
+      pareto ?? raced?.decision ?? (await decide(deps, round, incumbent, incumbentScore, evaluated));
     for (const verdict of decision.verdicts) recordVerdict(deps, round, verdict);
     const next = pareto ? pareto.best : decision.accepted;
     if (next && next !== incumbent) {

@@ -127,3 +127,29 @@ describe("a config naming a models file", () => {
     expect(loadSearchConfig(config).cache).toEqual({ dir: "run" });
   });
 });
+
+describe("acceptance race", () => {
+  const write = (body: string) => {
+    const file = join(mkdtempSync(join(tmpdir(), "hsearch-race-config-")), "search.yaml");
+    writeFileSync(
+      file,
+      `name: race\nsuites: [retail]\nobjective: joint\nseed_harness: harnesses/bare\nrounds: 2\nproposals_per_round: 2\ntask_model: sim:default\n${body}`,
+    );
+    return file;
+  };
+
+  it("takes its defaults, and is refused under pareto with the field and line", () => {
+    expect(loadSearchConfig(write("acceptance: {rule: race}\n")).acceptance).toEqual({
+      rule: "race",
+      alpha: 0.2,
+      margin: 0.1,
+      batch: 8,
+      min_tasks: 32,
+    });
+    const file = write("strategy: pareto\nacceptance:\n  rule: race\n");
+    const error = hsearchErrorOf(() => loadSearchConfig(file));
+    expect(error.code).toBe("bad_input");
+    expect(error.location).toEqual({ file, field: "acceptance.rule", line: 10 });
+    expect(error.message).toContain("strategy greedy");
+  });
+});

@@ -10,7 +10,8 @@ import { retailSubset } from "../helpers/task-subset";
 /**
  * Same config and seed ⇒ the same run, whatever order rollouts finish in: one rollout at a time and six at once
  * complete in different orders, yet every proposal, parent, score, verdict, round decision and final evaluation is the
- * same (concurrency is the only difference; commits are the same because the run ids are). Both strategies.
+ * same (concurrency is the only difference; commits are the same because the run ids are). Both strategies, and a
+ * race (its stops too).
  */
 function outcome(runDir: string) {
   const store = openRunStore(runDir, { readonly: true });
@@ -33,7 +34,7 @@ function outcome(runDir: string) {
 }
 
 describe("a search does not depend on the order its rollouts finish in", () => {
-  for (const strategy of ["greedy", "pareto"] as const)
+  for (const strategy of ["greedy", "pareto", "race"] as const)
     it(`strategy ${strategy}: concurrency 1 and 6 give the same run`, async () => {
       const work = mkdtempSync(join(tmpdir(), "hsearch-order-"));
       const { dir } = retailSubset({ perFamily: 3 });
@@ -44,7 +45,7 @@ describe("a search does not depend on the order its rollouts finish in", () => {
         const config = join(root, "search.yaml");
         writeFileSync(
           config,
-          `name: order\nsuites: [retail]\ntasks: ${dir}\nobjective: joint\nseed_harness: ${join(PACKAGE_ROOT, "harnesses", "bare")}\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\nstrategy: ${strategy}\nseed: 7\nconcurrency: ${concurrency}\n`,
+          `name: order\nsuites: [retail]\ntasks: ${dir}\nobjective: joint\nseed_harness: ${join(PACKAGE_ROOT, "harnesses", "bare")}\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\n${strategy === "race" ? "strategy: greedy\nacceptance: {rule: race, batch: 3, min_tasks: 6, margin: 0.2}" : `strategy: ${strategy}`}\nseed: 7\nconcurrency: ${concurrency}\n`,
         );
         const result = await runCli(["run", config, "--out", join(root, "run")]);
         expect(result.code, result.stderr).toBe(0);
@@ -52,5 +53,15 @@ describe("a search does not depend on the order its rollouts finish in", () => {
       }
       expect(runs[0]?.candidates.length).toBeGreaterThan(3);
       expect(runs[1]).toEqual(runs[0]);
+      if (strategy === "race") {
+        // The race stopped some proposal before the whole search split (else this test would not test its stops).
+        const store = openRunStore(join(work, "c1", "run"), { readonly: true });
+        try {
+          const searched = store.listCandidates().map((c) => store.listRollouts(c.commit, "search").length);
+          expect(Math.min(...searched)).toBeLessThan(Math.max(...searched));
+        } finally {
+          store.close();
+        }
+      }
     }, 300_000);
 });

@@ -9,7 +9,8 @@ import { signalAtRollouts, stopped, withSignalPreload } from "../helpers/signal-
 import { retailSubset } from "../helpers/task-subset";
 
 let work: string;
-const configs: Record<"greedy" | "pareto", string> = { greedy: "", pareto: "" };
+/** `race`: greedy with acceptance race (proposals stop once their paired difference is decided). */
+const configs: Record<"greedy" | "pareto" | "race", string> = { greedy: "", pareto: "", race: "" };
 /** The CLI; with `env` from signalAtRollouts, it signals itself once that many rollouts are stored. */
 function hsearch(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
   const node = env ? withSignalPreload(SOURCE_CLI) : SOURCE_CLI;
@@ -23,11 +24,15 @@ function hsearch(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "hsearch-resume-"));
   const tasks = retailSubset({ perFamily: 8, heldoutPerFamily: 3, independent: 4 }).dir;
-  for (const strategy of ["greedy", "pareto"] as const) {
+  for (const strategy of ["greedy", "pareto", "race"] as const) {
     configs[strategy] = join(work, `search-${strategy}.yaml`);
+    const setting =
+      strategy === "race"
+        ? "strategy: greedy\nacceptance: {rule: race, batch: 4, min_tasks: 8, margin: 0.2}\n"
+        : `strategy: ${strategy}\n`;
     writeFileSync(
       configs[strategy],
-      `name: resume\nsuites: [retail]\ntasks: ${tasks}\nobjective: joint\nseed_harness: harnesses/bare\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\nseed: 5\nconcurrency: 4\nstrategy: ${strategy}\n`,
+      `name: resume\nsuites: [retail]\ntasks: ${tasks}\nobjective: joint\nseed_harness: harnesses/bare\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\nseed: 5\nconcurrency: 4\n${setting}`,
     );
   }
 });
@@ -35,9 +40,10 @@ beforeAll(async () => {
 // Kill points spread over the search: during R0, mid-search, in the last round, and (greedy) in the final evaluation
 // (rollouts 337-380 of 380: 92% lands there, as the store commits at most 25 rollouts at a time). Pareto's parent
 // draw and front are read back from earlier rounds, so it resumes to the same selection too.
-const KILL_POINTS = { greedy: [0.1, 0.45, 0.8, 0.92], pareto: [0.45, 0.8] } as const;
+// A race resumes mid-round: its looks are prefixes of one seeded order, read back from the stored rollouts.
+const KILL_POINTS = { greedy: [0.1, 0.45, 0.8, 0.92], pareto: [0.45, 0.8], race: [0.3, 0.6] } as const;
 
-for (const strategy of ["greedy", "pareto"] as const)
+for (const strategy of ["greedy", "pareto", "race"] as const)
   describe(`hsearch run --resume after SIGKILL (strategy ${strategy})`, () => {
     const config = () => configs[strategy];
     let reference: ReturnType<typeof summary>;
@@ -46,10 +52,10 @@ for (const strategy of ["greedy", "pareto"] as const)
       const run = await finished(hsearch(["run", config(), "--out", join(work, strategy, "clean", "run")]));
       expect(run.code, run.stderr).toBe(0);
       reference = summary(join(work, strategy, "clean", "run"));
-    });
+    }, 600_000);
 
     for (const fraction of KILL_POINTS[strategy]) {
-      it(`ends where an uninterrupted run ends when killed at ${Math.round(fraction * 100)}% of its rollouts`, async () => {
+      it(`${strategy}: ends where an uninterrupted run ends when killed at ${Math.round(fraction * 100)}% of its rollouts`, async () => {
         const runDir = join(work, strategy, `killed-${fraction}`, "run");
         const target = Math.max(1, Math.floor(reference.total * fraction));
         // Killed right after the store commits its `target`th rollout: polling run.db raced a fast run to its end.
@@ -63,7 +69,8 @@ for (const strategy of ["greedy", "pareto"] as const)
         const resumed = await finished(hsearch(["run", "--resume", runDir]));
         expect(resumed.code, resumed.stderr).toBe(0);
         expectSameRun(runDir, reference);
-      }, 240_000);
+        // Two runs of a small search through tsx: minutes at a load of 20 on the shared 2-core machine.
+      }, 480_000);
     }
   });
 

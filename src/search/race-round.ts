@@ -1,0 +1,189 @@
+import { settleAll } from "../core/pool";
+import { createRng } from "../core/rng";
+import type { Task } from "../domain/task";
+import { harnessLimitsOf } from "../harness/load";
+import { type EpisodeScore, objectiveScore, summarize } from "../scoring";
+import type { ObjectiveName } from "../scoring/objective";
+import {
+  type AcceptanceDecision,
+  bestProposal,
+  type EvaluatedProposal,
+  episodeOutcomes,
+  type ProposalVerdict,
+} from "./acceptance";
+import type { Admitted } from "./admit-proposal";
+import { loadCandidate, refreshCandidate, runJobs } from "./candidate-rollouts";
+import { nextLook, type RaceLook, type RaceRule, raceLook } from "./race";
+import type { SearchDeps } from "./search-deps";
+
+/**
+ * A greedy round under `acceptance: {rule: race}` (docs/DESIGN.md §7): the round's proposals race the incumbent on the
+ * search tasks in the run's seeded order, a batch at a time and in lockstep (the incumbent is scored on a look's tasks
+ * before the proposals' are compared with it); a proposal leaves the race once `raceLook` decides it. Every look's
+ * tasks are a prefix of the same order, so a resumed round reads its stored rollouts back and takes the same
+ * decisions, and the rollouts a proposal gets do not depend on which finished first.
+ */
+
+/** The run's task order: one seeded shuffle of the search split, the same every round (an incumbent's prefix is reused). */
+export function raceOrder(seed: number, tasks: readonly Task[]): Task[] {
+  return createRng(seed, "race-order").shuffle(tasks);
+}
+
+/**
+ * The paired difference per task of `order` (the objective's outcome, mean over the repeats both arms scored), for the
+ * first `n` tasks. A task that neither arm counts (a feasible task under SA-only) or that an infrastructure error
+ * left unpaired differs by 0: the population stays the search split. Pure.
+ */
+export function pairedDifferences(
+  order: readonly string[],
+  n: number,
+  incumbent: readonly EpisodeScore[],
+  proposal: readonly EpisodeScore[],
+  objective: ObjectiveName,
+): number[] {
+  const a = episodeOutcomes(
+    incumbent.filter((s) => s.kind !== "infra_error"),
+    objective,
+  );
+  const b = episodeOutcomes(
+    proposal.filter((s) => s.kind !== "infra_error"),
+    objective,
+  );
+  const byTask = new Map<string, { sum: number; count: number }>();
+  for (const [key, value] of b) {
+    const other = a.get(key);
+    if (other === undefined) continue;
+    const task = key.slice(0, key.lastIndexOf("#"));
+    const entry = byTask.get(task) ?? { sum: 0, count: 0 };
+    entry.sum += value - other;
+    entry.count++;
+    byTask.set(task, entry);
+  }
+  return order.slice(0, n).map((task) => {
+    const entry = byTask.get(task);
+    return entry ? entry.sum / entry.count : 0;
+  });
+}
+
+export function raceRuleOf(deps: SearchDeps): RaceRule {
+  const rule = deps.config.acceptance;
+  if (rule.rule !== "race") throw new Error("raceRound needs acceptance.rule race");
+  return { alpha: rule.alpha, batch: rule.batch, minTasks: rule.min_tasks, margin: rule.margin };
+}
+
+interface Runner {
+  proposal: Admitted;
+  look: RaceLook | null;
+}
+
+/** Race a round's admitted proposals against the incumbent; every proposal is scored on the tasks it ran. */
+export async function raceRound(
+  deps: SearchDeps,
+  repo: string,
+  round: number,
+  incumbent: string,
+  admitted: readonly Admitted[],
+): Promise<{ evaluated: EvaluatedProposal[]; decision: AcceptanceDecision }> {
+  const { config, store } = deps;
+  const rule = raceRuleOf(deps);
+  const order = raceOrder(config.seed, deps.tasks.search);
+  const ids = order.map((task) => task.id);
+  const population = order.length;
+  const limits = harnessLimitsOf(config.limits);
+  const incumbentHarness = await loadCandidate(repo, incumbent, limits);
+  const harnesses = await settleAll(admitted.map((p) => loadCandidate(repo, p.commit, limits)));
+  const runners: Runner[] = admitted.map((proposal) => ({ proposal, look: null }));
+  const scoresOf = new Map<string, EpisodeScore[]>();
+  let n = 0;
+  let incumbentScores: EpisodeScore[] = [];
+  while (runners.some((r) => r.look === null || r.look.verdict === "more")) {
+    n = nextLook(n, population, rule.batch);
+    const tasks = order.slice(0, n);
+    const live = runners.filter((r) => r.look === null || r.look.verdict === "more");
+    const results = await settleAll([
+      runJobs(
+        deps,
+        incumbentHarness,
+        incumbent,
+        "search",
+        tasks,
+        `round ${round} race: incumbent, ${n} tasks`,
+      ),
+      ...live.map((r) =>
+        runJobs(
+          deps,
+          harnesses[admitted.indexOf(r.proposal)] as (typeof harnesses)[number],
+          r.proposal.commit,
+          "search",
+          tasks,
+          `round ${round} p${r.proposal.index} race, ${n} tasks`,
+        ),
+      ),
+    ]);
+    incumbentScores = results[0] as EpisodeScore[];
+    for (const [k, r] of live.entries()) {
+      const scores = results[k + 1] as EpisodeScore[];
+      scoresOf.set(r.proposal.commit, scores);
+      r.look = raceLook(
+        pairedDifferences(ids, n, incumbentScores, scores, config.objective),
+        population,
+        rule,
+      );
+    }
+  }
+  // The incumbent's score covers every search task it has been scored on (this round may have extended it).
+  refreshCandidate(
+    deps,
+    incumbent,
+    store.listRollouts(incumbent, "search").map((r) => r.scores),
+  );
+  const evaluated: EvaluatedProposal[] = [];
+  const verdicts: ProposalVerdict[] = [];
+  for (const r of runners) {
+    const scores = scoresOf.get(r.proposal.commit) ?? [];
+    const look = r.look as RaceLook;
+    const score = objectiveScore(scores, config.objective);
+    const known = store.getCandidate(r.proposal.commit);
+    store.setCandidateOutcome(r.proposal.commit, {
+      state: known?.state === "rejected" ? "rejected" : "evaluated",
+      ...(known?.verdict ? { verdict: known.verdict } : {}),
+      rejected_reason: known?.rejected_reason ?? null,
+      score,
+      summary: summarize(scores),
+    });
+    deps.events?.candidate?.({
+      round,
+      proposal: r.proposal.index,
+      commit: r.proposal.commit,
+      score,
+      state: "evaluated",
+    });
+    // The race ranks by the mean paired difference: the score to beat in `bestProposal`.
+    evaluated.push({ commit: r.proposal.commit, proposal: r.proposal.index, score: look.difference, scores });
+    verdicts.push({
+      commit: r.proposal.commit,
+      verdict: look.verdict === "accepted" ? "accepted" : "rejected",
+      reason: `race: ${look.reason}`,
+    });
+  }
+  const best = bestProposal(
+    evaluated.filter((p) => verdicts.find((v) => v.commit === p.commit)?.verdict === "accepted"),
+  );
+  const decision: AcceptanceDecision = {
+    accepted: best?.commit ?? null,
+    verdicts: verdicts.map((v) =>
+      v.verdict === "accepted" && v.commit !== best?.commit
+        ? {
+            ...v,
+            verdict: "rejected",
+            reason: `${v.reason}, but proposal ${best?.proposal} is further ahead`,
+          }
+        : v,
+    ),
+  };
+  // Scores as the other rules report them: the objective on the tasks each proposal ran.
+  return {
+    evaluated: evaluated.map((p) => ({ ...p, score: store.getCandidate(p.commit)?.score ?? p.score })),
+    decision,
+  };
+}
