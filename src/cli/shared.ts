@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Argv } from "yargs";
 import { loadDocument } from "../config/parse-document";
 import { HsearchError, isHsearchError } from "../core/errors";
@@ -33,7 +33,6 @@ import {
   roleModelsSchema,
   settingsByRole,
 } from "../models/settings";
-import { type Judge, LlmJudge, rulesJudge } from "../scoring";
 import { offlineProviders } from "../sim";
 import type { RunStore } from "../store";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
@@ -43,50 +42,11 @@ import { usageError } from "./usage-error";
 /** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */
 export type SetExitCode = (code: number) => void;
 
-/**
- * Where a run lives: a directory, or a bare run id under runs/. A path (anything with a slash) is only ever that
- * directory, never looked up again under runs/ (which would print a doubled runs/runs/… path).
- */
-export function locateRun(run: string, cwd: string): string {
-  const candidates = runDirCandidates(run, cwd);
-  const found = candidates.find((dir) => existsSync(join(dir, "run.db")));
-  if (found) return found;
-  throw new HsearchError(
-    "not_found",
-    `no run '${run}' (looked for ${candidates.map((dir) => `${dir}/run.db`).join(" and ")})`,
-  );
-}
+import { checkCustomerSpec } from "../api/run-setup";
 
-function runDirCandidates(run: string, cwd: string): string[] {
-  const asDir = resolve(cwd, run);
-  return /[\\/]/.test(run) || run === "." || run === ".." ? [asDir] : [asDir, resolve(cwd, "runs", run)];
-}
+export { locateRun, locateRunToCome } from "../api/locate-run";
 
-/**
- * The directory of a run that may not have started yet (`hsearch view` right after `hsearch run`): the run found
- * as `locateRun` finds it, else an existing directory, else the path as given (a bare id under runs/).
- */
-export function locateRunToCome(run: string, cwd: string): string {
-  const candidates = runDirCandidates(run, cwd);
-  return (
-    candidates.find((dir) => existsSync(join(dir, "run.db"))) ??
-    candidates.find((dir) => existsSync(dir)) ??
-    (candidates[candidates.length - 1] as string)
-  );
-}
-
-/** A customer spelling the CLI and the search config accept: auto, scripted or llm:<model>. */
-export function checkCustomerSpec(spec: string): void {
-  if (spec === "scripted" || spec === "auto" || (spec.startsWith("llm:") && spec.length > 4)) return;
-  throw new HsearchError("bad_input", `unknown customer '${spec}': use auto, scripted or llm:<model>`, {
-    field: "customer",
-  });
-}
-
-/** The LLM judge on the judge role's model, or the rules judge when the role has none. */
-export function judgeOf(models: RoleModels): Judge {
-  return models.judge ? new LlmJudge({ model: models.judge }) : rulesJudge;
-}
+export { checkCustomerSpec, judgeOf } from "../api/run-setup";
 
 /** The models of a harness-on-tasks command (eval, the probes), by role, with a warning per unpriced model. */
 export function commandModels(options: HarnessTaskArgs & { judge?: string }, io: CliIO): RoleModels {
