@@ -2,6 +2,8 @@ import { join } from "node:path";
 import { HsearchError } from "../core/errors";
 import { resolveCommit, SELECTED_TAG } from "../git";
 import type { Trajectory } from "../harness/trajectory";
+import type { Comparison } from "../report/compare";
+import { storedComparisons } from "../report/comparisons";
 import type { SearchConfig } from "../search/config-schema";
 import {
   type CandidateRecord,
@@ -38,6 +40,8 @@ export interface RunReader {
   /** The summaries of held-out, independent and diagnostic evaluations. */
   evaluations(): EvaluationRecord[];
   usage(): UsageTotal[];
+  /** Two candidates' stored episodes compared per suite and family on each split, with the tasks that flipped. */
+  comparisons(from: string, to: string): Comparison[];
   events(options?: { afterId?: number; limit?: number }): EventRecord[];
   close(): void;
 }
@@ -66,6 +70,7 @@ function readerOf(store: RunStore, run: RunRecord): RunReader {
     trajectory: (rollout) => store.readTrajectory(rollout),
     evaluations: () => store.listEvaluations(),
     usage: () => store.usageTotals(),
+    comparisons: (from, to) => storedComparisons(store, from, to),
     events: (options) => store.listEvents(options),
     close: () => store.close(),
   };
