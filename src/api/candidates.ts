@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { HsearchError } from "../core/errors";
+import { HsearchError, isHsearchError } from "../core/errors";
 import { diff, type ExportedHarness, exportHarness as writeHarness } from "../git";
 import type { Comparison } from "../report/compare";
 import type { CandidateRecord } from "../store";
@@ -38,6 +38,7 @@ export async function exportHarness(
     try {
       found = await reader.candidate(candidate);
     } catch (error) {
+      if (!isHsearchError(error, "not_found")) throw error;
       const hint = candidate === "selected" ? " (the run has not finished: give a candidate's commit)" : "";
       throw new HsearchError("not_found", `no candidate '${candidate}' in run ${reader.run.id}${hint}`, {
         field: "candidate",
