@@ -1,5 +1,5 @@
 // Compiles src/ to dist/ (or the directory given) for the installed `hsearch` command: `npm run build`, run by
-// `npm ci` through `prepare`. Three steps: tsc emits JS; relative imports get the `.js` Node's ESM loader needs
+// `npm ci` through `prepare`. Three steps: tsc emits JS and declarations (the library's types); relative imports get the `.js` Node's ESM loader needs
 // (the sources import without extensions, as the bundler-style resolution of tsx, vitest and tsc allows); files
 // the code reads next to itself at run time (prompts, simulator profiles) are copied beside the JS.
 import { execFileSync } from "node:child_process";
@@ -50,8 +50,9 @@ function walk(dir, visit) {
   }
 }
 
+// Declarations too: a consumer's TypeScript (module NodeNext) needs the same extensions in `import "hsearch"`'s types.
 walk(out, (file) => {
-  if (!file.endsWith(".js")) return;
+  if (!file.endsWith(".js") && !file.endsWith(".d.ts")) return;
   const code = readFileSync(file, "utf8");
   const fixed = code.replace(
     SPECIFIER,

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import type { Argv } from "yargs";
+import { type EvalOutcome, evaluateInDir } from "../api/evaluate-in-dir";
 import { hashJson } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
 import { newRunId } from "../core/ids";
@@ -10,11 +11,9 @@ import { ALLOW_INTERNET_VARIABLE } from "../envs/terminal/internet";
 import { cutMiddle } from "../envs/terminal/output-cut";
 import type { EvalConfig, HarnessTaskConfig } from "../eval/eval-config";
 import { createEvaluationDir, type EvaluationDir, openEvaluationDir } from "../eval/eval-dir";
-import { runStoredEvaluation } from "../eval/stored-evaluation";
 import { loadHarness } from "../harness/load";
 import { formatUsd, type RoleUsage } from "../models/usage";
-import { type EvalReport, evalReport, loadStoredEvaluation } from "../report/eval-data";
-import { viewCommand } from "../report/format";
+import { type EvalReport, loadStoredEvaluation } from "../report/eval-data";
 import {
   type BlockedRates,
   DEFAULT_MAX_INFRA_ERROR_RATE,
@@ -22,7 +21,6 @@ import {
   type EpisodeScore,
   infraErrorGate,
 } from "../scoring";
-import { acquireRunLock } from "../store/run-lock";
 import { rateText } from "./compare-text";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
@@ -32,7 +30,6 @@ import {
   createCommandModels,
   type HarnessTaskArgs,
   harnessTaskOptions,
-  judgeOf,
   locateRun,
   planCommandModels,
   selectTasks,
@@ -173,14 +170,7 @@ export interface EvalOptions extends HarnessTaskArgs {
   quiet?: boolean;
 }
 
-export interface EvalOutcome {
-  report: EvalReport;
-  /** The episode scores behind the report (for the infrastructure-error gate). */
-  scores: EpisodeScore[];
-  maxInfraErrorRate: number;
-  /** The evaluation directory. */
-  dir: string;
-}
+export type { EvalOutcome };
 
 /**
  * Evaluates a harness, keeping every episode in a new evaluation directory. Everything that can be bad input (the
@@ -211,7 +201,7 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalOutc
     },
   });
   rejections.keepIn(evaluation.store);
-  return evaluateInDir(evaluation, tasks, models, { maxInfraErrorRate, quiet: options.quiet }, io);
+  return evaluateWithProgress(evaluation, tasks, models, { maxInfraErrorRate, quiet: options.quiet }, io);
 }
 
 /**
@@ -259,75 +249,26 @@ export async function resumeEval(
     store.close();
     throw error;
   }
-  return evaluateInDir(evaluation, tasks, models, { ...options, maxInfraErrorRate }, io);
+  return evaluateWithProgress(evaluation, tasks, models, { ...options, maxInfraErrorRate }, io);
 }
 
-/** Runs (or reads back) every episode under the directory's lock, stores the report and the state, closes the store. */
-async function evaluateInDir(
+/** The library's evaluateInDir with its messages on stderr and a progress line. */
+async function evaluateWithProgress(
   evaluation: EvaluationDir<"eval">,
   tasks: readonly Task[],
   models: ReturnType<typeof createCommandModels>,
   options: { maxInfraErrorRate: number; concurrency?: number; quiet?: boolean },
   io: CliIO,
 ): Promise<EvalOutcome> {
-  const { store, config } = evaluation;
-  const dir = store.paths.dir;
-  let release: () => void;
-  try {
-    release = acquireRunLock(dir);
-  } catch (error) {
-    store.close();
-    throw error;
-  }
-  io.err(`hsearch eval: evaluation directory ${dir}`);
   const progress = createProgress(io, "eval", { quiet: options.quiet });
   try {
-    store.setRunState("running");
-    const { scores } = await runStoredEvaluation({
-      store,
-      commit: config.harness.commit,
-      harness: evaluation.harness,
-      tasks,
-      repeats: config.repeats,
-      seed: config.seed,
-      model: models.agent,
-      judge: judgeOf(models),
-      customerModel: models.customer,
-      concurrency: options.concurrency ?? config.concurrency,
-      usage: models.usageRows,
+    return await evaluateInDir(evaluation, tasks, models, {
+      ...options,
+      onMessage: (text) => io.err(`hsearch eval: ${text}`),
       onProgress: (done, total) => progress.update(done, total, "rollouts"),
-      onResume: (stored, total) =>
-        io.err(
-          `hsearch eval: ${stored} of ${total} episodes are stored and read back from the directory; running the other ${total - stored}`,
-        ),
     });
-    progress.done();
-    const report = evalReport({
-      harness: config.harness.label,
-      model: models.agent.id,
-      seed: config.seed,
-      repeats: config.repeats,
-      scores,
-      suiteOf: new Map(tasks.map((task) => [task.id, task.suite])),
-      usage: store.usageTotals(),
-    });
-    store.setCandidateOutcome(config.harness.commit, {
-      state: "evaluated",
-      score: null,
-      summary: report.summary,
-    });
-    const gate = infraErrorGate(scores, options.maxInfraErrorRate);
-    // Too many infrastructure errors: the evaluation failed, and `--resume` runs those episodes again.
-    store.setRunState(gate ? "failed" : "finished", gate ? describeInfraGate(gate) : null);
-    io.err(`hsearch eval: episodes kept in ${dir}; look into them with: ${viewCommand(dir)}`);
-    return { report, scores, maxInfraErrorRate: options.maxInfraErrorRate, dir };
-  } catch (error) {
-    progress.done();
-    store.setRunState("failed", error instanceof Error ? error.message : String(error));
-    throw error;
   } finally {
-    release();
-    store.close();
+    progress.done();
   }
 }
 

@@ -1,7 +1,7 @@
+import type { loadSearchTasks as LoadTasks } from "../api/run-setup";
 import { loadSearchConfig } from "../search/load-config";
 import { planSearch, type SearchPlan } from "../search/plan";
 import type { CliIO } from "./io";
-import type { loadSearchTasks as LoadTasks } from "./run";
 
 /**
  * `hsearch run --plan CONFIG`: what the search will spend, printed before any model is created or called — rollouts

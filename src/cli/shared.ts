@@ -1,20 +1,10 @@
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
+import { checkCustomerSpec } from "../api/run-setup";
+import type { TaskSelection } from "../api/select-tasks";
 import { loadDocument } from "../config/parse-document";
 import { HsearchError, isHsearchError } from "../core/errors";
-import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
-import {
-  FAMILIES,
-  type Family,
-  KINDS,
-  type Kind,
-  SPLITS,
-  type Split,
-  SUITES,
-  type Suite,
-  type Task,
-} from "../domain/task";
+import { resolveUserPath } from "../core/paths";
+import { FAMILIES, KINDS, SPLITS, SUITES } from "../domain/task";
 import { openRequestCache, requestCacheFile } from "../models/cache";
 import {
   createRejectionMemory,
@@ -33,60 +23,18 @@ import {
   roleModelsSchema,
   settingsByRole,
 } from "../models/settings";
-import { type Judge, LlmJudge, rulesJudge } from "../scoring";
 import { offlineProviders } from "../sim";
 import type { RunStore } from "../store";
-import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 import type { CliIO } from "./io";
 import { usageError } from "./usage-error";
 
 /** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */
 export type SetExitCode = (code: number) => void;
 
-/**
- * Where a run lives: a directory, or a bare run id under runs/. A path (anything with a slash) is only ever that
- * directory, never looked up again under runs/ (which would print a doubled runs/runs/… path).
- */
-export function locateRun(run: string, cwd: string): string {
-  const candidates = runDirCandidates(run, cwd);
-  const found = candidates.find((dir) => existsSync(join(dir, "run.db")));
-  if (found) return found;
-  throw new HsearchError(
-    "not_found",
-    `no run '${run}' (looked for ${candidates.map((dir) => `${dir}/run.db`).join(" and ")})`,
-  );
-}
+export { locateRun, locateRunToCome } from "../api/locate-run";
+export { checkCustomerSpec, judgeOf } from "../api/run-setup";
 
-function runDirCandidates(run: string, cwd: string): string[] {
-  const asDir = resolve(cwd, run);
-  return /[\\/]/.test(run) || run === "." || run === ".." ? [asDir] : [asDir, resolve(cwd, "runs", run)];
-}
-
-/**
- * The directory of a run that may not have started yet (`hsearch view` right after `hsearch run`): the run found
- * as `locateRun` finds it, else an existing directory, else the path as given (a bare id under runs/).
- */
-export function locateRunToCome(run: string, cwd: string): string {
-  const candidates = runDirCandidates(run, cwd);
-  return (
-    candidates.find((dir) => existsSync(join(dir, "run.db"))) ??
-    candidates.find((dir) => existsSync(dir)) ??
-    (candidates[candidates.length - 1] as string)
-  );
-}
-
-/** A customer spelling the CLI and the search config accept: auto, scripted or llm:<model>. */
-export function checkCustomerSpec(spec: string): void {
-  if (spec === "scripted" || spec === "auto" || (spec.startsWith("llm:") && spec.length > 4)) return;
-  throw new HsearchError("bad_input", `unknown customer '${spec}': use auto, scripted or llm:<model>`, {
-    field: "customer",
-  });
-}
-
-/** The LLM judge on the judge role's model, or the rules judge when the role has none. */
-export function judgeOf(models: RoleModels): Judge {
-  return models.judge ? new LlmJudge({ model: models.judge }) : rulesJudge;
-}
+export { selectTasks, shippedSuites, type TaskSelection } from "../api/select-tasks";
 
 /** The models of a harness-on-tasks command (eval, the probes), by role, with a warning per unpriced model. */
 export function commandModels(options: HarnessTaskArgs & { judge?: string }, io: CliIO): RoleModels {
@@ -211,15 +159,6 @@ export const SUITE_CHOICES = [...SUITES];
 export const KIND_CHOICES = [...KINDS];
 export const FAMILY_CHOICES = [...FAMILIES];
 
-export interface TaskSelection {
-  split?: Split;
-  suite?: Suite;
-  kind?: Kind;
-  family?: Family;
-  /** A task directory instead of the shipped suites. */
-  tasks?: string;
-}
-
 /** What a command that runs one harness on a task selection is given (eval, the probes). */
 /** What eval and the probes use when neither a flag nor the `--models` file names a role's model. */
 export const DEFAULT_TASK_MODEL = "sim:default";
@@ -289,31 +228,6 @@ function parseSettingValue(text: string): unknown {
     }
   }
   return trimmed;
-}
-
-/** The tasks a command works on: a directory, or the shipped suites filtered by split/suite/kind/family. */
-export function selectTasks(selection: TaskSelection, io: CliIO): Task[] {
-  const all = selection.tasks
-    ? loadTaskDir(resolveUserPath(selection.tasks, io.cwd)).map((loaded) => loaded.task)
-    : loadSuites(PACKAGE_ROOT, selection.suite ? [selection.suite] : shippedSuites());
-  const chosen = filterTasks(all, selection);
-  if (chosen.length === 0) {
-    const where = selection.tasks ?? "the shipped suites";
-    throw new HsearchError("bad_input", `no task in ${where} matches ${describeSelection(selection)}`);
-  }
-  return chosen;
-}
-
-/** The suites this package ships tasks for. */
-export function shippedSuites(): Suite[] {
-  return SUITES.filter((suite) => existsSync(join(PACKAGE_ROOT, "tasks", suite)));
-}
-
-function describeSelection(selection: TaskSelection): string {
-  const parts = (["suite", "split", "kind", "family"] as const)
-    .filter((key) => selection[key] !== undefined)
-    .map((key) => `${key}=${selection[key]}`);
-  return parts.length > 0 ? parts.join(", ") : "the selection";
 }
 
 /**

@@ -1,13 +1,13 @@
 import type { Argv } from "yargs";
+import { type StatusWithSuites, statusWithSuites, suiteComparisons } from "../api/run-result";
 import { describeRejection } from "../models/parameter-fallback";
 import { type Comparison, summaryRate, wilson } from "../report/compare";
-import { storedComparisons } from "../report/comparisons";
 import { loadStoredEvaluation } from "../report/eval-data";
 import { evalResumeCommand, viewCommand } from "../report/format";
 import { loadStoredProbe } from "../report/probe-page";
 import type { ObjectiveName } from "../scoring/objective";
-import type { RunReader, RunRecord, RunStore } from "../store";
-import { describeStoppedEarly, type RunStatus, runStatus } from "../store/run-status";
+import type { RunRecord, RunStore } from "../store";
+import { describeStoppedEarly, type RunStatus } from "../store/run-status";
 import { comparisonText, rateText } from "./compare-text";
 import { describeUsage, renderEvalReport } from "./eval";
 import type { CliIO } from "./io";
@@ -68,21 +68,7 @@ export interface StatusOptions {
   suites?: readonly Comparison[];
 }
 
-/** The status with seed against the final harness by suite and family on every split, as `--json` prints it. */
-export type StatusWithSuites = RunStatus & { suites: Comparison[] };
-
-export function statusWithSuites(store: RunReader): StatusWithSuites {
-  const status = runStatus(store);
-  return { ...status, suites: suiteComparisons(store, status) };
-}
-
-/** Seed against the final harness per split, from the stored episodes. */
-export function suiteComparisons(store: RunReader, status: RunStatus): Comparison[] {
-  const seed = status.rounds[0]?.proposals[0]?.commit;
-  const final = (status.selected ?? status.incumbent)?.commit;
-  if (!seed || !final || seed === final) return [];
-  return storedComparisons(store, seed, final);
-}
+export { type StatusWithSuites, statusWithSuites, suiteComparisons };
 
 /** The round table as `hsearch run` and `hsearch status` print it. */
 export function renderStatus(status: RunStatus, options: StatusOptions = {}): string {

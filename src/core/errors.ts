@@ -10,6 +10,7 @@ export type HsearchErrorCode =
   | "context_overflow" // the conversation outgrew the model's context window: the harness's (agent's) failure
   | "sandbox" // the sandbox cannot be set up on this machine
   | "budget" // a run budget was exhausted
+  | "cancelled" // the library's caller aborted the run (its AbortSignal); resumable like a failure
   | "conflict" // a run is locked, or state disagrees with what was asked
   | "internal"; // a bug
 

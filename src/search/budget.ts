@@ -65,14 +65,17 @@ export class BudgetGate {
   readonly #budget: Budget;
   readonly #ledger: BudgetLedger;
   readonly #now: () => number;
+  readonly #signal: AbortSignal | undefined;
   readonly #rolloutsAtStart: number;
   readonly #activeMsAtStart: number;
   readonly #sessionStart: number;
   #started = 0;
   #persistedAt: number;
 
-  constructor(budget: Budget, ledger: BudgetLedger, now: () => number = Date.now) {
+  /** `signal`: the library caller's cancellation, refused like a spent budget (no new rollout, no proposer call). */
+  constructor(budget: Budget, ledger: BudgetLedger, now: () => number = Date.now, signal?: AbortSignal) {
     this.#budget = budget;
+    this.#signal = signal;
     this.#ledger = ledger;
     this.#now = now;
     this.#rolloutsAtStart = ledger.countRollouts();
@@ -90,8 +93,10 @@ export class BudgetGate {
     };
   }
 
-  /** Throws BudgetExhausted when a limit is reached; otherwise nothing. */
+  /** Throws BudgetExhausted when a limit is reached (HsearchError `cancelled` once aborted); otherwise nothing. */
   check(): void {
+    if (this.#signal?.aborted)
+      throw new HsearchError("cancelled", "the run was cancelled; resume it to continue where it stopped");
     this.persistActiveTime(false);
     const usage = this.usage();
     const limit = reachedLimit(this.#budget, usage);

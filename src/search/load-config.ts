@@ -1,6 +1,11 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { loadDocument, readPositioned, validateDocument } from "../config/parse-document";
+import {
+  loadDocument,
+  type PositionedDocument,
+  readPositioned,
+  validateDocument,
+} from "../config/parse-document";
 import { HsearchError } from "../core/errors";
 import { roleModelsSchema } from "../models/settings";
 import { type SearchConfig, searchConfigFileSchema } from "./config-schema";
@@ -10,9 +15,16 @@ import { type SearchConfig, searchConfigFileSchema } from "./config-schema";
  * file and line), and a `cache.dir` directory made absolute, both relative to the config file.
  */
 export function loadSearchConfig(file: string): SearchConfig {
-  const doc = readPositioned(file);
+  return searchConfigOf(readPositioned(file), dirname(resolve(file)));
+}
+
+/**
+ * A search config from a document (a file read with positions, or a library caller's object), its relative `models`
+ * and `cache.dir` paths resolved against `base`.
+ */
+export function searchConfigOf(doc: PositionedDocument, base: string): SearchConfig {
+  const file = doc.file;
   const parsed = validateDocument(searchConfigFileSchema, doc);
-  const base = dirname(resolve(file));
   const at = (path: string[]) => {
     const line = doc.lineOf(path);
     return { file, field: path.join("."), ...(line ? { line } : {}) };

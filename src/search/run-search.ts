@@ -50,15 +50,20 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
   const earlierUsd = store.totalUsd(session);
   const usageRows = () => deps.usage?.() ?? [];
   const sessionUsd = () => usageRows().reduce((sum, row) => sum + (row.usd ?? 0), 0);
-  const gate = new BudgetGate(deps.config.budget, {
-    countRollouts: () => store.countRollouts(),
-    totalUsd: () => earlierUsd + sessionUsd(),
-    activeMs: () => store.activeMs(),
-    setActiveMs: (ms) => store.setActiveMs(ms),
-    persistUsage: () => {
-      if (deps.usage) store.putSessionUsage(session, usageRows());
+  const gate = new BudgetGate(
+    deps.config.budget,
+    {
+      countRollouts: () => store.countRollouts(),
+      totalUsd: () => earlierUsd + sessionUsd(),
+      activeMs: () => store.activeMs(),
+      setActiveMs: (ms) => store.setActiveMs(ms),
+      persistUsage: () => {
+        if (deps.usage) store.putSessionUsage(session, usageRows());
+      },
     },
-  });
+    Date.now,
+    deps.signal,
+  );
   const progress = { incumbent: "" };
   try {
     return await search(

@@ -32,6 +32,8 @@ export interface SearchDeps {
    */
   usage?: () => ModelUsageRow[];
   events?: SearchEvents;
+  /** Cancels the run: in-flight rollouts finish and are stored, nothing new starts (the library's startRun). */
+  signal?: AbortSignal;
   /** Set by runSearch: every rollout of the run passes it before starting. */
   gate?: BudgetGate;
   /** Set by runSearch: the run's `concurrency` rollout slots, shared by every evaluation running at the time. */

@@ -1,0 +1,93 @@
+import type { Task } from "../domain/task";
+import type { EvaluationDir } from "../eval/eval-dir";
+import { runStoredEvaluation } from "../eval/stored-evaluation";
+import type { RoleModels } from "../models/roles";
+import { type EvalReport, evalReport } from "../report/eval-data";
+import { viewCommand } from "../report/format";
+import { describeInfraGate, type EpisodeScore, infraErrorGate } from "../scoring";
+import { acquireRunLock } from "../store/run-lock";
+import { judgeOf } from "./run-setup";
+
+export interface EvalOutcome {
+  report: EvalReport;
+  /** The episode scores behind the report (for the infrastructure-error gate). */
+  scores: EpisodeScore[];
+  maxInfraErrorRate: number;
+  /** The evaluation directory. */
+  dir: string;
+}
+
+export interface EvalInDirOptions {
+  maxInfraErrorRate: number;
+  /** Default: the directory's stored concurrency. */
+  concurrency?: number;
+  /** What a person would want to read: where the episodes are kept, what a resume reads back. */
+  onMessage?: (text: string) => void;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Runs (or reads back) every episode under the directory's lock, stores the report and the state, closes the store. */
+export async function evaluateInDir(
+  evaluation: EvaluationDir<"eval">,
+  tasks: readonly Task[],
+  models: RoleModels,
+  options: EvalInDirOptions,
+): Promise<EvalOutcome> {
+  const { store, config } = evaluation;
+  const dir = store.paths.dir;
+  let release: () => void;
+  try {
+    release = acquireRunLock(dir);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const say = options.onMessage ?? (() => {});
+  say(`evaluation directory ${dir}`);
+  try {
+    store.setRunState("running");
+    const { scores } = await runStoredEvaluation({
+      store,
+      commit: config.harness.commit,
+      harness: evaluation.harness,
+      tasks,
+      repeats: config.repeats,
+      seed: config.seed,
+      model: models.agent,
+      judge: judgeOf(models),
+      customerModel: models.customer,
+      concurrency: options.concurrency ?? config.concurrency,
+      usage: models.usageRows,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      onResume: (stored, total) =>
+        say(
+          `${stored} of ${total} episodes are stored and read back from the directory; running the other ${total - stored}`,
+        ),
+    });
+    const report = evalReport({
+      harness: config.harness.label,
+      model: models.agent.id,
+      seed: config.seed,
+      repeats: config.repeats,
+      scores,
+      suiteOf: new Map(tasks.map((task) => [task.id, task.suite])),
+      usage: store.usageTotals(),
+    });
+    store.setCandidateOutcome(config.harness.commit, {
+      state: "evaluated",
+      score: null,
+      summary: report.summary,
+    });
+    const gate = infraErrorGate(scores, options.maxInfraErrorRate);
+    // Too many infrastructure errors: the evaluation failed, and `--resume` runs those episodes again.
+    store.setRunState(gate ? "failed" : "finished", gate ? describeInfraGate(gate) : null);
+    say(`episodes kept in ${dir}; look into them with: ${viewCommand(dir)}`);
+    return { report, scores, maxInfraErrorRate: options.maxInfraErrorRate, dir };
+  } catch (error) {
+    store.setRunState("failed", error instanceof Error ? error.message : String(error));
+    throw error;
+  } finally {
+    release();
+    store.close();
+  }
+}

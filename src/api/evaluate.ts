@@ -1,0 +1,118 @@
+import { randomBytes } from "node:crypto";
+import { basename, resolve } from "node:path";
+import { hashJson } from "../core/canonical-json";
+import { newRunId } from "../core/ids";
+import { resolveUserPath } from "../core/paths";
+import { createEvaluationDir } from "../eval/eval-dir";
+import { loadHarness } from "../harness/load";
+import { createRejectionMemory, describeRejection } from "../models/parameter-fallback";
+import { loadPriceTable } from "../models/prices";
+import { createRoleModels } from "../models/roles";
+import { DEFAULT_MAX_INFRA_ERROR_RATE } from "../scoring";
+import { offlineProviders } from "../sim";
+import type { RunStore } from "../store";
+import { type EvalOutcome, evaluateInDir } from "./evaluate-in-dir";
+import { checkCustomerSpec } from "./run-setup";
+import { selectTasks, type TaskSelection } from "./select-tasks";
+
+/** Each role's model spec (`sim:default`, `openai:gpt-4.1-mini`, …); the judge `rules` or `llm:<spec>`. */
+export interface EvaluateModels {
+  agent: string;
+  /** Default `rules`. */
+  judge?: string;
+  /** Default `auto`. */
+  customer?: string;
+}
+
+export interface EvaluateOptions {
+  /** Relative paths are resolved here; default process.cwd(). */
+  cwd?: string;
+  /** The variables providers read their keys from; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Default 1. */
+  seed?: number;
+  /** Episodes per task; default 1. */
+  repeats?: number;
+  /** Rollouts at once; default 8. */
+  concurrency?: number;
+  /** The evaluation directory (its name is the id); default runs/eval-<harness>-… under cwd. */
+  out?: string;
+  /** Above this share of infrastructure errors the evaluation is `failed`; default 0.2. */
+  maxInfraErrorRate?: number;
+  onMessage?: (text: string) => void;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * One harness on a task selection (the library's `hsearch eval`): every episode kept in a new evaluation directory,
+ * which `openRun` reads and `hsearch eval --resume` continues. Bad input throws before the directory is made.
+ */
+export async function evaluate(
+  harness: string,
+  tasks: TaskSelection,
+  models: EvaluateModels | string,
+  options: EvaluateOptions = {},
+): Promise<EvalOutcome> {
+  const cwd = options.cwd ?? process.cwd();
+  const say = options.onMessage ?? (() => {});
+  const harnessDir = resolveUserPath(harness, cwd);
+  const loaded = loadHarness(harnessDir);
+  const selected = selectTasks(tasks, { cwd });
+  const given = typeof models === "string" ? { agent: models } : models;
+  const specs = { agent: given.agent, judge: given.judge ?? "rules", customer: given.customer ?? "auto" };
+  checkCustomerSpec(specs.customer);
+  const concurrency = options.concurrency ?? 8;
+  const seed = options.seed ?? 1;
+  const maxInfraErrorRate = options.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
+  // What a provider rejects is said and kept in the directory (for `eval --resume`) once the directory exists.
+  let kept: RunStore | undefined;
+  const roleModels = createRoleModels(specs, {
+    env: options.env ?? process.env,
+    concurrency,
+    prices: loadPriceTable(),
+    extraProviders: offlineProviders,
+    warn: (message) => say(`warning: ${message}`),
+    rejections: createRejectionMemory({
+      onLearn: (rejection) => {
+        say(describeRejection(rejection, "learnt"));
+        kept?.recordRejectedParameter(rejection);
+      },
+    }),
+  });
+  const out = options.out === undefined ? undefined : resolve(cwd, options.out);
+  const evaluation = await createEvaluationDir({
+    root: out ? resolve(out, "..") : resolve(cwd, "runs"),
+    id: out
+      ? basename(out)
+      : newRunId(`eval-${basename(harnessDir)}`, new Date(), randomBytes(8).toString("hex")),
+    kind: "eval",
+    name: `eval ${basename(harnessDir)}`,
+    harness: { harness: loaded, dir: harnessDir },
+    config: {
+      tasks: {
+        selection: {
+          ...(tasks.split ? { split: tasks.split } : {}),
+          ...(tasks.suite ? { suite: tasks.suite } : {}),
+          ...(tasks.kind ? { kind: tasks.kind } : {}),
+          ...(tasks.family ? { family: tasks.family } : {}),
+          ...(tasks.tasks ? { dir: resolveUserPath(tasks.tasks, cwd) } : {}),
+        },
+        ids: selected.map((task) => task.id),
+        suites: Object.fromEntries(selected.map((task) => [task.id, task.suite])),
+        hash: hashJson(selected),
+      },
+      models: specs,
+      settings: {},
+      seed,
+      concurrency,
+      repeats: options.repeats ?? 1,
+      max_infra_error_rate: maxInfraErrorRate,
+    },
+  });
+  kept = evaluation.store;
+  return evaluateInDir(evaluation, selected, roleModels, {
+    maxInfraErrorRate,
+    onMessage: say,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+}

@@ -1,0 +1,84 @@
+import { HsearchError } from "../core/errors";
+import type { Trajectory } from "../harness/trajectory";
+import type { Comparison } from "../report/compare";
+import { storedComparisons } from "../report/comparisons";
+import type { SearchConfig } from "../search/config-schema";
+import {
+  type CandidateRecord,
+  type EvaluationRecord,
+  type EventRecord,
+  openRunStore,
+  type Purpose,
+  type RolloutRecord,
+  type RoundRecord,
+  type RunRecord,
+  type RunStore,
+  resolveCandidate,
+  type UsageTotal,
+} from "../store";
+import { locateRun, storedConfig } from "./locate-run";
+import { type StatusWithSuites, statusWithSuites } from "./run-result";
+
+/**
+ * A run or evaluation directory opened read-only (nothing is written, not even a migration): typed records of what it
+ * holds. Close it when done.
+ */
+export interface RunReader {
+  readonly dir: string;
+  readonly run: RunRecord;
+  /** The search config as stored (validated); bad_input on an evaluation directory, which has none. */
+  config(): SearchConfig;
+  /** What `hsearch status --json` prints. */
+  status(): StatusWithSuites;
+  candidates(filter?: { round?: number }): CandidateRecord[];
+  /** A candidate by name: `selected`, `seed`, a full commit or a unique prefix of four or more hex digits. */
+  candidate(name: string): Promise<CandidateRecord>;
+  rounds(): RoundRecord[];
+  rollouts(commit: string, purpose?: Purpose): RolloutRecord[];
+  trajectory(rollout: RolloutRecord): Trajectory;
+  /** The summaries of held-out, independent and diagnostic evaluations. */
+  evaluations(): EvaluationRecord[];
+  usage(): UsageTotal[];
+  /** Two candidates' stored episodes compared per suite and family on each split, with the tasks that flipped. */
+  comparisons(from: string, to: string): Comparison[];
+  events(options?: { afterId?: number; limit?: number }): EventRecord[];
+  close(): void;
+}
+
+/** Opens the run at `dir` (or a run id under `cwd`/runs) for reading. */
+export function openRun(dir: string, options: { cwd?: string } = {}): RunReader {
+  const store = openRunStore(locateRun(dir, options.cwd ?? process.cwd()), { readonly: true });
+  const run = store.getRun();
+  if (!run) {
+    store.close();
+    throw new HsearchError("not_found", `no run recorded in ${store.paths.dir}`, { file: store.paths.db });
+  }
+  return readerOf(store, run);
+}
+
+function readerOf(store: RunStore, run: RunRecord): RunReader {
+  return {
+    dir: store.paths.dir,
+    run,
+    config: () => storedConfig(store),
+    status: () => statusWithSuites(store),
+    candidates: (filter) => store.listCandidates(filter),
+    candidate: (name) => findCandidate(store, name),
+    rounds: () => store.listRounds(),
+    rollouts: (commit, purpose) => store.listRollouts(commit, purpose),
+    trajectory: (rollout) => store.readTrajectory(rollout),
+    evaluations: () => store.listEvaluations(),
+    usage: () => store.usageTotals(),
+    comparisons: (from, to) => storedComparisons(store, from, to),
+    events: (options) => store.listEvents(options),
+    close: () => store.close(),
+  };
+}
+
+/**
+ * A candidate by any of its names — `seed`, `incumbent`, `selected`, `r4p1`, a commit prefix — through the resolver
+ * every command uses; an unknown or ambiguous name is not_found listing the valid names.
+ */
+export async function findCandidate(store: RunStore, name: string): Promise<CandidateRecord> {
+  return resolveCandidate(store, name, { field: "candidate" });
+}

@@ -1,0 +1,87 @@
+import type { SearchOutcome } from "../search/run-search";
+
+/** What a run reports as it goes, in order; `startRun`'s handle passes each to its listeners and iterators. */
+export type RunEvent =
+  | {
+      type: "started";
+      runId: string;
+      runDir: string;
+      objective: string;
+      searchTasks: number;
+      rounds: number;
+      proposalsPerRound: number;
+      model: string;
+    }
+  /** Something to tell a person: a parameter a provider rejected, the workers connected, a warning. */
+  | { type: "message"; text: string }
+  | { type: "phase"; message: string }
+  | { type: "rollouts"; done: number; total: number; label: string }
+  | {
+      type: "candidate";
+      round: number;
+      proposal: number;
+      commit: string;
+      score: number | null;
+      state: string;
+      reason?: string;
+    }
+  | { type: "round"; round: number; incumbent: string; score: number; accepted: string | null }
+  | { type: "finished"; outcome: SearchOutcome };
+
+export type RunEventListener = (event: RunEvent) => void;
+
+/**
+ * The events of one run: every listener and every iterator sees all of them from the first (an iterator made after
+ * some were emitted replays those first), and iteration ends when the run ends.
+ */
+export class RunEventLog implements AsyncIterable<RunEvent> {
+  readonly #events: RunEvent[] = [];
+  readonly #listeners = new Set<RunEventListener>();
+  readonly #waiting = new Set<() => void>();
+  #closed = false;
+  #failure: { error: unknown } | null = null;
+  /** The run directory once it is known (a resume of a run that failed finds it here). */
+  runDir: string | undefined;
+
+  emit(event: RunEvent): void {
+    this.#events.push(event);
+    for (const listener of this.#listeners) listener(event);
+    this.#wake();
+  }
+
+  /** Ends iteration; after `fail`, iterators throw the run's error once they have passed the last event. */
+  fail(error: unknown): void {
+    this.#failure = { error };
+    this.close();
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#wake();
+  }
+
+  on(listener: RunEventListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+    let next = 0;
+    while (true) {
+      const event = this.#events[next];
+      if (event) {
+        next++;
+        yield event;
+      } else if (this.#closed) {
+        if (this.#failure) throw this.#failure.error;
+        return;
+      } else await new Promise<void>((resolve) => this.#waiting.add(resolve));
+    }
+  }
+
+  #wake(): void {
+    const waiting = [...this.#waiting];
+    this.#waiting.clear();
+    for (const resolve of waiting) resolve();
+  }
+}
