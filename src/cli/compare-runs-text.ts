@@ -1,6 +1,6 @@
 /** `hsearch compare` as terminal text: who is compared, what each spent, paired outcomes per split, config, diff. */
 import type { PairedRow, PairedSplit, RunComparison } from "../compare";
-import { fitDiff } from "./diff";
+import { colourDiff, fitDiff } from "./diff";
 import { fitLines, formatTable, type Paint } from "./table";
 
 const SPLIT_LABEL: Record<string, string> = {
@@ -126,20 +126,9 @@ export function runComparisonText(
         ].join("\n"),
     c.sameHarness
       ? "harness: the same files"
-      : [paint.bold("harness diff (A → B):"), colour(fitDiff(c.diff.trimEnd(), maxWidth), paint)].join("\n"),
+      : [paint.bold("harness diff (A → B):"), colourDiff(fitDiff(c.diff.trimEnd(), maxWidth), paint)].join(
+          "\n",
+        ),
   ];
   return sections.join("\n\n");
-}
-
-function colour(text: string, paint: Paint): string {
-  return text
-    .split("\n")
-    .map((line) =>
-      line.startsWith("+") && !line.startsWith("+++")
-        ? paint.good(line)
-        : line.startsWith("-") && !line.startsWith("---")
-          ? paint.bad(line)
-          : line,
-    )
-    .join("\n");
 }

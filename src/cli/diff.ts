@@ -144,7 +144,8 @@ export function fitDiff(text: string, width: number | undefined): string {
     .join("\n");
 }
 
-function colourDiff(text: string, paint: Paint): string {
+/** A unified diff with added lines painted good and removed ones bad (headers left plain). */
+export function colourDiff(text: string, paint: Paint): string {
   return text
     .split("\n")
     .map((line) =>

@@ -6,8 +6,11 @@
 import { badInput } from "../../core/errors";
 import { SANDBOX_PATHS } from "./sandbox-types";
 
-/** Paths a work directory may be neither nor lie below: the host's (read-only) and the sandbox's own mounts. */
-export const RESERVED_WORKDIR_ROOTS = [
+/**
+ * The host's system directories, which every sandbox shows read-only (its /usr, /etc, libraries and package
+ * databases are what a task's commands run): a task can neither place a file there nor work there.
+ */
+export const HOST_SYSTEM_DIRS = [
   "/usr",
   "/etc",
   "/bin",
@@ -19,6 +22,11 @@ export const RESERVED_WORKDIR_ROOTS = [
   "/opt",
   "/boot",
   "/var/lib",
+] as const;
+
+/** Paths a work directory may be neither nor lie below: the host's (read-only) and the sandbox's own mounts. */
+export const RESERVED_WORKDIR_ROOTS = [
+  ...HOST_SYSTEM_DIRS,
   "/var/tmp",
   "/proc",
   "/dev",

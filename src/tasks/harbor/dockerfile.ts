@@ -15,7 +15,7 @@
  * directory there or in a path the sandbox mounts itself) skips the task with the reason and line.
  */
 import { shellQuote } from "../../core/shell-quote";
-import { reservedRootOf } from "../../envs/terminal/workdir";
+import { HOST_SYSTEM_DIRS, reservedRootOf } from "../../envs/terminal/workdir";
 import { classifyCommand, requirementsFile, splitCommands, words } from "./install-steps";
 import { addPython, emptyRequirements, type TaskRequirements } from "./requirements";
 import { joinContinuations } from "./test-script";
@@ -320,27 +320,9 @@ function expand(value: string, env: Record<string, string>): string {
   });
 }
 
-/**
- * The host's system directories, which every sandbox shows read-only (its /usr, /etc, libraries and package
- * databases are what a task's commands run): a file a Dockerfile puts there cannot be placed.
- */
-const READ_ONLY_SYSTEM_DIRS = [
-  "/usr",
-  "/etc",
-  "/bin",
-  "/sbin",
-  "/lib",
-  "/lib32",
-  "/lib64",
-  "/libx32",
-  "/opt",
-  "/var/lib",
-  "/boot",
-];
-
 function readOnlySystemDir(path: string): string | null {
   const clean = normalise(path);
-  return READ_ONLY_SYSTEM_DIRS.find((dir) => clean === dir || clean.startsWith(`${dir}/`)) ?? null;
+  return HOST_SYSTEM_DIRS.find((dir) => clean === dir || clean.startsWith(`${dir}/`)) ?? null;
 }
 
 function inWorkspace(path: string, roots: readonly string[]): boolean {
