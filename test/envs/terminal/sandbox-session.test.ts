@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { availableMechanisms } from "../../../src/envs/terminal/sandbox";
 import { createTerminalEnv } from "../../../src/envs/terminal/terminal-env";
 import { runVerifier } from "../../../src/envs/terminal/verifier";
-import { processesMatching, terminalEnvOpener } from "./helpers";
+import { processesMatching, sleep, terminalEnvOpener } from "./helpers";
 
 const mechanisms = (await availableMechanisms()).map((info) => info.mechanism);
 const agent = (step: number) => ({ step, author: "agent" as const });
@@ -132,15 +133,27 @@ describe.each(mechanisms)("the persistent episode sandbox (%s)", (mechanism) => 
     expect(size.output).toBe("2000000\n");
   });
 
+  /** Whether the background sleep runs under its marker name (its exec done). */
+  async function sleepRunsAs(marker: string): Promise<boolean> {
+    for (const pid of await processesMatching(marker)) {
+      const argv0 = (await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).split("\0")[0];
+      if (argv0 === marker) return true;
+    }
+    return false;
+  }
+
   it("ends every process of the episode on close", async () => {
     const env = await createTerminalEnv({ mechanism });
     const marker = `episode-end-${process.pid}-${mechanism}`;
+    // `exec -a` makes the sleep itself carry the marker, so no fork leaves two matching processes; the command
+    // returns before its background child has run, so wait until the child shows (a loaded machine is slow).
     await env.call(
       "bash",
-      { command: `nohup setsid sh -c 'sleep 600; : ${marker}' >/dev/null 2>&1 & echo ok` },
+      { command: `nohup setsid bash -c 'exec -a ${marker} sleep 600' >/dev/null 2>&1 & echo ok` },
       agent(1),
     );
-    expect((await processesMatching(marker)).length).toBe(1);
+    for (let tries = 0; tries < 600 && !(await sleepRunsAs(marker)); tries++) await sleep(100);
+    expect(await processesMatching(marker)).toHaveLength(1);
     const dir = env.dir;
     await env.close();
     expect(await processesMatching(marker)).toEqual([]);
