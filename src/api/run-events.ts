@@ -1,4 +1,5 @@
 import type { SearchOutcome } from "../search/run-search";
+import type { SearchEvents } from "../search/search-deps";
 
 /** What a run reports as it goes, in order; `startRun`'s handle passes each to its listeners and iterators. */
 export type RunEvent =
@@ -16,16 +17,8 @@ export type RunEvent =
   | { type: "message"; text: string }
   | { type: "phase"; message: string }
   | { type: "rollouts"; done: number; total: number; label: string }
-  | {
-      type: "candidate";
-      round: number;
-      proposal: number;
-      commit: string;
-      score: number | null;
-      state: string;
-      reason?: string;
-    }
-  | { type: "round"; round: number; incumbent: string; score: number; accepted: string | null }
+  | ({ type: "candidate" } & Parameters<NonNullable<SearchEvents["candidate"]>>[0])
+  | ({ type: "round" } & Parameters<NonNullable<SearchEvents["round"]>>[0])
   | { type: "finished"; outcome: SearchOutcome };
 
 export type RunEventListener = (event: RunEvent) => void;

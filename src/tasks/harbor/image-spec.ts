@@ -14,7 +14,7 @@ import { join, relative } from "node:path";
 import { badInput } from "../../core/errors";
 import type { TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
 import { type BaseImageRule, mapDockerfileBases } from "./base-images";
-import { missingBesideChecksum, missingCopySource } from "./context-files";
+import { lostChecksummedFile, missingBesideChecksum, missingCopySource } from "./context-files";
 import { dockerInstructions } from "./dockerfile";
 import type { SkipCategory } from "./import-harbor";
 import { emptyRequirements, type TaskRequirements } from "./requirements";
@@ -92,7 +92,7 @@ export function imageEnvironment(
     return {
       ok: false,
       category: "incomplete",
-      reason: `the task directory is incomplete: environment/${unchecked}.sha256 names environment/${unchecked}, which is not there`,
+      reason: lostChecksummedFile(unchecked),
     };
   if (options.imageMap) text = mapDockerfileBases(text, options.imageMap).dockerfile;
   const files: Record<string, string> = {};

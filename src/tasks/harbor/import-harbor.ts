@@ -19,7 +19,7 @@ import { basename, join, relative } from "node:path";
 import { badInput, HsearchError, isHsearchError } from "../../core/errors";
 import { shellQuote } from "../../core/shell-quote";
 import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
-import { cleanContextPath, missingBesideChecksum } from "./context-files";
+import { cleanContextPath, lostChecksummedFile, missingBesideChecksum } from "./context-files";
 import { planDockerfile } from "./dockerfile";
 import {
   type HarborPathOptions,
@@ -414,7 +414,7 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
     return {
       ok: false,
       category: "incomplete",
-      reason: `the task directory is incomplete: environment/${missing}.sha256 names environment/${missing}, which is not there`,
+      reason: lostChecksummedFile(missing),
     };
   const files: Record<string, string> = {};
   const binary: Record<string, string> = {};
