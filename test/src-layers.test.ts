@@ -70,7 +70,8 @@ function importsIn(file: string, text: string, known: ReadonlySet<string>): Impo
   ];
 }
 
-const importsOf = (file: string, known: ReadonlySet<string>) => importsIn(file, readFileSync(file, "utf8"), known);
+const importsOf = (file: string, known: ReadonlySet<string>) =>
+  importsIn(file, readFileSync(file, "utf8"), known);
 
 const moduleOf = (file: string) => relative(SRC, file).split("/")[0] as string;
 
