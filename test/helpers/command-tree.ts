@@ -52,6 +52,7 @@ function recorder(path: string[], into: { options: DeclaredOption[]; subcommands
             return parser;
           };
         case "then":
+          // Not a promise: a builder's parser may be returned from an async function and awaited.
           return undefined;
         default:
           return () => parser;
