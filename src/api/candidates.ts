@@ -1,8 +1,8 @@
 import { join, resolve } from "node:path";
 import { diff, type ExportedHarness, exportHarness as writeHarness } from "../git";
 import type { Comparison } from "../report/compare";
-import type { CandidateRecord } from "../store";
-import { findCandidate, openRun, type RunReader } from "./open-run";
+import type { CandidateRecord } from "../store/records";
+import { openRun, type RunReader } from "./open-run";
 
 /** A run given by its directory (or id under cwd/runs), or one already opened (left open). */
 export type RunRef = string | RunReader;
@@ -84,5 +84,3 @@ export async function diffCandidates(
     };
   });
 }
-
-export { findCandidate };

@@ -2,20 +2,14 @@ import type { Task } from "../domain/task";
 import type { EvaluationDir } from "../eval/eval-dir";
 import { runStoredEvaluation } from "../eval/stored-evaluation";
 import type { RoleModels } from "../models/roles";
-import { type EvalReport, evalReport } from "../report/eval-data";
+import { evalReport } from "../report/eval-data";
 import { viewCommand } from "../report/format";
-import { describeInfraGate, type EpisodeScore, infraErrorGate } from "../scoring";
+import { describeInfraGate, infraErrorGate } from "../scoring";
 import { acquireRunLock } from "../store/run-lock";
+import type { EvalOutcome } from "./eval-outcome";
 import { judgeOf } from "./run-setup";
 
-export interface EvalOutcome {
-  report: EvalReport;
-  /** The episode scores behind the report (for the infrastructure-error gate). */
-  scores: EpisodeScore[];
-  maxInfraErrorRate: number;
-  /** The evaluation directory. */
-  dir: string;
-}
+export type { EvalOutcome };
 
 export interface EvalInDirOptions {
   maxInfraErrorRate: number;

@@ -11,7 +11,8 @@ import { createRoleModels } from "../models/roles";
 import { DEFAULT_MAX_INFRA_ERROR_RATE } from "../scoring";
 import { offlineProviders } from "../sim";
 import type { RunStore } from "../store";
-import { type EvalOutcome, evaluateInDir } from "./evaluate-in-dir";
+import type { EvalOutcome } from "./eval-outcome";
+import { evaluateInDir } from "./evaluate-in-dir";
 import { checkCustomerSpec } from "./run-setup";
 import { selectTasks, type TaskSelection } from "./select-tasks";
 

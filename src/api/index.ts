@@ -5,7 +5,7 @@ export { HsearchError, type HsearchErrorCode, isHsearchError } from "../core/err
 export type { Task } from "../domain/task";
 export type { Trajectory } from "../harness/trajectory";
 export type { SearchConfig } from "../search/config-schema";
-export type { SearchOutcome } from "../search/run-search";
+export type { SearchOutcome } from "../search/search-events";
 export type {
   CandidateRecord,
   EvaluationRecord,
@@ -15,10 +15,10 @@ export type {
   RoundRecord,
   RunRecord,
   UsageTotal,
-} from "../store";
+} from "../store/records";
 export { type CandidateDiff, diffCandidates, exportHarness, type RunRef } from "./candidates";
+export type { EvalOutcome } from "./eval-outcome";
 export { type EvaluateModels, type EvaluateOptions, evaluate } from "./evaluate";
-export type { EvalOutcome } from "./evaluate-in-dir";
 export { openRun, type RunReader } from "./open-run";
 export type { RunEvent, RunEventListener } from "./run-events";
 export type { StatusWithSuites } from "./run-result";

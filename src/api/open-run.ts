@@ -3,19 +3,17 @@ import type { Trajectory } from "../harness/trajectory";
 import type { Comparison } from "../report/compare";
 import { storedComparisons } from "../report/comparisons";
 import type { SearchConfig } from "../search/config-schema";
-import {
-  type CandidateRecord,
-  type EvaluationRecord,
-  type EventRecord,
-  openRunStore,
-  type Purpose,
-  type RolloutRecord,
-  type RoundRecord,
-  type RunRecord,
-  type RunStore,
-  resolveCandidate,
-  type UsageTotal,
-} from "../store";
+import { openRunStore, type RunStore, resolveCandidate } from "../store";
+import type {
+  CandidateRecord,
+  EvaluationRecord,
+  EventRecord,
+  Purpose,
+  RolloutRecord,
+  RoundRecord,
+  RunRecord,
+  UsageTotal,
+} from "../store/records";
 import { locateRun, storedConfig } from "./locate-run";
 import { type StatusWithSuites, statusWithSuites } from "./run-result";
 
@@ -79,6 +77,6 @@ function readerOf(store: RunStore, run: RunRecord): RunReader {
  * A candidate by any of its names — `seed`, `incumbent`, `selected`, `r4p1`, a commit prefix — through the resolver
  * every command uses; an unknown or ambiguous name is not_found listing the valid names.
  */
-export async function findCandidate(store: RunStore, name: string): Promise<CandidateRecord> {
+async function findCandidate(store: RunStore, name: string): Promise<CandidateRecord> {
   return resolveCandidate(store, name, { field: "candidate" });
 }

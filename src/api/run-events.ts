@@ -1,5 +1,4 @@
-import type { SearchOutcome } from "../search/run-search";
-import type { SearchEvents } from "../search/search-deps";
+import type { SearchEvents, SearchOutcome } from "../search/search-events";
 
 /** What a run reports as it goes, in order; `startRun`'s handle passes each to its listeners and iterators. */
 export type RunEvent =

@@ -1,6 +1,6 @@
 import type { Comparison } from "../report/compare";
 import { storedComparisons } from "../report/comparisons";
-import type { RunReader } from "../store";
+import type { RunReader } from "../store/run-reader";
 import { type RunStatus, runStatus } from "../store/run-status";
 
 /** The status with seed against the final harness by suite and family on every split, as `--json` prints it. */

@@ -1,8 +1,22 @@
-import yargs, { type Argv } from "yargs";
+import yargs, { type Argv, type Options } from "yargs";
 import { HsearchError } from "../core/errors";
 import { registerCommands } from "./commands";
 import { type CliIO, processIO } from "./io";
 import { debugWanted, reportError } from "./report-error";
+
+/** The options every command takes (besides yargs' own `--help`); docs/DESIGN.md §8 lists them. */
+export const GLOBAL_OPTIONS = {
+  color: {
+    type: "boolean",
+    global: true,
+    describe: "colour on a terminal (--no-color, or the NO_COLOR variable, turns it off)",
+  },
+  debug: {
+    type: "boolean",
+    global: true,
+    describe: "print the stack trace of an unexpected error (also HSEARCH_DEBUG=1)",
+  },
+} as const satisfies Record<string, Options>;
 
 /**
  * The `hsearch` entry point. Commands throw `HsearchError`; this is the one place that turns errors into messages
@@ -16,19 +30,10 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     .strict()
     .demandCommand(1, "Name a command; see `hsearch --help`.")
     .recommendCommands()
-    .option("color", {
-      type: "boolean",
-      global: true,
-      describe: "colour on a terminal (--no-color, or the NO_COLOR variable, turns it off)",
-    })
+    .options(GLOBAL_OPTIONS)
     .help()
     .version(false)
     .wrap(Math.min(110, process.stdout.columns ?? 110))
-    .option("debug", {
-      type: "boolean",
-      global: true,
-      describe: "print the stack trace of an unexpected error (also HSEARCH_DEBUG=1)",
-    })
     .exitProcess(false)
     .fail((message, error) => {
       // yargs calls this for its own validation (message) and for errors thrown by handlers (error); an error

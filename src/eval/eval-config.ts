@@ -9,7 +9,7 @@ import { z } from "zod";
 import { HsearchError } from "../core/errors";
 import { FAMILIES, KINDS, SPLITS, SUITES } from "../domain/suites";
 import { MODEL_ROLES, modelSettingsSchema } from "../models/settings";
-import type { RunKind, RunRecord } from "../store";
+import type { RunKind, RunRecord } from "../store/records";
 
 const harnessSchema = z.object({
   /** The directory it was read from (absolute), for people; the evaluation uses the committed copy. */

@@ -5,7 +5,7 @@
  * `hsearch diff --from --to` render it.
  */
 import { mcnemarExact } from "../scoring/paired-tests";
-import type { Purpose, RolloutRecord } from "../store";
+import type { Purpose, RolloutRecord } from "../store/records";
 
 export interface Rate {
   k: number;

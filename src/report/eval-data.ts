@@ -10,7 +10,8 @@ import { evaluationKey } from "../eval/stored-evaluation";
 import type { ModelRole } from "../models/settings";
 import type { RoleUsage } from "../models/usage";
 import { type EpisodeScore, type EvalSummary, summarize, type TaskRow, taskRows } from "../scoring";
-import type { RolloutRecord, RunReader, RunRecord, UsageTotal } from "../store";
+import type { RolloutRecord, RunRecord, UsageTotal } from "../store/records";
+import type { RunReader } from "../store/run-reader";
 import { type RunStatus, usageOf } from "../store/run-status";
 import { type Rate, wilson } from "./compare";
 

@@ -6,7 +6,7 @@ import { harnessLimitsOf, parseHarness } from "../harness/load";
 import { Semaphore } from "../models/limiter";
 import type { EvaluatedProposal } from "./acceptance";
 import { type Admitted, admitProposal, evaluateProposal } from "./admit-proposal";
-import { BudgetExhausted, BudgetGate, type BudgetLimit, type BudgetUsage } from "./budget";
+import { BudgetExhausted, BudgetGate } from "./budget";
 import { evaluateCandidate } from "./candidate-rollouts";
 import { decide, recordVerdict } from "./decide-round";
 import { diagnostic, finalEvaluations } from "./final-evaluation";
@@ -15,16 +15,7 @@ import { decidePareto, groupByParent, paretoParents } from "./pareto-round";
 import { propose } from "./propose";
 import { raceRound } from "./race-round";
 import type { SearchDeps } from "./search-deps";
-
-export interface SearchOutcome {
-  /** The selected harness; when a budget stopped the run, the incumbent so far. */
-  selected: string;
-  /** Null when a budget stopped the run before the seed was scored. */
-  score: number | null;
-  stoppedBy: "rounds" | "early_stop" | "budget" | "exhausted";
-  /** Which limit stopped the run, and the usage then. */
-  budget?: { limit: BudgetLimit; usage: BudgetUsage; message: string };
-}
+import type { SearchOutcome } from "./search-events";
 
 /**
  * Greedy with the operators proposer, after a round in which they found no new edit at all: everything they read — the

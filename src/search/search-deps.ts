@@ -9,6 +9,7 @@ import type { RunStore } from "../store";
 import type { BudgetGate } from "./budget";
 import type { SearchConfig } from "./config-schema";
 import type { ProposerInput } from "./proposer-input";
+import type { SearchEvents } from "./search-events";
 
 /** What every step of the search works with: the run's config, store, tasks, models and budget gate. */
 export interface SearchDeps {
@@ -40,18 +41,4 @@ export interface SearchDeps {
   slots?: Semaphore;
   /** Tests capture what the proposer receives. */
   onProposerInput?: (input: ProposerInput) => void;
-}
-
-export interface SearchEvents {
-  phase?(message: string): void;
-  rollouts?(done: number, total: number, label: string): void;
-  candidate?(info: {
-    round: number;
-    proposal: number;
-    commit: string;
-    score: number | null;
-    state: string;
-    reason?: string;
-  }): void;
-  round?(info: { round: number; incumbent: string; score: number; accepted: string | null }): void;
 }
