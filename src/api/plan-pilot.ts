@@ -2,22 +2,28 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HsearchError } from "../core/errors";
+import { createRng } from "../core/rng";
 import type { Task } from "../domain/task";
 import { evaluateJobs, planRollouts } from "../eval/evaluate";
 import type { Harness } from "../harness/load";
+import type { Trajectory } from "../harness/trajectory";
 import { openRequestCache, requestCacheFile } from "../models/cache";
-import { costOf, DEFAULT_PRICES_PATH, loadPriceTable } from "../models/prices";
+import { costOf, DEFAULT_PRICES_PATH, loadPriceTable, type PriceTable } from "../models/prices";
 import { roleMeters } from "../models/roles";
 import type { ModelRole } from "../models/settings";
+import type { ChatModel } from "../models/types";
 import type { UsageMeter } from "../models/usage";
+import { type EpisodeScore, objectiveScore } from "../scoring";
 import type { SearchConfig } from "../search/config-schema";
+import { PROPOSER_ATTEMPTS, proposeByLlm } from "../search/llm-proposer";
 import type { CallPlan, TaskMix } from "../search/plan-calls";
+import { seedProposerInput } from "../search/proposer-input";
 import { judgeOf, openRunCache, type RunHost, runModels } from "./run-setup";
 
 /**
  * The plan's pilot: the seed harness on a few search tasks with the config's real models, through the run's own
  * rollout, scoring and usage code, then each role's measured calls, tokens and USD per rollout scaled to the
- * plan's rollouts. An estimate, never a bound: a proposal changes the harness, and a model's behaviour varies.
+ * plan's rollouts; and one proposer call on round 1's prompt built from the pilot's episodes. An estimate, never a bound: a proposal changes the harness, and a model's behaviour varies.
  */
 
 /** Calls, tokens and USD of one role (per rollout in the basis, in total in the estimate); usd null when unpriced. */
@@ -40,8 +46,8 @@ export interface PilotEstimate {
     infraErrors: number;
     /** Measured: the agent per rollout, the customer per retail rollout, the judge per blocked rollout. */
     perRollout: { agent: Spend; customer: Spend | null; judge: Spend | null };
-    /** The proposer per call: estimated, not measured (see `from`). */
-    proposer: (Spend & { from: string }) | null;
+    /** The proposer: one round measured by a pilot call; the bound per call from its budget (see `from`). */
+    proposer: { perRound: Spend; atMostPerCall: Spend; validReply: boolean; from: string } | null;
     /** The price table the USD come from. */
     prices: string;
     /** Where the pilot's requests were cached: a shared cache the run then reuses, or a throwaway one. */
@@ -52,9 +58,6 @@ export interface PilotEstimate {
   /** At the plan's bound of rollouts and proposer calls (the per-rollout figures stay the pilot's). */
   atMost: RoleSpend;
 }
-
-/** Output tokens assumed per proposer call when the proposer role sets no max_tokens: a few edited files. */
-export const ASSUMED_PROPOSER_OUTPUT_TOKENS = 4_000;
 
 export interface PilotInput {
   config: SearchConfig;
@@ -97,17 +100,23 @@ export async function runPilot(input: PilotInput): Promise<PilotEstimate> {
       customer: models.customer ? per(measured(meters.customer), retail) : null,
       judge: models.judge ? per(measured(meters.judge), blocked) : null,
     };
-    const proposer = proposerPerCall(config, models.proposer?.id, prices);
-    const at = (mix: TaskMix, proposerCalls: number): RoleSpend => {
+    const proposer = models.proposer
+      ? await proposerPilot(config, input.harness, models.proposer, meters.proposer, outcomes, prices)
+      : null;
+    const at = (mix: TaskMix, proposerSpend: Spend): RoleSpend => {
       const spend = {
         agent: scale(perRollout.agent, mix.total),
         customer: perRollout.customer ? scale(perRollout.customer, mix.retail) : NONE,
         judge: perRollout.judge ? scale(perRollout.judge, mix.blocked) : NONE,
-        proposer: proposer ? scale(proposer, proposerCalls) : NONE,
+        proposer: proposerSpend,
       };
       return { ...spend, total: sum(Object.values(spend)) };
     };
     const proposerCalls = input.calls.proposer;
+    // Greedy asks once a round; pareto once per parent drawn, taken here at its most (one per proposal slot).
+    const proposerRounds = proposerCalls
+      ? (proposerCalls.expected ?? proposerCalls.max / PROPOSER_ATTEMPTS)
+      : 0;
     return {
       basis: {
         tasks: input.tasks.map((task) => task.id),
@@ -118,11 +127,11 @@ export async function runPilot(input: PilotInput): Promise<PilotEstimate> {
         prices: DEFAULT_PRICES_PATH,
         cache: cache.shared ? cache.path : "a throwaway cache (removed); cache.dir run keeps no pilot answer",
       },
-      expected: at(
-        input.rollouts.expected,
-        proposerCalls ? (proposerCalls.expected ?? proposerCalls.max) : 0,
+      expected: at(input.rollouts.expected, proposer ? scale(proposer.perRound, proposerRounds) : NONE),
+      atMost: at(
+        input.rollouts.max,
+        proposer ? scale(proposer.atMostPerCall, proposerCalls?.max ?? 0) : NONE,
       ),
-      atMost: at(input.rollouts.max, proposerCalls?.max ?? 0),
     };
   } finally {
     cache.remove();
@@ -188,28 +197,57 @@ function sum(parts: readonly Spend[]): Spend {
 }
 
 /**
- * The proposer per call, from its budget rather than a call: its prompt is trimmed to `proposer.max_prompt_tokens`
- * (so the input is at most that), and its reply to the role's max_tokens when set, else an assumed few files' worth.
+ * The proposer, from one pilot call: round 1's prompt as a run would build it from the pilot's episodes (a run's
+ * grows with more tasks' failures, up to `proposer.max_prompt_tokens`), answered by the real model — its invalid
+ * replies retried as a run retries them. At most: every call with the whole prompt budget and the role's max_tokens
+ * (else the pilot's reply length).
  */
-function proposerPerCall(
+async function proposerPilot(
   config: SearchConfig,
-  model: string | undefined,
-  prices: ReturnType<typeof loadPriceTable>,
-): (Spend & { from: string }) | null {
-  if (!model) return null;
-  const input = config.proposer.max_prompt_tokens;
+  harness: Harness,
+  model: ChatModel,
+  meter: UsageMeter,
+  episodes: ReadonlyArray<{ trajectory: Trajectory; score: EpisodeScore }>,
+  prices: PriceTable,
+): Promise<NonNullable<PilotEstimate["basis"]["proposer"]>> {
+  const scored = episodes.filter((episode) => episode.score.kind !== "infra_error");
+  const input = seedProposerInput(
+    harness,
+    scored,
+    objectiveScore(
+      scored.map((episode) => episode.score),
+      config.objective,
+    ),
+    config,
+  );
+  const result = await proposeByLlm(
+    model,
+    {
+      ...input,
+      count: config.proposals_per_round,
+      objective: config.objective,
+      maxTokens: config.proposer.max_prompt_tokens,
+    },
+    { seed: createRng(config.seed, "meta", 1).int(2 ** 31) },
+  );
+  const perRound = measured(meter);
   const limit = config.models?.proposer?.max_tokens ?? config.models?.proposer?.max_output_tokens ?? null;
-  const output = limit ?? ASSUMED_PROPOSER_OUTPUT_TOKENS;
-  const cost = costOf(prices, model, { input_tokens: input, output_tokens: output });
-  return {
-    calls: 1,
-    input_tokens: input,
+  const output = limit ?? (perRound.calls === 0 ? 0 : perRound.output_tokens / perRound.calls);
+  const cost = costOf(prices, model.id, {
+    input_tokens: config.proposer.max_prompt_tokens,
     output_tokens: output,
-    usd: cost.priced ? cost.usd : null,
-    from: `its prompt budget (proposer.max_prompt_tokens ${input}) and ${
-      limit === null
-        ? `an assumed ${ASSUMED_PROPOSER_OUTPUT_TOKENS} output tokens (models.proposer sets no max_tokens)`
-        : `models.proposer.max_tokens ${limit}`
-    }, not a pilot call`,
+  });
+  return {
+    perRound,
+    atMostPerCall: {
+      calls: 1,
+      input_tokens: config.proposer.max_prompt_tokens,
+      output_tokens: output,
+      usd: cost.priced ? cost.usd : null,
+    },
+    validReply: result.proposals.length > 0,
+    from: `a pilot call with round 1's prompt built from the pilot's ${scored.length} episodes (a run's prompt grows with more tasks' failures); at most every call with the prompt budget (proposer.max_prompt_tokens ${config.proposer.max_prompt_tokens}) and ${
+      limit === null ? "the pilot's reply length" : `models.proposer.max_tokens ${limit}`
+    }`,
   };
 }

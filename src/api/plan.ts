@@ -115,7 +115,7 @@ function checkPilot(pilot: number, real: boolean, searchTasks: number): void {
   if (!Number.isInteger(pilot) || pilot < 1)
     throw new HsearchError(
       "bad_input",
-      `pilot: ${pilot} is not a number of tasks (a whole number, 1 or more)`,
+      `${pilot} is not a number of tasks (a whole number, 1 or more)`,
       {
         field: "pilot",
       },
@@ -123,13 +123,13 @@ function checkPilot(pilot: number, real: boolean, searchTasks: number): void {
   if (pilot > searchTasks)
     throw new HsearchError(
       "bad_input",
-      `pilot: ${pilot} tasks, but the config has only ${searchTasks} search tasks`,
+      `${pilot} tasks, but the config has only ${searchTasks} search tasks`,
       { field: "pilot" },
     );
   if (!real)
     throw new HsearchError(
       "bad_input",
-      "pilot: every model of this config is offline (sim, oracle, scripted customer, rules judge, operators): it costs nothing, so there is nothing to estimate",
+      "every model of this config is offline (sim, oracle, scripted customer, rules judge, operators): it costs nothing, so there is nothing to estimate",
       { field: "pilot" },
     );
 }

@@ -66,7 +66,7 @@ export function planText(plan: RunPlan, cwd: string): string[] {
   if (offline.length > 0) lines.push(`no model call for: ${offline.map((role) => OFFLINE[role]).join(", ")}`);
   if (!plan.real) {
     lines.push(
-      `every model is offline (${plan.models.agent}): no tokens or USD to estimate; expected ${unknown.join(" and ")} calls depend on the model`,
+      `every model is offline (${plan.models.agent}): nothing to pay, so no tokens or USD to estimate; how many ${unknown.join(" and ")} calls are made within the bound depends on the model`,
     );
   } else if (!plan.estimate) {
     lines.push(
@@ -123,7 +123,7 @@ function estimateText(plan: RunPlan): string[] {
     `  measured per rollout: ${perRollout.join("; ")}`,
     ...(basis.proposer
       ? [
-          `  proposer per call: ${count(basis.proposer.input_tokens)} input / ${count(basis.proposer.output_tokens)} output tokens, ${usd(basis.proposer.usd)}, from ${basis.proposer.from}`,
+          `  proposer per round: ${spendText(basis.proposer.perRound)}${basis.proposer.validReply ? "" : " (no valid proposal in the pilot's replies)"}; at most per call ${count(basis.proposer.atMostPerCall.input_tokens)} input / ${count(basis.proposer.atMostPerCall.output_tokens)} output tokens — from ${basis.proposer.from}`,
         ]
       : []),
     `  prices from ${basis.prices}; pilot requests cached in ${basis.cache}`,

@@ -29,9 +29,12 @@ afterEach(async () => {
 let work: string;
 let config: string;
 
+const MARKER = "Confirm the customer's request before you act.";
+
 /**
- * The realistic provider, whose proposer edits the system prompt: the proposal's requests differ from the seed's,
- * so the request cache answers none of them and the run pays for every rollout, as the plan assumes.
+ * The realistic provider, whose proposer edits the system prompt and whose agent, like a real model, then words its
+ * replies differently: the proposal's agent, customer and judge requests differ from the seed's, so the request cache
+ * answers none of them and the run pays for every rollout, as the plan assumes.
  */
 function provider() {
   const realistic = realisticOpenAI();
@@ -39,20 +42,28 @@ function provider() {
   const proposal = JSON.stringify({
     proposals: [
       {
-        rationale: "ask the customer before acting",
-        edits: [
-          { path: "system.md", content: `${system}\nConfirm the customer's request before you act.\n` },
-        ],
+        rationale: "confirm before acting",
+        edits: [{ path: "system.md", content: `${system}\n${MARKER}\n` }],
       },
     ],
   });
   return (request: Parameters<typeof realistic>[0]) => {
-    if (roleOfRequest(request) !== "proposer") return realistic(request);
-    const prompt = JSON.stringify((request.body as { messages: unknown }).messages).length;
-    return openaiCompletion({
-      content: proposal,
-      usage: { prompt_tokens: Math.ceil(prompt / 4), completion_tokens: Math.ceil(proposal.length / 4) },
-    });
+    const messages = (request.body as { messages: Array<{ content: string | null }> }).messages;
+    if (roleOfRequest(request) === "proposer")
+      return openaiCompletion({
+        content: proposal,
+        usage: {
+          prompt_tokens: Math.ceil(JSON.stringify(messages).length / 4),
+          completion_tokens: Math.ceil(proposal.length / 4),
+        },
+      });
+    const reply = realistic(request);
+    if (roleOfRequest(request) !== "agent" || !messages[0]?.content?.includes(MARKER)) return reply;
+    // "Let me …" stays first: the realistic customer answers it as a request to wait.
+    const message = (reply as { json: { choices: Array<{ message: { content: string } }> } }).json.choices[0]
+      ?.message;
+    if (message) message.content = message.content.replace(/^(Let me|I)/, (first) => `${first} (confirmed)`);
+    return reply;
   };
 }
 
@@ -82,10 +93,6 @@ beforeAll(() => {
       `meta_model: openai:${MODELS.proposer}`,
       `judge: llm:openai:${MODELS.judge}`,
       `customer: llm:openai:${MODELS.customer}`,
-      // The digest of a few tasks is far below the default budget of 32,000 tokens, which the plan would take as
-      // the proposer's prompt; a budget near the real prompt is what a user sets for a small run.
-      "proposer: {max_prompt_tokens: 6000}",
-      "models: {proposer: {max_tokens: 1000}}",
       "heldout: {final: false}",
       "seed: 5",
       "concurrency: 4",
@@ -112,7 +119,9 @@ describe("run --plan --pilot with real models", () => {
     expect(plan.estimate.basis.perRollout.agent.calls * 4).toBe(
       pilotServer.billed.by_model[MODELS.agent]?.calls,
     );
-    expect(pilotServer.billed.by_model[MODELS.proposer]).toBeUndefined();
+    // And one proposer call on round 1's prompt from the pilot's episodes, its reply a valid proposal.
+    expect(pilotServer.billed.by_model[MODELS.proposer]?.calls).toBe(1);
+    expect(plan.estimate.basis.proposer).toMatchObject({ validReply: true, perRound: { calls: 1 } });
 
     const runServer = await server();
     const runDir = join(work, "short-run");
@@ -127,9 +136,6 @@ describe("run --plan --pilot with real models", () => {
     const spentTokens = status.usage.input_tokens + status.usage.output_tokens;
     const estimated = plan.estimate.expected.total;
     const estimatedTokens = estimated.input_tokens + estimated.output_tokens;
-    console.log(
-      `plan pilot: estimated ${Math.round(estimatedTokens)} tokens $${estimated.usd.toFixed(5)}; run spent ${spentTokens} tokens $${status.usage.usd.toFixed(5)}`,
-    );
     expect(Math.abs(estimatedTokens - spentTokens) / spentTokens).toBeLessThan(0.25);
     expect(Math.abs(estimated.usd - status.usage.usd) / status.usage.usd).toBeLessThan(0.25);
     // Calls per role too: the agent's, customer's and judge's as the pilot measured them, the proposer's one call.
@@ -158,7 +164,9 @@ describe("run --plan --pilot with real models", () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/ESTIMATE \(not a bound\) from a pilot of 2 rollouts of the seed harness/);
-    expect(result.stdout).toMatch(/proposer per call: 6,000 input \/ 1,000 output tokens.*prompt budget/);
+    expect(result.stdout).toMatch(
+      /proposer per round: 1 calls, [\d,]+ input \/ [\d,]+ output tokens.*at most per call 32,000 input.*from a pilot call/,
+    );
     expect(result.stdout).toMatch(/prices from .*prices\.yaml/);
     expect(existsSync(join(work, "runs"))).toBe(false);
   });
@@ -175,7 +183,7 @@ describe("run --plan --pilot with real models", () => {
     }
     const tooMany = await runCli(["run", "--plan", config, "--pilot", "500"], { cwd: work });
     expect(tooMany.code).toBe(2);
-    expect(tooMany.stderr).toMatch(/pilot: 500 tasks, but the config has only \d+ search tasks/);
+    expect(tooMany.stderr).toMatch(/pilot.*500 tasks, but the config has only \d+ search tasks/);
     const alone = await runCli(["run", config, "--pilot", "2"], { cwd: work });
     expect(alone.code).toBe(2);
     expect(alone.stderr).toMatch(/--pilot goes with --plan/);
