@@ -113,13 +113,9 @@ function mixOf(tasks: readonly Task[]): TaskMix {
 
 function checkPilot(pilot: number, real: boolean, searchTasks: number): void {
   if (!Number.isInteger(pilot) || pilot < 1)
-    throw new HsearchError(
-      "bad_input",
-      `${pilot} is not a number of tasks (a whole number, 1 or more)`,
-      {
-        field: "pilot",
-      },
-    );
+    throw new HsearchError("bad_input", `${pilot} is not a number of tasks (a whole number, 1 or more)`, {
+      field: "pilot",
+    });
   if (pilot > searchTasks)
     throw new HsearchError(
       "bad_input",
