@@ -1,7 +1,6 @@
-import { relative } from "node:path";
+import { isAbsolute, relative } from "node:path";
 import { DEFAULT_PILOT_TASKS, planRun, type RunPlan } from "../api/plan";
 import type { RoleSpend, Spend } from "../api/plan-pilot";
-import type { RoleCalls } from "../search/plan-calls";
 import type { CliIO } from "./io";
 
 /**
@@ -26,6 +25,7 @@ export async function planCommand(
 
 const count = (value: number) => Math.round(value).toLocaleString("en-US");
 const one = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 1 });
+const callCount = (value: number) => `${one(value)} call${value === 1 ? "" : "s"}`;
 const usd = (value: number | null) =>
   value === null ? "USD unknown (unpriced model)" : `$${value.toFixed(4)}`;
 
@@ -49,19 +49,14 @@ export function planText(plan: RunPlan, cwd: string): string[] {
     return planned ? [{ role, planned }] : [];
   });
   lines.push(
-    `model calls at most (bounds; provider retries not counted): ${roles.map(({ role, planned }) => `${role} ${count(planned.max)}`).join("; ")} — agent: ${calls.agent.basis}${
-      calls.customer ? `; customer: ${calls.customer.basis}` : ""
-    }`,
+    "model calls at most (bounds, per role; a provider's retries of a failed call come on top):",
+    ...roles.map(({ role, planned }) => `  ${role} ${count(planned.max)}: ${planned.bound}`),
   );
-  const expected = roles.filter(
-    (entry): entry is { role: typeof entry.role; planned: RoleCalls & { expected: number } } =>
-      entry.planned.expected !== null,
+  const expected = roles.flatMap(({ role, planned }) =>
+    planned.expected === null ? [] : [`${role} ${count(planned.expected)} (${planned.expectation})`],
   );
   const unknown = roles.filter((entry) => entry.planned.expected === null).map((entry) => entry.role);
-  if (expected.length > 0)
-    lines.push(
-      `model calls expected: ${expected.map(({ role, planned }) => `${role} ${count(planned.expected)} (${planned.basis})`).join("; ")}`,
-    );
+  if (expected.length > 0) lines.push(`model calls expected: ${expected.join("; ")}`);
   const offline = (["customer", "judge", "proposer"] as const).filter((role) => calls[role] === null);
   if (offline.length > 0) lines.push(`no model call for: ${offline.map((role) => OFFLINE[role]).join(", ")}`);
   if (!plan.real) {
@@ -70,7 +65,7 @@ export function planText(plan: RunPlan, cwd: string): string[] {
     );
   } else if (!plan.estimate) {
     lines.push(
-      `tokens and USD: not estimated. \`hsearch run --plan ${relative(cwd, plan.config) || plan.config} --pilot ${DEFAULT_PILOT_TASKS}\` runs the seed harness on ${DEFAULT_PILOT_TASKS} search tasks with these models (paid calls) and estimates ${unknown.length > 0 ? `the ${unknown.join(" and ")} calls, ` : ""}tokens and USD from them`,
+      `tokens and USD: not estimated. \`hsearch run --plan ${shownPath(plan.config, cwd)} --pilot ${DEFAULT_PILOT_TASKS}\` runs the seed harness on ${DEFAULT_PILOT_TASKS} search tasks with these models (paid calls) and estimates ${unknown.length > 0 ? `the ${unknown.join(" and ")} calls, ` : ""}tokens and USD from them`,
     );
   } else lines.push(...estimateText(plan));
   lines.push(
@@ -79,6 +74,12 @@ export function planText(plan: RunPlan, cwd: string): string[] {
       : "no model was called; a budget in the config stops the run earlier",
   );
   return lines;
+}
+
+/** The config as the user would type it here: relative below the working directory, absolute elsewhere. */
+function shownPath(file: string, cwd: string): string {
+  const path = relative(cwd, file);
+  return path === "" || path.startsWith("..") || isAbsolute(path) ? file : path;
 }
 
 const OFFLINE = {
@@ -92,7 +93,7 @@ function planConfigLine(plan: RunPlan): string {
 }
 
 function spendText(spend: Spend): string {
-  return `${one(spend.calls)} calls, ${count(spend.input_tokens)} input / ${count(spend.output_tokens)} output tokens, ${usd(spend.usd)}`;
+  return `${callCount(spend.calls)}, ${count(spend.input_tokens)} input / ${count(spend.output_tokens)} output tokens, ${usd(spend.usd)}`;
 }
 
 function estimateText(plan: RunPlan): string[] {
@@ -111,7 +112,7 @@ function estimateText(plan: RunPlan): string[] {
       .filter((role) => spend[role].calls > 0)
       .map(
         (role) =>
-          `${role} ${count(spend[role].calls)} calls, ${count(spend[role].input_tokens + spend[role].output_tokens)} tokens, ${usd(spend[role].usd)}`,
+          `${role} ${callCount(Math.round(spend[role].calls))}, ${count(spend[role].input_tokens + spend[role].output_tokens)} tokens, ${usd(spend[role].usd)}`,
       )
       .join("; ");
   const total = (spend: RoleSpend) =>

@@ -31,8 +31,10 @@ export interface RoleCalls {
   max: number;
   /** The expected number, or null when it depends on the model's behaviour (a pilot measures it). */
   expected: number | null;
-  /** How the figures were reached, for the plan's reader. */
-  basis: string;
+  /** How the bound was reached, for the plan's reader. */
+  bound: string;
+  /** How the expectation was reached; null with it. */
+  expectation: string | null;
 }
 
 export interface CallPlan {
@@ -79,7 +81,7 @@ export function planModelCalls(
   const round = (value: number) => Math.round(value);
   const stepsBasis = `${agentPerRollout} turns per rollout from the seed harness (agent.max_steps ${harness.agent.max_steps}${
     protocols.self_check.enabled ? ` + self_check ${protocols.self_check.max_steps}` : ""
-  }${protocols.report.enabled ? ` + report ${REPORT_STEPS}` : ""}; a proposal may change it)`;
+  }${protocols.report.enabled ? ` + report ${REPORT_STEPS}` : ""}); a proposal may change it`;
   const proposerCalls = (() => {
     if (!roles.proposer) return null;
     // Greedy asks once per round; pareto once per parent drawn (at most one per proposal slot).
@@ -87,10 +89,14 @@ export function planModelCalls(
     return {
       max: config.rounds * callsPerRound * PROPOSER_ATTEMPTS,
       expected: config.strategy === "pareto" ? null : config.rounds,
-      basis:
+      bound:
         config.strategy === "pareto"
-          ? `up to ${callsPerRound} parents a round × ${PROPOSER_ATTEMPTS} attempts; how many parents a round draws depends on the front`
-          : `one call a round when its reply is valid, up to ${PROPOSER_ATTEMPTS} attempts; every round run (no early stop)`,
+          ? `${config.rounds} rounds × up to ${callsPerRound} parents × ${PROPOSER_ATTEMPTS} replies each`
+          : `${config.rounds} rounds × ${PROPOSER_ATTEMPTS} replies (a valid reply ends the round's asking)`,
+      expectation:
+        config.strategy === "pareto"
+          ? null
+          : "one a round, its first reply valid, in every round; an early stop runs fewer",
     };
   })();
   return {
@@ -98,20 +104,23 @@ export function planModelCalls(
     agent: {
       max: rollouts.max.total * agentPerRollout,
       expected: null,
-      basis: stepsBasis,
+      bound: stepsBasis,
+      expectation: null,
     },
     customer: roles.customer
       ? {
           max: round(rollouts.max.retail * customerPerRollout),
           expected: null,
-          basis: "retail rollouts × (an opening + one reply per agent turn)",
+          bound: "retail rollouts × (an opening + one reply per agent turn)",
+          expectation: null,
         }
       : null,
     judge: roles.judge
       ? {
           max: round(rollouts.max.blocked * JUDGE_ATTEMPTS),
           expected: round(rollouts.expected.blocked),
-          basis: `one call per blocked rollout when its reply is usable (up to ${JUDGE_ATTEMPTS}); identical episodes share one`,
+          bound: `blocked rollouts × ${JUDGE_ATTEMPTS} replies (a usable reply ends the asking)`,
+          expectation: "one per blocked rollout, its first reply usable; identical episodes share one",
         }
       : null,
     proposer: proposerCalls,

@@ -150,7 +150,7 @@ describe("run --plan --pilot with real models", () => {
     const result = await runCli(["run", "--plan", config], { env: env(quiet.baseURL), cwd: work });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
-      /model calls at most \(bounds[^\n]*agent \d+; customer \d+; judge \d+; proposer 3/,
+      /model calls at most \(bounds[^\n]*\n {2}agent [\d,]+: [^\n]*\n {2}customer [\d,]+: [^\n]*\n {2}judge [\d,]+: [^\n]*\n {2}proposer 3: /,
     );
     expect(result.stdout).toMatch(/tokens and USD: not estimated\. `hsearch run --plan .* --pilot 4`/);
     expect(quiet.requests).toHaveLength(0);
@@ -165,7 +165,7 @@ describe("run --plan --pilot with real models", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/ESTIMATE \(not a bound\) from a pilot of 2 rollouts of the seed harness/);
     expect(result.stdout).toMatch(
-      /proposer per round: 1 calls, [\d,]+ input \/ [\d,]+ output tokens.*at most per call 32,000 input.*from a pilot call/,
+      /proposer per round: 1 call, [\d,]+ input \/ [\d,]+ output tokens.*at most per call 32,000 input.*from a pilot call/,
     );
     expect(result.stdout).toMatch(/prices from .*prices\.yaml/);
     expect(existsSync(join(work, "runs"))).toBe(false);

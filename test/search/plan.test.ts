@@ -118,7 +118,7 @@ describe("the search plan", () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
-      /model calls at most \(bounds; provider retries not counted\): agent 100,860 —/,
+      /model calls at most \(bounds, per role[^\n]*\n {2}agent 100,860: 30 turns per rollout from the seed harness \(agent.max_steps 30\)/,
     );
     expect(result.stdout).toMatch(
       /no model call for: the customer \(scripted\), the judge \(rules\), the proposer \(operators\)/,
