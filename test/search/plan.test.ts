@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { pilotTasks } from "../../src/api/plan";
+import { pilotTasks, planRun } from "../../src/api/plan";
 import { harnessConfigSchema } from "../../src/config/harness-schema";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
@@ -124,5 +124,22 @@ describe("the search plan", () => {
       /no model call for: the customer \(scripted\), the judge \(rules\), the proposer \(operators\)/,
     );
     expect(result.stdout).toMatch(/every model is offline/);
+  });
+
+  it("planRun (the library's run --plan): the same plan as an object; a pilot of offline models is bad input", async () => {
+    const demo = join(PACKAGE_ROOT, "search-configs", "demo.yaml");
+    const plan = await planRun(demo);
+    expect(plan).toMatchObject({ name: "demo", real: false, estimate: null, rule: "greater" });
+    expect(plan.rollouts.search.max + plan.rollouts.final).toBe(3362);
+    expect(plan.calls.agent.max).toBe(3362 * 30);
+    expect([plan.calls.customer, plan.calls.judge, plan.calls.proposer]).toEqual([null, null, null]);
+    await expect(planRun(demo, { pilot: 4 })).rejects.toMatchObject({
+      code: "bad_input",
+      location: { field: "pilot" },
+    });
+    await expect(planRun(demo, { pilot: 0 })).rejects.toMatchObject({
+      code: "bad_input",
+      location: { field: "pilot" },
+    });
   });
 });
