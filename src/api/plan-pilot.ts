@@ -125,7 +125,9 @@ export async function runPilot(input: PilotInput): Promise<PilotEstimate> {
         perRollout: perRollout,
         proposer,
         prices: DEFAULT_PRICES_PATH,
-        cache: cache.shared ? cache.path : "a throwaway cache (removed); cache.dir run keeps no pilot answer",
+        cache: cache.shared
+          ? `${cache.path} (the run reuses these answers)`
+          : "a throwaway cache (removed); cache.dir run keeps no pilot answer",
       },
       expected: at(input.rollouts.expected, proposer ? scale(proposer.perRound, proposerRounds) : NONE),
       atMost: at(
