@@ -20,6 +20,8 @@ export { type CandidateDiff, diffCandidates, exportHarness, type RunRef } from "
 export type { EvalOutcome } from "./eval-outcome";
 export { type EvaluateModels, type EvaluateOptions, evaluate } from "./evaluate";
 export { openRun, type RunReader } from "./open-run";
+export { DEFAULT_PILOT_TASKS, type PlanOptions, planRun, type RunPlan } from "./plan";
+export type { PilotEstimate, RoleSpend, Spend } from "./plan-pilot";
 export type { RunEvent, RunEventListener } from "./run-events";
 export type { StatusWithSuites } from "./run-result";
 export type { BudgetRaise } from "./run-setup";

@@ -7,7 +7,8 @@ import { openRequestCache, requestCacheFile } from "../models/cache";
 import type { RejectionMemory } from "../models/parameter-fallback";
 import { loadPriceTable } from "../models/prices";
 import { createRoleModels, type RoleModels, type RoleSpecs } from "../models/roles";
-import { settingsByRole } from "../models/settings";
+import { type ModelRole, settingsByRole } from "../models/settings";
+import type { UsageMeter } from "../models/usage";
 import { type Judge, LlmJudge, rulesJudge } from "../scoring";
 import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
 import { offlineProviders } from "../sim";
@@ -66,6 +67,8 @@ export function runModels(
   host: RunHost,
   cachePath?: string,
   rejections?: RejectionMemory,
+  /** Count each role's calls here (the plan's pilot reads cached calls' tokens too); default a fresh meter per role. */
+  meters?: Record<ModelRole, UsageMeter>,
 ) {
   checkCustomerSpec(config.customer);
   const blocks = config.models;
@@ -81,6 +84,7 @@ export function runModels(
     extraProviders: offlineProviders,
     warn: cachePath ? (message) => host.warn(`warning: ${message}`) : undefined,
     ...(rejections ? { rejections } : {}),
+    ...(meters ? { meters } : {}),
   });
 }
 

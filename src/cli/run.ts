@@ -1,6 +1,6 @@
 import type { Argv } from "yargs";
+import { DEFAULT_PILOT_TASKS } from "../api/plan";
 import type { RunEvent } from "../api/run-events";
-import { loadSearchTasks } from "../api/run-setup";
 import { DEFAULT_CONFIG, resumeRun, startRun } from "../api/start-run";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_QUEUE } from "../workers/rollout-job";
@@ -41,12 +41,19 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         .option("plan", {
           type: "boolean",
           default: false,
-          describe: "print the rollouts the search will spend (at most, expected) and call no model",
+          describe:
+            "print the rollouts and model calls the search will spend (at most, expected) and start no run",
+        })
+        .option("pilot", {
+          // A string, so that `--pilot` without N (the default) and `--pilot abc` (bad input) can be told apart.
+          type: "string",
+          describe: `with --plan: run the seed harness on N search tasks with the config's real models and estimate tokens and USD (default ${DEFAULT_PILOT_TASKS} when given without N)`,
         })
         .option("max-rollouts", { type: "number", describe: "with --resume: a new budget.max_rollouts" })
         .option("max-usd", { type: "number", describe: "with --resume: a new budget.max_usd" })
         .option("max-minutes", { type: "number", describe: "with --resume: a new budget.max_minutes" })
         .check((argv) => {
+          if (argv.pilot !== undefined && !argv.plan) throw usageError("--pilot goes with --plan");
           if (argv.queue !== DEFAULT_QUEUE && !argv.workers) throw usageError("--queue goes with --workers");
           if (argv.resume && (argv.config || argv.out))
             throw usageError("--resume takes the config from the run; give no config or --out");
@@ -62,7 +69,10 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
     async (argv) => {
       if (argv.plan) {
         if (argv.resume) throw usageError("--plan takes a config, not --resume");
-        planCommand(resolveUserPath(argv.config ?? DEFAULT_CONFIG, io.cwd), io, argv.json, loadSearchTasks);
+        await planCommand(resolveUserPath(argv.config ?? DEFAULT_CONFIG, io.cwd), io, {
+          json: argv.json,
+          pilot: pilotTasksOf(argv.pilot),
+        });
         return;
       }
       const status = await runCommand(
@@ -86,6 +96,17 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
       );
     },
   );
+}
+
+/** `--pilot` without N is the default number of tasks; N must be a whole number of tasks. */
+function pilotTasksOf(given: string | undefined): number | undefined {
+  if (given === undefined) return undefined;
+  if (given === "") return DEFAULT_PILOT_TASKS;
+  if (!/^\d+$/.test(given.trim()) || Number(given) < 1)
+    throw usageError(
+      `--pilot ${given}: give a number of search tasks (1 or more), or no number for ${DEFAULT_PILOT_TASKS}`,
+    );
+  return Number(given);
 }
 
 interface RunOptions {

@@ -116,7 +116,8 @@ interface ActiveTurn {
 }
 
 /** The report turn's model turns: the report, and one more if the agent speaks first. */
-const REPORT_STEPS = 2;
+/** Turns of the report protocol (the call plan, search/plan-calls.ts, counts them too). */
+export const REPORT_STEPS = 2;
 
 export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {
   return new Episode(input).run();

@@ -44,6 +44,9 @@ export interface LlmJudgeOptions {
   seed?: number;
 }
 
+/** Replies the judge may give per episode by default (the call plan's bound, search/plan-calls.ts). */
+export const JUDGE_MAX_ATTEMPTS = 3;
+
 export class LlmJudge implements Judge {
   readonly id: string;
   private readonly model: ChatModel;
@@ -58,7 +61,7 @@ export class LlmJudge implements Judge {
     this.model = options.model;
     this.id = `llm:${options.model.id}`;
     this.rubric = options.rubric ?? defaultRubric();
-    this.maxAttempts = options.maxAttempts ?? 3;
+    this.maxAttempts = options.maxAttempts ?? JUDGE_MAX_ATTEMPTS;
     if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1) {
       throw new HsearchError("bad_input", `maxAttempts must be a positive integer, got ${this.maxAttempts}`);
     }

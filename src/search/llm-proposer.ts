@@ -233,6 +233,9 @@ export interface LlmProposalResult {
   failures: string[];
 }
 
+/** Replies the meta-agent may give per call by default (the call plan's bound, plan-calls.ts). */
+export const PROPOSER_ATTEMPTS = 3;
+
 /** Ask the meta-agent up to `attempts` times until it gives a valid reply. */
 export async function proposeByLlm(
   model: ChatModel,
@@ -245,7 +248,7 @@ export async function proposeByLlm(
 ): Promise<LlmProposalResult> {
   const prompt = renderMetaPrompt(input);
   const failures: string[] = [];
-  const attempts = options.attempts ?? 3;
+  const attempts = options.attempts ?? PROPOSER_ATTEMPTS;
   for (let attempt = 0; attempt < attempts; attempt++) {
     let content: string | null;
     try {

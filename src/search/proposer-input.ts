@@ -11,7 +11,7 @@ import { ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
 import { renderSystemPrompt } from "../harness/render";
 import type { RejectedProposal, SearchView } from "../store";
 import type { SearchConfig } from "./config-schema";
-import { buildDigest, type Digest, type FamilyRow, familyTable } from "./digest";
+import { buildDigest, type Digest, type DigestEpisode, type FamilyRow, familyTable } from "./digest";
 import { lineageOf, nearestIn } from "./lineage";
 import type { Donor } from "./operators";
 
@@ -132,6 +132,24 @@ export async function buildProposerInput(
     });
   }
 
+  return {
+    round,
+    incumbent: { commit: incumbent, name: nameOf(incumbent), score },
+    harness,
+    digest,
+    parent,
+    ...harnessParts(harness, config),
+    lineage,
+    rejected,
+    names: Object.fromEntries(view.candidates().map((c) => [c.commit, candidateName(c)])),
+  };
+}
+
+/** What the proposer is told of a harness besides its files: each suite's system prompt and tools, its protocols. */
+function harnessParts(
+  harness: Harness,
+  config: Pick<SearchConfig, "suites">,
+): Pick<ProposerInput, "suites" | "protocols"> {
   const suites = config.suites.map((suite) => {
     const policy = suitePolicy(suite);
     const marker = `[the ${suite} policy: ${policy.length} characters, the same for every harness]`;
@@ -142,22 +160,39 @@ export async function buildProposerInput(
       tools: toolNames(harness, suite),
     };
   });
-
   return {
-    round,
-    incumbent: { commit: incumbent, name: nameOf(incumbent), score },
-    harness,
-    digest,
-    parent,
     suites,
     protocols: (Object.keys(PROTOCOL_DESCRIPTIONS) as ProtocolName[]).map((name) => ({
       name,
       enabled: harness.config.protocols[name].enabled,
       description: PROTOCOL_DESCRIPTIONS[name],
     })),
-    lineage,
-    rejected,
-    names: Object.fromEntries(view.candidates().map((c) => [c.commit, candidateName(c)])),
+  };
+}
+
+/**
+ * Round 1's input as a run would build it from the seed's episodes, without a run (the plan's pilot,
+ * api/plan-pilot.ts): no parent, lineage or rejected proposal yet.
+ */
+export function seedProposerInput(
+  harness: Harness,
+  episodes: readonly DigestEpisode[],
+  score: number,
+  config: SearchConfig,
+): ProposerInput {
+  return {
+    round: 1,
+    incumbent: { commit: harness.hash, name: "seed", score },
+    harness,
+    digest: buildDigest(episodes, score, {
+      seed: config.seed,
+      examplesPerCell: config.proposer.examples_per_cell,
+    }),
+    parent: null,
+    ...harnessParts(harness, config),
+    lineage: [],
+    rejected: [],
+    names: { [harness.hash]: "seed" },
   };
 }
 
