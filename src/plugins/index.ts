@@ -1,0 +1,65 @@
+/**
+ * Plug-ins (issue 24): a researcher's own suite and proposer, loaded from module paths a search config names
+ * (`suites: [retail, ./my-suite.mjs]`, `meta_model: ./my-proposer.mjs`). A suite's runtime is registered with the
+ * environments' suite registry (src/envs/suite-runtime.ts), so the same episode engine, scoring and splits apply; a
+ * proposer is called where the built-in ones are (src/search/propose.ts) and its edits admitted the same way. A run
+ * records each module's path and content hash; a resume imports the same modules and refuses one that changed.
+ */
+import type { PluginTask } from "../domain/task";
+import type { PluginProposer } from "../search/search-deps";
+import { isModulePath, type ModuleRecord } from "./import-module";
+import { loadProposerModule } from "./proposer-plugin";
+import { loadSuiteModule } from "./suite-plugin";
+
+export {
+  defineProposer,
+  defineSuite,
+  type PluginTaskInput,
+  type ProposedEdit,
+  type ProposerContext,
+  type ProposerDefinition,
+  type SuiteDefinition,
+} from "./define";
+export { isModulePath, type ModuleRecord } from "./import-module";
+
+/** The plug-ins of a config, loaded: the tasks of each suite module by its path, the proposer, what to record. */
+export interface ConfigPlugins {
+  /** Each suite module's tasks, by the module's absolute path (the config's `suites` entry). */
+  tasks: Map<string, PluginTask[]>;
+  proposer: PluginProposer | null;
+  modules: ModuleRecord[];
+}
+
+/**
+ * Loads every module a config names (its entries already absolute, as load-config.ts makes them). `recorded`: the
+ * modules a run recorded when it began: a resume refuses a module that changed or vanished, and one the config no
+ * longer names cannot happen (the config is the stored one).
+ */
+export async function loadConfigPlugins(
+  config: { suites: readonly string[]; meta_model: string },
+  file: string | undefined,
+  recorded?: readonly ModuleRecord[],
+): Promise<ConfigPlugins> {
+  const expected = (field: ModuleRecord["field"], path: string) =>
+    recorded?.find((record) => record.field === field && record.path === path)?.sha256;
+  const tasks = new Map<string, PluginTask[]>();
+  const modules: ModuleRecord[] = [];
+  for (const entry of config.suites.filter(isModulePath)) {
+    const place = { ...(file ? { file } : {}), field: "suites" as const };
+    const suite = await loadSuiteModule(entry, place, expected("suites", entry));
+    tasks.set(entry, suite.tasks);
+    modules.push({ field: "suites", path: entry, sha256: suite.sha256 });
+  }
+  let proposer: PluginProposer | null = null;
+  if (isModulePath(config.meta_model)) {
+    const place = { ...(file ? { file } : {}), field: "meta_model" as const };
+    const loaded = await loadProposerModule(
+      config.meta_model,
+      place,
+      expected("meta_model", config.meta_model),
+    );
+    proposer = loaded.proposer;
+    modules.push({ field: "meta_model", path: config.meta_model, sha256: loaded.sha256 });
+  }
+  return { tasks, proposer, modules };
+}
