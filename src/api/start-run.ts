@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
-import { z } from "zod";
 import { HsearchError } from "../core/errors";
 import { newRunId } from "../core/ids";
 import { resolveUserPath } from "../core/paths";
@@ -9,7 +8,13 @@ import { createRejectionMemory, describeRejection, type RejectionMemory } from "
 import { loadPriceTable } from "../models/prices";
 import { mergeUsageRows } from "../models/roles";
 import { settingsByRole } from "../models/settings";
-import { type ConfigPlugins, loadConfigPlugins, type ModuleRecord } from "../plugins";
+import {
+  type ConfigPlugins,
+  loadConfigPlugins,
+  type ModuleRecord,
+  PLUGIN_MODULES_EVENT,
+  recordedModules,
+} from "../plugins";
 import type { SearchConfig } from "../search/config-schema";
 import { loadSearchConfig, searchConfigOf } from "../search/load-config";
 import { runSearch, type SearchOutcome } from "../search/run-search";
@@ -201,7 +206,7 @@ async function resumedRun(run: string, options: ResumeRunOptions, events: RunEve
       store.close();
       return { runId: record.id, runDir, status, outcome: null };
     }
-    const recorded = recordedModules(store);
+    const recorded = recordedModules(store.listEvents(), store.paths.db);
     plugins = await loadConfigPlugins(config, recorded.file, recorded.modules);
     if (options.workers) refuseWorkersWithPlugins(plugins.modules, recorded.file);
   } catch (error) {
@@ -210,31 +215,6 @@ async function resumedRun(run: string, options: ResumeRunOptions, events: RunEve
   }
   return searchIn(store, runDir, config, raised, options, host, events, plugins);
 }
-
-/** The event that records a run's plug-in modules (path and content hash) when it begins. */
-const PLUGIN_MODULES_EVENT = "plugin_modules";
-
-/** The plug-in modules a run recorded when it began, and the config file it began from (for errors). */
-function recordedModules(store: RunStore): { file: string; modules: ModuleRecord[] } {
-  const events = store.listEvents();
-  const config = events.find((event) => event.kind === "config");
-  const file = typeof config?.data.file === "string" ? config.data.file : store.paths.db;
-  const recorded = events.findLast((event) => event.kind === PLUGIN_MODULES_EVENT);
-  const modules = recorded ? moduleRecordsSchema.safeParse(recorded.data.modules) : null;
-  if (modules && !modules.success)
-    throw new HsearchError(
-      "bad_input",
-      `run.db is damaged: the ${PLUGIN_MODULES_EVENT} event does not validate`,
-      {
-        file: store.paths.db,
-      },
-    );
-  return { file, modules: modules?.data ?? [] };
-}
-
-const moduleRecordsSchema = z.array(
-  z.object({ field: z.enum(["suites", "meta_model"]), path: z.string(), sha256: z.string() }).strict(),
-);
 
 /**
  * Workers run rollouts in other processes, which know the built-in suites only: a plug-in suite's environment is

@@ -16,6 +16,9 @@ export interface ModuleRecord {
   field: PluginPlace["field"];
   path: string;
   sha256: string;
+  /** A suite module's suite name and task ids (reports label its tasks by them). */
+  suite?: string;
+  tasks?: string[];
 }
 
 /** The error of a plug-in module: bad input naming the config file, the field and the module. */

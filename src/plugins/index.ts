@@ -5,6 +5,8 @@
  * proposer is called where the built-in ones are (src/search/propose.ts) and its edits admitted the same way. A run
  * records each module's path and content hash; a resume imports the same modules and refuses one that changed.
  */
+import { z } from "zod";
+import { HsearchError } from "../core/errors";
 import type { PluginTask } from "../domain/task";
 import type { PluginProposer } from "../search/search-deps";
 import { isModulePath, type ModuleRecord } from "./import-module";
@@ -48,7 +50,14 @@ export async function loadConfigPlugins(
     const place = { ...(file ? { file } : {}), field: "suites" as const };
     const suite = await loadSuiteModule(entry, place, expected("suites", entry));
     tasks.set(entry, suite.tasks);
-    modules.push({ field: "suites", path: entry, sha256: suite.sha256 });
+    // With the suite's name and task ids, so reports label its tasks without importing the module.
+    modules.push({
+      field: "suites",
+      path: entry,
+      sha256: suite.sha256,
+      suite: suite.runtime.name,
+      tasks: suite.tasks.map((task) => task.id),
+    });
   }
   let proposer: PluginProposer | null = null;
   if (isModulePath(config.meta_model)) {
@@ -62,4 +71,43 @@ export async function loadConfigPlugins(
     modules.push({ field: "meta_model", path: config.meta_model, sha256: loaded.sha256 });
   }
   return { tasks, proposer, modules };
+}
+
+/** The event that records a run's plug-in modules (path and content hash) when it begins. */
+export const PLUGIN_MODULES_EVENT = "plugin_modules";
+
+const moduleRecordsSchema = z.array(
+  z
+    .object({
+      field: z.enum(["suites", "meta_model"]),
+      path: z.string(),
+      sha256: z.string(),
+      suite: z.string().optional(),
+      tasks: z.array(z.string()).optional(),
+    })
+    .strict(),
+);
+
+/**
+ * The plug-in modules a run recorded when it began, and the config file it began from (errors name it; `db`, the
+ * run's database, when it began from a config object).
+ */
+export function recordedModules(
+  events: ReadonlyArray<{ kind: string; data: Record<string, unknown> }>,
+  db: string,
+): { file: string; modules: ModuleRecord[] } {
+  const config = events.find((event) => event.kind === "config");
+  const file = typeof config?.data.file === "string" ? config.data.file : db;
+  const recorded = events.findLast((event) => event.kind === PLUGIN_MODULES_EVENT);
+  if (!recorded) return { file, modules: [] };
+  const modules = moduleRecordsSchema.safeParse(recorded.data.modules);
+  if (!modules.success)
+    throw new HsearchError(
+      "bad_input",
+      `run.db is damaged: the ${PLUGIN_MODULES_EVENT} event does not validate`,
+      {
+        file: db,
+      },
+    );
+  return { file, modules: modules.data };
 }
