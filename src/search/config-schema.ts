@@ -18,21 +18,18 @@ const modelSpec = z
  * in `suites`, a plug-in proposer in `meta_model`. Self-contained here, next to the fields that take one.
  */
 const MODULE_PATH = /^(\.{1,2})?\//;
+/** A module path; `message` is the field's whole rule, since zod reports this branch when none of the field's matches. */
+const modulePath = (message: string) => z.string().regex(MODULE_PATH, message);
+const SUITE_RULE = "a suite is retail, terminal, or the path of a suite module (./my-suite.mjs)";
+const PROPOSER_RULE =
+  "operators, a model (provider:model, e.g. openai:gpt-4.1-mini), or the path of a proposer module (./my-proposer.mjs)";
 const suiteEntry = z
-  .string()
-  .refine(
-    (entry) => (SUITES as readonly string[]).includes(entry) || MODULE_PATH.test(entry),
-    "a suite is retail, terminal, or the path of a suite module (./my-suite.mjs)",
-  )
+  .union([z.enum(SUITES), modulePath(SUITE_RULE)], { error: SUITE_RULE })
   .describe(
     "retail, terminal, or the path of a plug-in suite module (./my-suite.mjs, relative to the config file).",
   );
 const metaModel = z
-  .string()
-  .refine(
-    (value) => value === "operators" || MODULE_PATH.test(value) || modelSpec.safeParse(value).success,
-    "operators, a model (provider:model, e.g. openai:gpt-4.1-mini), or the path of a proposer module (./my-proposer.mjs)",
-  )
+  .union([z.literal("operators"), modelSpec, modulePath(PROPOSER_RULE)], { error: PROPOSER_RULE })
   .describe(
     "The proposer: operators (built in), a model (provider:model), or the path of a plug-in proposer module (./my-proposer.mjs, relative to the config file).",
   );
