@@ -37,6 +37,10 @@ export function isTerminalTask(task: Task): task is TerminalTask {
   return task.suite === "terminal";
 }
 
+export function isPluginTask(task: Task): task is PluginTask {
+  return !isBuiltinSuite(task.suite);
+}
+
 /** Whether a suite name is one of the built-in suites (the rest are plug-ins'). */
 export function isBuiltinSuite(name: string): name is Suite {
   return name === "retail" || name === "terminal";

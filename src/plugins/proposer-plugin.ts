@@ -58,7 +58,8 @@ export async function loadProposerModule(
     proposer: {
       name,
       async propose(input, context) {
-        const given = await definition.propose(input, context);
+        // A copy: the module may change what it is given without changing what the run holds.
+        const given = await definition.propose(structuredClone(input), context);
         const parsed = z.array(editShape).safeParse(given);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];

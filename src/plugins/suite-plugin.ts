@@ -1,6 +1,12 @@
 import { z } from "zod";
 import { HsearchError } from "../core/errors";
-import { isBuiltinSuite, type PluginSuiteName, type PluginTask, type Task } from "../domain/task";
+import {
+  isBuiltinSuite,
+  isPluginTask,
+  type PluginSuiteName,
+  type PluginTask,
+  type Task,
+} from "../domain/task";
 import { pluginTaskSchema } from "../domain/task-schema";
 import { registerSuite, type SuiteRuntime } from "../envs/suite-env";
 import type { Environment } from "../envs/types";
@@ -134,8 +140,9 @@ async function checkedTasks(
 function runtimeOf(definition: SuiteDefinition, name: PluginSuiteName, path: string): SuiteRuntime {
   const tools = definition.tools.map((tool) => tool.name);
   const own = (task: Task): PluginTask => {
-    if (task.suite !== name) throw new HsearchError("internal", `task ${task.id} is not a ${name} task`);
-    return task as PluginTask;
+    if (!isPluginTask(task) || task.suite !== name)
+      throw new HsearchError("internal", `task ${task.id} is not a ${name} task`);
+    return task;
   };
   return {
     name,
