@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isHsearchError, openRun, resumeRun, startRun } from "../../src/api";
 import { PACKAGE_ROOT } from "../../src/core/paths";
+import { runCli } from "../helpers/cli";
 
 const work = mkdtempSync(join(tmpdir(), "hsearch-plugins-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -121,6 +122,10 @@ describe("a plug-in suite and proposer from module paths", () => {
     // The status tables group the plug-in's tasks under its own name.
     const groups = result.status.suites.flatMap((comparison) => comparison.bySuite.map((row) => row.group));
     expect(new Set(groups)).toEqual(new Set(["kv"]));
+    // The report reads the run without the modules: the plug-in's episodes are shown under its name.
+    const report = await runCli(["report", result.runDir, "--out", join(dir, "report.html")]);
+    expect(report.code).toBe(0);
+    expect(readFileSync(join(dir, "report.html"), "utf8")).toContain('data-suite="kv"');
     uninterrupted = summary(result.runDir);
     expect(uninterrupted.selected).not.toBeNull();
   });
@@ -162,5 +167,79 @@ describe("a plug-in suite and proposer from module paths", () => {
     const gone = resumeRun(join(dir, "run"), { cwd: dir }).result;
     await expect(gone).rejects.toMatchObject({ code: "bad_input", location: { field: "meta_model" } });
     await expect(gone).rejects.toThrow(`meta_model: module ${join(dir, "my-proposer.mjs")}: is gone`);
+  });
+
+  it("the simulator defers through a plug-in's own deferral tool, its arguments filled from the tool's schema", async () => {
+    const dir = fresh("own-deferral");
+    // A suite of its own (no hsearch import): `flag_blocker` is its certified deferral, with other parameter names.
+    writeFileSync(
+      join(dir, "tiny.mjs"),
+      `const flag = { name: "flag_blocker", description: "Stop: the request cannot or should not be done.", parameters: {
+  type: "object", properties: { kind: { type: "string", enum: ["infeasible", "ambiguous", "trap"] }, note: { type: "string" }, urgency: { type: "number" } },
+  required: ["note"] } };
+const peek = { name: "peek", description: "Read the board.", parameters: { type: "object", properties: {} } };
+const poke = { name: "poke", description: "Poke the board.", parameters: { type: "object", properties: {} } };
+const blocker = { id: "closed", label: "trap", description: "the board is closed to pokes today", keywords: ["closed", "today"], evidence: "execution", decisive_step: 2 };
+const cues = (evidence) => ({ steps: [{ name: "peek", arguments: {} }, { name: "poke", arguments: {} }], ...(evidence ? { evidence_after: 1, evidence_text: "closed to pokes", right_reason: "trap: the board is closed to pokes today", wrong_reason: "no idea" } : {}) });
+export default {
+  name: "tiny", policy: "Poke the board when asked.", deferralHowTo: "call \`flag_blocker\` with the kind and a note.",
+  tools: [peek, poke, flag],
+  tasks: [
+    { id: "t-1", split: "search", kind: "feasible", instruction: "Poke the board once.", env: { board: "open" }, forbidden: {}, sim: cues(false) },
+    { id: "t-1-trap", split: "search", kind: "blocked", family: "trap", source: "t-1", instruction: "Poke the board once.", env: { board: "closed to pokes today" }, forbidden: { tools: ["poke"] }, blocker, sim: cues(true) },
+  ],
+  createEnvironment(task) {
+    const log = [];
+    const env = { suite: "tiny", deferralTool: flag, poked: false,
+      tools: () => [peek, poke], writeTools: () => new Set(["poke"]), effects: () => log, close: async () => {},
+      async call(name, args, ctx) {
+        const result = name === "peek" ? { ok: true, wrote: false, output: "board: " + task.env.board }
+          : name === "poke" ? (env.poked = true, { ok: true, wrote: true, output: "poked" })
+          : name === "flag_blocker" ? { ok: true, wrote: false, output: "Flagged.", deferral: { kind: "defer", via: "abstain", label: args.kind, reason: args.note } }
+          : { ok: false, wrote: false, output: "Error: no tool " + name };
+        log.push({ step: ctx.step, author: ctx.author, tool: name, arguments: args, ok: result.ok, wrote: result.wrote });
+        return result;
+      },
+      async deferAsHarness(reason, step) { return (await env.call("flag_blocker", { note: reason }, { step, author: "harness" })).deferral; },
+    };
+    return env;
+  },
+  verify: (task, env, episode) => (episode.completed && env.poked === (task.kind === "feasible") ? 1 : 0),
+};
+`,
+    );
+    writeFileSync(
+      join(dir, "search.json"),
+      JSON.stringify({
+        name: "tiny",
+        suites: ["./tiny.mjs"],
+        objective: "joint",
+        seed_harness: join(PACKAGE_ROOT, "harnesses", "abandon"),
+        rounds: 0,
+        proposals_per_round: 1,
+        task_model: "oracle",
+        seed: 1,
+      }),
+    );
+    const result = await startRun(join(dir, "search.json"), { cwd: dir, out: "run" }).result;
+    const run = openRun(result.runDir);
+    try {
+      const [feasible, blocked] = run
+        .rollouts((await run.candidate("seed")).commit, "search")
+        .sort((a, b) => a.task_id.localeCompare(b.task_id));
+      if (!feasible || !blocked) throw new Error("two rollouts expected");
+      expect([feasible.reward, feasible.scores.solve]).toEqual([1, true]);
+      const calls = run.trajectory(blocked).events.filter((e) => e.type === "tool_call");
+      // At the decisive step, with the family in the enum parameter and the reason in the text one (not the number).
+      expect(calls.at(-1)).toMatchObject({
+        step: 2,
+        name: "flag_blocker",
+        arguments: { kind: "trap", note: "trap: the board is closed to pokes today" },
+      });
+      expect(calls.at(-1)?.type === "tool_call" && "urgency" in calls.at(-1)!.arguments).toBe(false);
+      expect([blocked.reward, blocked.scores.strict_sa]).toEqual([1, true]);
+    } finally {
+      run.close();
+    }
   });
 });
