@@ -47,6 +47,10 @@ export default defineProposer({
         operator: "cue-rule",
       });
     }
-    return edits.slice(0, count);
+    // Not again what this parent already had rejected (the rejected memory of earlier rounds).
+    const tried = new Set(
+      input.rejected.filter((r) => r.parent === input.incumbent.commit).map((r) => r.rationale),
+    );
+    return edits.filter((edit) => !tried.has(edit.rationale)).slice(0, count);
   },
 });
