@@ -1,5 +1,5 @@
 /**
- * What every environment (retail, terminal) offers the agent loop. The loop knows nothing about databases or
+ * What every environment (retail, terminal, a plug-in suite's: src/plugins) offers the agent loop. The loop knows nothing about databases or
  * shells: it lists tools, calls them with an author and a step, and reads the effect log.
  */
 import { type ErrorLocation, HsearchError } from "../core/errors";

@@ -13,8 +13,8 @@ import { lineageOf, nearestIn } from "./lineage";
 import type { Donor } from "./operators";
 
 /**
- * Everything a proposer sees in a round (issue 11), the same for the `operators` and the `llm` proposer and for
- * `hsearch digest`: the incumbent's files and rendered system prompt, the tools the agent has, the digest of its
+ * Everything a proposer sees in a round (issue 11), the same for the `operators` and the `llm` proposer, a proposer
+ * module (src/plugins) and `hsearch digest`: the incumbent's files and rendered system prompt, the tools the agent has, the digest of its
  * search-split outcomes, its parent's per-family table, the lineage of accepted edits with their score deltas, and
  * the proposals rejected in earlier rounds with their diffs. Read only through the search view, so no held-out,
  * independent or diagnostic data can reach it.
