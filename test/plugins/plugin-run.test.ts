@@ -126,6 +126,12 @@ describe("a plug-in suite and proposer from module paths", () => {
     const report = await runCli(["report", result.runDir, "--out", join(dir, "report.html")]);
     expect(report.code).toBe(0);
     expect(readFileSync(join(dir, "report.html"), "utf8")).toContain('data-suite="kv"');
+    // `hsearch digest` imports the recorded modules: the proposer's prompt shows the plug-in's tools and policy.
+    const digest = await runCli(["digest", result.runDir, "--candidate", "seed"]);
+    expect(digest.code).toBe(0);
+    expect(digest.stdout).toContain("list_keys");
+    expect(digest.stdout).toContain("kv");
+    expect(digest.stdout).not.toContain("kv-7");
     uninterrupted = summary(result.runDir);
     expect(uninterrupted.selected).not.toBeNull();
   });
