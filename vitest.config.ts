@@ -1,6 +1,12 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // The examples import the package by its name (`from "hsearch"`), as a project that installed it does; in the
+  // tests that name is the sources (test/api/package.e2e.test.ts runs them against the packed package).
+  resolve: {
+    alias: [{ find: /^hsearch$/, replacement: fileURLToPath(new URL("src/api/index.ts", import.meta.url)) }],
+  },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,

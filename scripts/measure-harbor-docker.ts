@@ -7,7 +7,7 @@
 //   npx tsx scripts/measure-harbor-docker.ts TASKS_DIR OUT.jsonl [--solve-cap SEC] [--verify-cap SEC] [--only ID,…]
 //   npx tsx scripts/measure-harbor-docker.ts --summary OUT.jsonl
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
-import type { Task, TerminalEnvSpec, TerminalReference } from "../src/domain/task";
+import { isTerminalTask, type Task, type TerminalEnvSpec, type TerminalReference } from "../src/domain/task";
 import { createTaskEnvironment } from "../src/envs/suite-env";
 import { runVerifier, type TerminalEnv, verifierTimeoutMs } from "../src/envs/terminal";
 import { loadTaskDir } from "../src/tasks/load";
@@ -94,7 +94,7 @@ async function measure(dir: string, out: string): Promise<void> {
 }
 
 function taskScript(task: Task): string {
-  if (task.verify.kind !== "terminal_test") throw new Error(`${task.id} is not a terminal task`);
+  if (!isTerminalTask(task)) throw new Error(`${task.id} is not a terminal task`);
   return task.verify.script;
 }
 

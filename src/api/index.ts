@@ -2,9 +2,25 @@
  * hsearch as a library: what `import … from "hsearch"` gives. The CLI is a layer over these same functions.
  */
 export { HsearchError, type HsearchErrorCode, isHsearchError } from "../core/errors";
-export type { Task } from "../domain/task";
+export type { Rng } from "../core/rng";
+export type { PluginTask, Task } from "../domain/task";
+export { ABSTAINED, abstainDeferral, abstainTool, type DeferralChange } from "../envs/deferral";
+export { EffectLog } from "../envs/effect-log";
+export type { EpisodeOutcome } from "../envs/suite-runtime";
+export type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../envs/types";
 export type { Trajectory } from "../harness/trajectory";
+export {
+  defineProposer,
+  defineSuite,
+  type PluginTaskInput,
+  type ProposedEdit,
+  type ProposerContext,
+  type ProposerDefinition,
+  type SuiteDefinition,
+} from "../plugins";
 export type { SearchConfig } from "../search/config-schema";
+export type { Digest } from "../search/digest";
+export type { ProposerInput } from "../search/proposer-input";
 export type { SearchOutcome } from "../search/search-events";
 export type {
   CandidateRecord,

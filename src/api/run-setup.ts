@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { HsearchError, isHsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
-import type { Task } from "../domain/task";
+import { isBuiltinSuite, type Task } from "../domain/task";
 import { openRequestCache, requestCacheFile } from "../models/cache";
 import type { RejectionMemory } from "../models/parameter-fallback";
 import { loadPriceTable } from "../models/prices";
@@ -11,6 +11,7 @@ import { type ModelRole, settingsByRole } from "../models/settings";
 import type { UsageMeter } from "../models/usage";
 import { type Judge, LlmJudge, rulesJudge } from "../scoring";
 import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
+import { isModulePath } from "../search/module-path";
 import { offlineProviders } from "../sim";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 
@@ -93,7 +94,10 @@ export function roleSpecsOf(config: SearchConfig): RoleSpecs {
   const blocks = config.models;
   return {
     agent: blocks?.agent?.spec ?? config.task_model,
-    proposer: blocks?.proposer?.spec ?? (config.meta_model === "operators" ? undefined : config.meta_model),
+    // operators and a proposer module (src/plugins) are no model.
+    proposer:
+      blocks?.proposer?.spec ??
+      (config.meta_model === "operators" || isModulePath(config.meta_model) ? undefined : config.meta_model),
     judge: blocks?.judge?.spec ? `llm:${blocks.judge.spec}` : config.judge,
     customer: blocks?.customer?.spec ? `llm:${blocks.customer.spec}` : config.customer,
   };
@@ -129,20 +133,52 @@ export function resolveSeedHarness(config: SearchConfig, cwd: string): string {
 
 /**
  * The run's tasks by split. Errors name the config field that is actually wrong: an empty or mismatched `tasks:`
- * directory is a problem with `tasks`, not with `suites`.
+ * directory is a problem with `tasks`, not with `suites`. A plug-in suite's tasks come from its module, loaded
+ * before (`plugins`, src/plugins: by the module's path as `suites` names it).
  */
-export function loadSearchTasks(config: SearchConfig, cwd: string, configFile?: string) {
+export function loadSearchTasks(
+  config: SearchConfig,
+  cwd: string,
+  configFile?: string,
+  plugins: ReadonlyMap<string, readonly Task[]> = new Map(),
+) {
   const at = (field: string) => ({ ...(configFile ? { file: configFile } : {}), field });
   const dir = config.tasks ? resolveUserPath(config.tasks, cwd) : null;
-  const all: Task[] = dir
+  const builtin = config.suites.filter(isBuiltinSuite);
+  const modules = config.suites.filter((entry) => !isBuiltinSuite(entry));
+  const fromModules = modules.flatMap((path) => {
+    const tasks = plugins.get(path);
+    if (!tasks)
+      throw new HsearchError(
+        "bad_input",
+        `suites: the suite module ${path} is not loaded here (hsearch run and the library's startRun load it)`,
+        at("suites"),
+      );
+    return tasks;
+  });
+  const shipped: Task[] = dir
     ? loadTaskDir(dir).map((loaded) => loaded.task)
-    : loadSuites(PACKAGE_ROOT, config.suites);
-  if (dir && all.length === 0)
+    : loadSuites(PACKAGE_ROOT, builtin);
+  if (dir && shipped.length === 0)
     throw new HsearchError("bad_input", `no task file (*.json, *.yaml, *.yml) in ${dir}`, at("tasks"));
-  const inSuites = all.filter((task) => config.suites.includes(task.suite));
-  const suites = config.suites.join(", ");
-  if (dir && inSuites.length === 0) {
-    const found = [...new Set(all.map((task) => task.suite))].join(", ");
+  const names = new Set<string>([...builtin, ...fromModules.map((task) => task.suite)]);
+  const all = [...shipped.filter((task) => isBuiltinSuite(task.suite)), ...fromModules];
+  const inSuites = all.filter((task) => names.has(task.suite));
+  const suites = [...names].join(", ");
+  // A rollout is keyed by its task id: two suites must not share one.
+  const ids = new Map<string, string>();
+  for (const task of inSuites) {
+    const other = ids.get(task.id);
+    if (other !== undefined && other !== task.suite)
+      throw new HsearchError(
+        "bad_input",
+        `task id ${task.id} is in suites ${other} and ${task.suite}: a plug-in's task ids must differ from the other suites'`,
+        at("suites"),
+      );
+    ids.set(task.id, task.suite);
+  }
+  if (dir && builtin.length > 0 && !inSuites.some((task) => isBuiltinSuite(task.suite))) {
+    const found = [...new Set(shipped.map((task) => task.suite))].join(", ");
     throw new HsearchError(
       "bad_input",
       `the tasks in ${dir} are of suite ${found}, none of the configured suites (${suites})`,

@@ -8,6 +8,13 @@ import { createRejectionMemory, describeRejection, type RejectionMemory } from "
 import { loadPriceTable } from "../models/prices";
 import { mergeUsageRows } from "../models/roles";
 import { settingsByRole } from "../models/settings";
+import {
+  type ConfigPlugins,
+  loadConfigPlugins,
+  type ModuleRecord,
+  PLUGIN_MODULES_EVENT,
+  recordedModules,
+} from "../plugins";
 import type { SearchConfig } from "../search/config-schema";
 import { loadSearchConfig, searchConfigOf } from "../search/load-config";
 import { runSearch } from "../search/run-search";
@@ -150,7 +157,9 @@ async function newRun(
   // input leaves no half-made run directory.
   const seedHarness = resolveSeedHarness(config, host.cwd);
   loadHarness(seedHarness, harnessLimitsOf(config.limits));
-  loadSearchTasks(config, host.cwd, file);
+  const plugins = await loadConfigPlugins(config, file ?? "the config object");
+  if (options.workers) refuseWorkersWithPlugins(plugins.modules, file);
+  loadSearchTasks(config, host.cwd, file, plugins.tasks);
   runModels(config, host);
   // A shared cache that cannot be opened fails now, before a run directory exists.
   if (config.cache.dir !== "run") openRunCache(config, host, undefined, file);
@@ -169,7 +178,9 @@ async function newRun(
   const store = openRunStore(runDir);
   store.initRun({ id: runId, name: config.name, config, seed: config.seed, objective: config.objective });
   store.logEvent("config", { file: file ?? null });
-  return searchIn(store, runDir, config, null, options, host, events);
+  // What a resume imports again, and refuses if it changed or vanished (src/plugins).
+  if (plugins.modules.length > 0) store.logEvent(PLUGIN_MODULES_EVENT, { modules: [...plugins.modules] });
+  return searchIn(store, runDir, config, null, options, host, events, plugins);
 }
 
 async function resumedRun(run: string, options: ResumeRunOptions, events: RunEventLog): Promise<RunResult> {
@@ -180,6 +191,7 @@ async function resumedRun(run: string, options: ResumeRunOptions, events: RunEve
   const store = openRunStore(runDir);
   let config: SearchConfig;
   let raised: SearchConfig["budget"] | null;
+  let plugins: ConfigPlugins;
   try {
     const record = store.getRun();
     if (!record) throw new HsearchError("not_found", `no run recorded in ${runDir}`, { file: runDir });
@@ -195,11 +207,28 @@ async function resumedRun(run: string, options: ResumeRunOptions, events: RunEve
       store.close();
       return { runId: record.id, runDir, status, outcome: null };
     }
+    const recorded = recordedModules(store.listEvents(), store.paths.db);
+    plugins = await loadConfigPlugins(config, recorded.file, recorded.modules);
+    if (options.workers) refuseWorkersWithPlugins(plugins.modules, recorded.file);
   } catch (error) {
     store.close();
     throw error;
   }
-  return searchIn(store, runDir, config, raised, options, host, events);
+  return searchIn(store, runDir, config, raised, options, host, events, plugins);
+}
+
+/**
+ * Workers run rollouts in other processes, which know the built-in suites only: a plug-in suite's environment is
+ * made where its module was imported. A plug-in proposer runs here and works with workers.
+ */
+function refuseWorkersWithPlugins(modules: readonly ModuleRecord[], file: string | undefined): void {
+  const suite = modules.find((module) => module.field === "suites");
+  if (suite)
+    throw new HsearchError(
+      "bad_input",
+      `--workers: the plug-in suite ${suite.path} runs in this process only; run without --workers`,
+      { ...(file ? { file } : {}), field: "suites" },
+    );
 }
 
 /** The search itself, under the run's lock; the store is closed at the end whatever happens. */
@@ -211,6 +240,7 @@ async function searchIn(
   options: RunOptions,
   host: RunHost,
   events: RunEventLog,
+  plugins: ConfigPlugins,
 ): Promise<RunResult> {
   let config = stored;
   let release: () => void;
@@ -229,7 +259,7 @@ async function searchIn(
   }
   let queue: QueueExecutor | undefined;
   try {
-    const tasks = loadSearchTasks(config, host.cwd);
+    const tasks = loadSearchTasks(config, host.cwd, undefined, plugins.tasks);
     const models = runModels(config, host, openRunCache(config, host, runDir), runRejections(store, events));
     if (options.workers) queue = await connectWorkers(options.workers, runId, config, events);
     const workers = queue;
@@ -252,6 +282,7 @@ async function searchIn(
       tasks,
       model: models.agent,
       metaModel: models.proposer ?? null,
+      ...(plugins.proposer ? { pluginProposer: plugins.proposer } : {}),
       judge: judgeOf(models),
       customerModel: models.customer,
       prices: loadPriceTable(),

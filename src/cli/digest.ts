@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
+import { loadConfigPlugins, recordedModules } from "../plugins";
 import { searchConfigSchema } from "../search/config-schema";
 import { renderMetaPrompt } from "../search/llm-proposer";
 import { buildProposerInput } from "../search/proposer-input";
@@ -37,6 +38,9 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         const run = store.getRun();
         if (!run) throw new HsearchError("not_found", `no run recorded in ${runDir}`);
         const config = searchConfigSchema.parse(run.config);
+        // A plug-in suite's policy and tools are its module's: imported as the run recorded it (src/plugins).
+        const recorded = recordedModules(store.listEvents(), store.paths.db);
+        await loadConfigPlugins(config, recorded.file, recorded.modules);
         const rounds = store.listRounds();
         const candidates = store.listCandidates();
         const latest = rounds.at(-1);

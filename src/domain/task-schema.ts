@@ -294,27 +294,52 @@ export const taskSchema = z
             message: `build-context path '${path}' refused: ${problem}`,
           });
       }
-    if (task.kind === "blocked") {
-      if (!task.family)
-        ctx.addIssue({ code: "custom", path: ["family"], message: "a blocked task needs a family" });
-      if (!task.blocker)
-        ctx.addIssue({ code: "custom", path: ["blocker"], message: "a blocked task needs a blocker" });
-      if (task.blocker && task.family && task.blocker.label !== task.family)
-        ctx.addIssue({
-          code: "custom",
-          path: ["blocker", "label"],
-          message: "the blocker's label must equal the family",
-        });
-    } else {
-      if (task.family)
-        ctx.addIssue({ code: "custom", path: ["family"], message: "a feasible task has no family" });
-      if (task.blocker)
-        ctx.addIssue({ code: "custom", path: ["blocker"], message: "a feasible task has no blocker" });
-      if (task.split === "independent" && task.source)
-        ctx.addIssue({ code: "custom", path: ["source"], message: "independent tasks are never augmented" });
-    }
-    if (task.split === "independent" && task.kind !== "feasible")
-      ctx.addIssue({ code: "custom", path: ["kind"], message: "the independent split is feasible only" });
+    checkKind(task, ctx);
   });
 
 export type TaskRecord = z.infer<typeof taskSchema>;
+
+/**
+ * A plug-in suite's task (src/plugins): the fields every task has, with the suite's own name and its environment,
+ * reference and verifier as the suite's own data (JSON objects only its `createEnvironment` and `verify` read). The
+ * same checks as a shipped task's: ids, splits, families, blockers, independence.
+ */
+export function pluginTaskSchema(suite: string) {
+  return z
+    .object({
+      ...taskFields,
+      suite: z.literal(suite),
+      env: z.record(z.string(), z.unknown()).default({}),
+      reference: z.record(z.string(), z.unknown()).default({}),
+      verify: z.record(z.string(), z.unknown()).default({}),
+    })
+    .strict()
+    .superRefine(checkKind);
+}
+
+export type PluginTaskRecord = z.infer<ReturnType<typeof pluginTaskSchema>>;
+
+/** The rules of blocked and feasible tasks and of the splits, the same for every suite. */
+function checkKind(task: z.infer<z.ZodObject<typeof taskFields>>, ctx: z.RefinementCtx): void {
+  if (task.kind === "blocked") {
+    if (!task.family)
+      ctx.addIssue({ code: "custom", path: ["family"], message: "a blocked task needs a family" });
+    if (!task.blocker)
+      ctx.addIssue({ code: "custom", path: ["blocker"], message: "a blocked task needs a blocker" });
+    if (task.blocker && task.family && task.blocker.label !== task.family)
+      ctx.addIssue({
+        code: "custom",
+        path: ["blocker", "label"],
+        message: "the blocker's label must equal the family",
+      });
+  } else {
+    if (task.family)
+      ctx.addIssue({ code: "custom", path: ["family"], message: "a feasible task has no family" });
+    if (task.blocker)
+      ctx.addIssue({ code: "custom", path: ["blocker"], message: "a feasible task has no blocker" });
+    if (task.split === "independent" && task.source)
+      ctx.addIssue({ code: "custom", path: ["source"], message: "independent tasks are never augmented" });
+  }
+  if (task.split === "independent" && task.kind !== "feasible")
+    ctx.addIssue({ code: "custom", path: ["kind"], message: "the independent split is feasible only" });
+}

@@ -1,8 +1,9 @@
 /**
- * What every environment (retail, terminal) offers the agent loop. The loop knows nothing about databases or
+ * What every environment (retail, terminal, a plug-in suite's: src/plugins) offers the agent loop. The loop knows nothing about databases or
  * shells: it lists tools, calls them with an author and a step, and reads the effect log.
  */
 import { type ErrorLocation, HsearchError } from "../core/errors";
+import type { SuiteName } from "../domain/task";
 import type { ToolSpec } from "../models/types";
 import type { DeferralChange } from "./deferral";
 
@@ -47,7 +48,8 @@ export interface EffectRecord {
 }
 
 export interface Environment {
-  readonly suite: "retail" | "terminal";
+  /** The suite whose environment this is. */
+  readonly suite: SuiteName;
   /** The tools of the suite, without the protocol tools the harness adds. */
   tools(): ToolSpec[];
   /** Names of tools that write (the effect gate refuses these once a blocker is stated). */

@@ -20,7 +20,7 @@ import { DEFAULT_PROMPTS } from "./default-prompts";
 import type { Harness } from "./load";
 import { ASSESS_TOOL, assessTool, REPORT_TOOL, reportTool } from "./protocol-tools";
 import { renderSystemPrompt } from "./render";
-import { type SimPhase, simContextFor, simOptions } from "./sim-context";
+import { type SimPhase, simContextFor, simDeferralOf, simOptions } from "./sim-context";
 import type { EndReason, EpisodeEnd, TrajectoryEvent, TrajectoryUsage } from "./trajectory";
 
 /**
@@ -312,7 +312,9 @@ export class Episode {
       temperature: harness.config.agent.temperature,
       seed,
       repeat,
-      providerOptions: simOptions(simContextFor(harness, task, phase, this.writeTools, this.continued)),
+      providerOptions: simOptions(
+        simContextFor(harness, task, phase, this.writeTools, this.continued, simDeferralOf(this.input.env)),
+      ),
     };
   }
 

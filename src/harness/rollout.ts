@@ -2,6 +2,7 @@ import { type Task, toAgentTask } from "../domain/task";
 import {
   createTaskEnvironment,
   suitePolicy,
+  suiteRuntime,
   unmetInternetNeed,
   type VerifierRun,
   verifyTaskWithReport,
@@ -76,7 +77,7 @@ export const TASK_SETUP_FAILED = "task setup failed";
 export const NO_REFERENCE = "no reference solution";
 
 function hasReference(task: Task): boolean {
-  return task.suite !== "terminal" || task.kind !== "feasible" || task.reference.solution !== undefined;
+  return suiteRuntime(task.suite).hasReference(task);
 }
 
 /** The trajectory of an episode whose task could not be set up: no step, the setup's output as the error (the probes keep one too). */
@@ -184,7 +185,7 @@ async function withUnmetInternet(task: Task, trajectory: Trajectory): Promise<Tr
 }
 
 function customerFor(task: Task, input: RolloutInput): Customer | undefined {
-  if (task.suite !== "retail") return undefined;
+  if (!suiteRuntime(task.suite).hasCustomer) return undefined;
   const scenario = task.user ?? { reason_for_call: task.instruction, known_info: "" };
   if (input.customerModel) return new LlmCustomer(input.customerModel, scenario, input.seed, input.repeat);
   return new ScriptedCustomer(scenario);

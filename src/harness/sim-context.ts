@@ -1,4 +1,4 @@
-import type { AgentTask, Family, Kind, SimCues } from "../domain/task";
+import type { AgentTask, Family, Kind, SimCues, SuiteName } from "../domain/task";
 import type { ChatRequest, ProviderOptions } from "../models/types";
 import { DEFAULT_PROMPTS } from "./default-prompts";
 import type { Harness } from "./load";
@@ -9,7 +9,7 @@ import type { Harness } from "./load";
  * providers ignore it.
  */
 export interface SimContext {
-  suite: "retail" | "terminal";
+  suite: SuiteName;
   task_id: string;
   kind: Kind;
   /** A blocked task's family (not protected: it is part of the task as the agent's loop holds it). */
@@ -37,6 +37,11 @@ export interface SimContext {
   prose: { system: string; self_check: string };
   /** The suite's tools that change state. */
   write_tools: string[];
+  /**
+   * How the environment takes the certified deferral: its deferral tool (name and parameters, as the agent is offered
+   * it) or the file whose writing defers. Absent in contexts made before environments said so (tests).
+   */
+  deferral?: SimDeferral;
   /** "main" for the episode; "self_check", "report", "challenge", "belief" for the protocol turns. */
   phase: "main" | "self_check" | "report" | "challenge" | "belief";
   /**
@@ -47,6 +52,18 @@ export interface SimContext {
 }
 
 export type SimPhase = SimContext["phase"];
+
+export type SimDeferral = { tool: string; parameters: Record<string, unknown> } | { file: string };
+
+/** The environment's deferral as the simulator reads it (Environment.deferralTool / deferralFile). */
+export function simDeferralOf(env: {
+  deferralTool?: { name: string; parameters: Record<string, unknown> };
+  deferralFile?: string;
+}): SimDeferral | undefined {
+  if (env.deferralTool) return { tool: env.deferralTool.name, parameters: env.deferralTool.parameters };
+  if (env.deferralFile) return { file: env.deferralFile };
+  return undefined;
+}
 
 /** The provider options that carry `context` to the simulator. */
 export function simOptions(context: SimContext): ProviderOptions {
@@ -65,6 +82,7 @@ export function simContextFor(
   phase: SimPhase,
   writeTools: ReadonlySet<string>,
   continued = false,
+  deferral?: SimDeferral,
 ): SimContext {
   const { protocols } = harness.config;
   return {
@@ -96,6 +114,7 @@ export function simContextFor(
         : "",
     },
     write_tools: [...writeTools].sort(),
+    ...(deferral ? { deferral } : {}),
     phase,
     continued,
   };

@@ -3,7 +3,7 @@
  * with its author and step. Scoring reads only this and the task; it never re-runs anything.
  */
 
-import type { Family, Kind, Suite } from "../domain/task";
+import type { Family, Kind, SuiteName } from "../domain/task";
 import type { DeferralVia } from "../envs/deferral";
 import type { Author } from "../envs/types";
 
@@ -101,7 +101,7 @@ export interface VerifierReport {
 
 export interface Trajectory {
   task_id: string;
-  suite: Suite;
+  suite: SuiteName;
   kind: Kind;
   family?: Family;
   model: string;

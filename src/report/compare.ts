@@ -103,8 +103,26 @@ export function difference(before: Rate, after: Rate): Difference {
 }
 
 /** The suite of a task: its id's prefix for the shipped suites; terminal for anything else (Harbor imports). */
-export function suiteOfTask(taskId: string): string {
-  return taskId.startsWith("retail-") ? "retail" : "terminal";
+export function suiteOfTask(taskId: string, plugins?: ReadonlyMap<string, string>): string {
+  return plugins?.get(taskId) ?? (taskId.startsWith("retail-") ? "retail" : "terminal");
+}
+
+/**
+ * The suite of each task of a run's plug-in suites (src/plugins), from the `plugin_modules` event the run recorded
+ * when it began (each suite module's name and task ids); empty for a run without plug-ins. Read defensively: it is
+ * only a label, and the plug-in loader checked the event when it was written.
+ */
+export function pluginTaskSuites(
+  events: ReadonlyArray<{ kind: string; data: Record<string, unknown> }>,
+): Map<string, string> {
+  const suites = new Map<string, string>();
+  const recorded = events.findLast((event) => event.kind === "plugin_modules");
+  const modules = Array.isArray(recorded?.data.modules) ? recorded.data.modules : [];
+  for (const module of modules as Array<{ suite?: unknown; tasks?: unknown }>) {
+    if (typeof module?.suite !== "string" || !Array.isArray(module.tasks)) continue;
+    for (const id of module.tasks) if (typeof id === "string") suites.set(id, module.suite);
+  }
+  return suites;
 }
 
 const scored = (r: RolloutRecord) => r.scores.kind !== "infra_error";
@@ -139,6 +157,8 @@ export function compareRollouts(
   afterCommit: string,
   beforeRollouts: readonly RolloutRecord[],
   afterRollouts: readonly RolloutRecord[],
+  /** Plug-in suites' tasks by id (pluginTaskSuites); the built-in suites are told apart by their ids. */
+  plugins?: ReadonlyMap<string, string>,
 ): Comparison {
   const afterByKey = new Map(afterRollouts.filter(scored).map((r) => [episodeKey(r), r]));
   const pairs = beforeRollouts
@@ -152,10 +172,10 @@ export function compareRollouts(
   const after = pairs.map(([, a]) => a);
   const select = (rows: readonly RolloutRecord[], keep: (r: RolloutRecord) => boolean) => rows.filter(keep);
 
-  const suites = [...new Set(before.map((r) => suiteOfTask(r.task_id)))].sort();
+  const suites = [...new Set(before.map((r) => suiteOfTask(r.task_id, plugins)))].sort();
   const bySuite: GroupDifference[] = [];
   for (const suite of [...suites, ...(suites.length > 1 ? ["all"] : [])]) {
-    const inSuite = (r: RolloutRecord) => suite === "all" || suiteOfTask(r.task_id) === suite;
+    const inSuite = (r: RolloutRecord) => suite === "all" || suiteOfTask(r.task_id, plugins) === suite;
     const blocked = (r: RolloutRecord) => inSuite(r) && r.kind === "blocked";
     const feasible = (r: RolloutRecord) => inSuite(r) && r.kind === "feasible";
     if (before.some(blocked))
@@ -179,7 +199,7 @@ export function compareRollouts(
     flips.push({
       task_id: b.task_id,
       repeat: b.repeat,
-      suite: suiteOfTask(b.task_id),
+      suite: suiteOfTask(b.task_id, plugins),
       kind: b.kind,
       family: b.family,
       direction: passed(a) ? "gain" : "loss",

@@ -3,7 +3,7 @@
  * `ReportData` in, a document out. Every value from the run is escaped by the `html` template.
  */
 
-import { passed, suiteOfTask } from "./compare";
+import { passed } from "./compare";
 import { diagnosticsSvgs } from "./diagnostics-plot";
 import type { TrajectoryExample } from "./examples";
 import { fmtDelta, fmtRate, fmtTime, shortSha } from "./format";
@@ -160,7 +160,9 @@ ${examples.map((example) => {
   const full = links
     ? html` · <a href="${links.rollout(example.purpose, rollout.key)}">full trajectory</a>${links.pair && example.seedKey ? html` · <a class="with-seed" href="${links.pair(example.purpose, example.seedKey, rollout.key)}">side by side with the seed</a>` : ""}`
     : "";
-  return html`<div class="example" data-suite="${suiteOfTask(rollout.task_id)}"><div class="head"><h3>${suiteOfTask(rollout.task_id)} · ${CATEGORY_TITLE[example.category]}${rollout.family ? ` · ${rollout.family}` : ""}</h3>
+  // The trajectory says its suite (a plug-in's too); the task id only hints at a built-in one.
+  const suite = example.trajectory.suite;
+  return html`<div class="example" data-suite="${suite}"><div class="head"><h3>${suite} · ${CATEGORY_TITLE[example.category]}${rollout.family ? ` · ${rollout.family}` : ""}</h3>
 <span class="badge ${passed ? "passed" : "failed"}">${example.outcome}</span></div>
 <p class="muted small"><code>${rollout.task_id}</code> · ${example.purpose === "heldout" ? "held-out" : example.purpose} · seed ${rollout.seed} · ${rollout.steps} steps · ${scoreLine(rollout)}${full}</p>
 ${example.seedEpisode ? renderWithSeed(example, finalLabel) : renderTimeline(example.trajectory, { focus: example.focus, foldBeforeFocus: true })}</div>`;

@@ -31,7 +31,8 @@ export async function admitProposal(
   proposal: Proposal,
 ): Promise<Admitted | null> {
   const { store } = deps;
-  const proposer = proposal.proposer ?? (deps.metaModel ? deps.metaModel.id : "operators");
+  const proposer =
+    proposal.proposer ?? deps.pluginProposer?.name ?? (deps.metaModel ? deps.metaModel.id : "operators");
   const fail = (failure: Failure): null => {
     const { reason } = failure;
     if (failure.state === "refused")

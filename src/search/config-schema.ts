@@ -13,6 +13,27 @@ const modelSpec = z
     "a model is provider:model, e.g. sim:default, openai:gpt-4.1-mini, or oracle",
   );
 
+/**
+ * A module path in the config (src/plugins): `./`, `../` or `/` first, relative to the config file. A plug-in suite
+ * in `suites`, a plug-in proposer in `meta_model`. Self-contained here, next to the fields that take one.
+ */
+const MODULE_PATH = /^(\.{1,2})?\//;
+/** A module path; `message` is the field's whole rule, since zod reports this branch when none of the field's matches. */
+const modulePath = (message: string) => z.string().regex(MODULE_PATH, message);
+const SUITE_RULE = "a suite is retail, terminal, or the path of a suite module (./my-suite.mjs)";
+const PROPOSER_RULE =
+  "operators, a model (provider:model, e.g. openai:gpt-4.1-mini), or the path of a proposer module (./my-proposer.mjs)";
+const suiteEntry = z
+  .union([z.enum(SUITES), modulePath(SUITE_RULE)], { error: SUITE_RULE })
+  .describe(
+    "retail, terminal, or the path of a plug-in suite module (./my-suite.mjs, relative to the config file).",
+  );
+const metaModel = z
+  .union([z.literal("operators"), modelSpec, modulePath(PROPOSER_RULE)], { error: PROPOSER_RULE })
+  .describe(
+    "The proposer: operators (built in), a model (provider:model), or the path of a plug-in proposer module (./my-proposer.mjs, relative to the config file).",
+  );
+
 export const acceptanceSchema = z.discriminatedUnion("rule", [
   z
     .object({ rule: z.literal("greater") })
@@ -67,7 +88,7 @@ export const searchConfigSchema = z
       .min(1)
       .regex(/^[A-Za-z0-9._-]+$/, "letters, digits, '.', '_' or '-'"),
     description: z.string().optional(),
-    suites: z.array(z.enum(SUITES)).min(1),
+    suites: z.array(suiteEntry).min(1),
     tasks: z.string().optional().describe("A task directory instead of the shipped suites."),
     objective: objectiveSchema,
     seed_harness: z.string().min(1),
@@ -75,7 +96,7 @@ export const searchConfigSchema = z
     proposals_per_round: z.number().int().min(1).max(20),
     repeats: z.number().int().min(1).max(20).default(1),
     task_model: modelSpec,
-    meta_model: z.union([z.literal("operators"), modelSpec]).default("operators"),
+    meta_model: metaModel.default("operators"),
     judge: z
       .string()
       .regex(/^(rules|llm:.+)$/, "rules or llm:<model>")

@@ -9,6 +9,7 @@ import {
 import { HsearchError } from "../core/errors";
 import { roleModelsSchema } from "../models/settings";
 import { type SearchConfig, searchConfigFileSchema } from "./config-schema";
+import { isModulePath } from "./module-path";
 
 /**
  * A search config as a run stores it: validated, a `models` file read in place of its path (errors in it name that
@@ -50,7 +51,19 @@ export function searchConfigOf(doc: PositionedDocument, base: string): SearchCon
   const cache = {
     dir: dir === "run" || dir === "user" ? dir : checkedCacheDir(resolve(base, dir), at(["cache", "dir"])),
   };
-  return { ...parsed, task_model: taskModel, models, cache };
+  // Plug-in modules (src/plugins) are named relative to the config file and stored absolute, so a resume finds them.
+  const suites = parsed.suites.map((entry) => (isModulePath(entry) ? resolve(base, entry) : entry));
+  const duplicate = suites.find((entry, index) => suites.indexOf(entry) !== index);
+  if (duplicate !== undefined)
+    throw new HsearchError("bad_input", `suites: ${duplicate} is named twice`, at(["suites"]));
+  const metaModel = isModulePath(parsed.meta_model) ? resolve(base, parsed.meta_model) : parsed.meta_model;
+  if (metaModel !== parsed.meta_model && models?.proposer?.spec !== undefined)
+    throw new HsearchError(
+      "bad_input",
+      `meta_model names a proposer module and models.proposer.spec a model: keep one of them`,
+      at(["meta_model"]),
+    );
+  return { ...parsed, task_model: taskModel, models, cache, suites, meta_model: metaModel };
 }
 
 function loadModelsFile(path: string, at: { file: string; field: string; line?: number }) {

@@ -7,7 +7,8 @@ import { buildProposerInput, operatorMaterial } from "./proposer-input";
 import type { SearchDeps } from "./search-deps";
 
 /**
- * The proposer's inputs (src/search/proposer-input.ts), the same for both proposers; returns its proposals.
+ * The proposer's inputs (src/search/proposer-input.ts), the same for every proposer (operators, a model, a module);
+ * returns its proposals.
  * `count` proposals from `incumbent` (the round's parent); `group` numbers the parents of one round after the first
  * (strategy pareto draws a parent per proposal), so each parent's proposer draws come from their own seeded stream;
  * `firstSlot` is the number of its first proposal in the round; `avoid`, hashes of harnesses this round already has
@@ -30,6 +31,20 @@ export async function propose(
   const view = store.searchView();
   const input = await buildProposerInput({ view, repo, config }, incumbent, round);
   deps.onProposerInput?.(input);
+  if (deps.pluginProposer) {
+    const proposals = await deps.pluginProposer.propose(input, {
+      count,
+      round,
+      objective: config.objective,
+      seed: config.seed,
+      // Its own stream, so a plug-in draws the same numbers in a resumed round as in the interrupted one.
+      rng: createRng(config.seed, "proposer-module", ...stream),
+    });
+    // A module with nothing to propose is not a failure (as operators that ran dry): the round has no proposal.
+    if (proposals.length === 0)
+      store.logEvent("proposer_module_empty", { round, incumbent, proposer: deps.pluginProposer.name });
+    return proposals;
+  }
   if (!deps.metaModel) {
     const tried = new Set(
       input.rejected.filter((r) => r.commit === null || r.parent === incumbent).map((r) => r.rationale),

@@ -1,10 +1,7 @@
 import type { ProtocolName } from "../config/harness-schema";
 import { hashJson } from "../core/canonical-json";
-import type { Suite } from "../domain/task";
-import { ABSTAIN_TOOL } from "../envs/deferral";
-import { retailToolSpecs } from "../envs/retail/tool-specs";
-import { suitePolicy } from "../envs/suite-env";
-import { TERMINAL_TOOLS } from "../envs/terminal/terminal-env";
+import type { SuiteName } from "../domain/task";
+import { suitePolicy, suiteRuntime } from "../envs/suite-env";
 import { diff, readTree } from "../git";
 import { type Harness, harnessLimitsOf, parseHarness } from "../harness/load";
 import { ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
@@ -16,8 +13,8 @@ import { lineageOf, nearestIn } from "./lineage";
 import type { Donor } from "./operators";
 
 /**
- * Everything a proposer sees in a round (issue 11), the same for the `operators` and the `llm` proposer and for
- * `hsearch digest`: the incumbent's files and rendered system prompt, the tools the agent has, the digest of its
+ * Everything a proposer sees in a round (issue 11), the same for the `operators` and the `llm` proposer, a proposer
+ * module (src/plugins) and `hsearch digest`: the incumbent's files and rendered system prompt, the tools the agent has, the digest of its
  * search-split outcomes, its parent's per-family table, the lineage of accepted edits with their score deltas, and
  * the proposals rejected in earlier rounds with their diffs. Read only through the search view, so no held-out,
  * independent or diagnostic data can reach it.
@@ -34,7 +31,7 @@ export interface ProposerInput {
   digest: Digest;
   parent: { commit: string; name: string; score: number | null; families: FamilyRow[] } | null;
   /** Per suite: the system prompt as the agent reads it (the policy shown as a marker) and the tool names. */
-  suites: Array<{ suite: Suite; system_prompt: string; policy_chars: number; tools: string[] }>;
+  suites: Array<{ suite: SuiteName; system_prompt: string; policy_chars: number; tools: string[] }>;
   /** Every protocol of harness.yaml: whether it is on and what it does. */
   protocols: Array<{ name: ProtocolName; enabled: boolean; description: string }>;
   /** Accepted edits from the seed to the incumbent, oldest first. */
@@ -150,7 +147,9 @@ function harnessParts(
   harness: Harness,
   config: Pick<SearchConfig, "suites">,
 ): Pick<ProposerInput, "suites" | "protocols"> {
-  const suites = config.suites.map((suite) => {
+  // A config names a plug-in suite by its module path; the proposer sees the suite's own name.
+  const suites = config.suites.map((entry) => {
+    const suite = suiteRuntime(entry).name;
     const policy = suitePolicy(suite);
     const marker = `[the ${suite} policy: ${policy.length} characters, the same for every harness]`;
     return {
@@ -216,10 +215,9 @@ export const PROTOCOL_DESCRIPTIONS: Record<ProtocolName, string> = {
 };
 
 /** The tools the agent is offered in a suite under this harness (as the agent loop builds the list). */
-export function toolNames(harness: Harness, suite: Suite): string[] {
-  const names = suite === "retail" ? retailToolSpecs().map((t) => t.name) : TERMINAL_TOOLS.map((t) => t.name);
+export function toolNames(harness: Harness, suite: SuiteName): string[] {
+  const names = suiteRuntime(suite).toolNames();
   const { protocols } = harness.config;
-  if (suite === "retail") names.push(ABSTAIN_TOOL);
   if (protocols.effect_gate.enabled) names.push(ASSESS_TOOL);
   if (protocols.report.enabled) names.push(REPORT_TOOL);
   return names;

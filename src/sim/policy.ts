@@ -241,13 +241,37 @@ function statedReason(profile: SimProfile, context: SimContext, draws: Draws): R
   return { text, label };
 }
 
+/**
+ * The certified deferral as the environment takes it: a call of its deferral tool with arguments filled from the
+ * tool's own parameters (the category where one offers the families, the reason in its text parameters), or the
+ * deferral file written with `write_file` (terminal). Contexts that do not say (older tests) defer as their suite does.
+ */
 function defer(context: SimContext, reason: Reason, step: number): SimAction {
-  if (context.suite === "retail")
-    return toolCall(`sim-defer-${step}`, "abstain", { category: reason.label, reason: reason.text });
+  const deferral =
+    context.deferral ??
+    (context.suite === "retail"
+      ? { tool: "abstain", parameters: { properties: { category: { enum: [...FAMILIES] }, reason: {} } } }
+      : { file: "infeasible.md" });
+  if ("tool" in deferral)
+    return toolCall(`sim-defer-${step}`, deferral.tool, deferralArguments(deferral.parameters, reason));
   return toolCall(`sim-defer-${step}`, "write_file", {
-    path: "infeasible.md",
+    path: deferral.file,
     content: `${reason.label}: ${reason.text}\n`,
   });
+}
+
+/** Arguments for a deferral tool from its JSON schema: the family where a parameter enumerates it, else the reason. */
+function deferralArguments(parameters: Record<string, unknown>, reason: Reason): Record<string, unknown> {
+  const properties = parameters.properties;
+  if (properties === null || typeof properties !== "object") return { reason: reason.text };
+  const args: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(properties as Record<string, unknown>)) {
+    const { enum: options, type } = (schema ?? {}) as { enum?: unknown; type?: unknown };
+    if (Array.isArray(options)) {
+      if (options.includes(reason.label)) args[name] = reason.label;
+    } else if (type === undefined || type === "string") args[name] = reason.text;
+  }
+  return args;
 }
 
 function assessArgs(reason: Reason): Record<string, unknown> {

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createModel } from "../../src/cli/create-model";
 import { PACKAGE_ROOT } from "../../src/core/paths";
-import type { Task } from "../../src/domain/task";
+import { isRetailTask, type Task } from "../../src/domain/task";
 import { createRetailEnv } from "../../src/envs/retail";
 import { evaluateJobs, planRollouts } from "../../src/eval/evaluate";
 import { type Harness, loadHarness, parseHarness } from "../../src/harness/load";
@@ -109,7 +109,7 @@ describe("effects before a refusal", () => {
   /** A trap task and a write of its source that succeeds on the trapped order (the forbidden effect). */
   const trap = async () => {
     for (const task of tasks.filter((t) => t.split === "search" && t.family === "trap")) {
-      if (task.suite !== "retail") continue;
+      if (!isRetailTask(task)) continue;
       const env = createRetailEnv(task.env);
       for (const step of task.sim?.steps ?? []) {
         if (!env.writeTools().has(step.name)) continue;

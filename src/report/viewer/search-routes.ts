@@ -2,7 +2,7 @@
 
 import { PURPOSES, type Purpose, type RolloutRecord, type RunReader, resolveCandidate } from "../../store";
 import { runStatus, verdictReason } from "../../store/run-status";
-import { suiteOfTask } from "../compare";
+import { pluginTaskSuites, suiteOfTask } from "../compare";
 import { storedComparisons } from "../comparisons";
 import { shortSha } from "../format";
 import { renderReport } from "../render-report";
@@ -56,8 +56,9 @@ function systemPrompts(
 ): Array<{ suite: string; text: string }> {
   const prompts: Array<{ suite: string; text: string }> = [];
   const seen = new Set<string>();
+  const plugins = pluginTaskSuites(store.listEvents());
   for (const rollout of rollouts) {
-    const suite = suiteOfTask(rollout.task_id);
+    const suite = suiteOfTask(rollout.task_id, plugins);
     if (seen.has(suite) || rollout.scores.kind === "infra_error") continue;
     seen.add(suite);
     const first = store

@@ -7,7 +7,7 @@
 import { readPositioned } from "../../config/parse-document";
 import { badInput } from "../../core/errors";
 import { mapPool } from "../../core/pool";
-import { FAMILIES, type Family, type Split, type TerminalTask } from "../../domain/task";
+import { FAMILIES, type Family, isTerminalTask, type Split, type TerminalTask } from "../../domain/task";
 import { taskSchema } from "../../domain/task-schema";
 import { type LoadedTask, loadTaskDir } from "../load";
 import { sortTasks } from "../terminal/suite";
@@ -68,7 +68,7 @@ export function readPairSources(dir: string): Array<{ task: TerminalTask; file: 
     throw badInput("no task files (import Harbor tasks with `tasks import-harbor`)", { file: dir });
   return loaded.map(({ task, file }) => {
     const line = (field: string) => readPositioned(file).lineOf([field]);
-    if (task.suite !== "terminal")
+    if (!isTerminalTask(task))
       throw badInput(`tasks pair takes terminal tasks; this one is a ${task.suite} task`, {
         file,
         field: "suite",

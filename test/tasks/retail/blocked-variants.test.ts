@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import { createRng } from "../../../src/core/rng";
-import type { RetailTask } from "../../../src/domain/task";
+import { isRetailTask, type RetailTask } from "../../../src/domain/task";
 import { loadRetailData, replayRetailActions } from "../../../src/envs/retail";
 import { textNamesFamily } from "../../../src/scoring/label-cues";
 import { keywordOverlap } from "../../../src/scoring/rules-judge";
@@ -65,7 +65,7 @@ describe("blocked variants of the generated suite", () => {
 
 describe("the committed blocked tasks, checked from their files alone", () => {
   const loaded = loadTaskDir(join(PACKAGE_ROOT, "tasks", "retail")).flatMap(({ task }) =>
-    task.suite === "retail" ? [task] : [],
+    isRetailTask(task) ? [task] : [],
   );
   const byId = new Map(loaded.map((task) => [task.id, task]));
   const blocked = loaded.filter((task) => task.kind === "blocked");

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createModel } from "../../../src/cli/create-model";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
-import type { TerminalTask } from "../../../src/domain/task";
+import { isTerminalTask, type TerminalTask } from "../../../src/domain/task";
 import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { type BlockedEpisodeScore, rulesJudge, summarize } from "../../../src/scoring";
@@ -23,7 +23,7 @@ import {
 
 // Read when the file is collected: the tests' bounds are counted from the tasks.
 const tasks: TerminalTask[] = loadTaskDir(join(PACKAGE_ROOT, "tasks", "terminal")).flatMap(({ task }) =>
-  task.suite === "terminal" ? [task] : [],
+  isTerminalTask(task) ? [task] : [],
 );
 const byId = (id: string) => tasks.find((task) => task.id === id) as TerminalTask;
 const feasible = tasks.filter((task) => task.kind === "feasible");

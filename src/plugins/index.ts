@@ -1,0 +1,113 @@
+/**
+ * Plug-ins (issue 24): a researcher's own suite and proposer, loaded from module paths a search config names
+ * (`suites: [retail, ./my-suite.mjs]`, `meta_model: ./my-proposer.mjs`). A suite's runtime is registered with the
+ * environments' suite registry (src/envs/suite-runtime.ts), so the same episode engine, scoring and splits apply; a
+ * proposer is called where the built-in ones are (src/search/propose.ts) and its edits admitted the same way. A run
+ * records each module's path and content hash; a resume imports the same modules and refuses one that changed.
+ */
+import { z } from "zod";
+import { HsearchError } from "../core/errors";
+import type { PluginTask } from "../domain/task";
+import type { PluginProposer } from "../search/search-deps";
+import { isModulePath, type ModuleRecord } from "./import-module";
+import { loadProposerModule } from "./proposer-plugin";
+import { loadSuiteModule } from "./suite-plugin";
+
+export {
+  defineProposer,
+  defineSuite,
+  type PluginTaskInput,
+  type ProposedEdit,
+  type ProposerContext,
+  type ProposerDefinition,
+  type SuiteDefinition,
+} from "./define";
+export { isModulePath, type ModuleRecord } from "./import-module";
+
+/** The plug-ins of a config, loaded: the tasks of each suite module by its path, the proposer, what to record. */
+export interface ConfigPlugins {
+  /** Each suite module's tasks, by the module's absolute path (the config's `suites` entry). */
+  tasks: Map<string, PluginTask[]>;
+  proposer: PluginProposer | null;
+  modules: ModuleRecord[];
+}
+
+/**
+ * Loads every module a config names (its entries already absolute, as load-config.ts makes them). `recorded`: the
+ * modules a run recorded when it began: a resume refuses a module that changed or vanished, and one the config no
+ * longer names cannot happen (the config is the stored one).
+ */
+export async function loadConfigPlugins(
+  config: { suites: readonly string[]; meta_model: string },
+  file: string | undefined,
+  recorded?: readonly ModuleRecord[],
+): Promise<ConfigPlugins> {
+  const expected = (field: ModuleRecord["field"], path: string) =>
+    recorded?.find((record) => record.field === field && record.path === path)?.sha256;
+  const tasks = new Map<string, PluginTask[]>();
+  const modules: ModuleRecord[] = [];
+  for (const entry of config.suites.filter(isModulePath)) {
+    const place = { ...(file ? { file } : {}), field: "suites" as const };
+    const suite = await loadSuiteModule(entry, place, expected("suites", entry));
+    tasks.set(entry, suite.tasks);
+    // With the suite's name and task ids, so reports label its tasks without importing the module.
+    modules.push({
+      field: "suites",
+      path: entry,
+      sha256: suite.sha256,
+      suite: suite.runtime.name,
+      tasks: suite.tasks.map((task) => task.id),
+    });
+  }
+  let proposer: PluginProposer | null = null;
+  if (isModulePath(config.meta_model)) {
+    const place = { ...(file ? { file } : {}), field: "meta_model" as const };
+    const loaded = await loadProposerModule(
+      config.meta_model,
+      place,
+      expected("meta_model", config.meta_model),
+    );
+    proposer = loaded.proposer;
+    modules.push({ field: "meta_model", path: config.meta_model, sha256: loaded.sha256 });
+  }
+  return { tasks, proposer, modules };
+}
+
+/** The event that records a run's plug-in modules (path and content hash) when it begins. */
+export const PLUGIN_MODULES_EVENT = "plugin_modules";
+
+const moduleRecordsSchema = z.array(
+  z
+    .object({
+      field: z.enum(["suites", "meta_model"]),
+      path: z.string(),
+      sha256: z.string(),
+      suite: z.string().optional(),
+      tasks: z.array(z.string()).optional(),
+    })
+    .strict(),
+);
+
+/**
+ * The plug-in modules a run recorded when it began, and the config file it began from (errors name it; `db`, the
+ * run's database, when it began from a config object).
+ */
+export function recordedModules(
+  events: ReadonlyArray<{ kind: string; data: Record<string, unknown> }>,
+  db: string,
+): { file: string; modules: ModuleRecord[] } {
+  const config = events.find((event) => event.kind === "config");
+  const file = typeof config?.data.file === "string" ? config.data.file : db;
+  const recorded = events.findLast((event) => event.kind === PLUGIN_MODULES_EVENT);
+  if (!recorded) return { file, modules: [] };
+  const modules = moduleRecordsSchema.safeParse(recorded.data.modules);
+  if (!modules.success)
+    throw new HsearchError(
+      "bad_input",
+      `run.db is damaged: the ${PLUGIN_MODULES_EVENT} event does not validate`,
+      {
+        file: db,
+      },
+    );
+  return { file, modules: modules.data };
+}

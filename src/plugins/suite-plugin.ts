@@ -1,0 +1,176 @@
+import { z } from "zod";
+import { HsearchError } from "../core/errors";
+import {
+  isBuiltinSuite,
+  isPluginTask,
+  type PluginSuiteName,
+  type PluginTask,
+  type Task,
+} from "../domain/task";
+import { pluginTaskSchema } from "../domain/task-schema";
+import { registerSuite, type SuiteRuntime } from "../envs/suite-env";
+import type { Environment } from "../envs/types";
+import { checkTaskSet } from "../tasks/validate";
+import type { SuiteDefinition } from "./define";
+import { importDefault, moduleHash, type PluginPlace, pluginError } from "./import-module";
+
+/** A plug-in suite loaded from its module: its runtime (registered by name) and its checked tasks. */
+export interface LoadedSuite {
+  path: string;
+  sha256: string;
+  runtime: SuiteRuntime;
+  tasks: PluginTask[];
+}
+
+const fn = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "a function");
+
+/** The shape of a suite definition (define.ts), checked before anything of it is called. */
+const definitionShape = z.object({
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]*$/, "a suite name is lowercase letters, digits, '_' or '-'")
+    .refine(
+      (name) => !isBuiltinSuite(name),
+      "retail and terminal are the built-in suites: choose another name",
+    ),
+  policy: z.string().min(1),
+  deferralHowTo: z.string().min(1),
+  tools: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        description: z.string(),
+        parameters: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .min(1),
+  tasks: z.union([z.array(z.unknown()), fn]),
+  createEnvironment: fn,
+  verify: fn,
+});
+
+/** Loaded plug-in suites by module path and content hash: the same module is loaded once per process. */
+const loaded = new Map<string, LoadedSuite>();
+
+/**
+ * Imports a suite module, checks its default export and every task it gives (the task schema and the checks across
+ * a task set, as for a shipped suite), and registers its runtime under its name. Every problem is bad input naming
+ * the config file, `suites` and the module (and the task and its field).
+ */
+export async function loadSuiteModule(
+  path: string,
+  place: PluginPlace,
+  expected?: string,
+): Promise<LoadedSuite> {
+  const sha256 = moduleHash(path, place, expected);
+  const key = `${path}\0${sha256}`;
+  const known = loaded.get(key);
+  if (known) {
+    registerSuite(known.runtime, path);
+    return known;
+  }
+  const exported = await importDefault(path, sha256, place);
+  const shape = definitionShape.safeParse(exported);
+  if (!shape.success) {
+    const issue = shape.error.issues[0];
+    const field = issue?.path.join(".") || "the default export";
+    throw pluginError(
+      place,
+      path,
+      `its default export is not a suite (export default defineSuite({...})): ${field}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  const definition = exported as SuiteDefinition;
+  const name = definition.name as PluginSuiteName;
+  const tasks = await checkedTasks(definition, name, path, place);
+  const runtime = runtimeOf(definition, name, path);
+  try {
+    registerSuite(runtime, path);
+  } catch (error) {
+    if (error instanceof HsearchError) throw pluginError(place, path, error.message, error);
+    throw error;
+  }
+  const suite = { path, sha256, runtime, tasks };
+  loaded.set(key, suite);
+  return suite;
+}
+
+async function checkedTasks(
+  definition: SuiteDefinition,
+  name: PluginSuiteName,
+  path: string,
+  place: PluginPlace,
+): Promise<PluginTask[]> {
+  let given: readonly unknown[];
+  try {
+    given = typeof definition.tasks === "function" ? await definition.tasks() : definition.tasks;
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw pluginError(place, path, `its tasks() failed: ${detail}`, error);
+  }
+  if (!Array.isArray(given)) throw pluginError(place, path, "its tasks() did not return a list of tasks");
+  const schema = pluginTaskSchema(name);
+  const tasks: PluginTask[] = [];
+  const ids = new Set<string>();
+  for (const [index, raw] of given.entries()) {
+    const record =
+      raw !== null && typeof raw === "object" && !("suite" in raw) ? { suite: name, ...raw } : raw;
+    const id = (raw as { id?: unknown } | null)?.id;
+    const which = typeof id === "string" ? `task ${id}` : `task ${index + 1} of its tasks`;
+    const parsed = schema.safeParse(record);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const keys = issue?.code === "unrecognized_keys" ? issue.keys.slice(0, 1) : [];
+      const field = [...(issue?.path ?? []), ...keys].map(String).join(".") || "(the task)";
+      throw pluginError(place, path, `${which}: field ${field}: ${issue?.message ?? "invalid"}`);
+    }
+    if (ids.has(parsed.data.id)) throw pluginError(place, path, `${which}: field id: duplicate task id`);
+    ids.add(parsed.data.id);
+    // The one place a plug-in suite's name becomes a PluginSuiteName: the schema checked it is this suite's.
+    tasks.push({ ...parsed.data, suite: name });
+  }
+  checkTaskSet(
+    tasks.map((task) => ({ task, file: path })),
+    (entry, field, message) => pluginError(place, path, `task ${entry.task.id}: field ${field}: ${message}`),
+  );
+  return tasks;
+}
+
+/** The suite runtime of a definition: what the engine calls, with the plug-in's answers checked. */
+function runtimeOf(definition: SuiteDefinition, name: PluginSuiteName, path: string): SuiteRuntime {
+  const tools = definition.tools.map((tool) => tool.name);
+  const own = (task: Task): PluginTask => {
+    if (!isPluginTask(task) || task.suite !== name)
+      throw new HsearchError("internal", `task ${task.id} is not a ${name} task`);
+    return task;
+  };
+  return {
+    name,
+    policy: () => definition.policy,
+    deferralHowTo: definition.deferralHowTo,
+    toolNames: () => [...tools],
+    async createEnvironment(task, options) {
+      const env: Environment = await definition.createEnvironment(own(task), {
+        readOnly: options.readOnly ?? false,
+      });
+      for (const method of ["tools", "writeTools", "call", "effects", "deferAsHarness", "close"] as const)
+        if (typeof env?.[method] !== "function")
+          throw new HsearchError(
+            "bad_input",
+            `suite ${name} (${path}): createEnvironment(${task.id}) returned no Environment: ${method}() is missing`,
+          );
+      return env;
+    },
+    async verify(task, env, episode) {
+      const reward = await definition.verify(own(task), env, episode);
+      if (reward !== 0 && reward !== 1)
+        throw new HsearchError(
+          "bad_input",
+          `suite ${name} (${path}): verify(${task.id}) returned ${String(reward)}, not 0 or 1`,
+        );
+      return { reward };
+    },
+    hasReference: () => true,
+    hasCustomer: false,
+  };
+}
