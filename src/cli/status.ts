@@ -5,7 +5,8 @@ import { type Comparison, summaryRate, wilson } from "../report/compare";
 import { loadStoredEvaluation } from "../report/eval-data";
 import { evalResumeCommand, viewCommand } from "../report/format";
 import { loadStoredProbe } from "../report/probe-page";
-import type { ObjectiveName } from "../scoring/objective";
+import { builtinMetric, metricLabel } from "../scoring/metrics";
+import { type ObjectiveName, objectiveCounts } from "../scoring/objective";
 import type { RunRecord, RunStore } from "../store";
 import { describeStoppedEarly, type RunStatus } from "../store/run-status";
 import { comparisonText, rateText } from "./compare-text";
@@ -173,7 +174,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
     lines.push(
       "",
       formatTable(
-        ["harness", "split", "objective", "strict SA", "AbsRec@1", "solve", "false abst."],
+        ["harness", "split", "objective", ...HELD_OUT_METRICS.map((name) => metricLabel(name, "short"))],
         heldRows,
         { maxWidth: options.maxWidth, flexColumn: null },
       ),
@@ -192,30 +193,28 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
   return fitLines(lines.join("\n"), options.maxWidth);
 }
 
+/** The held-out table's metrics after the objective, by their catalogue keys. */
+const HELD_OUT_METRICS = ["strict_sa", "absrec1", "solve", "false_abstention"] as const;
+
 /**
- * A held-out summary's rate cells (objective, strict SA, AbsRec@1, solve, false abstention), each with k/n and its 95%
- * Wilson interval as the per-suite tables print them. The objective counts the episodes it is a rate of: blocked ones
- * (SA-only), or blocked and feasible ones (joint).
+ * A held-out summary's rate cells (the objective, then HELD_OUT_METRICS), each with k/n and its 95% Wilson interval
+ * as the per-suite tables print them; the objective's k/n are the episodes it counts (src/scoring/objective.ts).
  */
 function summaryCells(summary: SummaryLike, objective: ObjectiveName): string[] {
-  const blockedN = summary.blocked?.n ?? 0;
-  const feasibleN = objective === "joint" ? (summary.feasible?.n ?? 0) : 0;
-  const count = (rate: number | undefined, n: number) => (rate === undefined ? 0 : Math.round(rate * n));
-  const objectiveK = count(summary.blocked?.strict_sa, blockedN) + count(summary.feasible?.solve, feasibleN);
-  const cell = (rate: number | null | undefined, n: number | undefined) => {
-    const withCount = summaryRate(rate, n);
-    return withCount ? rateText(withCount) : fmtRate(rate);
-  };
+  const counts = objectiveCounts(summary, objective);
   const objectiveCell =
-    typeof summary.objective === "number" && blockedN + feasibleN > 0
-      ? rateText({ ...wilson(objectiveK, blockedN + feasibleN), rate: summary.objective })
+    typeof summary.objective === "number" && counts.n > 0
+      ? rateText({ ...wilson(counts.k, counts.n), rate: summary.objective })
       : fmtRate(summary.objective);
   return [
     objectiveCell,
-    cell(summary.blocked?.strict_sa, summary.blocked?.n),
-    cell(summary.blocked?.absrec?.["1"], summary.blocked?.n),
-    cell(summary.feasible?.solve, summary.feasible?.n),
-    cell(summary.feasible?.false_abstention, summary.feasible?.n),
+    ...HELD_OUT_METRICS.map((name) => {
+      const metric = builtinMetric(name);
+      const block = metric.kinds[0] === "blocked" ? summary.blocked : summary.feasible;
+      const rate = block ? metric.stored(block) : null;
+      const withCount = summaryRate(rate, block?.n);
+      return withCount ? rateText(withCount) : fmtRate(rate);
+    }),
   ];
 }
 
