@@ -24,7 +24,7 @@ export function aggregateMetric(metric: Metric, episodes: readonly MetricEpisode
   const values: Array<boolean | number> = [];
   for (const episode of episodes) {
     if (!metric.kinds.includes(episode.kind)) continue;
-    const value = valueOf(metric, episode);
+    const value = episodeValue(metric, episode);
     if (value !== null) values.push(value);
   }
   const n = values.length;
@@ -52,7 +52,7 @@ export function aggregateMetric(metric: Metric, episodes: readonly MetricEpisode
   };
 }
 
-function valueOf(metric: Metric, episode: MetricEpisode): boolean | number | null {
+function episodeValue(metric: Metric, episode: MetricEpisode): boolean | number | null {
   const where = `metric '${metric.name}' on episode ${episode.task_id}#${episode.repeat}`;
   let value: unknown;
   try {
