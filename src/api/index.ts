@@ -4,6 +4,13 @@
 export { HsearchError, type HsearchErrorCode, isHsearchError } from "../core/errors";
 export type { Task } from "../domain/task";
 export type { Trajectory } from "../harness/trajectory";
+export {
+  defineMetric,
+  type Metric,
+  type MetricEpisode,
+  type MetricKind,
+  type MetricResult,
+} from "../scoring/metrics";
 export type { SearchConfig } from "../search/config-schema";
 export type { SearchOutcome } from "../search/run-search";
 export type {

@@ -1,10 +1,16 @@
 import type { Argv } from "yargs";
-import { type StatusWithSuites, statusWithSuites, suiteComparisons } from "../api/run-result";
+import {
+  type StatusWithSuites,
+  statusWithMetrics,
+  statusWithSuites,
+  suiteComparisons,
+} from "../api/run-result";
 import { describeRejection } from "../models/parameter-fallback";
 import { type Comparison, summaryRate, wilson } from "../report/compare";
 import { loadStoredEvaluation } from "../report/eval-data";
 import { evalResumeCommand, viewCommand } from "../report/format";
 import { loadStoredProbe } from "../report/probe-page";
+import type { RunMetricTable } from "../report/run-metrics";
 import { builtinMetric, metricLabel } from "../scoring/metrics";
 import { type ObjectiveName, objectiveCounts } from "../scoring/objective";
 import type { RunRecord, RunStore } from "../store";
@@ -12,6 +18,7 @@ import { describeStoppedEarly, type RunStatus } from "../store/run-status";
 import { comparisonText, rateText } from "./compare-text";
 import { describeUsage, renderEvalReport } from "./eval";
 import type { CliIO } from "./io";
+import { metricTableText } from "./metrics-text";
 import { openRunDirForReading, storedConfig } from "./open-run";
 import {
   type BeliefsCommandReport,
@@ -44,7 +51,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           return;
         }
         storedConfig(store);
-        const status = statusWithSuites(store);
+        const status = await statusWithMetrics(store);
         io.out(
           argv.json
             ? JSON.stringify(status, null, 2)
@@ -72,7 +79,10 @@ export interface StatusOptions {
 export { type StatusWithSuites, statusWithSuites, suiteComparisons };
 
 /** The round table as `hsearch run` and `hsearch status` print it. */
-export function renderStatus(status: RunStatus, options: StatusOptions = {}): string {
+export function renderStatus(
+  status: RunStatus & { metrics?: RunMetricTable },
+  options: StatusOptions = {},
+): string {
   const paint = options.paint ?? paintFor({ env: {} }, false);
   const lines = [
     `run ${status.run} · ${status.state} · objective ${status.objective} · seed ${status.seed}`,
@@ -185,6 +195,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       "",
       comparisonText(c, { before: "seed", after: final }, paint, { maxWidth: options.maxWidth }),
     );
+  if (status.metrics) lines.push("", metricTableText(status.metrics, { maxWidth: options.maxWidth }));
   const u = status.usage;
   lines.push("", `usage: ${u.rollouts} rollouts; ${describeUsage(u)}`);
   for (const [role, part] of Object.entries(u.by_role))

@@ -9,6 +9,7 @@ import {
 import { HsearchError } from "../core/errors";
 import { roleModelsSchema } from "../models/settings";
 import { type SearchConfig, searchConfigFileSchema } from "./config-schema";
+import { resolveMetricModules } from "./metric-modules";
 
 /**
  * A search config as a run stores it: validated, a `models` file read in place of its path (errors in it name that
@@ -50,7 +51,14 @@ export function searchConfigOf(doc: PositionedDocument, base: string): SearchCon
   const cache = {
     dir: dir === "run" || dir === "user" ? dir : checkedCacheDir(resolve(base, dir), at(["cache", "dir"])),
   };
-  return { ...parsed, task_model: taskModel, models, cache };
+  const { metrics: metricPaths, ...rest } = parsed;
+  const metrics = metricPaths
+    ? resolveMetricModules(metricPaths, base, {
+        file,
+        lineOf: (index) => doc.lineOf(["metrics", String(index)]),
+      })
+    : undefined;
+  return { ...rest, task_model: taskModel, models, cache, ...(metrics ? { metrics } : {}) };
 }
 
 function loadModelsFile(path: string, at: { file: string; field: string; line?: number }) {
