@@ -88,19 +88,10 @@ export async function loadMetricModules(
   const metrics: Metric[] = [];
   for (const [index, ref] of refs.entries()) {
     const loaded = await importMetrics(ref);
-    if ("problem" in loaded)
-      throw new HsearchError("bad_input", `metrics: ${ref.module}: ${loaded.problem}`, at(origin, index));
-    metrics.push(...loaded.metrics);
-  }
-  try {
-    metricCatalogue(metrics);
-  } catch (error) {
-    if (error instanceof HsearchError)
-      throw new HsearchError("bad_input", `metrics: ${error.message}`, {
-        file: origin.file,
-        field: "metrics",
-      });
-    throw error;
+    const problem = "problem" in loaded ? loaded.problem : clashOf(metrics, loaded.metrics);
+    if (problem !== null)
+      throw new HsearchError("bad_input", `metrics: ${ref.module}: ${problem}`, at(origin, index));
+    if ("metrics" in loaded) metrics.push(...loaded.metrics);
   }
   return metrics;
 }
@@ -127,12 +118,7 @@ export async function loadRunMetricModules(
       out.modules.push({ ...ref, metrics: [], problem: loaded.problem, changed });
       continue;
     }
-    let clash: string | null = null;
-    try {
-      metricCatalogue([...out.metrics, ...loaded.metrics]);
-    } catch (error) {
-      clash = error instanceof Error ? error.message : String(error);
-    }
+    const clash = clashOf(out.metrics, loaded.metrics);
     if (clash !== null) {
       out.modules.push({ ...ref, metrics: [], problem: clash, changed });
       continue;
@@ -141,4 +127,14 @@ export async function loadRunMetricModules(
     out.modules.push({ ...ref, metrics: loaded.metrics.map((m) => m.name), problem: null, changed });
   }
   return out;
+}
+
+/** Why `more` cannot join `known` and the built-in metrics (a name taken twice), or null. */
+function clashOf(known: readonly Metric[], more: readonly Metric[]): string | null {
+  try {
+    metricCatalogue([...known, ...more]);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
