@@ -91,7 +91,9 @@ describe("a run with the example metric module", () => {
     expect(stdout).toMatch(/blocked episodes ended by a deferral\s+search\s+\d\.\d{3} \d+\/\d+ \[/);
     const json = JSON.parse((await runCli(["status", runDir, "--json"])).stdout);
     const calls = json.metrics.rows.find((row: { metric: string }) => row.metric === "agent_tool_calls");
-    const seed = calls.cells.find((c: { role: string; split: string }) => c.role === "seed" && c.split === "search");
+    const seed = calls.cells.find(
+      (c: { role: string; split: string }) => c.role === "seed" && c.split === "search",
+    );
     // Every scored episode of the seed's search evaluation counts once; the agent made tool calls in them.
     expect(seed.result.n).toBeGreaterThan(0);
     expect(seed.result.value).toBeGreaterThan(0);
@@ -112,8 +114,6 @@ describe("a run with the example metric module", () => {
   });
 
   it("a module gone since the run is said so, and the rest of status still prints", async () => {
-    const copy = mkdtempSync(join(tmpdir(), "hsearch-metrics-gone-"));
-    writeFileSync(join(copy, "my-metric.mjs"), readFileSync(join(work, "my-metric.mjs")));
     // The stored path is absolute: removing the module the run recorded is what a later reader meets.
     const saved = readFileSync(join(work, "my-metric.mjs"));
     rmSync(join(work, "my-metric.mjs"));
