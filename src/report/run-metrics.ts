@@ -99,7 +99,9 @@ export function runMetricTable(
         for (const { role, commit } of harnesses) {
           const scored = episodes.get(`${commit}:${split}`) ?? [];
           if (scored.length === 0) continue;
-          row.cells.push({ role, commit, split, result: aggregateMetric(metric, scored) });
+          const result = aggregateMetric(metric, scored);
+          // A split with no episode of the metric's kinds (independent for a blocked-only metric) has no cell.
+          if (result.n > 0) row.cells.push({ role, commit, split, result });
         }
     } catch (error) {
       // A metric's own code failing is shown beside it; the rest of the page still renders.
