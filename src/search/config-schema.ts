@@ -232,7 +232,9 @@ export const searchConfigSchema = z
           .strict(),
       )
       .optional()
-      .describe("The run's own metric modules (src/search/metric-modules.ts), as stored: path and content hash."),
+      .describe(
+        "The run's own metric modules (src/search/metric-modules.ts), as stored: path and content hash.",
+      ),
   })
   .strict();
 
