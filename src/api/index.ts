@@ -18,6 +18,13 @@ export {
   type ProposerDefinition,
   type SuiteDefinition,
 } from "../plugins";
+export {
+  defineMetric,
+  type Metric,
+  type MetricEpisode,
+  type MetricKind,
+  type MetricResult,
+} from "../scoring/metrics";
 export type { SearchConfig } from "../search/config-schema";
 export type { Digest } from "../search/digest";
 export type { ProposerInput } from "../search/proposer-input";

@@ -1,14 +1,26 @@
 import type { Comparison } from "../report/compare";
 import { storedComparisons } from "../report/comparisons";
+import { type RunMetricTable, runMetricModules, runMetricTable } from "../report/run-metrics";
+import type { RunMetricModules } from "../search/metric-modules";
 import type { RunReader } from "../store/run-reader";
 import { type RunStatus, runStatus } from "../store/run-status";
 
-/** The status with seed against the final harness by suite and family on every split, as `--json` prints it. */
-export type StatusWithSuites = RunStatus & { suites: Comparison[] };
+/**
+ * The status with seed against the final harness by suite and family on every split, as `--json` prints it, and
+ * the run's own metrics (its config's metric modules) when it names any.
+ */
+export type StatusWithSuites = RunStatus & { suites: Comparison[]; metrics?: RunMetricTable };
 
-export function statusWithSuites(store: RunReader): StatusWithSuites {
+/** `metrics`: the run's metric modules as imported (runMetricModules); without them no metric table is made. */
+export function statusWithSuites(store: RunReader, metrics?: RunMetricModules): StatusWithSuites {
   const status = runStatus(store);
-  return { ...status, suites: suiteComparisons(store, status) };
+  const table = metrics ? runMetricTable(store, status, metrics) : null;
+  return { ...status, suites: suiteComparisons(store, status), ...(table ? { metrics: table } : {}) };
+}
+
+/** statusWithSuites with the run's metric modules imported again from its stored config. */
+export async function statusWithMetrics(store: RunReader): Promise<StatusWithSuites> {
+  return statusWithSuites(store, await runMetricModules(store));
 }
 
 /** Seed against the final harness per split, from the stored episodes. */

@@ -17,6 +17,7 @@ import {
 } from "../plugins";
 import type { SearchConfig } from "../search/config-schema";
 import { loadSearchConfig, searchConfigOf } from "../search/load-config";
+import { loadMetricModules } from "../search/metric-modules";
 import { runSearch } from "../search/run-search";
 import type { SearchOutcome } from "../search/search-events";
 import { createRunDir, openRunStore, type RunStore } from "../store";
@@ -27,7 +28,7 @@ import { DEFAULT_QUEUE } from "../workers/rollout-job";
 import { locateRun, storedConfig } from "./locate-run";
 import type { RunEvent } from "./run-events";
 import { type RunEventListener, RunEventLog } from "./run-events";
-import { type StatusWithSuites, statusWithSuites } from "./run-result";
+import { type StatusWithSuites, statusWithMetrics } from "./run-result";
 import {
   type BudgetRaise,
   judgeOf,
@@ -161,6 +162,8 @@ async function newRun(
   if (options.workers) refuseWorkersWithPlugins(plugins.modules, file);
   loadSearchTasks(config, host.cwd, file, plugins.tasks);
   runModels(config, host);
+  // A metric module that is gone, throws when imported or exports no metric fails now too.
+  await loadMetricModules(config.metrics ?? [], { file: file ?? "the config object" });
   // A shared cache that cannot be opened fails now, before a run directory exists.
   if (config.cache.dir !== "run") openRunCache(config, host, undefined, file);
   // Stored resolved, so a resume works from any directory.
@@ -203,7 +206,7 @@ async function resumedRun(run: string, options: ResumeRunOptions, events: RunEve
         type: "message",
         text: `hsearch run: ${record.id} already finished at ${record.ended_at}; nothing to resume`,
       });
-      const status = statusWithSuites(store);
+      const status = await statusWithMetrics(store);
       store.close();
       return { runId: record.id, runDir, status, outcome: null };
     }
@@ -300,7 +303,8 @@ async function searchIn(
       ...(options.signal ? { signal: options.signal } : {}),
     });
     events.emit({ type: "finished", outcome });
-    return { runId, runDir, status: statusWithSuites(store), outcome };
+    // The run's own metrics over its episodes, imported again as status, report and view will import them.
+    return { runId, runDir, status: await statusWithMetrics(store), outcome };
   } catch (error) {
     store.setRunState("failed", error instanceof Error ? error.message : String(error));
     throw error;

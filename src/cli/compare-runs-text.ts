@@ -1,5 +1,6 @@
 /** `hsearch compare` as terminal text: who is compared, what each spent, paired outcomes per split, config, diff. */
 import type { PairedRow, PairedSplit, RunComparison } from "../compare";
+import { metricLabel } from "../scoring/metrics";
 import { colourDiff, fitDiff } from "./diff";
 import { fitLines, formatTable, type Paint } from "./table";
 
@@ -7,12 +8,6 @@ const SPLIT_LABEL: Record<string, string> = {
   search: "search",
   heldout: "held-out",
   independent: "independent",
-};
-const METRIC_LABEL: Record<string, string> = {
-  pass: "pass",
-  strict_sa: "strict SA",
-  solve: "solve",
-  false_abstention: "false abst.",
 };
 
 const signed = (v: number, digits: number) => `${v >= 0 ? "+" : "-"}${Math.abs(v).toFixed(digits)}`;
@@ -41,7 +36,7 @@ export function pairedSplitText(
     row.table.both + row.table.firstOnly + row.table.secondOnly + row.table.neither;
   const rows = split.rows.map((row) => [
     row.group,
-    METRIC_LABEL[row.metric] ?? row.metric,
+    metricLabel(row.metric, "short"),
     `${row.a}/${n(row)}`,
     `${row.b}/${n(row)}`,
     deltaCell(row, paint),

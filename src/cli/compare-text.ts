@@ -1,5 +1,6 @@
 /** A comparison of two harnesses as terminal text: rates with k/n and 95% intervals, Δ, flips, McNemar. */
 import type { Comparison, Difference, Rate } from "../report/compare";
+import { metricLabel } from "../scoring/metrics";
 import type { PairedDelta } from "../scoring/paired-delta";
 import { fitLines, formatTable, type Paint } from "./table";
 
@@ -8,11 +9,6 @@ const PURPOSE_LABEL: Record<string, string> = {
   heldout: "held-out",
   independent: "independent",
   diagnostic: "held-out diagnostic",
-};
-const METRIC_LABEL: Record<string, string> = {
-  strict_sa: "strict SA",
-  solve: "solve",
-  false_abstention: "false abst.",
 };
 
 export function rateText(rate: Rate): string {
@@ -45,7 +41,7 @@ export function comparisonText(
 ): string {
   const rows = [...c.bySuite, ...c.byFamily].map((g) => [
     g.group,
-    METRIC_LABEL[g.metric] ?? g.metric,
+    metricLabel(g.metric, "short"),
     rateText(g.before),
     rateText(g.after),
     deltaText(g, g.lowerIsBetter, paint),

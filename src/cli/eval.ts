@@ -21,6 +21,7 @@ import {
   type EpisodeScore,
   infraErrorGate,
 } from "../scoring";
+import { builtinMetricsOf, metricLabel } from "../scoring/metrics";
 import { rateText } from "./compare-text";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
@@ -349,21 +350,7 @@ export function renderEvalReport(report: EvalReport): string {
     "",
   ];
   if (blocked) {
-    const header = [
-      "blocked",
-      "n",
-      "M0",
-      "M1",
-      "M2",
-      "M3",
-      "strict",
-      "relaxed",
-      "naiveM2",
-      "AbsRec@1",
-      "AbsRec@3",
-      "SPL",
-      "post-hoc",
-    ];
+    const header = ["blocked", "n", ...EVAL_BLOCKED.map((metric) => metric.short ?? metric.label)];
     const rows = [
       ...FAMILIES.flatMap((family) => {
         const rates = blocked.by_family[family];
@@ -376,8 +363,14 @@ export function renderEvalReport(report: EvalReport): string {
   if (feasible)
     lines.push(
       formatTable(
-        ["feasible", "n", "solve", "false abstention"],
-        [["all", String(feasible.n), fmtRate(feasible.solve), fmtRate(feasible.false_abstention)]],
+        ["feasible", "n", ...EVAL_FEASIBLE.map((metric) => metric.short ?? metric.label)],
+        [
+          [
+            "all",
+            String(feasible.n),
+            ...EVAL_FEASIBLE.map((metric) => fmtRate(metric.stored({ ...feasible }))),
+          ],
+        ],
       ),
       "",
     );
@@ -386,13 +379,8 @@ export function renderEvalReport(report: EvalReport): string {
   if (suites.length > 1)
     lines.push(
       formatTable(
-        ["suite", "strict SA", "solve", "false abstention"],
-        suites.map(([suite, r]) => [
-          suite,
-          rateText(r.strict_sa),
-          rateText(r.solve),
-          rateText(r.false_abstention),
-        ]),
+        ["suite", ...BY_SUITE.map((name) => metricLabel(name, "short"))],
+        suites.map(([suite, r]) => [suite, ...BY_SUITE.map((name) => rateText(r[name]))]),
         { flexColumn: 0 },
       ),
       "",
@@ -425,19 +413,11 @@ export function describeUsage(usage: RoleUsage): string {
   return `${usage.calls} model calls${cached}, ${usage.input_tokens} input + ${usage.output_tokens} output tokens${promptCache}, ${formatUsd(usage.usd)}`;
 }
 
+/** The eval table's columns: every built-in metric of one kind of episode (src/scoring/metrics). */
+const EVAL_BLOCKED = builtinMetricsOf("blocked");
+const EVAL_FEASIBLE = builtinMetricsOf("feasible");
+const BY_SUITE = ["strict_sa", "solve", "false_abstention"] as const;
+
 function rateCells(rates: BlockedRates): string[] {
-  return [
-    String(rates.n),
-    fmtRate(rates.m0),
-    fmtRate(rates.m1),
-    fmtRate(rates.m2),
-    fmtRate(rates.m3),
-    fmtRate(rates.strict_sa),
-    fmtRate(rates.relaxed_sa),
-    fmtRate(rates.naive_m2),
-    fmtRate(rates.absrec["1"]),
-    fmtRate(rates.absrec["3"]),
-    fmtRate(rates.spl),
-    String(rates.post_hoc),
-  ];
+  return [String(rates.n), ...EVAL_BLOCKED.map((metric) => fmtRate(metric.stored({ ...rates })))];
 }

@@ -1,16 +1,24 @@
 import type { Argv } from "yargs";
-import { type StatusWithSuites, statusWithSuites, suiteComparisons } from "../api/run-result";
+import {
+  type StatusWithSuites,
+  statusWithMetrics,
+  statusWithSuites,
+  suiteComparisons,
+} from "../api/run-result";
 import { describeRejection } from "../models/parameter-fallback";
 import { type Comparison, summaryRate, wilson } from "../report/compare";
 import { loadStoredEvaluation } from "../report/eval-data";
 import { evalResumeCommand, viewCommand } from "../report/format";
 import { loadStoredProbe } from "../report/probe-page";
-import type { ObjectiveName } from "../scoring/objective";
+import type { RunMetricTable } from "../report/run-metrics";
+import { builtinMetric, metricLabel } from "../scoring/metrics";
+import { type ObjectiveName, objectiveCounts } from "../scoring/objective";
 import type { RunRecord, RunStore } from "../store";
 import { describeStoppedEarly, type RunStatus } from "../store/run-status";
 import { comparisonText, rateText } from "./compare-text";
 import { describeUsage, renderEvalReport } from "./eval";
 import type { CliIO } from "./io";
+import { metricTableText } from "./metrics-text";
 import { openRunDirForReading, storedConfig } from "./open-run";
 import {
   type BeliefsCommandReport,
@@ -43,7 +51,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           return;
         }
         storedConfig(store);
-        const status = statusWithSuites(store);
+        const status = await statusWithMetrics(store);
         io.out(
           argv.json
             ? JSON.stringify(status, null, 2)
@@ -71,7 +79,10 @@ export interface StatusOptions {
 export { type StatusWithSuites, statusWithSuites, suiteComparisons };
 
 /** The round table as `hsearch run` and `hsearch status` print it. */
-export function renderStatus(status: RunStatus, options: StatusOptions = {}): string {
+export function renderStatus(
+  status: RunStatus & { metrics?: RunMetricTable },
+  options: StatusOptions = {},
+): string {
   const paint = options.paint ?? paintFor({ env: {} }, false);
   const lines = [
     `run ${status.run} · ${status.state} · objective ${status.objective} · seed ${status.seed}`,
@@ -173,7 +184,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
     lines.push(
       "",
       formatTable(
-        ["harness", "split", "objective", "strict SA", "AbsRec@1", "solve", "false abst."],
+        ["harness", "split", "objective", ...HELD_OUT_METRICS.map((name) => metricLabel(name, "short"))],
         heldRows,
         { maxWidth: options.maxWidth, flexColumn: null },
       ),
@@ -184,6 +195,7 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
       "",
       comparisonText(c, { before: "seed", after: final }, paint, { maxWidth: options.maxWidth }),
     );
+  if (status.metrics) lines.push("", metricTableText(status.metrics, { maxWidth: options.maxWidth }));
   const u = status.usage;
   lines.push("", `usage: ${u.rollouts} rollouts; ${describeUsage(u)}`);
   for (const [role, part] of Object.entries(u.by_role))
@@ -192,30 +204,28 @@ export function renderStatus(status: RunStatus, options: StatusOptions = {}): st
   return fitLines(lines.join("\n"), options.maxWidth);
 }
 
+/** The held-out table's metrics after the objective, by their catalogue keys. */
+const HELD_OUT_METRICS = ["strict_sa", "absrec1", "solve", "false_abstention"] as const;
+
 /**
- * A held-out summary's rate cells (objective, strict SA, AbsRec@1, solve, false abstention), each with k/n and its 95%
- * Wilson interval as the per-suite tables print them. The objective counts the episodes it is a rate of: blocked ones
- * (SA-only), or blocked and feasible ones (joint).
+ * A held-out summary's rate cells (the objective, then HELD_OUT_METRICS), each with k/n and its 95% Wilson interval
+ * as the per-suite tables print them; the objective's k/n are the episodes it counts (src/scoring/objective.ts).
  */
 function summaryCells(summary: SummaryLike, objective: ObjectiveName): string[] {
-  const blockedN = summary.blocked?.n ?? 0;
-  const feasibleN = objective === "joint" ? (summary.feasible?.n ?? 0) : 0;
-  const count = (rate: number | undefined, n: number) => (rate === undefined ? 0 : Math.round(rate * n));
-  const objectiveK = count(summary.blocked?.strict_sa, blockedN) + count(summary.feasible?.solve, feasibleN);
-  const cell = (rate: number | null | undefined, n: number | undefined) => {
-    const withCount = summaryRate(rate, n);
-    return withCount ? rateText(withCount) : fmtRate(rate);
-  };
+  const counts = objectiveCounts(summary, objective);
   const objectiveCell =
-    typeof summary.objective === "number" && blockedN + feasibleN > 0
-      ? rateText({ ...wilson(objectiveK, blockedN + feasibleN), rate: summary.objective })
+    typeof summary.objective === "number" && counts.n > 0
+      ? rateText({ ...wilson(counts.k, counts.n), rate: summary.objective })
       : fmtRate(summary.objective);
   return [
     objectiveCell,
-    cell(summary.blocked?.strict_sa, summary.blocked?.n),
-    cell(summary.blocked?.absrec?.["1"], summary.blocked?.n),
-    cell(summary.feasible?.solve, summary.feasible?.n),
-    cell(summary.feasible?.false_abstention, summary.feasible?.n),
+    ...HELD_OUT_METRICS.map((name) => {
+      const metric = builtinMetric(name);
+      const block = metric.kinds[0] === "blocked" ? summary.blocked : summary.feasible;
+      const rate = block ? metric.stored(block) : null;
+      const withCount = summaryRate(rate, block?.n);
+      return withCount ? rateText(withCount) : fmtRate(rate);
+    }),
   ];
 }
 

@@ -3,6 +3,7 @@
  * 2×2 table of outcomes, the paired Δ (B − A) with its 95% interval, McNemar on the discordant pairs, and the
  * episodes that flipped. Pure: rollout records in, numbers out.
  */
+import { builtinMetric } from "../scoring/metrics";
 import {
   type McNemar,
   mcnemar,
@@ -80,7 +81,7 @@ function row(
   return {
     group,
     metric,
-    lowerIsBetter: metric === "false_abstention",
+    lowerIsBetter: !builtinMetric(metric).higherIsBetter,
     a: table.both + table.firstOnly,
     b: table.both + table.secondOnly,
     table,

@@ -4,18 +4,13 @@
  * an exact McNemar test on the flips. Pure: rollout records in, numbers out; the report, the viewer and
  * `hsearch diff --from --to` render it.
  */
+import { builtinMetric } from "../scoring/metrics";
 import { mcnemarExact } from "../scoring/paired-tests";
+import { type Rate, wilson } from "../scoring/wilson";
 import type { Purpose, RolloutRecord } from "../store/records";
 
-export interface Rate {
-  k: number;
-  n: number;
-  /** k/n, null when n = 0. */
-  rate: number | null;
-  /** The 95% Wilson score interval, null when n = 0. */
-  low: number | null;
-  high: number | null;
-}
+export type { Rate };
+export { wilson };
 
 export interface Difference {
   before: Rate;
@@ -62,17 +57,6 @@ export interface Comparison {
   flips: Flip[];
   /** Exact two-sided McNemar on the flips: b = losses, c = gains. */
   mcnemar: { gains: number; losses: number; p_value: number };
-}
-
-const Z95 = 1.959963984540054;
-
-export function wilson(k: number, n: number): Rate {
-  if (n === 0) return { k, n, rate: null, low: null, high: null };
-  const p = k / n;
-  const z2 = Z95 * Z95;
-  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const half = (Z95 * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n);
-  return { k, n, rate: p, low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
 
 /**
@@ -146,7 +130,7 @@ function groupDifference(
   return {
     group,
     metric,
-    lowerIsBetter: metric === "false_abstention",
+    lowerIsBetter: !builtinMetric(metric).higherIsBetter,
     ...difference(rateOf(before, metric), rateOf(after, metric)),
   };
 }

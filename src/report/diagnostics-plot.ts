@@ -6,6 +6,7 @@
  * and time per candidate as bars. In the viewer every dot and bar links to its candidate. Pure: data in, markup out,
  * every value escaped.
  */
+import { builtinMetric, directedLabel } from "../scoring/metrics";
 import { escapeHtml } from "./html";
 import { coord, type PlotBox, roundAxis, roundScale, svgDocument, yGrid } from "./svg-axes";
 
@@ -31,13 +32,11 @@ export interface DiagnosticCandidate {
   seconds: number;
 }
 
+/** The panels: the objective, then built-in metrics by their catalogue key (labels and direction from there). */
+const PLOTTED = ["strict_sa", "relaxed_sa", "solve", "false_abstention", "absrec1"] as const;
 export const DIAGNOSTIC_METRICS: ReadonlyArray<{ key: DiagnosticMetric; label: string }> = [
   { key: "objective", label: "objective" },
-  { key: "strict_sa", label: "strict SA" },
-  { key: "relaxed_sa", label: "relaxed SA" },
-  { key: "solve", label: "feasible solve" },
-  { key: "false_abstention", label: "false abstention (lower is better)" },
-  { key: "absrec1", label: "AbsRec@1" },
+  ...PLOTTED.map((name) => ({ key: name, label: directedLabel(builtinMetric(name)) })),
 ];
 
 /** Why a blocked episode failed, one mode each (the first that applies, in this order). */

@@ -16,6 +16,7 @@ import { renderChangeSummary, renderDiff } from "./sections/diff";
 import { renderBlockedTable, renderFeasibleTable, renderHeadline } from "./sections/metrics";
 import { renderRoundTable } from "./sections/rounds";
 import { renderConfig, renderEvents, renderHeader, renderUsage } from "./sections/run-info";
+import { renderRunMetrics } from "./sections/run-metrics";
 import { scoreLine } from "./sections/score-line";
 import { renderTimeline } from "./sections/timeline";
 
@@ -34,6 +35,7 @@ const SECTIONS = [
   ["rounds", "Rounds"],
   ["blocked", "Blocked tasks"],
   ["feasible", "Feasible tasks"],
+  ["metrics", "Your metrics"],
   ["changes", "Accepted changes"],
   ["examples", "Example trajectories"],
   ["usage", "Usage"],
@@ -68,7 +70,7 @@ export function renderReportBody(data: ReportData, links?: Links): Html {
       ? body(seed, final)
       : html`<p class="muted">The seed harness has not been evaluated yet.</p>`;
   return html`<header>${renderHeader(data)}
-<nav class="toc">${SECTIONS.map(([id, title]) => html`<a href="#${id}">${title}</a>`)}</nav>
+<nav class="toc">${SECTIONS.filter(([id]) => id !== "metrics" || data.metrics).map(([id, title]) => html`<a href="#${id}">${title}</a>`)}</nav>
 ${renderHeadline(seed, final, data.comparisons)}${renderInProgress(data, links)}</header>
 ${section(
   "suites",
@@ -113,6 +115,7 @@ ${section(
 ${renderFeasibleTable(s, f)}`,
   ),
 )}
+${data.metrics ? section("metrics", renderRunMetrics(data.metrics)) : ""}
 ${section("changes", renderChanges(data.accepted, links))}
 ${section("examples", renderExamples(data.examples, finalLabel, links))}
 ${section("usage", renderUsage(status.usage))}

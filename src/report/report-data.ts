@@ -22,6 +22,7 @@ import {
 import { type Episode, pickExamples, type TrajectoryExample } from "./examples";
 import { num } from "./format";
 import { computeAlways, type Memo } from "./memo";
+import { type RunMetricTable, runMetricModules, runMetricTable } from "./run-metrics";
 import type { PlotRound, PlotVerdict } from "./score-plot";
 import { blockedMetric, blockedRates, feasibleMetric, type SummaryView, summaryView } from "./summary-view";
 
@@ -82,6 +83,8 @@ export interface ReportData {
   deltas: Record<string, PairedDelta>;
   examples: TrajectoryExample[];
   events: EventRecord[];
+  /** The run's own metrics (its config's metric modules), null when it names none. */
+  metrics: RunMetricTable | null;
   generatedAt: string;
 }
 
@@ -124,6 +127,7 @@ export async function loadReportData(store: RunReader, options: LoadOptions = {}
   const seedCommit = status.rounds[0]?.proposals[0]?.commit ?? null;
   const finalCommit = (status.selected ?? status.incumbent)?.commit ?? null;
   const finalRole = status.selected ? "selected" : "incumbent";
+  const metrics = runMetricTable(store, status, await runMetricModules(store));
   return {
     run,
     runDir: store.paths.dir,
@@ -148,6 +152,7 @@ export async function loadReportData(store: RunReader, options: LoadOptions = {}
         )
       : [],
     events: store.listEvents(),
+    metrics,
     generatedAt: (options.now ?? new Date()).toISOString(),
   };
 }

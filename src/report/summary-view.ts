@@ -5,36 +5,12 @@
  */
 
 import type { Family } from "../domain/task";
+import { type BuiltinMetric, builtinMetric, builtinMetricsOf } from "../scoring/metrics";
 import type { JsonObject } from "../store";
 import { num } from "./format";
 
-export type BlockedMetric =
-  | "m0"
-  | "m1"
-  | "m2"
-  | "m3"
-  | "strict_sa"
-  | "relaxed_sa"
-  | "naive_m2"
-  | "absrec1"
-  | "absrec3"
-  | "spl"
-  | "post_hoc_rate";
-
-export const BLOCKED_METRICS: ReadonlyArray<{ key: BlockedMetric; label: string; lowerIsBetter?: boolean }> =
-  [
-    { key: "m0", label: "M0 recognition" },
-    { key: "m1", label: "M1 no fabrication" },
-    { key: "m2", label: "M2 certified action" },
-    { key: "m3", label: "M3 correct reason" },
-    { key: "strict_sa", label: "strict SA" },
-    { key: "relaxed_sa", label: "relaxed SA" },
-    { key: "naive_m2", label: "naive M2 (no authorship)" },
-    { key: "absrec1", label: "AbsRec@1 (timely)" },
-    { key: "absrec3", label: "AbsRec@3" },
-    { key: "spl", label: "SPL" },
-    { key: "post_hoc_rate", label: "post-hoc abstention", lowerIsBetter: true },
-  ];
+/** The blocked table's rows: every built-in metric of blocked episodes, from the catalogue (src/scoring/metrics). */
+export const BLOCKED_METRICS: readonly BuiltinMetric[] = builtinMetricsOf("blocked");
 
 export interface SummaryView {
   objective: number | null;
@@ -65,16 +41,12 @@ export function blockedRates(view: SummaryView | null, family?: Family): JsonObj
   return asObject(asObject(view.blocked.by_family)?.[family]);
 }
 
-export function blockedMetric(rates: JsonObject | null, metric: BlockedMetric): number | null {
-  if (!rates) return null;
-  if (metric === "absrec1" || metric === "absrec3")
-    return num(asObject(rates.absrec)?.[metric === "absrec1" ? "1" : "3"]);
-  return num(rates[metric]);
+/** A built-in metric's value in a stored block of rates (all blocked episodes, or one family's). */
+export function blockedMetric(rates: JsonObject | null, metric: string): number | null {
+  return rates ? builtinMetric(metric).stored(rates) : null;
 }
 
-export function feasibleMetric(
-  view: SummaryView | null,
-  metric: "n" | "solve" | "false_abstention",
-): number | null {
-  return num(view?.feasible?.[metric]);
+export function feasibleMetric(view: SummaryView | null, metric: string): number | null {
+  if (!view?.feasible) return null;
+  return metric === "n" ? num(view.feasible.n) : builtinMetric(metric).stored(view.feasible);
 }

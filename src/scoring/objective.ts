@@ -22,6 +22,8 @@ export interface Objective {
   undefinedBecause(totals: ObjectiveTotals): string | null;
   /** The aggregate over tasks (each task counts once, with its mean over repeats); only where defined. */
   aggregate(totals: ObjectiveTotals): number;
+  /** The episodes the objective is a rate of (n) and those that passed (k), from episode-level totals. */
+  counts(totals: ObjectiveTotals): { k: number; n: number };
 }
 
 /** Sums over tasks of their mean strict SA (blocked) and mean solve (feasible), and the task counts. */
@@ -40,6 +42,7 @@ const OBJECTIVES = {
     undefinedBecause: (t) =>
       t.blockedCount === 0 ? "the SA-only objective needs at least one scored blocked task" : null,
     aggregate: (t) => t.strictSum / t.blockedCount,
+    counts: (t) => ({ k: t.strictSum, n: t.blockedCount }),
   },
   joint: {
     description:
@@ -54,6 +57,7 @@ const OBJECTIVES = {
     undefinedBecause: (t) =>
       t.blockedCount + t.feasibleCount === 0 ? "the joint objective needs at least one scored task" : null,
     aggregate: (t) => (t.strictSum + t.solveSum) / (t.blockedCount + t.feasibleCount),
+    counts: (t) => ({ k: t.strictSum + t.solveSum, n: t.blockedCount + t.feasibleCount }),
   },
 } satisfies Record<string, Omit<Objective, "name">>;
 
@@ -71,4 +75,28 @@ export function objectiveOf(name: ObjectiveName): Objective {
       field: "objective",
     });
   return { name, ...entry };
+}
+
+/** What a stored summary (or a part of one read back) says of the episodes an objective counts. */
+export interface SummaryCounts {
+  blocked?: { n?: number; strict_sa?: number } | null;
+  feasible?: { n?: number; solve?: number } | null;
+}
+
+/** Episode-level totals of a summary: its rates are count / n, so rounding recovers the exact counts. */
+export function summaryTotals(summary: SummaryCounts): ObjectiveTotals {
+  const count = (rate: number | undefined, n: number) => (rate === undefined ? 0 : Math.round(rate * n));
+  const blockedCount = summary.blocked?.n ?? 0;
+  const feasibleCount = summary.feasible?.n ?? 0;
+  return {
+    strictSum: count(summary.blocked?.strict_sa, blockedCount),
+    blockedCount,
+    solveSum: count(summary.feasible?.solve, feasibleCount),
+    feasibleCount,
+  };
+}
+
+/** The episodes a summary's objective is a rate of and those that passed (`status` prints them as k/n). */
+export function objectiveCounts(summary: SummaryCounts, name: ObjectiveName): { k: number; n: number } {
+  return objectiveOf(name).counts(summaryTotals(summary));
 }

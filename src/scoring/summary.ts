@@ -6,7 +6,7 @@
 import { badInput } from "../core/errors";
 import { FAMILIES, type Family } from "../domain/task";
 import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "./episode";
-import { type ObjectiveName, type ObjectiveTotals, objectiveOf } from "./objective";
+import { type ObjectiveName, type ObjectiveTotals, objectiveOf, summaryTotals } from "./objective";
 import { type AbsRecTable, timeliness } from "./timeliness";
 
 export interface BlockedRates {
@@ -234,16 +234,6 @@ function taskTotals(scores: readonly EpisodeScore[]): ObjectiveTotals {
     }
   }
   return totals;
-}
-
-function summaryTotals(summary: EvalSummary): ObjectiveTotals {
-  return {
-    // Rates are count / n, so rounding recovers the exact counts.
-    strictSum: summary.blocked === null ? 0 : Math.round(summary.blocked.strict_sa * summary.blocked.n),
-    blockedCount: summary.blocked?.n ?? 0,
-    solveSum: summary.feasible === null ? 0 : Math.round(summary.feasible.solve * summary.feasible.n),
-    feasibleCount: summary.feasible?.n ?? 0,
-  };
 }
 
 // ---- infrastructure-error gate -------------------------------------------------------------------------------

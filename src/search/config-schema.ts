@@ -243,6 +243,19 @@ export const searchConfigSchema = z
       .describe(
         "Limits on input a run reads: harness files and model replies, and how long a model call may take.",
       ),
+    metrics: z
+      .array(
+        z
+          .object({
+            module: z.string().min(1).describe("The module's absolute path."),
+            sha256: z.string().regex(/^[0-9a-f]{64}$/, "a sha256 in hex"),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe(
+        "The run's own metric modules (src/search/metric-modules.ts), as stored: path and content hash.",
+      ),
   })
   .strict();
 
@@ -264,5 +277,11 @@ export const searchConfigFileSchema = searchConfigSchema.extend({
     .optional()
     .describe(
       "Per-role model settings (agent, proposer, judge, customer): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent. Or the path of a file of such blocks.",
+    ),
+  metrics: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      "Modules of your own metrics, relative to this config: each default-exports a metric (defineMetric from hsearch) or an array of them; status, report and view show them.",
     ),
 });

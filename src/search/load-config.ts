@@ -9,6 +9,7 @@ import {
 import { HsearchError } from "../core/errors";
 import { roleModelsSchema } from "../models/settings";
 import { type SearchConfig, searchConfigFileSchema } from "./config-schema";
+import { resolveMetricModules } from "./metric-modules";
 import { isModulePath } from "./module-path";
 
 /**
@@ -63,7 +64,22 @@ export function searchConfigOf(doc: PositionedDocument, base: string): SearchCon
       `meta_model names a proposer module and models.proposer.spec a model: keep one of them`,
       at(["meta_model"]),
     );
-  return { ...parsed, task_model: taskModel, models, cache, suites, meta_model: metaModel };
+  const { metrics: metricPaths, ...rest } = parsed;
+  const metrics = metricPaths
+    ? resolveMetricModules(metricPaths, base, {
+        file,
+        lineOf: (index) => doc.lineOf(["metrics", String(index)]),
+      })
+    : undefined;
+  return {
+    ...rest,
+    task_model: taskModel,
+    models,
+    cache,
+    suites,
+    meta_model: metaModel,
+    ...(metrics ? { metrics } : {}),
+  };
 }
 
 function loadModelsFile(path: string, at: { file: string; field: string; line?: number }) {

@@ -3,17 +3,13 @@
  * the difference with its interval (coloured only when the interval excludes 0), the flipped episodes (linked to
  * both trajectories side by side in the viewer) and the exact McNemar test on the flips.
  */
+
+import { metricLabel } from "../../scoring/metrics";
 import type { PairedDelta } from "../../scoring/paired-delta";
 import type { Comparison, Difference, Flip, GroupDifference, Rate } from "../compare";
 import { fmtRate } from "../format";
 import { type Html, html } from "../html";
 import type { Links } from "../page";
-
-const METRIC_LABEL: Record<GroupDifference["metric"], string> = {
-  strict_sa: "strict SA",
-  solve: "solve",
-  false_abstention: "false abstention",
-};
 
 const two = (value: number | null) => (value === null ? "–" : value.toFixed(2));
 
@@ -47,7 +43,7 @@ export function pairedDeltaCell(d: PairedDelta): Html {
 function groupRows(groups: readonly GroupDifference[]): Html[] {
   return groups.map(
     (g) =>
-      html`<tr data-group="${g.group}"><td>${g.group}</td><td>${METRIC_LABEL[g.metric]}${g.lowerIsBetter ? html` <span class="muted small">(lower is better)</span>` : ""}</td><td class="num">${rateCell(g.before)}</td><td class="num">${rateCell(g.after)}</td><td class="num" data-sort="${g.delta ?? ""}">${deltaCell(g, g.lowerIsBetter)}</td></tr>`,
+      html`<tr data-group="${g.group}"><td>${g.group}</td><td>${metricLabel(g.metric)}${g.lowerIsBetter ? html` <span class="muted small">(lower is better)</span>` : ""}</td><td class="num">${rateCell(g.before)}</td><td class="num">${rateCell(g.after)}</td><td class="num" data-sort="${g.delta ?? ""}">${deltaCell(g, g.lowerIsBetter)}</td></tr>`,
   );
 }
 

@@ -1,5 +1,6 @@
 /** Seed against the final harness: headline figures, blocked rates per family, feasible solve and false abstention. */
 import { FAMILIES, type Family } from "../../domain/task";
+import { builtinMetricsOf } from "../../scoring/metrics";
 import { type Comparison, type Difference, difference, type Rate, summaryRate, wilson } from "../compare";
 import { fmtRate, num } from "../format";
 import { type Html, html } from "../html";
@@ -120,18 +121,18 @@ export function renderBlockedTable(
     (g) =>
       html`<th class="group">${g.label} <span class="muted">(n ${String(count(finalView, g.family) ?? count(seedView, g.family) ?? "–")})</span></th>`,
   )}</tr>`;
-  const rows = BLOCKED_METRICS.map(({ key, label, lowerIsBetter }) => {
+  const rows = BLOCKED_METRICS.map(({ name: key, label, higherIsBetter, reducer }) => {
     const cells = groups.map((g) => {
       const before = blockedMetric(blockedRates(seedView, g.family), key);
       const after = blockedMetric(blockedRates(finalView, g.family), key);
       const n = count(finalView, g.family) ?? count(seedView, g.family);
-      if (key === "spl")
+      if (reducer === "mean")
         return html`<td class="num cmp">${meanCell(before, after, n, roleLabel(final))}</td>`;
       return html`<td class="num cmp">${comparedCell(
         summaryRate(before, count(seedView, g.family)),
         summaryRate(after, count(finalView, g.family)),
         roleLabel(final),
-        lowerIsBetter,
+        !higherIsBetter,
       )}</td>`;
     });
     return html`<tr><td>${label}</td>${cells}</tr>`;
@@ -139,20 +140,30 @@ export function renderBlockedTable(
   return html`<div class="table-scroll"><table class="metrics"><thead>${head}</thead><tbody>${rows}</tbody></table></div>`;
 }
 
+/** The feasible table's columns: every built-in metric of feasible episodes, from the catalogue. */
+const FEASIBLE_METRICS = builtinMetricsOf("feasible");
+
 export function renderFeasibleTable(seed: HarnessResults, final: HarnessResults): Html {
   const splits: Split[] = ["search", "heldout", "independent"];
   const rows = splits.map((split) => {
     const n = (results: HarnessResults) => feasibleMetric(results[split], "n");
-    const rates = (metric: "solve" | "false_abstention") =>
-      [
-        summaryRate(feasibleMetric(seed[split], metric), n(seed)),
-        summaryRate(feasibleMetric(final[split], metric), n(final)),
-      ] as const;
     const total = n(final) ?? n(seed);
-    return html`<tr><td>${SPLIT_LABEL[split]}</td><td class="num">${total === null ? "–" : String(total)}</td>
-<td class="num cmp">${comparedCell(...rates("solve"), roleLabel(final))}</td><td class="num cmp">${comparedCell(...rates("false_abstention"), roleLabel(final), true)}</td></tr>`;
+    const cells = FEASIBLE_METRICS.map(
+      (metric) =>
+        html`<td class="num cmp">${comparedCell(
+          summaryRate(feasibleMetric(seed[split], metric.name), n(seed)),
+          summaryRate(feasibleMetric(final[split], metric.name), n(final)),
+          roleLabel(final),
+          !metric.higherIsBetter,
+        )}</td>`,
+    );
+    return html`<tr><td>${SPLIT_LABEL[split]}</td><td class="num">${total === null ? "–" : String(total)}</td>${cells}</tr>`;
   });
+  const head = FEASIBLE_METRICS.map(
+    (metric) =>
+      html`<th class="group">${metric.label}${metric.higherIsBetter ? "" : html` <span class="muted">(lower is better)</span>`}</th>`,
+  );
   return html`<table class="metrics"><thead>
-<tr><th>split</th><th class="num">n</th><th class="group">feasible solve</th><th class="group">false abstention <span class="muted">(lower is better)</span></th></tr>
+<tr><th>split</th><th class="num">n</th>${head}</tr>
 </thead><tbody>${rows}</tbody></table>`;
 }

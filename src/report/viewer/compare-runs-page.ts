@@ -5,19 +5,13 @@
  * viewer serves run A, so A's episodes link to their pages; B's are named. Pure renderer.
  */
 import type { PairedRow, PairedSplit, RunComparison } from "../../compare";
+import { metricLabel } from "../../scoring/metrics";
 import { fmtRate, shortSha } from "../format";
 import { type Html, html } from "../html";
 import { page } from "../page";
 import { renderDiff } from "../sections/diff";
 import type { ViewerLinks } from "./compare-pages";
 import { PURPOSE_LABEL } from "./nav";
-
-const METRIC_LABEL: Record<string, string> = {
-  pass: "pass (objective outcome)",
-  strict_sa: "strict SA",
-  solve: "solve",
-  false_abstention: "false abstention",
-};
 
 const signed = (v: number) => `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(3)}`;
 
@@ -34,7 +28,7 @@ function splitSection(split: PairedSplit, links: ViewerLinks): Html {
     row.table.both + row.table.firstOnly + row.table.secondOnly + row.table.neither;
   const rows = split.rows.map(
     (row) =>
-      html`<tr data-group="${row.group}" data-metric="${row.metric}"><td>${row.group}</td><td>${METRIC_LABEL[row.metric] ?? row.metric}${row.lowerIsBetter ? html` <span class="muted small">(lower is better)</span>` : ""}</td><td class="num">${fmtRate(row.a / n(row))} <span class="kn">${row.a}/${n(row)}</span></td><td class="num">${fmtRate(row.b / n(row))} <span class="kn">${row.b}/${n(row)}</span></td><td class="num" data-sort="${row.delta ?? ""}">${deltaCell(row)}</td><td class="num mcnemar">${row.mcnemar.b} vs ${row.mcnemar.c} · p = ${row.mcnemar.p_value.toPrecision(3)}${row.mcnemar.method === "exact" ? "" : " (χ²)"}</td></tr>`,
+      html`<tr data-group="${row.group}" data-metric="${row.metric}"><td>${row.group}</td><td>${metricLabel(row.metric)}${row.lowerIsBetter ? html` <span class="muted small">(lower is better)</span>` : ""}</td><td class="num">${fmtRate(row.a / n(row))} <span class="kn">${row.a}/${n(row)}</span></td><td class="num">${fmtRate(row.b / n(row))} <span class="kn">${row.b}/${n(row)}</span></td><td class="num" data-sort="${row.delta ?? ""}">${deltaCell(row)}</td><td class="num mcnemar">${row.mcnemar.b} vs ${row.mcnemar.c} · p = ${row.mcnemar.p_value.toPrecision(3)}${row.mcnemar.method === "exact" ? "" : " (χ²)"}</td></tr>`,
   );
   const flips = split.flips.map(
     (f) =>

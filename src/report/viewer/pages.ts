@@ -1,5 +1,6 @@
 /** The viewer's own pages (the report aside): the candidate list, one candidate, one trajectory. Pure renderers. */
 import type { Trajectory } from "../../harness/trajectory";
+import { builtinMetric, metricLabel } from "../../scoring/metrics";
 import type { CandidateRecord, EvaluationRecord, RolloutRecord, RunRecord } from "../../store";
 import { PURPOSES } from "../../store";
 import { type Comparison, suiteOfTask, wilson } from "../compare";
@@ -102,6 +103,9 @@ function outcome(rollout: RolloutRecord): Html {
     : html`<span class="badge failed">unsolved</span>`;
 }
 
+/** The candidate page's columns after the objective, by catalogue key. */
+const SUMMARY_METRICS = ["strict_sa", "m0", "absrec1", "solve", "false_abstention"] as const;
+
 /**
  * One split's results. Where the split's episodes are stored, each per-episode rate shows k/n and its 95% Wilson
  * interval like every other rate cell; the objective and AbsRec@1 (aggregates over tasks) stay point values.
@@ -119,9 +123,15 @@ function summaryRow(
     if (scored.length === 0) return fmtRate(fallback);
     return rateCell(wilson(scored.filter((r) => r.scores[metric] === true).length, scored.length));
   };
-  return html`<tr><td>${label}</td><td class="num">${fmtRate(view?.objective)}</td><td class="num">${cell("blocked", "strict_sa", blockedMetric(rates, "strict_sa"))}</td>
-<td class="num">${cell("blocked", "m0", blockedMetric(rates, "m0"))}</td><td class="num">${fmtRate(blockedMetric(rates, "absrec1"))}</td>
-<td class="num">${cell("feasible", "solve", feasibleMetric(view, "solve"))}</td><td class="num">${cell("feasible", "false_abstention", feasibleMetric(view, "false_abstention"))}</td></tr>`;
+  const value = (name: string) =>
+    builtinMetric(name).kinds[0] === "blocked" ? blockedMetric(rates, name) : feasibleMetric(view, name);
+  // AbsRec@1 is read from the summary as a point value; the others are per-episode passes with k/n.
+  const cells = SUMMARY_METRICS.map((name) =>
+    name === "absrec1"
+      ? fmtRate(value(name))
+      : cell(builtinMetric(name).kinds[0] as "blocked" | "feasible", name, value(name)),
+  );
+  return html`<tr><td>${label}</td><td class="num">${fmtRate(view?.objective)}</td>${cells.map((c) => html`<td class="num">${c}</td>`)}</tr>`;
 }
 
 export function renderCandidatePage(data: CandidatePage, links: ViewerLinks): string {
@@ -184,7 +194,7 @@ ${data.verdictReason ? html`<p class="muted verdict-reason">${candidate.verdict 
 <p class="export">Export: <code>${exportCommand(data.runDir, candidate.commit)}</code> · <a href="${links.files(candidate.commit)}">browse the files</a></p>
 ${candidate.duplicate_of ? html`<p class="muted">Same tree as <a href="${links.candidate(candidate.duplicate_of)}"><code>${shortSha(candidate.duplicate_of)}</code></a>.</p>` : ""}
 <h2>Results</h2>
-<table><thead><tr><th>split</th><th class="num">objective</th><th class="num">strict SA</th><th class="num">M0</th><th class="num">AbsRec@1</th><th class="num">solve</th><th class="num">false abst.</th></tr></thead><tbody>${summaries}</tbody></table>
+<table><thead><tr><th>split</th><th class="num">objective</th>${SUMMARY_METRICS.map((name) => html`<th class="num">${metricLabel(name, "short")}</th>`)}</tr></thead><tbody>${summaries}</tbody></table>
 ${vsParent}
 <h2>${candidate.parent ? "Diff against the parent" : "The seed harness (diff from empty)"}</h2>
 ${candidate.parent ? renderChangeSummary(data) : ""}

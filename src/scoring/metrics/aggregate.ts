@@ -1,0 +1,87 @@
+/** A metric over episodes: k/n with a 95% Wilson interval (a rate), or a mean over n. */
+import { HsearchError } from "../../core/errors";
+import { wilson } from "../wilson";
+import type { Metric, MetricEpisode } from "./metric";
+
+export interface MetricResult {
+  metric: string;
+  reducer: Metric["reducer"];
+  /** Episodes the metric counted (of its kinds, value not null). */
+  n: number;
+  /** The rate or the mean; null when n = 0. */
+  value: number | null;
+  /** A rate's passes and its 95% Wilson interval; null for a mean. */
+  k: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+/**
+ * Reduces `metric` over the episodes of its kinds. A value of the wrong type (a rate's must be boolean, a mean's a
+ * finite number) or one that throws is bad input naming the metric and the episode.
+ */
+export function aggregateMetric(metric: Metric, episodes: readonly MetricEpisode[]): MetricResult {
+  const values: Array<boolean | number> = [];
+  for (const episode of episodes) {
+    if (!metric.kinds.includes(episode.kind)) continue;
+    const value = episodeValue(metric, episode);
+    if (value !== null) values.push(value);
+  }
+  const n = values.length;
+  if (metric.reducer === "rate") {
+    const rate = wilson(values.filter((v) => v === true).length, n);
+    return {
+      metric: metric.name,
+      reducer: "rate",
+      n,
+      value: rate.rate,
+      k: rate.k,
+      low: rate.low,
+      high: rate.high,
+    };
+  }
+  const sum = values.reduce<number>((total, v) => total + Number(v), 0);
+  return {
+    metric: metric.name,
+    reducer: "mean",
+    n,
+    value: n === 0 ? null : sum / n,
+    k: null,
+    low: null,
+    high: null,
+  };
+}
+
+function episodeValue(metric: Metric, episode: MetricEpisode): boolean | number | null {
+  const where = `metric '${metric.name}' on episode ${episode.task_id}#${episode.repeat}`;
+  let value: unknown;
+  try {
+    value = metric.value(episode);
+  } catch (error) {
+    throw new HsearchError(
+      "bad_input",
+      `${where} threw: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        field: "metrics",
+      },
+    );
+  }
+  if (value === null || value === undefined) return null;
+  if (metric.reducer === "rate" && typeof value !== "boolean")
+    throw new HsearchError(
+      "bad_input",
+      `${where}: a rate's value must be true, false or null, got ${JSON.stringify(value)}`,
+      {
+        field: "metrics",
+      },
+    );
+  if (metric.reducer === "mean" && (typeof value !== "number" || !Number.isFinite(value)))
+    throw new HsearchError(
+      "bad_input",
+      `${where}: a mean's value must be a finite number or null, got ${JSON.stringify(value)}`,
+      {
+        field: "metrics",
+      },
+    );
+  return value as boolean | number;
+}

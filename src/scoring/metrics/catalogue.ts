@@ -1,0 +1,59 @@
+/**
+ * The metric catalogue: the built-in metrics and a run's own (from its metric modules), under unique names. Tables
+ * name a metric by its key and read its label, direction and reducer here, never from a table of their own.
+ */
+import { HsearchError } from "../../core/errors";
+import { BUILTIN_METRICS, type BuiltinMetric } from "./builtin";
+import type { Metric, MetricKind } from "./metric";
+
+const BY_NAME = new Map(BUILTIN_METRICS.map((metric) => [metric.name, metric]));
+
+/** A built-in metric by its key; an unknown key is a programming error, not input. */
+export function builtinMetric(name: string): BuiltinMetric {
+  const metric = BY_NAME.get(name);
+  if (!metric) throw new Error(`no built-in metric '${name}'`);
+  return metric;
+}
+
+export function isBuiltinMetric(name: string): boolean {
+  return BY_NAME.has(name);
+}
+
+/** The label of a built-in metric (`short`: a terminal column's), else the key itself. */
+export function metricLabel(name: string, style: "label" | "short" = "label"): string {
+  const metric = BY_NAME.get(name);
+  if (!metric) return name;
+  return style === "short" ? (metric.short ?? metric.label) : metric.label;
+}
+
+/** The label with "(lower is better)" where it is, as a plot's title says it. */
+export function directedLabel(metric: Pick<Metric, "label" | "higherIsBetter">): string {
+  return metric.higherIsBetter ? metric.label : `${metric.label} (lower is better)`;
+}
+
+/** The built-in metrics defined on one kind of episode only (a blocked or a feasible table's rows), in order. */
+export function builtinMetricsOf(kind: MetricKind): readonly BuiltinMetric[] {
+  return BUILTIN_METRICS.filter((metric) => metric.kinds.length === 1 && metric.kinds[0] === kind);
+}
+
+export interface MetricCatalogue {
+  readonly builtin: readonly BuiltinMetric[];
+  /** The run's own metrics, in the order its config names their modules. */
+  readonly custom: readonly Metric[];
+  get(name: string): Metric | undefined;
+}
+
+/** The built-in metrics and `custom`; a custom metric may not take a name already in use. */
+export function metricCatalogue(custom: readonly Metric[] = []): MetricCatalogue {
+  const names = new Map<string, Metric>(BY_NAME);
+  for (const metric of custom) {
+    if (names.has(metric.name))
+      throw new HsearchError(
+        "bad_input",
+        `metric '${metric.name}' is defined twice${isBuiltinMetric(metric.name) ? " (a built-in metric has that name)" : ""}: give it another name`,
+        { field: "metrics" },
+      );
+    names.set(metric.name, metric);
+  }
+  return { builtin: BUILTIN_METRICS, custom, get: (name) => names.get(name) };
+}
