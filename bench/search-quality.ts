@@ -43,6 +43,19 @@ const STRATEGIES = arg("strategies", "greedy,pareto").split(",");
  * held-out joint, paired over seeds. A setting is one of these names; strategies (`greedy`, `pareto`) keep the
  * config's acceptance.
  */
+type RaceAcceptance = Extract<SearchConfig["acceptance"], { rule: "race" }>;
+function race(margin: number, extra: Partial<RaceAcceptance> = {}): RaceAcceptance {
+  const base: RaceAcceptance = {
+    rule: "race",
+    alpha: 0.2,
+    margin,
+    batch: 8,
+    min_tasks: 32,
+    order: "seeded",
+    informative_weight: 4,
+  };
+  return { ...base, ...extra };
+}
 const SETTINGS: Record<string, Partial<SearchConfig>> = {
   greedy: { strategy: "greedy" },
   pareto: { strategy: "pareto" },
@@ -60,12 +73,16 @@ const SETTINGS: Record<string, Partial<SearchConfig>> = {
   ...Object.fromEntries(
     [0.05, 0.07, 0.1].map((margin) => [
       `race-m${margin}`,
-      {
-        strategy: "greedy",
-        acceptance: { rule: "race", alpha: 0.2, margin, batch: 8, min_tasks: 32 },
-      } satisfies Partial<SearchConfig>,
+      { strategy: "greedy", acceptance: race(margin) } satisfies Partial<SearchConfig>,
     ]),
   ),
+  // Racing at margin 0.05 with informative task order, successive halving within a round, or both.
+  "race-informative": { strategy: "greedy", acceptance: race(0.05, { order: "informative" }) },
+  "race-halving": { strategy: "greedy", acceptance: race(0.05, { halving: { keep: 0.5, first: 16 } }) },
+  "race-informative-halving": {
+    strategy: "greedy",
+    acceptance: race(0.05, { order: "informative", halving: { keep: 0.5, first: 16 } }),
+  },
 };
 const SETTING_NAMES = process.argv.includes("--settings") ? arg("settings", "full").split(",") : STRATEGIES;
 for (const name of SETTING_NAMES)
@@ -199,7 +216,8 @@ async function search(suite: string, source: ConfigSource, setting: string, seed
           heldout?.objective ??
           Number.NaN,
         independentSolve: independent?.feasible?.solve ?? Number.NaN,
-        rollouts: store.countRollouts("search"),
+        // Paid search rollouts: those the request cache answered whole cost nothing (none with sim:default).
+        rollouts: store.countRollouts("search") - store.countCachedRollouts("search"),
         search: searchShape(store.listCandidates(), selectedCommit),
         ...(HEADROOM
           ? {

@@ -197,7 +197,8 @@ export function renderStatus(
     );
   if (status.metrics) lines.push("", metricTableText(status.metrics, { maxWidth: options.maxWidth }));
   const u = status.usage;
-  lines.push("", `usage: ${u.rollouts} rollouts; ${describeUsage(u)}`);
+  const cached = u.cached_rollouts > 0 ? ` (${u.cached_rollouts} answered from the request cache, free)` : "";
+  lines.push("", `usage: ${u.rollouts} rollouts${cached}; ${describeUsage(u)}`);
   for (const [role, part] of Object.entries(u.by_role))
     if (part.calls + part.cached_calls > 0) lines.push(`  ${role}: ${describeUsage(part)}`);
   // Tables fit already; a long line of prose (a failure, a note, usage) wraps.

@@ -117,8 +117,12 @@ export async function withOpenRollout<T>(
   input: RolloutInput,
   use: (rollout: OpenRollout) => Promise<T>,
 ): Promise<T> {
-  const { harness, task, model, seed, repeat } = input;
+  const { harness, task, seed, repeat } = input;
   const readOnly = input.readOnly ?? false;
+  // Every model call of the episode, the agent's and the customer's, and how many the request cache answered.
+  const tally = { calls: 0, cached: 0 };
+  const model = tallied(input.model, tally);
+  const customerModel = input.customerModel && tallied(input.customerModel, tally);
   const env = await (input.createEnvironment ?? createTaskEnvironment)(task, { readOnly });
   try {
     const engine = new Episode({
@@ -129,7 +133,7 @@ export async function withOpenRollout<T>(
       seed,
       repeat,
       policy: suitePolicy(task.suite),
-      customer: customerFor(task, input),
+      customer: customerFor(task, { ...input, customerModel }),
       readOnly,
       ...(input.onRequest ? { onRequest: input.onRequest } : {}),
     });
@@ -158,6 +162,7 @@ export async function withOpenRollout<T>(
       reward: verified?.reward ?? null,
       ...(verified?.report ? { verifier: verified.report } : {}),
       usage: { ...episode.usage, usd },
+      ...(tally.calls > 0 && tally.cached === tally.calls ? { from_cache: true as const } : {}),
     };
     return await use({ task, env, episode, engine, trajectory: await withUnmetInternet(task, trajectory) });
   } finally {
@@ -181,6 +186,20 @@ async function withUnmetInternet(task: Task, trajectory: Trajectory): Promise<Tr
     ...trajectory,
     end: { reason: "infra_error", step: trajectory.end.step, error: unmet, error_class: "no_network" },
     reward: null,
+  };
+}
+
+/** The model, counting its calls and those the request cache answered (a response marked `cached`) into `tally`. */
+function tallied(model: ChatModel, tally: { calls: number; cached: number }): ChatModel {
+  return {
+    id: model.id,
+    provider: model.provider,
+    generate: async (request, options) => {
+      tally.calls++;
+      const response = await model.generate(request, options);
+      if (response.cached) tally.cached++;
+      return response;
+    },
   };
 }
 

@@ -117,4 +117,9 @@ export interface Trajectory {
   /** The verifier's own report, where it gives one (terminal tasks whose verifier ran). */
   verifier?: VerifierReport;
   usage: TrajectoryUsage;
+  /**
+   * Every model call of the episode (the agent's and the retail customer's) was answered from the request cache: the
+   * rollout cost nothing, and `budget.max_rollouts` does not count it. Absent otherwise, and when it made no call.
+   */
+  from_cache?: true;
 }

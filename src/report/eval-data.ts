@@ -147,6 +147,10 @@ export function loadStoredEvaluation(store: RunReader): StoredEvaluation {
     planned: planned.length,
     stored: rollouts.length,
     rollouts,
-    usage: { rollouts: rollouts.length, ...usageOf(store.usageTotals()) },
+    usage: {
+      rollouts: rollouts.length,
+      cached_rollouts: rollouts.filter((r) => r.from_cache).length,
+      ...usageOf(store.usageTotals()),
+    },
   };
 }

@@ -59,7 +59,8 @@ export function loadStoredProbe(store: RunStore): StoredProbe {
     episodes,
     report: run.state === "finished" ? (store.getCandidate(config.harness.commit)?.summary ?? null) : null,
     planned,
-    usage: { rollouts: episodes.length, ...usageOf(store.usageTotals()) },
+    // A probe's episodes are not rollouts the budget counts; none is marked as answered from the cache.
+    usage: { rollouts: episodes.length, cached_rollouts: 0, ...usageOf(store.usageTotals()) },
   };
 }
 

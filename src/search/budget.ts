@@ -6,12 +6,17 @@ import type { SearchConfig } from "./config-schema";
  * no rollout starts, so a run overshoots by at most the rollouts already in flight (zero for `max_rollouts`, which
  * counts rollouts as they start). The gate is in-process state over the store's totals at session start, so a resumed
  * run continues the same count.
+ *
+ * `max_rollouts` counts paid rollouts: a rollout whose every model call the request cache answered (a run repeated on
+ * its cache, a proposal whose requests match its parent's) cost nothing, and is given back when it ends (`free`). Until
+ * then it counts, so the limit is never overshot; near the limit a run may stop with rollouts in flight that turn out
+ * free (a resume continues from there).
  */
 export type Budget = SearchConfig["budget"];
 export type BudgetLimit = keyof Budget;
 
 export interface BudgetUsage {
-  /** Rollouts stored or started. */
+  /** Paid rollouts stored or started: rollouts less those answered whole from the request cache. */
   rollouts: number;
   /** Every role's spend: earlier sessions as stored, this session's calls as they are answered. */
   usd: number;
@@ -50,6 +55,7 @@ export function describeLimit(limit: BudgetLimit, budget: Budget, usage: BudgetU
 
 /** What the gate reads from and writes to the run store. */
 export interface BudgetLedger {
+  /** Paid rollouts stored: every stored rollout but those answered whole from the request cache. */
   countRollouts(): number;
   /** Spend of every role so far, this session's answered calls included. */
   totalUsd(): number;
@@ -70,6 +76,7 @@ export class BudgetGate {
   readonly #activeMsAtStart: number;
   readonly #sessionStart: number;
   #started = 0;
+  #freed = 0;
   #persistedAt: number;
 
   /** `signal`: the library caller's cancellation, refused like a spent budget (no new rollout, no proposer call). */
@@ -87,7 +94,7 @@ export class BudgetGate {
   usage(): BudgetUsage {
     const activeMs = this.#activeMsAtStart + (this.#now() - this.#sessionStart);
     return {
-      rollouts: this.#rolloutsAtStart + this.#started,
+      rollouts: this.#rolloutsAtStart + this.#started - this.#freed,
       usd: this.#budget.max_usd === null ? 0 : this.#ledger.totalUsd(),
       minutes: activeMs / 60_000,
     };
@@ -107,6 +114,11 @@ export class BudgetGate {
   admit(): void {
     this.check();
     this.#started++;
+  }
+
+  /** An admitted rollout ended with every model call answered from the request cache: it is not counted. */
+  free(): void {
+    this.#freed++;
   }
 
   /**

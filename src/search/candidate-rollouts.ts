@@ -130,6 +130,8 @@ export async function runJobs(
       execute: deps.executor,
       beforeRollout: () => deps.gate?.admit(),
       onRollout: (job, trajectory, score) => {
+        // Answered whole from the request cache: free, so the budget does not count it (search/budget.ts).
+        if (trajectory.from_cache) deps.gate?.free();
         pending.push({ key: keyOf(job), split: job.task.split, trajectory, score });
         if (pending.length >= STORE_BATCH) flush();
         done++;

@@ -74,6 +74,40 @@ export const acceptanceSchema = z.discriminatedUnion("rule", [
         .min(1)
         .default(32)
         .describe("A proposal is never accepted on fewer search tasks than this."),
+      order: z
+        .enum(["seeded", "informative"])
+        .default("seeded")
+        .describe(
+          "seeded: one uniform seeded order of the search tasks per run; informative: per round, a seeded draw that favours the tasks on which earlier candidates' search outcomes disagreed (each draw weighted by 1/probability, so the confidence sequence stays valid).",
+        ),
+      informative_weight: z
+        .number()
+        .gt(1)
+        .max(100)
+        .default(4)
+        .describe(
+          "order informative: how many times likelier a task on which earlier candidates disagreed completely is drawn than one on which they agreed.",
+        ),
+      halving: z
+        .object({
+          keep: z
+            .number()
+            .gt(0)
+            .lt(1)
+            .default(0.5)
+            .describe("The share of racing proposals kept at each rung."),
+          first: z
+            .number()
+            .int()
+            .min(1)
+            .default(16)
+            .describe("The first rung, in search tasks; later rungs at 2×, 4×, … as many."),
+        })
+        .strict()
+        .optional()
+        .describe(
+          "Successive halving within a round: at each rung the proposals still racing are ranked by their mean paired difference and only the best share races on (it only ever rejects).",
+        ),
     })
     .strict()
     .describe(

@@ -1,5 +1,6 @@
 import type { SearchConfig } from "./config-schema";
 import { nextLook, raceLook } from "./race";
+import { unchangedRoundTasks } from "./race-plan";
 
 /**
  * What a search will spend (`hsearch run --plan`), pure: rollouts at most and at the expected stopping point, from the
@@ -7,7 +8,9 @@ import { nextLook, raceLook } from "./race";
  * (a race's incumbent is extended, never scored twice), so the bound is exact for `greater` and `race`; `paired` adds
  * its extra repeats of close calls. The expected point assumes no proposal is exhausted or duplicate; under a race,
  * a proposal that changes no outcome stops where the confidence sequence rejects a mean difference of 0 (the
- * simulator's usual proposal), so that is its expected cost.
+ * simulator's usual proposal), so that is its expected cost; with `halving`, tied proposals are dropped at its rungs
+ * before that. An informative order (`order: informative`) is uniform until candidates disagree and then caps the
+ * bets somewhat lower, so its unchanged proposals cost at least this much.
  */
 export interface SearchPlan {
   candidates: number;
@@ -46,12 +49,21 @@ export function planSearch(
       tasksPerUnchangedProposal: counts.search,
     };
   const raceRule = { alpha: rule.alpha, batch: rule.batch, minTasks: rule.min_tasks, margin: rule.margin };
+  const decided = (tasks: number) =>
+    raceLook(new Array<number>(tasks).fill(0), counts.search, raceRule).verdict !== "more";
   let n = 0;
   do n = nextLook(n, counts.search, rule.batch);
-  while (raceLook(new Array<number>(n).fill(0), counts.search, raceRule).verdict === "more");
+  while (!decided(n));
+  const perRound = unchangedRoundTasks(
+    counts.search,
+    config.proposals_per_round,
+    rule.batch,
+    rule.halving,
+    decided,
+  );
   return {
     candidates,
-    search: { max: full, expected: (counts.search + proposals * n) * perTask },
+    search: { max: full, expected: (counts.search + config.rounds * perRound) * perTask },
     final,
     tasksPerUnchangedProposal: n,
   };

@@ -1,3 +1,4 @@
+import { HsearchError } from "../core/errors";
 import { settleAll } from "../core/pool";
 import { createRng } from "../core/rng";
 import type { Task } from "../domain/task";
@@ -14,14 +15,17 @@ import {
 import type { Admitted } from "./admit-proposal";
 import { loadCandidate, refreshCandidate, runJobs } from "./candidate-rollouts";
 import { nextLook, type RaceLook, type RaceRule, raceLook } from "./race";
+import { crossesRung, halvingDrops, informativeWeights, type RaceSchedule, weightedOrder } from "./race-plan";
 import type { SearchDeps } from "./search-deps";
 
 /**
  * A greedy round under `acceptance: {rule: race}` (docs/DESIGN.md §7): the round's proposals race the incumbent on the
- * search tasks in the run's seeded order, a batch at a time and in lockstep (the incumbent is scored on a look's tasks
- * before the proposals' are compared with it); a proposal leaves the race once `raceLook` decides it. Every look's
- * tasks are a prefix of the same order, so a resumed round reads its stored rollouts back and takes the same
- * decisions, and the rollouts a proposal gets do not depend on which finished first.
+ * search tasks in the round's order, a batch at a time and in lockstep (the incumbent is scored on a look's tasks
+ * before the proposals' are compared with it); a proposal leaves the race once `raceLook` decides it, or when
+ * successive halving drops it. Every look's tasks are a prefix of the same order (an informative order is stored as
+ * the event `race_order` before the round's first rollout and read back on resume), so a resumed round reads its
+ * stored rollouts back and takes the same decisions, and the rollouts a proposal gets do not depend on which finished
+ * first.
  */
 
 /** The run's task order: one seeded shuffle of the search split, the same every round (an incumbent's prefix is reused). */
@@ -71,6 +75,60 @@ export function raceRuleOf(deps: SearchDeps): RaceRule {
   return { alpha: rule.alpha, batch: rule.batch, minTasks: rule.min_tasks, margin: rule.margin };
 }
 
+/**
+ * Each search task's outcomes (mean over repeats, under the objective) for every candidate of an earlier round that
+ * ran it: search-split rollouts only, stored before this round began. The incumbent's own rollouts may grow during a
+ * round, which is why the order computed from them is stored rather than computed again on resume.
+ */
+function earlierOutcomes(deps: SearchDeps, round: number): Map<string, number[]> {
+  const outcomes = new Map<string, number[]>();
+  for (const candidate of deps.store.listCandidates()) {
+    if (candidate.round >= round) continue;
+    const scores = deps.store
+      .listRollouts(candidate.commit, "search")
+      .map((r) => r.scores)
+      .filter((score) => score.kind !== "infra_error");
+    const perTask = new Map<string, { sum: number; count: number }>();
+    for (const [key, value] of episodeOutcomes(scores, deps.config.objective)) {
+      const task = key.slice(0, key.lastIndexOf("#"));
+      const entry = perTask.get(task) ?? { sum: 0, count: 0 };
+      entry.sum += value;
+      entry.count++;
+      perTask.set(task, entry);
+    }
+    for (const [task, { sum, count }] of perTask)
+      outcomes.set(task, [...(outcomes.get(task) ?? []), sum / count]);
+  }
+  return outcomes;
+}
+
+/** The round's order: the run's seeded one, or (`order: informative`) the stored or a new weighted draw. */
+export function raceSchedule(deps: SearchDeps, round: number): RaceSchedule {
+  const rule = deps.config.acceptance;
+  const base = raceOrder(deps.config.seed, deps.tasks.search).map((task) => task.id);
+  if (rule.rule !== "race" || rule.order === "seeded") return { order: base, weights: null };
+  const stored = deps.store.listEvents().find((e) => e.kind === "race_order" && e.data.round === round);
+  if (stored) {
+    const order = stored.data.order as string[];
+    const same = order.length === base.length && [...order].sort().join("\n") === [...base].sort().join("\n");
+    if (!same)
+      throw new HsearchError(
+        "conflict",
+        `round ${round}: the stored race order is not of this run's search tasks`,
+      );
+    return { order, weights: stored.data.weights as number[] | null };
+  }
+  const weights = informativeWeights(base, earlierOutcomes(deps, round), rule.informative_weight);
+  const schedule = weightedOrder(
+    deps.config.seed,
+    round,
+    base,
+    new Map(base.map((id, i) => [id, weights[i] as number])),
+  );
+  deps.store.logEvent("race_order", { round, order: schedule.order, weights: schedule.weights });
+  return schedule;
+}
+
 interface Runner {
   proposal: Admitted;
   look: RaceLook | null;
@@ -86,8 +144,12 @@ export async function raceRound(
 ): Promise<{ evaluated: EvaluatedProposal[]; decision: AcceptanceDecision }> {
   const { config, store } = deps;
   const rule = raceRuleOf(deps);
-  const order = raceOrder(config.seed, deps.tasks.search);
-  const ids = order.map((task) => task.id);
+  const acceptance = config.acceptance as Extract<typeof config.acceptance, { rule: "race" }>;
+  const schedule = raceSchedule(deps, round);
+  const byId = new Map(deps.tasks.search.map((task) => [task.id, task]));
+  const ids = schedule.order;
+  const order = ids.map((id) => byId.get(id) as Task);
+  const weights = schedule.weights ?? undefined;
   const population = order.length;
   const limits = harnessLimitsOf(config.limits);
   const incumbentHarness = await loadCandidate(repo, incumbent, limits);
@@ -97,6 +159,7 @@ export async function raceRound(
   let n = 0;
   let incumbentScores: EpisodeScore[] = [];
   while (runners.some((r) => r.look === null || r.look.verdict === "more")) {
+    const before = n;
     n = nextLook(n, population, rule.batch);
     const tasks = order.slice(0, n);
     const live = runners.filter((r) => r.look === null || r.look.verdict === "more");
@@ -128,7 +191,26 @@ export async function raceRound(
         pairedDifferences(ids, n, incumbentScores, scores, config.objective),
         population,
         rule,
+        weights,
       );
+    }
+    const halving = acceptance.halving;
+    if (halving && crossesRung(before, n, halving.first)) {
+      const racing = live.filter((r) => r.look?.verdict === "more");
+      const ranked = racing.map((r) => ({
+        proposal: r.proposal.index,
+        difference: (r.look as RaceLook).difference,
+      }));
+      const dropped = new Set(halvingDrops(ranked, halving.keep));
+      for (const r of racing)
+        if (dropped.has(r.proposal.index)) {
+          const look = r.look as RaceLook;
+          r.look = {
+            ...look,
+            verdict: "rejected",
+            reason: `${look.reason}: dropped by halving (${racing.length - dropped.size} of ${racing.length} racing kept)`,
+          };
+        }
     }
   }
   // The incumbent's score covers every search task it has been scored on (this round may have extended it).

@@ -44,7 +44,7 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
   const gate = new BudgetGate(
     deps.config.budget,
     {
-      countRollouts: () => store.countRollouts(),
+      countRollouts: () => store.countRollouts() - store.countCachedRollouts(),
       totalUsd: () => earlierUsd + sessionUsd(),
       activeMs: () => store.activeMs(),
       setActiveMs: (ms) => store.setActiveMs(ms),

@@ -249,4 +249,9 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (model, parameter)
   );
   `,
+  `
+  -- A rollout whose every model call (the agent's and the retail customer's) the request cache answered cost
+  -- nothing: budget.max_rollouts counts the other (paid) rollouts, and status shows both. Rollouts from before: 0.
+  ALTER TABLE rollouts ADD COLUMN from_cache INTEGER NOT NULL DEFAULT 0 CHECK (from_cache IN (0, 1));
+  `,
 ];

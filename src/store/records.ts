@@ -165,6 +165,8 @@ export interface RolloutRecord {
   trajectory_length: number;
   trajectory_sha256: string;
   created_at: string;
+  /** Every model call of the rollout was answered from the request cache: it cost nothing (Trajectory.from_cache). */
+  from_cache: boolean;
 }
 
 export type EvaluationPurpose = Exclude<Purpose, "search">;

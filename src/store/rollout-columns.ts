@@ -73,10 +73,14 @@ export function rolloutRow(
     pointer.length,
     pointer.sha256,
     createdAt,
+    trajectory.from_cache === true ? 1 : 0,
   ];
 }
 
-/** The columns that make up a rollout's result (no time, no byte offsets): used by RunStore.contentHash. */
+/**
+ * The columns that make up a rollout's result (no time, no byte offsets): used by RunStore.contentHash. `from_cache`
+ * is not one: a rollout cut short by a kill and run again on resume may find its first calls in the request cache.
+ */
 export const ROLLOUT_CONTENT_COLUMNS = [
   "key",
   "purpose",

@@ -88,8 +88,8 @@ export function recordRollouts(ctx: StoreContext, commit: string, rollouts: NewR
   const insert = ctx.db.prepare(
     `INSERT OR IGNORE INTO rollouts (key, purpose, candidate_commit, task_id, split, kind, family, model, seed,
        repeat, scores_json, reward, end_reason, steps, input_tokens, output_tokens, usd, model_calls, infra_error,
-       trajectory_file, trajectory_offset, trajectory_length, trajectory_sha256, created_at)
-     VALUES (${Array(24).fill("?").join(", ")})`,
+       trajectory_file, trajectory_offset, trajectory_length, trajectory_sha256, created_at, from_cache)
+     VALUES (${Array(25).fill("?").join(", ")})`,
   );
   const replaced = ctx.db.prepare(
     "DELETE FROM rollouts WHERE purpose = ? AND key = ? AND infra_error IS NOT NULL",
@@ -154,6 +154,16 @@ export function countRollouts(ctx: StoreContext, purpose?: Purpose): number {
     purpose === undefined
       ? ctx.db.prepare("SELECT COUNT(*) AS n FROM rollouts").get()
       : ctx.db.prepare("SELECT COUNT(*) AS n FROM rollouts WHERE purpose = ?").get(purpose)
+  ) as { n: number };
+  return row.n;
+}
+
+/** Of those, the rollouts whose every model call the request cache answered (free; not counted by max_rollouts). */
+export function countCachedRollouts(ctx: StoreContext, purpose?: Purpose): number {
+  const row = (
+    purpose === undefined
+      ? ctx.db.prepare("SELECT COUNT(*) AS n FROM rollouts WHERE from_cache = 1").get()
+      : ctx.db.prepare("SELECT COUNT(*) AS n FROM rollouts WHERE from_cache = 1 AND purpose = ?").get(purpose)
   ) as { n: number };
   return row.n;
 }

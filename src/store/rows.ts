@@ -150,9 +150,10 @@ export function toRound({ decision_json, ...row }: RoundRow, source: RecordSourc
   return { ...row, decision };
 }
 
-export type RolloutRow = Omit<RolloutRecord, "candidate" | "scores"> & {
+export type RolloutRow = Omit<RolloutRecord, "candidate" | "scores" | "from_cache"> & {
   candidate_commit: string;
   scores_json: string;
+  from_cache: number;
 };
 
 export function toRollout(
@@ -162,7 +163,7 @@ export function toRollout(
   checked(source, `rollout ${row.purpose}/${row.key}`, rolloutColumns, row);
   const what = `rollout ${row.purpose}/${row.key}: scores_json`;
   const scores: StoredScore = jsonColumn(source, what, episodeScoreSchema, scores_json);
-  return { ...row, candidate: candidate_commit, scores };
+  return { ...row, candidate: candidate_commit, scores, from_cache: row.from_cache === 1 };
 }
 
 export type EvaluationRow = Omit<EvaluationRecord, "candidate" | "summary"> & {

@@ -32,6 +32,8 @@ export interface RunReader {
   listRollouts(commit: string, purpose?: Purpose): RolloutRecord[];
   getRollout(purpose: Purpose, key: string): RolloutRecord | undefined;
   countRollouts(purpose?: Purpose): number;
+  /** Of those, the rollouts the request cache answered whole (free: `max_rollouts` counts the others). */
+  countCachedRollouts(purpose?: Purpose): number;
   listEvaluations(): EvaluationRecord[];
   getEvaluation(commit: string, purpose: EvaluationPurpose, split: string): EvaluationRecord | undefined;
   listEvents(options?: { afterId?: number; limit?: number }): EventRecord[];

@@ -78,6 +78,8 @@ export interface RunStatus {
    */
   usage: RoleUsage & {
     rollouts: number;
+    /** Of `rollouts`, those whose every model call the request cache answered: free, and not counted by max_rollouts. */
+    cached_rollouts: number;
     /** Billed calls (the same as `calls`; the name older readers know). */
     model_calls: number;
     by_role: Record<ModelRole, RoleUsage>;
@@ -87,7 +89,9 @@ export interface RunStatus {
 }
 
 /** Usage rows (role, model) as one total with its parts by role and by model. */
-export function usageOf(rows: readonly UsageTotal[]): Omit<RunStatus["usage"], "rollouts"> {
+export function usageOf(
+  rows: readonly UsageTotal[],
+): Omit<RunStatus["usage"], "rollouts" | "cached_rollouts"> {
   const strip = (row: UsageTotal): RoleUsage => {
     const { role: _role, model: _model, ...usage } = row;
     return usage;
@@ -249,7 +253,11 @@ export function runStatus(store: RunReader): RunStatus {
         : null,
     heldout,
     rejected_parameters: store.rejectedParameters(),
-    usage: { rollouts: store.countRollouts(), ...usageOf(store.usageTotals()) },
+    usage: {
+      rollouts: store.countRollouts(),
+      cached_rollouts: store.countCachedRollouts(),
+      ...usageOf(store.usageTotals()),
+    },
   };
 }
 

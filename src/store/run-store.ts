@@ -424,6 +424,10 @@ export class RunStore implements RunReader {
     return rollouts.countRollouts(this.#ctx, purpose);
   }
 
+  countCachedRollouts(purpose?: Purpose): number {
+    return rollouts.countCachedRollouts(this.#ctx, purpose);
+  }
+
   /**
    * Rollout rows stored after row `afterRowid`, oldest first, with their row ids (rows are only ever added, or
    * replaced by a later row of the same key): how a reader that keeps the rollouts in memory reads only what is new.

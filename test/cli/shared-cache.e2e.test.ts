@@ -120,6 +120,10 @@ describe("a request cache shared across runs", () => {
     // Each stored rollout's own cost too: a rollout answered from the cache cost nothing.
     expect(storedRolloutUsd(join(root, "first"))).toBeGreaterThan(0);
     expect(storedRolloutUsd(join(root, "second"))).toBe(0);
+    // Every rollout of the second run was answered whole from the cache: free, and counted as such; the first paid.
+    expect(usage2.rollouts).toBe(usage1.rollouts);
+    expect(usage2.cached_rollouts).toBe(usage2.rollouts);
+    expect(usage1.cached_rollouts).toBeLessThan(usage1.rollouts);
     // Every call of the first run, billed or already a cache hit there (the customer opens alike for each candidate).
     const allCalls = (usage: { calls: number; cached_calls: number }) => usage.calls + usage.cached_calls;
     expect(usage2.cached_calls).toBe(allCalls(usage1));
@@ -137,6 +141,61 @@ describe("a request cache shared across runs", () => {
     const cacheBytes = readFileSync(join(root, "shared-cache", "cache.db"));
     expect(cacheBytes.includes("I cannot help with this request.")).toBe(true);
     expect(cacheBytes.includes(API_KEY)).toBe(false);
+  }, 240_000);
+
+  it("max_rollouts counts paid rollouts: a run repeated on its cache is not stopped by a budget its rollouts exceed", async () => {
+    server = await startFakeOpenAIServer(scriptedModel);
+    const root = mkdtempSync(join(tmpdir(), "hsearch-cached-budget-"));
+    const { dir: tasks } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
+    const config = (name: string, cache: string, budget: string) => {
+      const file = join(root, `${name}.yaml`);
+      writeFileSync(
+        file,
+        [
+          `name: ${name}`,
+          "suites: [retail]",
+          "objective: joint",
+          "seed_harness: harnesses/bare",
+          `tasks: ${tasks}`,
+          "rounds: 1",
+          "proposals_per_round: 1",
+          "task_model: openai:gpt-4.1-mini",
+          "heldout: {final: false}",
+          "concurrency: 1",
+          `cache: {dir: ${cache}}`,
+          budget,
+          "",
+        ].join("\n"),
+      );
+      return file;
+    };
+    const run = (file: string, out: string) =>
+      runCli(["run", file, "--out", join(root, out), "--json"], { env: envFor(server?.baseURL ?? "") });
+    const first = await run(config("fill", "cache-warm", ""), "fill");
+    expect(first.code, first.stderr).toBe(0);
+    const total = JSON.parse(first.stdout).usage.rollouts;
+    expect(total).toBeGreaterThan(4);
+    const budget = "budget: {max_rollouts: 3}";
+    // On a fresh cache the budget stops the run after 3 paid rollouts.
+    const cold = await run(config("cold", "cache-cold", budget), "cold");
+    expect(cold.code, cold.stderr).toBe(0);
+    expect(cold.stderr).toMatch(/budget exhausted: max_rollouts = 3 reached/);
+    const coldStatus = JSON.parse((await runCli(["status", join(root, "cold"), "--json"])).stdout);
+    expect(coldStatus.state, cold.stderr).toBe("budget_exhausted");
+    expect(coldStatus.usage.rollouts - coldStatus.usage.cached_rollouts).toBe(3);
+    // On the warm cache every rollout is free: the same search runs to its end, and makes no request.
+    const sent = server.requests.length;
+    const warm = await run(config("warm-run", "cache-warm", budget), "warm-run");
+    expect(warm.code, warm.stderr).toBe(0);
+    const warmStatus = JSON.parse(warm.stdout);
+    expect(warmStatus.state).toBe("finished");
+    expect(warmStatus.usage).toMatchObject({ rollouts: total, cached_rollouts: total, calls: 0 });
+    expect(server.requests.length).toBe(sent);
+    // status says so in words too.
+    const text = await runCli(["status", join(root, "warm-run")]);
+    expect(text.stdout).toContain(
+      `usage: ${total} rollouts (${total} answered from the request cache, free)`,
+    );
   }, 240_000);
 
   it("with an llm proposer, a second identical run in another directory sends no proposer request either", async () => {

@@ -145,6 +145,17 @@ describe("acceptance race", () => {
       margin: 0.1,
       batch: 8,
       min_tasks: 32,
+      order: "seeded",
+      informative_weight: 4,
+    });
+    // The options: informative order, halving with its defaults; a bad value names its field.
+    expect(
+      loadSearchConfig(write("acceptance: {rule: race, order: informative, halving: {}}\n")).acceptance,
+    ).toMatchObject({ order: "informative", halving: { keep: 0.5, first: 16 } });
+    const bad = write("acceptance: {rule: race, halving: {keep: 1}}\n");
+    expect(hsearchErrorOf(() => loadSearchConfig(bad)).location).toMatchObject({
+      file: bad,
+      field: "acceptance.halving.keep",
     });
     const file = write("strategy: pareto\nacceptance:\n  rule: race\n");
     const error = hsearchErrorOf(() => loadSearchConfig(file));

@@ -42,6 +42,26 @@ describe("budget limits", () => {
     expect(reachedLimit(budget, { rollouts: 0, usd: 0, minutes: 5 })).toBe("max_minutes");
   });
 
+  it("max_rollouts counts paid rollouts: one answered whole from the request cache is given back when it ends", () => {
+    const { api } = ledger({ rollouts: 8 });
+    const gate = new BudgetGate({ ...none, max_rollouts: 10 }, api);
+    gate.admit();
+    gate.admit();
+    // Both in flight count: the limit holds before anyone knows they were free.
+    expect(limitOf(() => gate.admit())).toBe("max_rollouts");
+    gate.free();
+    expect(gate.usage().rollouts).toBe(9);
+    gate.admit();
+    expect(limitOf(() => gate.admit())).toBe("max_rollouts");
+    // Any number of free rollouts, one at a time, never reach the limit.
+    gate.free();
+    for (let i = 0; i < 50; i++) {
+      gate.admit();
+      gate.free();
+    }
+    expect(gate.usage().rollouts).toBe(9);
+  });
+
   it("max_rollouts admits exactly the remaining rollouts, counting the stored ones of earlier sessions", () => {
     const { api } = ledger({ rollouts: 7 });
     const gate = new BudgetGate({ ...none, max_rollouts: 10 }, api);

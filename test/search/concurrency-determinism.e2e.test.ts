@@ -27,14 +27,25 @@ function outcome(runDir: string) {
       rollouts: store
         .listCandidates()
         .flatMap((c) => store.listRollouts(c.commit).map((r) => [c.commit, r.key, r.scores])),
+      raceOrders: store
+        .listEvents()
+        .filter((e) => e.kind === "race_order")
+        .map((e) => e.data),
     };
   } finally {
     store.close();
   }
 }
 
+/** Race settings: the seeded order, and the informative order with successive halving. */
+const RACE: Record<string, string> = {
+  race: "strategy: greedy\nacceptance: {rule: race, batch: 3, min_tasks: 6, margin: 0.2}",
+  "race-informative-halving":
+    "strategy: greedy\nacceptance: {rule: race, batch: 3, min_tasks: 6, margin: 0.2, order: informative, halving: {keep: 0.5, first: 3}}",
+};
+
 describe("a search does not depend on the order its rollouts finish in", () => {
-  for (const strategy of ["greedy", "pareto", "race"] as const)
+  for (const strategy of ["greedy", "pareto", "race", "race-informative-halving"] as const)
     it(`strategy ${strategy}: concurrency 1 and 6 give the same run`, async () => {
       const work = mkdtempSync(join(tmpdir(), "hsearch-order-"));
       const { dir } = retailSubset({ perFamily: 3 });
@@ -45,7 +56,7 @@ describe("a search does not depend on the order its rollouts finish in", () => {
         const config = join(root, "search.yaml");
         writeFileSync(
           config,
-          `name: order\nsuites: [retail]\ntasks: ${dir}\nobjective: joint\nseed_harness: ${join(PACKAGE_ROOT, "harnesses", "bare")}\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\n${strategy === "race" ? "strategy: greedy\nacceptance: {rule: race, batch: 3, min_tasks: 6, margin: 0.2}" : `strategy: ${strategy}`}\nseed: 7\nconcurrency: ${concurrency}\n`,
+          `name: order\nsuites: [retail]\ntasks: ${dir}\nobjective: joint\nseed_harness: ${join(PACKAGE_ROOT, "harnesses", "bare")}\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\n${RACE[strategy] ?? `strategy: ${strategy}`}\nseed: 7\nconcurrency: ${concurrency}\n`,
         );
         const result = await runCli(["run", config, "--out", join(root, "run")]);
         expect(result.code, result.stderr).toBe(0);
@@ -53,12 +64,23 @@ describe("a search does not depend on the order its rollouts finish in", () => {
       }
       expect(runs[0]?.candidates.length).toBeGreaterThan(3);
       expect(runs[1]).toEqual(runs[0]);
-      if (strategy === "race") {
+      if (strategy !== "greedy" && strategy !== "pareto") {
         // The race stopped some proposal before the whole search split (else this test would not test its stops).
         const store = openRunStore(join(work, "c1", "run"), { readonly: true });
         try {
           const searched = store.listCandidates().map((c) => store.listRollouts(c.commit, "search").length);
           expect(Math.min(...searched)).toBeLessThan(Math.max(...searched));
+          // No proposal was accepted on fewer search tasks than min_tasks (6).
+          for (const c of store.listCandidates())
+            if (c.round > 0 && c.verdict === "accepted")
+              expect(store.listRollouts(c.commit, "search").length).toBeGreaterThanOrEqual(6);
+          if (strategy === "race-informative-halving") {
+            // Some round drew a weighted order (candidates had disagreed), and halving dropped some proposal.
+            const orders = runs[0]?.raceOrders ?? [];
+            expect(orders.some((o) => Array.isArray(o.weights))).toBe(true);
+            const reasons = store.listRounds().flatMap((r) => JSON.stringify(r.decision));
+            expect(reasons.join("\n")).toContain("dropped by halving");
+          }
         } finally {
           store.close();
         }

@@ -49,6 +49,27 @@ describe("the search plan", () => {
     expect(plan.search.expected).toBe((128 + 24 * plan.tasksPerUnchangedProposal) * 2);
   });
 
+  it("race with halving: tied unchanged proposals are dropped at the rungs; the bound stays", () => {
+    const race = { rule: "race", margin: 0.05, batch: 8 };
+    const plain = planSearch(searchConfigSchema.parse({ ...base, acceptance: race }), counts);
+    const halved = planSearch(
+      searchConfigSchema.parse({ ...base, acceptance: { ...race, halving: { keep: 0.5, first: 16 } } }),
+      counts,
+    );
+    expect(halved.search.max).toBe(plain.search.max);
+    const n = plain.tasksPerUnchangedProposal;
+    expect(n).toBeGreaterThan(32);
+    // Of 3 proposals: one dropped at 16 tasks, one at 32, the last runs until the race rejects it.
+    expect(halved.search.expected).toBe(128 + 8 * (16 + 32 + n));
+    expect(plain.search.expected).toBe(128 + 8 * 3 * n);
+    // Informative order: the same expectation as the seeded order (uniform until candidates disagree).
+    const informative = planSearch(
+      searchConfigSchema.parse({ ...base, acceptance: { ...race, order: "informative" } }),
+      counts,
+    );
+    expect(informative.search).toEqual(plain.search);
+  });
+
   it("hsearch run --plan prints the demo's rollouts and makes no run", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "hsearch-plan-"));
     const result = await runCli(["run", "--plan", join(PACKAGE_ROOT, "search-configs", "demo.yaml")], {

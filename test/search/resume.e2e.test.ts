@@ -10,7 +10,18 @@ import { retailSubset } from "../helpers/task-subset";
 
 let work: string;
 /** `race`: greedy with acceptance race (proposals stop once their paired difference is decided). */
-const configs: Record<"greedy" | "pareto" | "race", string> = { greedy: "", pareto: "", race: "" };
+const configs: Record<"greedy" | "pareto" | "race" | "race-informative", string> = {
+  greedy: "",
+  pareto: "",
+  race: "",
+  "race-informative": "",
+};
+/** The race settings: the seeded order; the informative order (stored per round) with successive halving. */
+const RACE: Record<string, string> = {
+  race: "strategy: greedy\nacceptance: {rule: race, batch: 4, min_tasks: 8, margin: 0.2}\n",
+  "race-informative":
+    "strategy: greedy\nacceptance: {rule: race, batch: 4, min_tasks: 8, margin: 0.2, order: informative, halving: {keep: 0.5, first: 4}}\n",
+};
 /** The CLI; with `env` from signalAtRollouts, it signals itself once that many rollouts are stored. */
 function hsearch(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
   const node = env ? withSignalPreload(SOURCE_CLI) : SOURCE_CLI;
@@ -24,12 +35,9 @@ function hsearch(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "hsearch-resume-"));
   const tasks = retailSubset({ perFamily: 8, heldoutPerFamily: 3, independent: 4 }).dir;
-  for (const strategy of ["greedy", "pareto", "race"] as const) {
+  for (const strategy of ["greedy", "pareto", "race", "race-informative"] as const) {
     configs[strategy] = join(work, `search-${strategy}.yaml`);
-    const setting =
-      strategy === "race"
-        ? "strategy: greedy\nacceptance: {rule: race, batch: 4, min_tasks: 8, margin: 0.2}\n"
-        : `strategy: ${strategy}\n`;
+    const setting = RACE[strategy] ?? `strategy: ${strategy}\n`;
     writeFileSync(
       configs[strategy],
       `name: resume\nsuites: [retail]\ntasks: ${tasks}\nobjective: joint\nseed_harness: harnesses/bare\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\nseed: 5\nconcurrency: 4\n${setting}`,
@@ -41,9 +49,15 @@ beforeAll(async () => {
 // (rollouts 337-380 of 380: 92% lands there, as the store commits at most 25 rollouts at a time). Pareto's parent
 // draw and front are read back from earlier rounds, so it resumes to the same selection too.
 // A race resumes mid-round: its looks are prefixes of one seeded order, read back from the stored rollouts.
-const KILL_POINTS = { greedy: [0.1, 0.45, 0.8, 0.92], pareto: [0.45, 0.8], race: [0.3, 0.6] } as const;
+// The informative race's order of a round is stored before its first rollout and read back on resume.
+const KILL_POINTS = {
+  greedy: [0.1, 0.45, 0.8, 0.92],
+  pareto: [0.45, 0.8],
+  race: [0.3, 0.6],
+  "race-informative": [0.5, 0.7],
+} as const;
 
-for (const strategy of ["greedy", "pareto", "race"] as const)
+for (const strategy of ["greedy", "pareto", "race", "race-informative"] as const)
   describe(`hsearch run --resume after SIGKILL (strategy ${strategy})`, () => {
     const config = () => configs[strategy];
     let reference: ReturnType<typeof summary>;

@@ -249,6 +249,13 @@ export class RunModel implements RunReader {
     return n;
   }
 
+  countCachedRollouts(purpose?: Purpose): number {
+    let n = 0;
+    for (const rollout of this.#rollouts.values())
+      if (rollout.from_cache && (purpose === undefined || rollout.purpose === purpose)) n++;
+    return n;
+  }
+
   listEvaluations(): EvaluationRecord[] {
     return [...this.#evaluations];
   }
