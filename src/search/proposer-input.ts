@@ -1,13 +1,11 @@
 import type { ProtocolName } from "../config/harness-schema";
 import { hashJson } from "../core/canonical-json";
 import type { Suite } from "../domain/task";
-import { ABSTAIN_TOOL } from "../envs/deferral";
-import { retailToolSpecs } from "../envs/retail/tool-specs";
 import { suitePolicy } from "../envs/suite-env";
-import { TERMINAL_TOOLS } from "../envs/terminal/terminal-env";
+import { suiteTools } from "../envs/suite-tools";
 import { diff, readTree } from "../git";
+import { agentTools } from "../harness/agent-tools";
 import { type Harness, harnessLimitsOf, parseHarness } from "../harness/load";
-import { ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
 import { renderSystemPrompt } from "../harness/render";
 import type { RejectedProposal, SearchView } from "../store";
 import type { SearchConfig } from "./config-schema";
@@ -182,12 +180,7 @@ export const PROTOCOL_DESCRIPTIONS: Record<ProtocolName, string> = {
 
 /** The tools the agent is offered in a suite under this harness (as the agent loop builds the list). */
 export function toolNames(harness: Harness, suite: Suite): string[] {
-  const names = suite === "retail" ? retailToolSpecs().map((t) => t.name) : TERMINAL_TOOLS.map((t) => t.name);
-  const { protocols } = harness.config;
-  if (suite === "retail") names.push(ABSTAIN_TOOL);
-  if (protocols.effect_gate.enabled) names.push(ASSESS_TOOL);
-  if (protocols.report.enabled) names.push(REPORT_TOOL);
-  return names;
+  return agentTools(harness, suiteTools(suite)).map((tool) => tool.name);
 }
 
 /**
