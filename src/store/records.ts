@@ -5,6 +5,7 @@
 
 import type { Family, Kind, Split } from "../domain/task";
 import type { EndReason, Trajectory } from "../harness/trajectory";
+import type { RoleUsage } from "../models/usage";
 import type { EpisodeScore } from "../scoring/episode";
 import type { ObjectiveName } from "../scoring/objective";
 
@@ -192,22 +193,14 @@ export interface NewModelCall {
   usd: number;
 }
 
-/** One role's usage of one model, summed over the run's sessions. */
-export interface UsageTotal {
+/**
+ * One role's usage of one model, summed over the run's sessions: the usage totals of models/usage.ts (`RoleUsage`:
+ * billed and cached calls, tokens, cost or null when unpriced) with the role and model they belong to.
+ */
+export interface UsageTotal extends RoleUsage {
   /** agent, proposer, judge or customer. */
   role: string;
   model: string;
-  /** Calls that reached the provider (billed), with their tokens. */
-  calls: number;
-  /** Calls answered by the request cache: not billed now, tokens not counted above. */
-  cached_calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  /** Of input_tokens: read from / written to the provider's prompt cache, where the API reports them. */
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  /** Null when the model has no price in config/prices.yaml: unknown, not 0. */
-  usd: number | null;
 }
 
 export interface EventRecord {
