@@ -8,6 +8,7 @@ import type { EndReason, Trajectory } from "../harness/trajectory";
 import type { RoleUsage } from "../models/usage";
 import type { EpisodeScore } from "../scoring/episode";
 import type { ObjectiveName } from "../scoring/objective";
+import type { ProbeReport, ProbeReportInput, StoredSummary } from "../scoring/summary-schema";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -88,8 +89,11 @@ export interface CandidateRecord extends NewCandidate {
   duplicate_of: string | null;
   /** The objective on the search split. */
   score: number | null;
-  /** Search-split summary only (never held-out data: the search view hands it to proposers). */
-  summary: JsonObject | null;
+  /**
+   * Search-split summary only (never held-out data: the search view hands it to proposers); an evaluation
+   * directory's summary of its episodes; a probe directory's report. Checked on read (rows.ts).
+   */
+  summary: StoredSummary | ProbeReport | null;
   created_at: string;
 }
 
@@ -98,7 +102,7 @@ export interface CandidateOutcome {
   /** Kept as it was when not given. */
   verdict?: CandidateVerdict;
   score?: number | null;
-  summary?: JsonInput | null;
+  summary?: StoredSummary | ProbeReportInput | null;
   rejected_reason?: string | null;
   duplicate_of?: string | null;
 }
@@ -176,11 +180,11 @@ export interface EvaluationRecord {
   split: Exclude<Split, "search">;
   /** The round a diagnostic was taken in; null for the final evaluations. */
   round: number | null;
-  summary: JsonObject;
+  summary: StoredSummary;
   created_at: string;
 }
 
-export type NewEvaluation = Omit<EvaluationRecord, "created_at" | "summary"> & { summary: JsonInput };
+export type NewEvaluation = Omit<EvaluationRecord, "created_at">;
 
 export interface NewModelCall {
   role: "proposer" | "judge" | "customer" | "probe" | (string & {});

@@ -4,6 +4,7 @@ import { HsearchError } from "../core/errors";
 import type { RolloutExecutor, RolloutRequest } from "../eval/evaluate";
 import type { HarnessLimits } from "../harness/load";
 import type { Trajectory } from "../harness/trajectory";
+import { firstIssue, trajectorySchema } from "../harness/trajectory-schema";
 import { type ModelUsageRow, mergeUsageRows } from "../models/roles";
 import { MODEL_ROLES } from "../models/settings";
 import { reachRedis, redactRedisUrl } from "./redis-url";
@@ -210,21 +211,25 @@ function checkResult(
   request: RolloutRequest,
   where: string,
 ): { trajectory: Trajectory; usage: ModelUsageRow[] } {
-  const sent = result as { trajectory?: Partial<Trajectory> | null; usage?: unknown } | null;
-  const trajectory = sent?.trajectory ?? null;
+  const sent = result as { trajectory?: unknown; usage?: unknown } | null;
   const usage = usageSchema.safeParse(sent?.usage);
+  // Checked against the stored format (a worker of another build would show here), then matched to the request.
+  const checked = trajectorySchema.safeParse(sent?.trajectory);
+  const trajectory = checked.success ? checked.data : null;
   if (
     !usage.success ||
     trajectory === null ||
-    typeof trajectory !== "object" ||
     trajectory.task_id !== request.task.id ||
     trajectory.seed !== request.seed ||
     trajectory.repeat !== request.repeat ||
     trajectory.harness !== request.harness.hash
-  )
+  ) {
+    const issue = checked.success ? null : firstIssue(checked.error);
+    const why = issue ? ` (trajectory.${issue.path}: ${issue.message})` : "";
     throw new HsearchError(
       "internal",
-      `${where}: a worker returned something other than the trajectory of ${request.task.id} (seed ${request.seed}, repeat ${request.repeat})`,
+      `${where}: a worker returned something other than the trajectory of ${request.task.id} (seed ${request.seed}, repeat ${request.repeat})${why}`,
     );
-  return { trajectory: trajectory as Trajectory, usage: usage.data };
+  }
+  return { trajectory, usage: usage.data };
 }

@@ -23,11 +23,6 @@ function harness(report: boolean, gate: boolean): Harness {
   return parseHarness({ "harness.yaml": yaml, "system.md": "{{policy}}\n{{protocols}}\n{{playbook}}" }, "t");
 }
 
-/** A suite whose deferral is written with its own tools (as terminal's `infeasible.md`): no deferral tool. */
-class TerminalLikeEnv extends FakeEnv {
-  override readonly deferralTool = undefined;
-}
-
 const combos = [
   [false, false],
   [true, false],
@@ -67,7 +62,9 @@ describe("agentTools: one list for the episode and the proposer input", () => {
 
   it("an environment without a deferral tool gets none, and the protocol tools come last", async () => {
     const h = harness(true, true);
-    const env = new TerminalLikeEnv();
+    // A suite whose deferral is written with its own tools (as terminal's `infeasible.md`): no deferral tool.
+    const env = new FakeEnv();
+    Object.defineProperty(env, "deferralTool", { value: undefined });
     const names = await offered(h, env);
     expect(names).toEqual([...env.tools().map((tool) => tool.name), "state_assessment", "submit_report"]);
     expect(names).toEqual(agentTools(h, env).map((tool) => tool.name));
