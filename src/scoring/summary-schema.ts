@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FAMILIES, type Family } from "../domain/task";
+import type { RoleUsage } from "../models/usage";
 import type { BlockedRates, EvalSummary } from "./summary";
 
 /**
@@ -59,6 +60,10 @@ const roleUsage = {
   cache_write_tokens: count,
   usd: z.number().min(0).nullable(),
 };
+/** The usage totals (models/usage.ts RoleUsage) as stored or sent: the one schema of them. */
+export const roleUsageSchema: z.ZodObject<typeof roleUsage> = z.object(roleUsage);
+const roleUsageTypeCheck: z.ZodType<RoleUsage> = roleUsageSchema;
+void roleUsageTypeCheck;
 
 /** A summary of format 1 as read back: EvalSummary and the optional members its writers add. */
 export const storedSummarySchema = z.strictObject({

@@ -7,6 +7,7 @@ import type { Trajectory } from "../harness/trajectory";
 import { firstIssue, trajectorySchema } from "../harness/trajectory-schema";
 import { type ModelUsageRow, mergeUsageRows } from "../models/roles";
 import { MODEL_ROLES } from "../models/settings";
+import { roleUsageSchema } from "../scoring/summary-schema";
 import { reachRedis, redactRedisUrl } from "./redis-url";
 import {
   DEFAULT_QUEUE,
@@ -187,20 +188,7 @@ async function watchConnection(events: QueueEvents, where: string, lostAfterMs: 
   };
 }
 
-const count = z.number().int().min(0);
-const usageSchema = z.array(
-  z.object({
-    role: z.enum(MODEL_ROLES),
-    model: z.string(),
-    calls: count,
-    cached_calls: count,
-    input_tokens: count,
-    output_tokens: count,
-    cache_read_tokens: count,
-    cache_write_tokens: count,
-    usd: z.number().min(0).nullable(),
-  }),
-);
+const usageSchema = z.array(roleUsageSchema.extend({ role: z.enum(MODEL_ROLES), model: z.string() }));
 
 /**
  * What came back is the trajectory of the rollout asked for and its usage (a worker of a mismatched build would show
