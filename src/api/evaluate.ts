@@ -3,6 +3,7 @@ import { basename, resolve } from "node:path";
 import { hashJson } from "../core/canonical-json";
 import { newRunId } from "../core/ids";
 import { resolveUserPath } from "../core/paths";
+import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { createEvaluationDir } from "../eval/eval-dir";
 import { loadHarness } from "../harness/load";
 import { createRejectionMemory, describeRejection } from "../models/parameter-fallback";
@@ -34,7 +35,7 @@ export interface EvaluateOptions {
   seed?: number;
   /** Episodes per task; default 1. */
   repeats?: number;
-  /** Rollouts at once; default 8. */
+  /** Rollouts at once, and model calls in flight per provider and base URL; default 8 (DEFAULT_CONCURRENCY). */
   concurrency?: number;
   /** The evaluation directory (its name is the id); default runs/eval-<harness>-… under cwd. */
   out?: string;
@@ -62,7 +63,7 @@ export async function evaluate(
   const given = typeof models === "string" ? { agent: models } : models;
   const specs = { agent: given.agent, judge: given.judge ?? "rules", customer: given.customer ?? "auto" };
   checkCustomerSpec(specs.customer);
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const seed = options.seed ?? 1;
   const maxInfraErrorRate = options.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
   // What a provider rejects is said and kept in the directory (for `eval --resume`) once the directory exists.

@@ -6,6 +6,7 @@ import { hashJson } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
 import { newRunId } from "../core/ids";
 import { resolveUserPath } from "../core/paths";
+import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { FAMILIES, type Task } from "../domain/task";
 import { ALLOW_INTERNET_VARIABLE } from "../envs/terminal/internet";
 import { cutMiddle } from "../envs/terminal/output-cut";
@@ -43,7 +44,7 @@ import { usageError } from "./usage-error";
 export type { EvalReport };
 
 /** Defaults applied in code, so that `--resume` can tell a flag given from one left out. */
-const DEFAULTS = { seed: 1, repeats: 1, concurrency: 8 };
+const DEFAULTS = { seed: 1, repeats: 1, concurrency: DEFAULT_CONCURRENCY };
 
 /** What `--resume DIR` takes from the directory: none of these may be given beside it. */
 const FIXED_BY_THE_DIRECTORY = [
@@ -72,7 +73,11 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
     (yargs) =>
       harnessTaskOptions(yargs, "evaluate")
         .option("seed", { type: "number", default: undefined, describe: "default 1" })
-        .option("concurrency", { type: "number", default: undefined, describe: "default 8" })
+        .option("concurrency", {
+          type: "number",
+          default: undefined,
+          describe: `default ${DEFAULT_CONCURRENCY}`,
+        })
         .option("judge", {
           type: "string",
           describe: "rules or llm:<model>; default: the --models file's judge spec, else rules",

@@ -27,6 +27,7 @@ import {
 } from "../probes";
 import { viewCommand } from "../report/format";
 import { DEFAULT_RESAMPLES, type MeanSd } from "../scoring";
+import type { ProbeReportInput } from "../scoring/summary-schema";
 import { acquireRunLock } from "../store/run-lock";
 import { describeUsage, evaluationLocation, modelConfigOf, taskConfigOf } from "./eval";
 import type { CliIO } from "./io";
@@ -153,7 +154,7 @@ function setup(args: CommonArgs & { judge?: string }, io: CliIO): Setup {
  */
 interface ProbeKeeper {
   keep(commit: string, trajectory: Trajectory, result: object): void;
-  finish(report: object): void;
+  finish(report: ProbeReportInput): void;
   fail(error: unknown): void;
 }
 

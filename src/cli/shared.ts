@@ -4,6 +4,7 @@ import type { TaskSelection } from "../api/select-tasks";
 import { loadDocument } from "../config/parse-document";
 import { HsearchError, isHsearchError } from "../core/errors";
 import { resolveUserPath } from "../core/paths";
+import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { FAMILIES, KINDS, SPLITS, SUITES } from "../domain/task";
 import { openRequestCache, requestCacheFile } from "../models/cache";
 import {
@@ -278,6 +279,6 @@ export function harnessTaskOptions<T>(yargs: Argv<T>, verb: string) {
       return true;
     })
     .option("seed", { type: "number", default: 1 })
-    .option("concurrency", { type: "number", default: 8 })
+    .option("concurrency", { type: "number", default: DEFAULT_CONCURRENCY })
     .option("json", { type: "boolean", default: false, describe: "print one JSON object on stdout" });
 }

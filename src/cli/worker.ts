@@ -1,5 +1,6 @@
 import type { Argv } from "yargs";
 import { resolveUserPath } from "../core/paths";
+import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { loadPriceTable } from "../models/prices";
 import { offlineProviders } from "../sim";
 import { DEFAULT_QUEUE } from "../workers/rollout-job";
@@ -20,7 +21,11 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           demandOption: true,
           describe: "the coordinator's Redis, redis://[user:password@]host:port[/db] (rediss:// for TLS)",
         })
-        .option("concurrency", { type: "number", default: 8, describe: "rollouts this worker runs at once" })
+        .option("concurrency", {
+          type: "number",
+          default: DEFAULT_CONCURRENCY,
+          describe: "rollouts this worker runs at once (and model calls in flight per provider)",
+        })
         .option("queue", {
           type: "string",
           default: DEFAULT_QUEUE,

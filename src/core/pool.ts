@@ -1,4 +1,12 @@
 /**
+ * Rollouts in flight when nothing says otherwise (a search config's `concurrency`, `eval`, `probe` and `worker`'s
+ * `--concurrency`, the library's `evaluate`). The same number bounds the model calls in flight per provider and base
+ * URL (models/registry.ts): a rollout has one call in flight at a time, so the rollouts' calls never queue behind
+ * each other, and a rate-limited server is eased by lowering this one setting. The one place this default is written.
+ */
+export const DEFAULT_CONCURRENCY = 8;
+
+/**
  * Run `fn` over `items` with at most `concurrency` in flight; results in input order. The first error stops new
  * work from starting and is rethrown once the running calls settle.
  */

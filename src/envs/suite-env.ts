@@ -7,7 +7,7 @@ import {
   type Task,
   type TerminalTask,
 } from "../domain/task";
-import { ABSTAIN_TOOL } from "./deferral";
+import { ABSTAIN_TOOL, abstainTool } from "./deferral";
 import {
   createRetailEnv,
   type RetailEnvironment,
@@ -30,6 +30,7 @@ export {
   isKnownSuite,
   registerSuite,
   type SuiteRuntime,
+  type SuiteTools,
   suiteRuntime,
   type VerifierRun,
 } from "./suite-runtime";
@@ -58,7 +59,7 @@ const retail: SuiteRuntime = {
   name: "retail",
   policy: () => retailPolicy(),
   deferralHowTo: RETAIL_DEFERRAL,
-  toolNames: () => [...retailToolSpecs().map((t) => t.name), ABSTAIN_TOOL],
+  tools: () => ({ tools: retailToolSpecs, deferralTool: abstainTool }),
   async createEnvironment(task) {
     return createRetailEnv(retailTask(task).env, { forbidden: task.forbidden });
   },
@@ -80,7 +81,7 @@ const terminal: SuiteRuntime = {
   name: "terminal",
   policy: () => TERMINAL_POLICY,
   deferralHowTo: TERMINAL_DEFERRAL,
-  toolNames: () => [...TERMINAL_TOOL_NAMES],
+  tools: () => ({ tools: () => TERMINAL_TOOLS }),
   /**
    * `readOnly` (the belief probe): the terminal workspace is mounted read-only; retail relies on the agent loop,
    * which refuses every write tool in a read-only episode.
@@ -121,8 +122,6 @@ const terminal: SuiteRuntime = {
   },
   hasCustomer: false,
 };
-
-const TERMINAL_TOOL_NAMES = TERMINAL_TOOLS.map((t) => t.name);
 
 registerSuite(retail);
 registerSuite(terminal);

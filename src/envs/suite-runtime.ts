@@ -1,6 +1,6 @@
 import { HsearchError } from "../core/errors";
 import { isBuiltinSuite, type SuiteName, type Task } from "../domain/task";
-import type { Environment } from "./types";
+import type { Environment, ToolSpec } from "./types";
 
 /**
  * What the rest of hsearch knows of a suite, built-in or plug-in (docs/DESIGN.md §1, §4): its policy text, how its
@@ -14,8 +14,11 @@ export interface SuiteRuntime {
   policy(): string;
   /** The abandon protocol's sentence on how to make the certified deferral ("call the `abstain` tool …"). */
   readonly deferralHowTo: string;
-  /** The names of the tools the agent gets from the environment, its deferral tool included (the proposer sees them). */
-  toolNames(): string[];
+  /**
+   * The tools its environments offer and, where it is a tool of its own, its deferral tool, as a new environment
+   * lists them: what the proposer input shows, through harness/agent-tools.ts like the episode's own list.
+   */
+  tools(): SuiteTools;
   /** A fresh environment in the task's initial state (the only reader of the task's protected fields, with verify). */
   createEnvironment(task: Task, options: { readOnly?: boolean }): Promise<Environment>;
   /** The native reward (0 or 1) of the finished episode, with the verifier's own report where it gives one. */
@@ -24,6 +27,13 @@ export interface SuiteRuntime {
   hasReference(task: Task): boolean;
   /** Whether the task has a customer answering the agent's text-only turns (retail). */
   hasCustomer: boolean;
+}
+
+/** What a suite offers the agent before any harness: its tools and, where it has one, its deferral tool. */
+export interface SuiteTools {
+  tools(): readonly ToolSpec[];
+  /** Retail's `abstain`; absent where the deferral is written with the suite's own tools (terminal, plug-ins). */
+  readonly deferralTool?: ToolSpec;
 }
 
 /** What a verifier is told of the episode. `completed` is false when it was cut off by the step limit or an error. */

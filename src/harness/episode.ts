@@ -14,11 +14,12 @@ import type {
   ToolSpec,
   Usage,
 } from "../models/types";
+import { agentTools } from "./agent-tools";
 import { claimsCompletion, saysCannotProceed } from "./claims";
 import { type Customer, withoutStopToken } from "./customer";
 import { DEFAULT_PROMPTS } from "./default-prompts";
 import type { Harness } from "./load";
-import { ASSESS_TOOL, assessTool, REPORT_TOOL, reportTool } from "./protocol-tools";
+import { ASSESS_TOOL, REPORT_TOOL } from "./protocol-tools";
 import { renderSystemPrompt } from "./render";
 import { type SimPhase, simContextFor, simDeferralOf, simOptions } from "./sim-context";
 import type { EndReason, EpisodeEnd, TrajectoryEvent, TrajectoryUsage } from "./trajectory";
@@ -154,11 +155,7 @@ export class Episode {
 
   constructor(private readonly input: EpisodeInput) {
     const { harness, task, env, policy } = input;
-    const protocols = harness.config.protocols;
-    this.tools = [...env.tools()];
-    if (env.deferralTool) this.tools.push(env.deferralTool);
-    if (protocols.effect_gate.enabled) this.tools.push(assessTool);
-    if (protocols.report.enabled) this.tools.push(reportTool);
+    this.tools = agentTools(harness, env);
     this.writeTools = env.writeTools();
     this.turn = this.mainTurn();
     const system = renderSystemPrompt(harness, task.suite, policy);

@@ -4,7 +4,9 @@
  * registers `sim` and `oracle` there). API keys come from the environment and go only into request headers: never
  * into the cache, usage records or error messages.
  */
+
 import { HsearchError } from "../core/errors";
+import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicModel } from "./anthropic";
 import { endpointOf, openRequestCache } from "./cache";
 import { defaultLimiterPool, type LimiterPool } from "./limiter";
@@ -25,7 +27,10 @@ export interface CreateChatModelOptions {
   env?: NodeJS.ProcessEnv;
   /** Providers beyond openai and anthropic, by prefix; called with what follows the colon ("" for a bare prefix). */
   extraProviders?: Record<string, (name: string) => ChatModel>;
-  /** Concurrent calls per provider and base URL, shared by every model on that server. Default 8. */
+  /**
+   * Concurrent calls per provider and base URL, shared by every model on that server: the run's or evaluation's
+   * `concurrency` (its rollouts in flight). Default DEFAULT_CONCURRENCY.
+   */
   concurrency?: number;
   /** Per HTTP call, in ms. Default 120 000. */
   timeoutMs?: number;
@@ -49,8 +54,6 @@ export interface CreateChatModelOptions {
    */
   rejections?: RejectionMemory;
 }
-
-export const DEFAULT_CONCURRENCY = 8;
 
 const BUILT_IN = {
   openai: { keyVar: "OPENAI_API_KEY", urlVar: "OPENAI_BASE_URL", defaultURL: OPENAI_DEFAULT_BASE_URL },

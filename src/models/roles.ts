@@ -7,7 +7,7 @@ import { findPrice, type PriceTable } from "./prices";
 import { type CreateChatModelOptions, createChatModel, parseModelSpec } from "./registry";
 import { MODEL_ROLES, type ModelRole, type ModelSettings } from "./settings";
 import type { ChatModel } from "./types";
-import { type RoleUsage, roleUsageOf, UsageMeter } from "./usage";
+import { addRoleUsage, type RoleUsage, roleUsageOf, UsageMeter } from "./usage";
 
 /** What a command names per role; judge and customer as the CLI and the search config spell them. */
 export interface RoleSpecs {
@@ -130,17 +130,7 @@ export function mergeUsageRows(rows: readonly ModelUsageRow[]): ModelUsageRow[] 
   for (const row of rows) {
     const key = `${row.role}\n${row.model}`;
     const known = merged.get(key);
-    if (!known) {
-      merged.set(key, { ...row });
-      continue;
-    }
-    known.calls += row.calls;
-    known.cached_calls += row.cached_calls;
-    known.input_tokens += row.input_tokens;
-    known.output_tokens += row.output_tokens;
-    known.cache_read_tokens += row.cache_read_tokens;
-    known.cache_write_tokens += row.cache_write_tokens;
-    known.usd = known.usd === null || row.usd === null ? null : known.usd + row.usd;
+    merged.set(key, known ? { ...known, ...addRoleUsage([known, row]) } : { ...row });
   }
   return [...merged.values()];
 }

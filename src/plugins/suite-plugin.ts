@@ -138,7 +138,8 @@ async function checkedTasks(
 
 /** The suite runtime of a definition: what the engine calls, with the plug-in's answers checked. */
 function runtimeOf(definition: SuiteDefinition, name: PluginSuiteName, path: string): SuiteRuntime {
-  const tools = definition.tools.map((tool) => tool.name);
+  // The definition lists its deferral tool among its tools, in the order its environments offer them.
+  const tools = [...definition.tools];
   const own = (task: Task): PluginTask => {
     if (!isPluginTask(task) || task.suite !== name)
       throw new HsearchError("internal", `task ${task.id} is not a ${name} task`);
@@ -148,7 +149,7 @@ function runtimeOf(definition: SuiteDefinition, name: PluginSuiteName, path: str
     name,
     policy: () => definition.policy,
     deferralHowTo: definition.deferralHowTo,
-    toolNames: () => [...tools],
+    tools: () => ({ tools: () => tools }),
     async createEnvironment(task, options) {
       const env: Environment = await definition.createEnvironment(own(task), {
         readOnly: options.readOnly ?? false,

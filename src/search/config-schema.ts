@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { SUITES } from "../domain/task";
 import { HARNESS_LIMITS } from "../harness/load";
 import { DEFAULT_MAX_REPLY_CHARS, DEFAULT_TIMEOUT_MS } from "../models/reply-limit";
@@ -206,7 +207,15 @@ export const searchConfigSchema = z
       })
       .strict()
       .default({ max_prompt_tokens: 32_000, examples_per_cell: 3 }),
-    concurrency: z.number().int().min(1).max(256).default(8),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(256)
+      .default(DEFAULT_CONCURRENCY)
+      .describe(
+        "Rollouts in flight at once (over all workers with --workers); the same number bounds the model calls in flight per provider and base URL.",
+      ),
     max_infra_error_rate: z
       .number()
       .min(0)

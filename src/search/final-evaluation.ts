@@ -66,7 +66,11 @@ export async function finalEvaluations(
         const known = deps.store.getEvaluation(commit, purpose, purpose);
         return tasks.length > 0 && !(known && isComplete(known.summary));
       })
-      .map((plan) => ({ commit, ...plan, role: commit === selected ? "selected" : "seed" })),
+      .map((plan) => ({
+        commit,
+        ...plan,
+        role: commit === selected ? ("selected" as const) : ("seed" as const),
+      })),
   );
   if (todo.length === 0) return;
   deps.events?.phase?.(`final: ${todo.map(({ role, purpose }) => `${role} on ${purpose}`).join(", ")}`);

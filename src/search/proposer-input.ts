@@ -2,9 +2,10 @@ import type { ProtocolName } from "../config/harness-schema";
 import { hashJson } from "../core/canonical-json";
 import type { SuiteName } from "../domain/task";
 import { suitePolicy, suiteRuntime } from "../envs/suite-env";
+import { suiteTools } from "../envs/suite-tools";
 import { diff, readTree } from "../git";
+import { agentTools } from "../harness/agent-tools";
 import { type Harness, harnessLimitsOf, parseHarness } from "../harness/load";
-import { ASSESS_TOOL, REPORT_TOOL } from "../harness/protocol-tools";
 import { renderSystemPrompt } from "../harness/render";
 import type { RejectedProposal, SearchView } from "../store";
 import type { SearchConfig } from "./config-schema";
@@ -216,11 +217,7 @@ export const PROTOCOL_DESCRIPTIONS: Record<ProtocolName, string> = {
 
 /** The tools the agent is offered in a suite under this harness (as the agent loop builds the list). */
 export function toolNames(harness: Harness, suite: SuiteName): string[] {
-  const names = suiteRuntime(suite).toolNames();
-  const { protocols } = harness.config;
-  if (protocols.effect_gate.enabled) names.push(ASSESS_TOOL);
-  if (protocols.report.enabled) names.push(REPORT_TOOL);
-  return names;
+  return agentTools(harness, suiteTools(suite)).map((tool) => tool.name);
 }
 
 /**

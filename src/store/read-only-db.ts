@@ -12,9 +12,10 @@ import { migrate, schemaVersion } from "./migrate";
 const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
 const SQLITE_HEADER_BYTES = 100;
 
-export function damaged(file: string, what: string, cause?: unknown): HsearchError {
+export function damaged(file: string, what: string, cause?: unknown, field?: string): HsearchError {
   return new HsearchError("bad_input", `run.db is damaged: ${what}; the run was left as it is`, {
     file,
+    ...(field === undefined ? {} : { field }),
     cause,
   });
 }

@@ -5,8 +5,10 @@
 
 import type { Family, Kind, Split } from "../domain/task";
 import type { EndReason, Trajectory } from "../harness/trajectory";
+import type { RoleUsage } from "../models/usage";
 import type { EpisodeScore } from "../scoring/episode";
 import type { ObjectiveName } from "../scoring/objective";
+import type { ProbeReport, ProbeReportInput, StoredSummary } from "../scoring/summary-schema";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -87,8 +89,11 @@ export interface CandidateRecord extends NewCandidate {
   duplicate_of: string | null;
   /** The objective on the search split. */
   score: number | null;
-  /** Search-split summary only (never held-out data: the search view hands it to proposers). */
-  summary: JsonObject | null;
+  /**
+   * Search-split summary only (never held-out data: the search view hands it to proposers); an evaluation
+   * directory's summary of its episodes; a probe directory's report. Checked on read (rows.ts).
+   */
+  summary: StoredSummary | ProbeReport | null;
   created_at: string;
 }
 
@@ -97,7 +102,7 @@ export interface CandidateOutcome {
   /** Kept as it was when not given. */
   verdict?: CandidateVerdict;
   score?: number | null;
-  summary?: JsonInput | null;
+  summary?: StoredSummary | ProbeReportInput | null;
   rejected_reason?: string | null;
   duplicate_of?: string | null;
 }
@@ -177,11 +182,11 @@ export interface EvaluationRecord {
   split: Exclude<Split, "search">;
   /** The round a diagnostic was taken in; null for the final evaluations. */
   round: number | null;
-  summary: JsonObject;
+  summary: StoredSummary;
   created_at: string;
 }
 
-export type NewEvaluation = Omit<EvaluationRecord, "created_at" | "summary"> & { summary: JsonInput };
+export type NewEvaluation = Omit<EvaluationRecord, "created_at">;
 
 export interface NewModelCall {
   role: "proposer" | "judge" | "customer" | "probe" | (string & {});
@@ -194,22 +199,14 @@ export interface NewModelCall {
   usd: number;
 }
 
-/** One role's usage of one model, summed over the run's sessions. */
-export interface UsageTotal {
+/**
+ * One role's usage of one model, summed over the run's sessions: the usage totals of models/usage.ts (`RoleUsage`:
+ * billed and cached calls, tokens, cost or null when unpriced) with the role and model they belong to.
+ */
+export interface UsageTotal extends RoleUsage {
   /** agent, proposer, judge or customer. */
   role: string;
   model: string;
-  /** Calls that reached the provider (billed), with their tokens. */
-  calls: number;
-  /** Calls answered by the request cache: not billed now, tokens not counted above. */
-  cached_calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  /** Of input_tokens: read from / written to the provider's prompt cache, where the API reports them. */
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  /** Null when the model has no price in config/prices.yaml: unknown, not 0. */
-  usd: number | null;
 }
 
 export interface EventRecord {

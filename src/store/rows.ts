@@ -4,11 +4,19 @@
  * bad input naming run.db and the record, never handed on with a cast.
  */
 import { z } from "zod";
+import { canonicalJson } from "../core/canonical-json";
 import { FAMILIES, KINDS, SPLITS } from "../domain/suites";
 import type { LearntRejection } from "../models/parameter-fallback";
 import { MODEL_ROLES } from "../models/settings";
 import { episodeScoreSchema } from "../scoring/episode-score-schema";
 import { objectiveSchema } from "../scoring/objective";
+import {
+  type ProbeReport,
+  probeReportSchema,
+  type StoredSummary,
+  SUMMARY_FORMAT,
+  storedSummarySchema,
+} from "../scoring/summary-schema";
 import { damaged } from "./read-only-db";
 import {
   CANDIDATE_STATES,
@@ -22,6 +30,7 @@ import {
   type RolloutRecord,
   type RoundRecord,
   RUN_KINDS,
+  type RunKind,
   type RunRecord,
   type StoredScore,
   VERDICTS,
@@ -77,23 +86,74 @@ export interface RecordSource {
   file: string;
 }
 
-/** One value of a record checked against its schema; `what` names the record and column. */
-function checked<T>(source: RecordSource, what: string, schema: z.ZodType<T>, value: unknown): T {
+/**
+ * One value of a record checked against its schema; `what` names the record and column, `column` (a JSON column's
+ * name) makes the error's field the column and the path inside it (`summary_json.blocked.m0`).
+ */
+function checked<T>(
+  source: RecordSource,
+  what: string,
+  schema: z.ZodType<T>,
+  value: unknown,
+  column?: string,
+): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const at = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-  throw damaged(source.file, `${what}${at}: ${issue?.message ?? "invalid"}`, result.error);
+  const path = issue ? issue.path.map(String).join(".") : "";
+  const at = path.length > 0 ? ` at ${path}` : "";
+  const field = column === undefined ? undefined : path.length > 0 ? `${column}.${path}` : column;
+  throw damaged(source.file, `${what}${at}: ${issue?.message ?? "invalid"}`, result.error, field);
 }
 
 function jsonColumn<T>(source: RecordSource, what: string, schema: z.ZodType<T>, text: string): T {
-  let value: unknown;
+  return checked(source, what, schema, parseJson(source, what, text));
+}
+
+function parseJson(source: RecordSource, what: string, text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw damaged(source.file, `${what} is not JSON`, error);
   }
-  return checked(source, what, schema, value);
+}
+
+/** Which summary a run's candidates carry: a search's or an evaluation's, or a probe's report. */
+export type SummaryKind = "summary" | "probe_report";
+
+export function summaryKindOf(kind: RunKind): SummaryKind {
+  return kind === "probe_beliefs" || kind === "probe_challenge" ? "probe_report" : "summary";
+}
+
+/** A summary as its column holds it: canonical JSON with the format it is written in. */
+export function summaryText(summary: object): string {
+  return canonicalJson({ ...summary, format: SUMMARY_FORMAT });
+}
+
+/**
+ * A summary column (docs/DESIGN.md §3): its `format` (absent in one written before summaries were versioned: read as
+ * format 1 when its shape is format 1's), then its body against the format's schema. The format is the column's,
+ * not the summary's: the record holds the summary without it.
+ */
+function summaryColumn<K extends SummaryKind>(
+  source: RecordSource,
+  what: string,
+  kind: K,
+  text: string,
+): K extends "summary" ? StoredSummary : ProbeReport {
+  const value = parseJson(source, what, text);
+  const { format = 1, ...summary } = (typeof value === "object" && value !== null ? value : {}) as {
+    format?: unknown;
+  };
+  if (format !== SUMMARY_FORMAT)
+    throw damaged(
+      source.file,
+      `${what} has format ${JSON.stringify(format)}; this hsearch reads format ${SUMMARY_FORMAT}`,
+      undefined,
+      "summary_json.format",
+    );
+  const schema = kind === "summary" ? storedSummarySchema : probeReportSchema;
+  return checked(source, what, schema as z.ZodType, summary, "summary_json") as never;
 }
 
 function optionalJsonColumn<T>(
@@ -131,14 +191,11 @@ export type CandidateRow = Omit<CandidateRecord, "commit" | "parent" | "summary"
 export function toCandidate(
   { commit_sha, parent_commit, summary_json, ...row }: CandidateRow,
   source: RecordSource,
+  summaryKind: SummaryKind,
 ): CandidateRecord {
   checked(source, `candidate ${commit_sha}`, candidateColumns, { commit_sha, parent_commit, ...row });
-  const summary = optionalJsonColumn(
-    source,
-    `candidate ${commit_sha}: summary_json`,
-    jsonObject,
-    summary_json,
-  );
+  const what = `candidate ${commit_sha}: summary_json`;
+  const summary = summary_json === null ? null : summaryColumn(source, what, summaryKind, summary_json);
   return { commit: commit_sha, parent: parent_commit, ...row, summary };
 }
 
@@ -176,7 +233,11 @@ export function toEvaluation(
   source: RecordSource,
 ): EvaluationRecord {
   const what = `evaluation ${candidate_commit} ${row.purpose}/${row.split}: summary_json`;
-  return { candidate: candidate_commit, ...row, summary: jsonColumn(source, what, jsonObject, summary_json) };
+  return {
+    candidate: candidate_commit,
+    ...row,
+    summary: summaryColumn(source, what, "summary", summary_json),
+  };
 }
 
 export type EventRow = Omit<EventRecord, "data"> & { json: string };

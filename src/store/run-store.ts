@@ -41,6 +41,7 @@ import type {
   RolloutRecord,
   RoundOutcome,
   RoundRecord,
+  RunKind,
   RunRecord,
   RunState,
   UsageTotal,
@@ -52,6 +53,9 @@ import {
   type EvaluationRow,
   type RoundRow,
   type RunRow,
+  type SummaryKind,
+  summaryKindOf,
+  summaryText,
   toCandidate,
   toEvaluation,
   toRound,
@@ -122,6 +126,7 @@ export class RunStore implements RunReader {
   readonly #clock: () => Date;
 
   readonly #ctx: StoreContext;
+  #knownSummaryKind: SummaryKind | undefined;
 
   constructor(db: Database.Database, paths: RunPaths, clock: () => Date) {
     this.#db = db;
@@ -181,6 +186,15 @@ export class RunStore implements RunReader {
         run.objective ?? null,
       );
     return this.getRun() as RunRecord;
+  }
+
+  /** What the candidates' summaries are: a probe directory's is the probe's report (the run's kind never changes). */
+  #summaryKind(): SummaryKind {
+    if (this.#knownSummaryKind) return this.#knownSummaryKind;
+    const row = this.#db.prepare("SELECT kind FROM run").get() as { kind: RunKind } | undefined;
+    if (row === undefined) return "summary";
+    this.#knownSummaryKind = summaryKindOf(row.kind);
+    return this.#knownSummaryKind;
   }
 
   getRun(): RunRecord | undefined {
@@ -265,7 +279,7 @@ export class RunStore implements RunReader {
     const row = this.#db.prepare("SELECT * FROM candidates WHERE commit_sha = ?").get(commit) as
       | CandidateRow
       | undefined;
-    return row === undefined ? undefined : toCandidate(row, this.#ctx);
+    return row === undefined ? undefined : toCandidate(row, this.#ctx, this.#summaryKind());
   }
 
   #requireCandidate(commit: string): CandidateRecord {
@@ -284,7 +298,7 @@ export class RunStore implements RunReader {
         ? this.#db.prepare("SELECT * FROM candidates ORDER BY round, proposal").all()
         : this.#db.prepare("SELECT * FROM candidates WHERE round = ? ORDER BY proposal").all(filter.round)
     ) as CandidateRow[];
-    return rows.map((row) => toCandidate(row, this.#ctx));
+    return rows.map((row) => toCandidate(row, this.#ctx, this.#summaryKind()));
   }
 
   /** Sets a candidate's outcome: evaluated with its search score and summary, or rejected/invalid/duplicate. */
@@ -300,7 +314,7 @@ export class RunStore implements RunReader {
         outcome.state,
         outcome.verdict ?? null,
         outcome.score ?? null,
-        outcome.summary == null ? null : canonicalJson(outcome.summary),
+        outcome.summary == null ? null : summaryText(outcome.summary),
         outcome.rejected_reason ?? null,
         outcome.duplicate_of ?? null,
         commit,
@@ -482,7 +496,7 @@ export class RunStore implements RunReader {
         evaluation.purpose,
         evaluation.split,
         evaluation.round,
-        canonicalJson(evaluation.summary),
+        summaryText(evaluation.summary),
         this.#now(),
       );
     return this.getEvaluation(evaluation.candidate, evaluation.purpose, evaluation.split) as EvaluationRecord;

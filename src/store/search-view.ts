@@ -69,14 +69,14 @@ export class SearchView {
     const row = this.#db.prepare("SELECT * FROM candidates WHERE commit_sha = ?").get(commit) as
       | CandidateRow
       | undefined;
-    return row === undefined ? undefined : toCandidate(row, this.#source);
+    return row === undefined ? undefined : toCandidate(row, this.#source, "summary");
   }
 
   candidates(): CandidateRecord[] {
     const rows = this.#db
       .prepare("SELECT * FROM candidates ORDER BY round, proposal")
       .all() as CandidateRow[];
-    return rows.map((row) => toCandidate(row, this.#source));
+    return rows.map((row) => toCandidate(row, this.#source, "summary"));
   }
 
   /** Candidates with this tree hash: a proposal equal to one of them need not be evaluated again. */
@@ -84,7 +84,7 @@ export class SearchView {
     const rows = this.#db
       .prepare("SELECT * FROM candidates WHERE tree_hash = ? ORDER BY round, proposal")
       .all(treeHash) as CandidateRow[];
-    return rows.map((row) => toCandidate(row, this.#source));
+    return rows.map((row) => toCandidate(row, this.#source, "summary"));
   }
 
   rounds(): RoundRecord[] {

@@ -20,6 +20,7 @@ import { dirname } from "node:path";
 import { canonicalJson, canonicalJsonOfMembers, sha256 } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
 import type { Trajectory } from "../harness/trajectory";
+import { firstIssue, trajectorySchema } from "../harness/trajectory-schema";
 
 /**
  * The format of a trajectory line, written on every line. A line without one was written before lines were
@@ -133,12 +134,13 @@ export function readTrajectoryAt(file: string, key: string, pointer: LinePointer
 }
 
 function parseLine(file: string, line: string, at: number): TrajectoryEntry {
-  let entry: Partial<TrajectoryEntry> & { format?: unknown };
+  let entry: { key?: unknown; trajectory?: unknown; format?: unknown };
   try {
     entry = JSON.parse(line);
   } catch {
     throw corrupt(file, `malformed line at byte ${at}`);
   }
+  // A line written before lines were versioned has no format: it is format 1 if its trajectory has format 1's shape.
   const format = entry.format ?? 1;
   if (format !== TRAJECTORY_FORMAT)
     throw new HsearchError(
@@ -148,7 +150,16 @@ function parseLine(file: string, line: string, at: number): TrajectoryEntry {
     );
   if (typeof entry.key !== "string" || entry.trajectory === undefined || entry.trajectory === null)
     throw corrupt(file, `malformed line at byte ${at}`);
-  return { key: entry.key, trajectory: entry.trajectory };
+  const checked = trajectorySchema.safeParse(entry.trajectory);
+  if (!checked.success) {
+    const { path, message } = firstIssue(checked.error);
+    throw new HsearchError(
+      "bad_input",
+      `the trajectory of ${entry.key} (line at byte ${at}) does not match trajectory format ${TRAJECTORY_FORMAT}: ${message}`,
+      { file, field: `trajectory.${path}`, cause: checked.error },
+    );
+  }
+  return { key: entry.key, trajectory: checked.data };
 }
 
 /**

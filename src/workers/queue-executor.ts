@@ -4,8 +4,10 @@ import { HsearchError } from "../core/errors";
 import type { RolloutExecutor, RolloutRequest } from "../eval/evaluate";
 import type { HarnessLimits } from "../harness/load";
 import type { Trajectory } from "../harness/trajectory";
+import { firstIssue, trajectorySchema } from "../harness/trajectory-schema";
 import { type ModelUsageRow, mergeUsageRows } from "../models/roles";
 import { MODEL_ROLES } from "../models/settings";
+import { roleUsageSchema } from "../scoring/summary-schema";
 import { reachRedis, redactRedisUrl } from "./redis-url";
 import {
   DEFAULT_QUEUE,
@@ -186,20 +188,7 @@ async function watchConnection(events: QueueEvents, where: string, lostAfterMs: 
   };
 }
 
-const count = z.number().int().min(0);
-const usageSchema = z.array(
-  z.object({
-    role: z.enum(MODEL_ROLES),
-    model: z.string(),
-    calls: count,
-    cached_calls: count,
-    input_tokens: count,
-    output_tokens: count,
-    cache_read_tokens: count,
-    cache_write_tokens: count,
-    usd: z.number().min(0).nullable(),
-  }),
-);
+const usageSchema = z.array(roleUsageSchema.extend({ role: z.enum(MODEL_ROLES), model: z.string() }));
 
 /**
  * What came back is the trajectory of the rollout asked for and its usage (a worker of a mismatched build would show
@@ -210,21 +199,25 @@ function checkResult(
   request: RolloutRequest,
   where: string,
 ): { trajectory: Trajectory; usage: ModelUsageRow[] } {
-  const sent = result as { trajectory?: Partial<Trajectory> | null; usage?: unknown } | null;
-  const trajectory = sent?.trajectory ?? null;
+  const sent = result as { trajectory?: unknown; usage?: unknown } | null;
   const usage = usageSchema.safeParse(sent?.usage);
+  // Checked against the stored format (a worker of another build would show here), then matched to the request.
+  const checked = trajectorySchema.safeParse(sent?.trajectory);
+  const trajectory = checked.success ? checked.data : null;
   if (
     !usage.success ||
     trajectory === null ||
-    typeof trajectory !== "object" ||
     trajectory.task_id !== request.task.id ||
     trajectory.seed !== request.seed ||
     trajectory.repeat !== request.repeat ||
     trajectory.harness !== request.harness.hash
-  )
+  ) {
+    const issue = checked.success ? null : firstIssue(checked.error);
+    const why = issue ? ` (trajectory.${issue.path}: ${issue.message})` : "";
     throw new HsearchError(
       "internal",
-      `${where}: a worker returned something other than the trajectory of ${request.task.id} (seed ${request.seed}, repeat ${request.repeat})`,
+      `${where}: a worker returned something other than the trajectory of ${request.task.id} (seed ${request.seed}, repeat ${request.repeat})${why}`,
     );
-  return { trajectory: trajectory as Trajectory, usage: usage.data };
+  }
+  return { trajectory, usage: usage.data };
 }

@@ -6,6 +6,8 @@ import { rolloutKey } from "../../src/core/ids";
 import type { Split } from "../../src/domain/task";
 import type { Trajectory } from "../../src/harness/trajectory";
 import type { EpisodeScore } from "../../src/scoring/episode";
+import { summarize } from "../../src/scoring/summary";
+import type { StoredSummary } from "../../src/scoring/summary-schema";
 import type { SearchConfig } from "../../src/search/config-schema";
 import { createRunDir, type NewRollout, openRunStore, type Purpose, type RunStore } from "../../src/store";
 
@@ -47,6 +49,11 @@ export function newStore(options: { clock?: () => Date } = {}): RunStore {
 
 export const SEED = "a".repeat(40);
 export const PROPOSAL = "b".repeat(40);
+
+/** A stored summary of `n` scored episodes (no blocked or feasible block), with `extra` members beside it. */
+export function summary(n: number, extra: Partial<StoredSummary> = {}): StoredSummary {
+  return { ...summarize([]), n_total: n, n_scored: n, ...extra };
+}
 
 export function trajectory(task: string, overrides: Partial<Trajectory> = {}): Trajectory {
   return {

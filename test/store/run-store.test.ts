@@ -3,9 +3,19 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
+import { SUMMARY_FORMAT } from "../../src/scoring/summary-schema";
 import { createRunDir, openRunStore } from "../../src/store";
 import { caught, hsearchErrorOf } from "../helpers/errors";
-import { addSeedAndProposal, newStore, PROPOSAL, rollout, SEED, tempDir, tickingClock } from "./fixtures";
+import {
+  addSeedAndProposal,
+  newStore,
+  PROPOSAL,
+  rollout,
+  SEED,
+  summary,
+  tempDir,
+  tickingClock,
+} from "./fixtures";
 
 describe("run directory", () => {
   it("creates runs/<id>/ with a trajectories folder and refuses an existing one", () => {
@@ -89,7 +99,7 @@ describe("run and candidates", () => {
   it("stores outcomes, and remembers rejected, invalid, duplicate and uncommitted proposals", () => {
     const store = newStore();
     addSeedAndProposal(store);
-    store.setCandidateOutcome(SEED, { state: "evaluated", score: 0.41, summary: { blocked: 0.4 } });
+    store.setCandidateOutcome(SEED, { state: "evaluated", score: 0.41, summary: summary(4) });
     store.setCandidateOutcome(PROPOSAL, { state: "rejected", score: 0.39, rejected_reason: "0.39 <= 0.41" });
     store.recordProposalFailure({
       round: 1,
@@ -108,7 +118,7 @@ describe("run and candidates", () => {
     expect(store.getCandidate(SEED)).toMatchObject({
       state: "evaluated",
       score: 0.41,
-      summary: { blocked: 0.4 },
+      summary: summary(4),
     });
     expect(store.searchView().rejectedProposals()).toEqual([
       {
@@ -277,23 +287,25 @@ describe("evaluations, usage and events", () => {
       purpose: "heldout",
       split: "heldout",
       round: null,
-      summary: { sa: 0.5 },
+      summary: summary(5, { objective: 0.5 }),
     });
     store.putEvaluation({
       candidate: PROPOSAL,
       purpose: "heldout",
       split: "heldout",
       round: null,
-      summary: { sa: 0.55 },
+      summary: summary(5, { objective: 0.55 }),
     });
     store.putEvaluation({
       candidate: SEED,
       purpose: "independent",
       split: "independent",
       round: null,
-      summary: { solve: 0.7 },
+      summary: summary(7, { objective: null, role: "seed" }),
     });
-    expect(store.getEvaluation(PROPOSAL, "heldout", "heldout")?.summary).toEqual({ sa: 0.55 });
+    expect(store.getEvaluation(PROPOSAL, "heldout", "heldout")?.summary).toEqual(
+      summary(5, { objective: 0.55 }),
+    );
     expect(store.listEvaluations().map((row) => [row.purpose, row.candidate])).toEqual([
       ["heldout", PROPOSAL],
       ["independent", SEED],
@@ -442,6 +454,69 @@ describe("the typed read boundary", () => {
     expect(hsearchErrorOf(() => store.searchView().rollouts(SEED)).message).toMatch(
       new RegExp(`^run\\.db is damaged: rollout search/${key}: scores_json at task_id: `),
     );
+    close();
+  });
+
+  it("writes summaries with their format and reads them back without it; an unversioned one of format 1's shape reads", () => {
+    const { store, raw, close } = storeWithRollout();
+    store.setCandidateOutcome(SEED, { state: "evaluated", score: 0.5, summary: summary(3) });
+    const column = () =>
+      JSON.parse(
+        (
+          raw.prepare("SELECT summary_json FROM candidates WHERE commit_sha = ?").get(SEED) as {
+            summary_json: string;
+          }
+        ).summary_json,
+      );
+    expect(column().format).toBe(SUMMARY_FORMAT);
+    expect(store.getCandidate(SEED)?.summary).toEqual(summary(3));
+    // Written before summaries were versioned: no format member, format 1's fields.
+    raw
+      .prepare("UPDATE candidates SET summary_json = ? WHERE commit_sha = ?")
+      .run(JSON.stringify(summary(3)), SEED);
+    expect(store.getCandidate(SEED)?.summary).toEqual(summary(3));
+    close();
+  });
+
+  it("refuses a summary with a changed field or a later format, naming run.db, the record and the field", () => {
+    const { store, raw, close } = storeWithRollout();
+    store.setCandidateOutcome(SEED, { state: "evaluated", score: 0.5, summary: summary(3) });
+    const { n_scored, ...rest } = summary(3);
+    const write = (value: object) =>
+      raw
+        .prepare("UPDATE candidates SET summary_json = ? WHERE commit_sha = ?")
+        .run(JSON.stringify(value), SEED);
+    // A build that called `n_scored` `scored`: read as undefined before, an error now.
+    write({ ...rest, scored: n_scored, format: 1 });
+    const renamed = hsearchErrorOf(() => store.getCandidate(SEED));
+    expect(renamed.code).toBe("bad_input");
+    expect(renamed.location).toMatchObject({ file: store.paths.db, field: "summary_json.n_scored" });
+    expect(renamed.message).toMatch(
+      new RegExp(`^run\\.db is damaged: candidate ${SEED}: summary_json at n_scored: `),
+    );
+    // The same through the search view (what a proposer reads).
+    expect(hsearchErrorOf(() => store.searchView().candidates()).location.field).toBe(
+      "summary_json.n_scored",
+    );
+    write({ ...summary(3), format: 2 });
+    const later = hsearchErrorOf(() => store.listCandidates());
+    expect(later.location).toMatchObject({ file: store.paths.db, field: "summary_json.format" });
+    expect(later.message).toContain("summary_json has format 2; this hsearch reads format 1");
+
+    write(summary(3));
+    store.putEvaluation({
+      candidate: SEED,
+      purpose: "heldout",
+      split: "heldout",
+      round: null,
+      summary: summary(2),
+    });
+    raw
+      .prepare("UPDATE evaluations SET summary_json = ? WHERE candidate_commit = ?")
+      .run(JSON.stringify({ ...summary(2), blocked: { n: 2 } }), SEED);
+    const evaluation = hsearchErrorOf(() => store.listEvaluations());
+    expect(evaluation.location.field).toBe("summary_json.blocked.m0");
+    expect(evaluation.message).toContain(`evaluation ${SEED} heldout/heldout: summary_json at blocked.m0`);
     close();
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
 import { SearchView } from "../../src/store";
-import { addSeedAndProposal, newStore, PROPOSAL, rollout, SEED } from "./fixtures";
+import { addSeedAndProposal, newStore, PROPOSAL, rollout, SEED, summary } from "./fixtures";
 
 /** A run holding search rollouts and, for the same candidates, held-out, independent and diagnostic data. */
 function mixedRun() {
@@ -24,14 +24,14 @@ function mixedRun() {
     purpose: "heldout",
     split: "heldout",
     round: null,
-    summary: { secret: 1 },
+    summary: summary(1, { infra_errors: { secret: 1 } }),
   });
   store.putEvaluation({
     candidate: PROPOSAL,
     purpose: "diagnostic",
     split: "heldout",
     round: 1,
-    summary: { secret: 2 },
+    summary: summary(2, { infra_errors: { secret: 2 } }),
   });
   store.logEvent("heldout_evaluated", { secret: 3 });
   return store;

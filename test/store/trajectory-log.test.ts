@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/core/canonical-json";
-import { isHsearchError } from "../../src/core/errors";
+import { type HsearchError, isHsearchError } from "../../src/core/errors";
 import {
   appendTrajectoryLines,
   readTrajectoryAt,
@@ -43,6 +43,44 @@ describe("trajectory log", () => {
     const error = caught(() => readTrajectoryLog(file));
     expect(isHsearchError(error, "conflict")).toBe(true);
     expect((error as Error).message).toContain("format 2; this hsearch reads format 1");
+  });
+
+  it("checks every trajectory against its format: a renamed field is an error naming the file, the key and the field", () => {
+    const file = join(tempDir(), "c.jsonl");
+    const { reward, ...rest } = trajectory("t1");
+    // Written by a build that called `reward` `native_reward`: read as undefined before, an error now.
+    appendFileSync(
+      file,
+      `${JSON.stringify({ format: 1, key: "k1", trajectory: { ...rest, native_reward: reward } })}\n`,
+    );
+    const error = caught(() => readTrajectoryLog(file));
+    expect(isHsearchError(error, "bad_input")).toBe(true);
+    const { location, message } = error as HsearchError;
+    expect(location.file).toBe(file);
+    expect(location.field).toBe("trajectory.reward");
+    expect(message).toContain("the trajectory of k1 (line at byte 0) does not match trajectory format 1");
+    expect((error as HsearchError).describe()).toContain(`${file}: field 'trajectory.reward'`);
+
+    // An unversioned line of format 1's shape still reads; one whose event changed its fields does not.
+    const old = join(tempDir(), "old.jsonl");
+    appendFileSync(old, `${JSON.stringify({ key: "k1", trajectory: trajectory("t1") })}\n`);
+    expect(readTrajectoryLog(old).get("k1")).toEqual(trajectory("t1"));
+    const events = [{ type: "message", step: 1, who: "agent", text: "x" }];
+    appendFileSync(old, `${JSON.stringify({ key: "k2", trajectory: { ...trajectory("t2"), events } })}\n`);
+    const eventError = caught(() => readTrajectoryLog(old)) as HsearchError;
+    expect(eventError.location).toEqual({ file: old, field: "trajectory.events.0.author" });
+  });
+
+  it("reads a pointed-at line through the same check", () => {
+    const file = join(tempDir(), "c.jsonl");
+    const bad = { ...trajectory("t1"), end: { reason: "stopped", step: 4 } };
+    appendFileSync(file, `${canonicalJson({ format: 1, key: "k1", trajectory: bad })}\n`);
+    const length = readFileSync(file).length;
+    const error = caught(() =>
+      readTrajectoryAt(file, "k1", { offset: 0, length, sha256: trajectoryHash(bad as never) }),
+    ) as HsearchError;
+    expect(isHsearchError(error, "bad_input")).toBe(true);
+    expect(error.location.field).toBe("trajectory.end.reason");
   });
 
   it("dedupes by key, the last line winning (the one a resumed run's row points at)", () => {

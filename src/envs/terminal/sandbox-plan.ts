@@ -18,7 +18,13 @@
  */
 import { HsearchError } from "../../core/errors";
 import { bwrapMountArgs, fstabText, type HostEntry, MIB, type Mount, viewMounts } from "./sandbox-mounts";
-import { SANDBOX_PATHS, type SandboxInfo, type SandboxUser } from "./sandbox-types";
+import {
+  type ResolvedLimits,
+  SANDBOX_PATHS,
+  type SandboxInfo,
+  type SandboxLimits,
+  type SandboxUser,
+} from "./sandbox-types";
 
 export { DEVICES, fstabEscape, type HostEntry, MIB } from "./sandbox-mounts";
 
@@ -57,15 +63,6 @@ export const DEV_LINKS: Record<string, string> = {
   stderr: "/proc/self/fd/2",
 };
 
-export interface ResolvedLimits {
-  timeoutMs: number;
-  cpuSeconds: number;
-  memoryMb: number;
-  addressSpaceMb?: number;
-  maxProcs: number;
-  maxFileMb: number;
-}
-
 /** Everything a plan needs, already validated and resolved to absolute host paths. */
 export interface PlanInput {
   info: SandboxInfo;
@@ -97,14 +94,7 @@ export function commandArgv(command: string | readonly string[]): string[] {
   return typeof command === "string" ? ["/bin/bash", "-c", command] : [...command];
 }
 
-export function resolveLimits(request: {
-  timeoutMs: number;
-  cpuSeconds?: number;
-  memoryMb?: number;
-  addressSpaceMb?: number;
-  maxProcs?: number;
-  maxFileMb?: number;
-}): ResolvedLimits {
+export function resolveLimits(request: SandboxLimits & { timeoutMs: number }): ResolvedLimits {
   return {
     timeoutMs: request.timeoutMs,
     cpuSeconds: request.cpuSeconds ?? Math.ceil(request.timeoutMs / 1000) + 1,

@@ -32,7 +32,7 @@ const LIMIT_FIELDS = [
 ] as const;
 
 /** Limits must be positive integers; a bad one is the caller's bug, reported as bad input. */
-export function checkLimits(limits: Omit<SandboxLimits, "timeoutMs">): void {
+export function checkLimits(limits: SandboxLimits): void {
   for (const field of LIMIT_FIELDS) {
     const value = limits[field];
     if (value !== undefined && (!Number.isInteger(value) || value <= 0))

@@ -81,7 +81,7 @@ export interface SessionOptions {
   /** The host's network (a task's allow_internet, granted by the user); containers: the engine's bridge. */
   network?: boolean;
   /** Limits applied to each command (the wall time is per command). */
-  limits?: Omit<SandboxLimits, "timeoutMs">;
+  limits?: SandboxLimits;
   /** Run the episode in one container of this engine instead of the namespaces of `info`. */
   container?: {
     engine: ContainerEngine;

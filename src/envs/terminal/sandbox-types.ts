@@ -50,9 +50,12 @@ export interface SandboxInfo {
   rejected: Array<{ mechanism: SandboxMechanism; reason: string }>;
 }
 
+/**
+ * A sandboxed command's resource limits as a caller asks for them: the one limits type (a request, a session's
+ * options, an environment's options and a task's `limits` all give these). An absent limit takes its default
+ * (DEFAULT_LIMITS in sandbox-plan.ts); the wall time is each command's own (`SandboxRequest.timeoutMs`).
+ */
 export interface SandboxLimits {
-  /** Wall time; on expiry every process of the sandbox is killed. */
-  timeoutMs: number;
   /** CPU seconds per process (RLIMIT_CPU). Default: the wall time in seconds, rounded up, plus 1. */
   cpuSeconds?: number;
   /**
@@ -70,7 +73,18 @@ export interface SandboxLimits {
   maxOutputBytes?: number;
 }
 
+/** One command's limits with every default applied (`resolveLimits`), as prlimit and the session set them. */
+export type ResolvedLimits = Required<
+  Pick<SandboxLimits, "cpuSeconds" | "memoryMb" | "maxProcs" | "maxFileMb">
+> &
+  Pick<SandboxLimits, "addressSpaceMb"> & {
+    /** Wall time; on expiry every process of the sandbox is killed. */
+    timeoutMs: number;
+  };
+
 export interface SandboxRequest extends SandboxLimits {
+  /** Wall time; on expiry every process of the sandbox is killed. */
+  timeoutMs: number;
   /** Host directory mounted read-write at /workspace and /app (read-only with `readOnlyWorkspace`). */
   workspace: string;
   /** A string runs as `bash -c COMMAND`; an array is an argv run as is (resolved on the sandbox PATH). */

@@ -100,7 +100,7 @@ export interface TerminalEnvOptions {
   agentBudgetMs?: number;
   setupTimeoutMs?: number;
   /** CPU, memory, process and output limits of every call. */
-  limits?: Omit<SandboxLimits, "timeoutMs">;
+  limits?: SandboxLimits;
   /** Force a sandbox mechanism; default the detected one. */
   mechanism?: SandboxMechanism;
   /** Run the episode in one container of this engine (docker or podman) instead of namespaces. */
