@@ -27,7 +27,7 @@ export {
 } from "../scoring/metrics";
 export type { SearchConfig } from "../search/config-schema";
 export type { Digest } from "../search/digest";
-export type { ProposerInput } from "../search/proposer-input";
+export type { ProposerInput } from "../search/proposer-input-types";
 export type { SearchOutcome } from "../search/search-events";
 export type {
   CandidateRecord,

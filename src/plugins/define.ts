@@ -3,8 +3,8 @@ import type { PluginTask } from "../domain/task";
 import type { pluginTaskSchema } from "../domain/task-schema";
 import type { EpisodeOutcome } from "../envs/suite-runtime";
 import type { Environment, ToolSpec } from "../envs/types";
-import type { ProposerInput } from "../search/proposer-input";
-import type { ProposerContext } from "../search/search-deps";
+import type { ProposerContext } from "../search/proposer-context";
+import type { ProposerInput } from "../search/proposer-input-types";
 
 export type { ProposerContext };
 

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { HsearchError } from "../core/errors";
 import type { PluginTask } from "../domain/task";
-import type { PluginProposer } from "../search/search-deps";
+import type { PluginProposer } from "../search/proposer-context";
 import { isModulePath, type ModuleRecord } from "./import-module";
 import { loadProposerModule } from "./proposer-plugin";
 import { loadSuiteModule } from "./suite-plugin";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { HsearchError } from "../core/errors";
 import type { Proposal } from "../search/proposal";
-import type { PluginProposer } from "../search/search-deps";
+import type { PluginProposer } from "../search/proposer-context";
 import type { ProposerDefinition } from "./define";
 import { importDefault, moduleHash, type PluginPlace, pluginError } from "./import-module";
 

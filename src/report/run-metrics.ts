@@ -5,7 +5,8 @@
  */
 import { aggregateMetric, type Metric, type MetricEpisode, type MetricResult } from "../scoring/metrics";
 import { loadRunMetricModules, type MetricModuleRef, type RunMetricModules } from "../search/metric-modules";
-import type { Purpose, RolloutRecord, RunReader } from "../store";
+import type { Purpose, RolloutRecord } from "../store/records";
+import type { RunReader } from "../store/run-reader";
 import type { RunStatus } from "../store/run-status";
 
 export interface RunMetricCell {

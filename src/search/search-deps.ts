@@ -1,4 +1,3 @@
-import type { Rng } from "../core/rng";
 import type { Task } from "../domain/task";
 import type { RolloutExecutor } from "../eval/evaluate";
 import type { Semaphore } from "../models/limiter";
@@ -6,11 +5,9 @@ import type { PriceTable } from "../models/prices";
 import type { ModelUsageRow } from "../models/roles";
 import type { ChatModel } from "../models/types";
 import type { Judge } from "../scoring";
-import type { ObjectiveName } from "../scoring/objective";
 import type { RunStore } from "../store";
 import type { BudgetGate } from "./budget";
 import type { SearchConfig } from "./config-schema";
-import type { Proposal } from "./proposal";
 import type { ProposerInput } from "./proposer-input";
 import type { SearchEvents } from "./search-events";
 
@@ -48,21 +45,6 @@ export interface SearchDeps {
   onProposerInput?: (input: ProposerInput) => void;
 }
 
-/** What a plug-in proposer is given besides the input: how many proposals are wanted and the seeded draws. */
-export interface ProposerContext {
-  /** The number of proposals wanted (more are cut, fewer are allowed). */
-  count: number;
-  round: number;
-  objective: ObjectiveName;
-  /** The run's seed. */
-  seed: number;
-  /** Seeded by the run's seed and the round (and parent): the same run draws the same numbers, resumed or not. */
-  rng: Rng;
-}
+import type { PluginProposer } from "./proposer-context";
 
-/** A proposer from a module (src/plugins/proposer-plugin.ts): its proposals are admitted like the built-ins'. */
-export interface PluginProposer {
-  /** `module:<name>`: the proposer of its candidates in status and commit trailers. */
-  name: string;
-  propose(input: ProposerInput, context: ProposerContext): Promise<Proposal[]>;
-}
+export type { PluginProposer, ProposerContext } from "./proposer-context";

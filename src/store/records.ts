@@ -252,3 +252,16 @@ export interface RecordedRollouts {
   /** Rollouts whose key was already stored (a resumed run re-recording them). */
   skipped: number;
 }
+
+/** A proposal of the search that was not accepted: what the proposer of a later round is told of it. */
+export interface RejectedProposal {
+  round: number;
+  proposal: number;
+  /** Null when the proposal never became a commit. */
+  commit: string | null;
+  proposer: string;
+  rationale: string;
+  outcome: "rejected" | "invalid" | "skipped_duplicate" | "failed";
+  reason: string | null;
+  score: number | null;
+}

@@ -10,7 +10,10 @@ import type Database from "better-sqlite3";
 import { HsearchError } from "../core/errors";
 import type { Trajectory } from "../harness/trajectory";
 import type { ObjectiveName } from "../scoring/objective";
-import type { CandidateRecord, RolloutRecord, RoundRecord } from "./records";
+import type { CandidateRecord, RejectedProposal, RolloutRecord, RoundRecord } from "./records";
+
+export type { RejectedProposal };
+
 import {
   type CandidateRow,
   type RecordSource,
@@ -31,18 +34,6 @@ export interface SearchRunInfo {
   name: string;
   seed: number;
   objective: ObjectiveName;
-}
-
-export interface RejectedProposal {
-  round: number;
-  proposal: number;
-  /** Null when the proposal never became a commit. */
-  commit: string | null;
-  proposer: string;
-  rationale: string;
-  outcome: "rejected" | "invalid" | "skipped_duplicate" | "failed";
-  reason: string | null;
-  score: number | null;
 }
 
 export class SearchView {
