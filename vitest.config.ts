@@ -14,5 +14,7 @@ export default defineConfig({
     // loaded one, where a 60 s limit skipped every test of the file behind the hook.
     hookTimeout: 300_000,
     pool: "forks",
+    // A directory per suite run for fixtures several files share (test/helpers/fixture-cache.ts).
+    globalSetup: ["test/helpers/global-setup.ts"],
   },
 });

@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
+import { exportHarness, startRun } from "../src/api";
 import type { CliIO } from "../src/cli/io";
 import { main } from "../src/cli/main";
 import { reportError } from "../src/cli/report-error";
@@ -196,8 +197,9 @@ async function search(suite: string, source: ConfigSource, setting: string, seed
     const file = join(work, "search.yaml");
     writeFileSync(file, stringify(config));
     const runDir = join(work, "run");
-    const code = await main(["run", file, "--out", runDir], { ...quiet, cwd: source.cwd });
-    if (code !== 0) throw new Error(`${suite} ${setting} seed ${seed}: hsearch run exited ${code}`);
+    await startRun(file, { cwd: source.cwd, out: runDir }).result.catch((error: unknown) => {
+      throw new Error(`${suite} ${setting} seed ${seed}: the run failed: ${(error as Error).message}`);
+    });
     const store = openRunStore(runDir, { readonly: true });
     try {
       const status = runStatus(store);
@@ -266,9 +268,9 @@ function searchShape(
 }
 
 /**
- * Every scored candidate of a finished search evaluated on the held-out split by `hsearch export` and `hsearch eval`
- * (same task model, seed and repeats: the rollout seeds depend on the run seed, task and repeat only, so the selected
- * harness gets exactly its final held-out figure again, which is checked).
+ * Every scored candidate of a finished search exported (the library's exportHarness) and evaluated on the held-out
+ * split by `hsearch eval` (same task model, seed and repeats: the rollout seeds depend on the run seed, task and
+ * repeat only, so the selected harness gets exactly its final held-out figure again, which is checked).
  */
 async function headroom(
   runDir: string,
@@ -284,8 +286,9 @@ async function headroom(
   for (const candidate of scored) {
     const dir = mkdtempSync(join(tmpdir(), "hsearch-quality-candidate-"));
     try {
-      const exported = await main(["export", runDir, "--candidate", candidate.commit, "--out", dir], quiet);
-      if (exported !== 0) throw new Error(`hsearch export ${candidate.commit} exited ${exported}`);
+      await exportHarness(runDir, candidate.commit, dir);
+      // Through the CLI: the library's evaluate takes no models file, request cache or model-call limit, which
+      // reproduce the run's own held-out evaluation.
       const printed: string[] = [];
       const code = await main(["eval", "--harness", dir, ...evalArgs], {
         ...quiet,

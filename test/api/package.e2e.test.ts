@@ -1,7 +1,7 @@
 /**
- * `import { startRun, openRun } from "hsearch"` from a fresh project: the packed tarball (`npm pack`, which builds
- * dist/ with its declarations) unpacked as the project's node_modules/hsearch, its dependencies linked from this
- * checkout's node_modules (what `npm install` of the tarball would fetch, without the network). The consumer's types
+ * `import { startRun, openRun } from "hsearch"` from a fresh project: the packed tarball (`npm pack` of dist/ as its
+ * `prepare` builds it, with its declarations) unpacked as the project's node_modules/hsearch, its dependencies linked
+ * from this checkout's node_modules (what `npm install` of the tarball would fetch, without the network). The consumer's types
  * are checked by tsc (module NodeNext, as a Node ESM project has them), the package's declarations with them (no
  * skipLibCheck), and examples/library-run.mjs runs.
  */
@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
+import { compiledPackage } from "../helpers/compiled-package";
 
 const project = mkdtempSync(join(tmpdir(), "hsearch-consumer-"));
 afterAll(() => rmSync(project, { recursive: true, force: true }));
@@ -29,9 +30,25 @@ run.close();
 `;
 
 describe("the packed package", () => {
-  it("installs into a fresh project whose TypeScript checks an import of the API, and runs the example", () => {
+  it("installs into a fresh project whose TypeScript checks an import of the API, and runs the example", async () => {
+    // `npm pack` runs `prepare`, which is the build: its output is the suite's compiled package (the same
+    // scripts/build.mjs, built once per suite run), put where the build puts it, then packed without scripts.
+    const scripts = (
+      JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
+        scripts: Record<string, string>;
+      }
+    ).scripts;
+    expect(scripts.prepare).toBe("npm run build");
+    expect(scripts.build).toBe("node scripts/build.mjs");
+    const compiled = await compiledPackage();
+    try {
+      rmSync(join(PACKAGE_ROOT, "dist"), { recursive: true, force: true });
+      cpSync(compiled.dir, join(PACKAGE_ROOT, "dist"), { recursive: true });
+    } finally {
+      compiled.remove();
+    }
     const packed = JSON.parse(
-      execFileSync("npm", ["pack", "--json", "--pack-destination", project], {
+      execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", project], {
         cwd: PACKAGE_ROOT,
         encoding: "utf8",
         stdio: ["ignore", "pipe", "inherit"],

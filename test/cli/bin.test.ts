@@ -5,12 +5,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { runCli, SOURCE_CLI } from "../helpers/cli";
+import { compiledPackage } from "../helpers/compiled-package";
 import { retailSubset } from "../helpers/task-subset";
 
 // The compiled command as `npm ci` builds it, built afresh into a directory of its own (never the dist/ a user may
 // be running), so a stale build can neither pass nor fail this test. Every other test runs the sources.
-const OUT = `.dist-test-${process.pid}`;
-const BIN = join(PACKAGE_ROOT, OUT, "cli", "bin.js");
+let BIN: string;
+let removeBuild = () => {};
 let work: string;
 
 function built(args: string[]): { code: number | null; stdout: string; stderr: string } {
@@ -18,13 +19,15 @@ function built(args: string[]): { code: number | null; stdout: string; stderr: s
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-beforeAll(() => {
-  execFileSync(process.execPath, [join(PACKAGE_ROOT, "scripts", "build.mjs"), OUT], { stdio: "pipe" });
+beforeAll(async () => {
+  const compiled = await compiledPackage();
+  BIN = join(compiled.dir, "cli", "bin.js");
+  removeBuild = compiled.remove;
   work = mkdtempSync(join(tmpdir(), "hsearch-bin-"));
 }, 300_000);
 
 afterAll(() => {
-  rmSync(join(PACKAGE_ROOT, OUT), { recursive: true, force: true });
+  removeBuild();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 

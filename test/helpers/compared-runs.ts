@@ -1,8 +1,8 @@
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { runCli } from "./cli";
+import { copyFixture, sharedFixture } from "./fixture-cache";
 import { retailSubset } from "./task-subset";
 
 export interface ComparedRuns {
@@ -35,19 +35,31 @@ function config(work: string, tasks: string, objective: "sa-only" | "joint"): st
   return path;
 }
 
-/** Two finished small searches that differ in their objective (`hsearch compare`'s typical use). */
+/**
+ * Two finished small searches that differ in their objective (`hsearch compare`'s typical use). Built once per suite
+ * run (two files read them) and copied to a new work directory for each caller.
+ */
 export async function makeComparedRuns(): Promise<ComparedRuns> {
-  const work = mkdtempSync(join(tmpdir(), "hsearch-compare-"));
-  const { dir: tasks } = retailSubset({ perFamily: 1, heldoutPerFamily: 1, independent: 2 });
-  const [a, b] = [join(work, "sa-only"), join(work, "joint")];
-  for (const [objective, out] of [
-    ["sa-only", a],
-    ["joint", b],
-  ] as const) {
-    const ran = await runCli(["run", config(work, tasks, objective), "--out", out], { cwd: work });
-    if (ran.code !== 0) throw new Error(`run ${objective} failed: ${ran.stderr}`);
-  }
-  return { work, tasks, a, b };
+  const { dir: shared } = await sharedFixture(
+    "compared-runs",
+    { perFamily: 1, heldoutPerFamily: 1, independent: 2 },
+    async (dir) => {
+      const tasks = retailSubset({
+        perFamily: 1,
+        heldoutPerFamily: 1,
+        independent: 2,
+        into: join(dir, "tasks"),
+      }).dir;
+      for (const objective of ["sa-only", "joint"] as const) {
+        const ran = await runCli(["run", config(dir, tasks, objective), "--out", join(dir, objective)], {
+          cwd: dir,
+        });
+        if (ran.code !== 0) throw new Error(`run ${objective} failed: ${ran.stderr}`);
+      }
+    },
+  );
+  const work = copyFixture(shared, "hsearch-compare-");
+  return { work, tasks: join(work, "tasks"), a: join(work, "sa-only"), b: join(work, "joint") };
 }
 
 /** An evaluation of a shipped harness on `tasks` into `out`. */

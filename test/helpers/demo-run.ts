@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunStatus } from "../../src/store/run-status";
 import { runCli } from "./cli";
+import { sharedFixture } from "./fixture-cache";
 
 /**
  * The demo run (`hsearch run search-configs/demo.yaml`) reduced to what must not change by accident: every
@@ -20,17 +20,26 @@ export interface DemoFingerprint {
   heldout: Record<string, Record<string, unknown>>;
 }
 
+/**
+ * The demo run (`hsearch run` with its default config, search-configs/demo.yaml): a whole search of 25 candidates,
+ * built once per suite run and shared by the files that read it (test/search/demo*.e2e.test.ts), which treat runDir
+ * as read-only. `cleanup` removes it when it was built for this caller alone (outside the suite).
+ */
 export async function runDemo(): Promise<{ status: RunStatus; runDir: string; cleanup: () => void }> {
-  const work = mkdtempSync(join(tmpdir(), "hsearch-demo-"));
-  const runDir = join(work, "demo");
-  const result = await runCli(["run", "search-configs/demo.yaml", "--out", runDir, "--json"], {
-    cwd: fileURLToPath(new URL("../..", import.meta.url)),
+  const { dir: work, shared } = await sharedFixture("demo-run", "search-configs/demo.yaml", async (dir) => {
+    // No config: the default one, search-configs/demo.yaml, as a user's first `hsearch run` has it.
+    const result = await runCli(["run", "--out", join(dir, "demo"), "--json"], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    });
+    if (result.code !== 0) throw new Error(`the demo run failed (${result.code}): ${result.stderr}`);
+    writeFileSync(join(dir, "status.json"), result.stdout);
   });
-  if (result.code !== 0) throw new Error(`the demo run failed (${result.code}): ${result.stderr}`);
   return {
-    status: JSON.parse(result.stdout) as RunStatus,
-    runDir,
-    cleanup: () => rmSync(work, { recursive: true, force: true }),
+    status: JSON.parse(readFileSync(join(work, "status.json"), "utf8")) as RunStatus,
+    runDir: join(work, "demo"),
+    cleanup: () => {
+      if (!shared) rmSync(work, { recursive: true, force: true });
+    },
   };
 }
 

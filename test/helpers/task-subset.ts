@@ -17,6 +17,8 @@ export function retailSubset(
     heldoutPerFamily?: number;
     independent?: number;
     suites?: readonly string[];
+    /** Where to write the tasks (made if missing); default a new temp dir. */
+    into?: string;
   } = {},
 ): {
   dir: string;
@@ -45,7 +47,7 @@ export function retailSubset(
     chosen.push(
       ...all.filter((t) => t.split === "independent" && t.suite === suite).slice(0, options.independent ?? 2),
     );
-  const dir = mkdtempSync(join(tmpdir(), "hsearch-tasks-"));
+  const dir = options.into ?? mkdtempSync(join(tmpdir(), "hsearch-tasks-"));
   for (const task of chosen) {
     mkdirSync(join(dir, task.split), { recursive: true });
     writeFileSync(join(dir, task.split, `${task.id}.json`), formatTaskJson(task));

@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunStatus } from "../../src/store/run-status";
 import { runCli } from "../helpers/cli";
+import { copyFixture, sharedFixture } from "../helpers/fixture-cache";
 import { retailSubset } from "../helpers/task-subset";
 
 /** A config value that must come out of every page escaped. */
@@ -10,31 +11,41 @@ export const HOSTILE_DESCRIPTION = "check <script>alert('config')</script> & <b>
 
 /**
  * A small real run made through the CLI: 12 search tasks, rounds 2 × 2 proposals, seed 1 (which accepts a proposal
- * in both rounds, so there are diffs to show).
+ * in both rounds, so there are diffs to show). Built once per suite run (five files read it) and copied to a new
+ * work directory for each caller: `work` holds search.yaml and runs/run1.
  */
 export async function makeRun(): Promise<{ work: string; runDir: string; status: RunStatus }> {
-  const tasks = retailSubset({ perFamily: 2 }).dir;
-  const work = mkdtempSync(join(tmpdir(), "hsearch-report-"));
-  const config = join(work, "search.yaml");
-  writeFileSync(
-    config,
-    [
-      "name: report-test",
-      `description: ${JSON.stringify(HOSTILE_DESCRIPTION)}`,
-      "suites: [retail]",
-      `tasks: ${tasks}`,
-      "objective: joint",
-      "seed_harness: harnesses/bare",
-      "rounds: 2",
-      "proposals_per_round: 2",
-      "task_model: sim:default",
-      "seed: 1",
-    ].join("\n"),
+  const { dir: shared } = await sharedFixture(
+    "report-run",
+    { perFamily: 2, rounds: 2, seed: 1 },
+    async (dir) => {
+      const tasks = retailSubset({ perFamily: 2, into: join(dir, "tasks") }).dir;
+      const config = join(dir, "search.yaml");
+      writeFileSync(
+        config,
+        [
+          "name: report-test",
+          `description: ${JSON.stringify(HOSTILE_DESCRIPTION)}`,
+          "suites: [retail]",
+          `tasks: ${tasks}`,
+          "objective: joint",
+          "seed_harness: harnesses/bare",
+          "rounds: 2",
+          "proposals_per_round: 2",
+          "task_model: sim:default",
+          "seed: 1",
+        ].join("\n"),
+      );
+      const result = await runCli(["run", config, "--out", join(dir, "runs", "run1"), "--json"], {
+        cwd: dir,
+      });
+      if (result.code !== 0) throw new Error(`hsearch run failed (${result.code}): ${result.stderr}`);
+      writeFileSync(join(dir, "status.json"), result.stdout);
+    },
   );
-  const runDir = join(work, "runs", "run1");
-  const result = await runCli(["run", config, "--out", runDir, "--json"], { cwd: work });
-  if (result.code !== 0) throw new Error(`hsearch run failed (${result.code}): ${result.stderr}`);
-  return { work, runDir, status: JSON.parse(result.stdout) as RunStatus };
+  const work = copyFixture(shared, "hsearch-report-");
+  const status = JSON.parse(readFileSync(join(shared, "status.json"), "utf8")) as RunStatus;
+  return { work, runDir: join(work, "runs", "run1"), status };
 }
 
 /**

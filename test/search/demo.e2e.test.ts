@@ -1,8 +1,5 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../src/core/paths";
 import { readTree } from "../../src/git";
 import { parseHarness } from "../../src/harness/load";
 import { compilePattern } from "../../src/harness/playbook-match";
@@ -10,7 +7,7 @@ import type { BlockedEpisodeScore } from "../../src/scoring";
 import { decisiveExcerpt } from "../../src/search/digest";
 import { openRunStore } from "../../src/store";
 import { runStatus } from "../../src/store/run-status";
-import { runCli } from "../helpers/cli";
+import { runDemo } from "../helpers/demo-run";
 
 /**
  * The shipped demo (R0 + 8 × 3, operators, sim:default): every round has its 3 proposals, and every rule it accepts
@@ -19,9 +16,8 @@ import { runCli } from "../helpers/cli";
  */
 describe("the demo search", () => {
   it("makes 3 proposals in each of its 8 rounds, and accepts only rules that generalise", async () => {
-    const out = join(mkdtempSync(join(tmpdir(), "hsearch-demo-")), "demo");
-    const result = await runCli(["run", "--out", out], { cwd: PACKAGE_ROOT });
-    expect(result.code, result.stderr).toBe(0);
+    // The demo run that test/search/demo-determinism.e2e.test.ts pins, made once per suite run.
+    const { runDir: out } = await runDemo();
     const store = openRunStore(out, { readonly: true });
     try {
       const status = runStatus(store);

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SOURCE_CLI } from "../helpers/cli";
+import { runCli, SOURCE_CLI } from "../helpers/cli";
 import { expectSameRun, finished, storedRollouts, runSummary as summary } from "../helpers/run-summary";
 import { signalAtRollouts, stopped, withSignalPreload } from "../helpers/signal-at-rollouts";
 import { retailSubset } from "../helpers/task-subset";
@@ -22,7 +22,11 @@ const RACE: Record<string, string> = {
   "race-informative":
     "strategy: greedy\nacceptance: {rule: race, batch: 4, min_tasks: 8, margin: 0.2, order: informative, halving: {keep: 0.5, first: 4}}\n",
 };
-/** The CLI; with `env` from signalAtRollouts, it signals itself once that many rollouts are stored. */
+/**
+ * The CLI as a child, for the runs that must be killed or stopped; with `env` from signalAtRollouts, it signals
+ * itself once that many rollouts are stored. Runs that end on their own (the references, the resumes) run the same
+ * CLI in-process: a child through tsx costs some 5 s CPU of module loading before its first rollout.
+ */
 function hsearch(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
   const node = env ? withSignalPreload(SOURCE_CLI) : SOURCE_CLI;
   return spawn(process.execPath, [...node, ...args], {
@@ -63,7 +67,9 @@ for (const strategy of ["greedy", "pareto", "race", "race-informative"] as const
     let reference: ReturnType<typeof summary>;
 
     beforeAll(async () => {
-      const run = await finished(hsearch(["run", config(), "--out", join(work, strategy, "clean", "run")]));
+      const run = await runCli(["run", config(), "--out", join(work, strategy, "clean", "run")], {
+        cwd: work,
+      });
       expect(run.code, run.stderr).toBe(0);
       reference = summary(join(work, strategy, "clean", "run"));
     }, 600_000);
@@ -80,10 +86,10 @@ for (const strategy of ["greedy", "pareto", "race", "race-informative"] as const
         expect(partial.total).toBeGreaterThanOrEqual(target);
         expect(partial.total).toBeLessThan(reference.total);
 
-        const resumed = await finished(hsearch(["run", "--resume", runDir]));
+        const resumed = await runCli(["run", "--resume", runDir], { cwd: work });
         expect(resumed.code, resumed.stderr).toBe(0);
         expectSameRun(runDir, reference);
-        // Two runs of a small search through tsx: minutes at a load of 20 on the shared 2-core machine.
+        // Two runs of a small search, one through tsx: minutes at a load of 20 on the shared 2-core machine.
       }, 480_000);
     }
   });
@@ -97,7 +103,8 @@ describe("a run in use", () => {
     const exit = finished(child);
     await stopped(child);
     try {
-      const second = await finished(hsearch(["run", "--resume", runDir]));
+      // This (the test's) process is the second one: the stopped child holds the run.
+      const second = await runCli(["run", "--resume", runDir], { cwd: work });
       expect(second.code).toBe(2);
       expect(second.stderr).toMatch(/in use by process/);
     } finally {

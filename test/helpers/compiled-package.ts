@@ -1,0 +1,38 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { PACKAGE_ROOT } from "../../src/core/paths";
+import { sharedFixture } from "./fixture-cache";
+
+/** The prefix of the compiled packages built for a suite run whose fixtures sit in `fixtureRoot`. */
+export function compiledPrefix(fixtureRoot: string): string {
+  return `.dist-test-${basename(fixtureRoot)}-`;
+}
+
+/**
+ * The package compiled as `npm run build` (and so `npm pack`'s `prepare`) compiles it, scripts/build.mjs: tsc with
+ * declarations, `.js` on relative imports, prompt and profile files copied. Built afresh into a directory of its own
+ * in the package root (never the dist/ a user may be running) once per suite run, and shared by the files that run
+ * or pack it: tsc over the whole source is one of the suite's costliest steps. `remove` deletes it when it was built
+ * for this caller alone; the suite's global teardown removes the shared one.
+ */
+export async function compiledPackage(): Promise<{ dir: string; remove: () => void }> {
+  const fixture = await sharedFixture("compiled", "scripts/build.mjs", async (dir) => {
+    // The build's output must sit directly in the package root; the fixture directory records which one.
+    const out = join(PACKAGE_ROOT, `${compiledPrefix(dirname(dir))}${basename(dir)}`);
+    execFileSync(process.execPath, [join(PACKAGE_ROOT, "scripts", "build.mjs"), basename(out)], {
+      stdio: "pipe",
+    });
+    writeFileSync(join(dir, "out"), out);
+  });
+  const dir = readFileSync(join(fixture.dir, "out"), "utf8");
+  return {
+    dir,
+    remove: () => {
+      if (!fixture.shared) {
+        rmSync(dir, { recursive: true, force: true });
+        rmSync(fixture.dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
