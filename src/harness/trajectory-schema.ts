@@ -129,10 +129,15 @@ export const trajectorySchema: z.ZodType<Trajectory> = z.strictObject({
     usd: z.number().min(0),
     model_calls: count,
   }),
+  // Every model call answered from the request cache: a free rollout (absent otherwise).
+  from_cache: z.literal(true).optional(),
 });
 
 /** Where a value failed its schema: the first issue's path (`events.3.author`) and message. */
 export function firstIssue(error: z.ZodError): { path: string; message: string } {
   const issue = error.issues[0];
-  return { path: issue ? issue.path.map(String).join(".") : "", message: issue?.message ?? "invalid" };
+  if (!issue) return { path: "", message: "invalid" };
+  // An unknown key is reported at its object's path; name the key itself, as a changed field would be named.
+  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : issue.path;
+  return { path: path.map(String).join("."), message: issue.message };
 }

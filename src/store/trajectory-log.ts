@@ -41,7 +41,10 @@ export interface LinePointer {
 }
 
 export function trajectoryHash(trajectory: Trajectory): string {
-  return sha256(canonicalJson(trajectory));
+  // `from_cache` says how the result was paid for, not what it is: a rollout cut short by a kill and run again on
+  // resume may find its first calls in the request cache, and must hash (and so count in the run's content) the same.
+  const { from_cache: _paid, ...result } = trajectory;
+  return sha256(canonicalJson(result));
 }
 
 /** Size of the file once a torn last line (no final newline) is cut off. */
@@ -90,7 +93,9 @@ export function appendTrajectoryLines(file: string, entries: TrajectoryEntry[]):
         trajectory: trajectoryText,
       });
       const line = Buffer.from(`${text}\n`, "utf8");
-      pointers.push({ offset, length: line.length, sha256: sha256(trajectoryText) });
+      // A free rollout's line is hashed without `from_cache` (trajectoryHash): canonicalised once more, only then.
+      const hash = entry.trajectory.from_cache ? trajectoryHash(entry.trajectory) : sha256(trajectoryText);
+      pointers.push({ offset, length: line.length, sha256: hash });
       lines.push(line);
       offset += line.length;
     }

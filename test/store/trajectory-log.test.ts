@@ -69,6 +69,23 @@ describe("trajectory log", () => {
     appendFileSync(old, `${JSON.stringify({ key: "k2", trajectory: { ...trajectory("t2"), events } })}\n`);
     const eventError = caught(() => readTrajectoryLog(old)) as HsearchError;
     expect(eventError.location).toEqual({ file: old, field: "trajectory.events.0.author" });
+
+    // A field the format does not have is named itself, not only the object that holds it.
+    const extra = join(tempDir(), "extra.jsonl");
+    appendFileSync(
+      extra,
+      `${JSON.stringify({ format: 1, key: "k1", trajectory: { ...trajectory("t1"), novel: 1 } })}\n`,
+    );
+    expect((caught(() => readTrajectoryLog(extra)) as HsearchError).location.field).toBe("trajectory.novel");
+  });
+
+  it("reads back every optional field a writer sets: a rollout answered from the request cache (from_cache)", () => {
+    // Each optional field of Trajectory is in the schema: a field the writer adds and the reader refuses would fail
+    // every resumed run that read its own trajectories back.
+    const file = join(tempDir(), "c.jsonl");
+    const cached = { ...trajectory("t1"), from_cache: true as const };
+    const [pointer] = appendTrajectoryLines(file, [{ key: "k1", trajectory: cached }]);
+    expect(readTrajectoryAt(file, "k1", pointer as NonNullable<typeof pointer>).from_cache).toBe(true);
   });
 
   it("reads a pointed-at line through the same check", () => {
