@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
+import type { z } from "zod";
 import { HsearchError } from "../core/errors";
 
 export { isModulePath } from "../search/module-path";
@@ -87,4 +88,29 @@ export async function importDefault(path: string, sha256: string, place: PluginP
       `has no default export: export default ${place.field === "suites" ? "defineSuite" : "defineProposer"}({...})`,
     );
   return namespace.default;
+}
+
+/**
+ * The module's default export checked against the shape of a definition (`what`: "suite", "proposer"); the first
+ * problem names its field, or the export itself.
+ */
+export function checkedExport<T>(
+  shape: z.ZodType,
+  exported: unknown,
+  place: PluginPlace,
+  path: string,
+  what: "suite" | "proposer",
+): T {
+  const checked = shape.safeParse(exported);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    const field = issue?.path.join(".") || "the default export";
+    const define = what === "suite" ? "defineSuite" : "defineProposer";
+    throw pluginError(
+      place,
+      path,
+      `its default export is not a ${what} (export default ${define}({...})): ${field}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  return exported as T;
 }

@@ -3,7 +3,7 @@ import { HsearchError } from "../core/errors";
 import type { Proposal } from "../search/proposal";
 import type { PluginProposer } from "../search/proposer-context";
 import type { ProposerDefinition } from "./define";
-import { importDefault, moduleHash, type PluginPlace, pluginError } from "./import-module";
+import { checkedExport, importDefault, moduleHash, type PluginPlace } from "./import-module";
 
 const definitionShape = z.object({
   name: z
@@ -40,17 +40,7 @@ export async function loadProposerModule(
 ): Promise<LoadedProposer> {
   const sha256 = moduleHash(path, place, expected);
   const exported = await importDefault(path, sha256, place);
-  const shape = definitionShape.safeParse(exported);
-  if (!shape.success) {
-    const issue = shape.error.issues[0];
-    const field = issue?.path.join(".") || "the default export";
-    throw pluginError(
-      place,
-      path,
-      `its default export is not a proposer (export default defineProposer({...})): ${field}: ${issue?.message ?? "invalid"}`,
-    );
-  }
-  const definition = exported as ProposerDefinition;
+  const definition = checkedExport<ProposerDefinition>(definitionShape, exported, place, path, "proposer");
   const name = `module:${definition.name}`;
   return {
     path,

@@ -12,7 +12,7 @@ import { registerSuite, type SuiteRuntime } from "../envs/suite-env";
 import type { Environment } from "../envs/types";
 import { checkTaskSet } from "../tasks/validate";
 import type { SuiteDefinition } from "./define";
-import { importDefault, moduleHash, type PluginPlace, pluginError } from "./import-module";
+import { checkedExport, importDefault, moduleHash, type PluginPlace, pluginError } from "./import-module";
 
 /** A plug-in suite loaded from its module: its runtime (registered by name) and its checked tasks. */
 export interface LoadedSuite {
@@ -70,17 +70,7 @@ export async function loadSuiteModule(
     return known;
   }
   const exported = await importDefault(path, sha256, place);
-  const shape = definitionShape.safeParse(exported);
-  if (!shape.success) {
-    const issue = shape.error.issues[0];
-    const field = issue?.path.join(".") || "the default export";
-    throw pluginError(
-      place,
-      path,
-      `its default export is not a suite (export default defineSuite({...})): ${field}: ${issue?.message ?? "invalid"}`,
-    );
-  }
-  const definition = exported as SuiteDefinition;
+  const definition = checkedExport<SuiteDefinition>(definitionShape, exported, place, path, "suite");
   const name = definition.name as PluginSuiteName;
   const tasks = await checkedTasks(definition, name, path, place);
   const runtime = runtimeOf(definition, name, path);
