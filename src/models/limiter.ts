@@ -68,23 +68,20 @@ export class Semaphore {
   }
 }
 
-/** One semaphore per key (`provider|baseURL`). Asking for a key again with another limit is a configuration conflict. */
+/**
+ * One semaphore per key (`provider|baseURL`) and limit: the models one run or evaluation makes for a server (agent,
+ * customer, judge, proposer at its `concurrency`) share one; a second caller in the same process with another limit
+ * (a library user's second evaluation, say) gets its own rather than a conflict, and each bounds its own calls.
+ */
 export class LimiterPool {
   private readonly semaphores = new Map<string, Semaphore>();
 
   get(key: string, limit: number): Semaphore {
-    const existing = this.semaphores.get(key);
-    if (existing) {
-      if (existing.limit !== limit) {
-        throw new HsearchError(
-          "conflict",
-          `concurrency limit for ${key} is already ${existing.limit}; cannot also be ${limit}`,
-        );
-      }
-      return existing;
-    }
+    const poolKey = `${key}|${limit}`;
+    const existing = this.semaphores.get(poolKey);
+    if (existing) return existing;
     const created = new Semaphore(limit);
-    this.semaphores.set(key, created);
+    this.semaphores.set(poolKey, created);
     return created;
   }
 }
