@@ -13,6 +13,7 @@
  *   npx tsx bench/soak.ts [--kills 10] [--seed 1] [--latency-ms 20] [--call-timeout-s 2] [--workers]
  */
 import { parseArgs } from "node:util";
+import { SOURCE_CLI } from "../test/helpers/cli";
 import { type RunFacts, runSoak } from "../test/helpers/soak";
 
 const { values } = parseArgs({
@@ -26,6 +27,7 @@ const { values } = parseArgs({
 });
 
 const result = await runSoak({
+  cli: SOURCE_CLI,
   kills: Number(values.kills),
   seed: Number(values.seed),
   latencyMs: Number(values["latency-ms"]),

@@ -10,10 +10,17 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { createRunDir, openRunStore } from "../../src/store";
-import { runCli, SOURCE_CLI } from "../helpers/cli";
+import { runCli } from "../helpers/cli";
+import { compiledCli } from "../helpers/compiled-package";
 import { finished } from "../helpers/run-summary";
 import { signalAtRollouts, withSignalPreload } from "../helpers/signal-at-rollouts";
 import { retailSubset } from "../helpers/task-subset";
+
+/** The compiled CLI (test/helpers/compiled-package.ts), which this file starts as a child process. */
+let cli: string[];
+beforeAll(async () => {
+  cli = await compiledCli();
+}, 300_000);
 
 const HARNESS = join(PACKAGE_ROOT, "harnesses", "abandon");
 let work: string;
@@ -32,7 +39,7 @@ function outcome(report: { summary: Record<string, unknown> }) {
 }
 
 function hsearch(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
-  const node = env ? withSignalPreload(SOURCE_CLI) : SOURCE_CLI;
+  const node = env ? withSignalPreload(cli) : cli;
   return spawn(process.execPath, [...node, ...args], {
     cwd: work,
     stdio: ["ignore", "pipe", "pipe"],

@@ -11,8 +11,15 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
-import { runCli, SOURCE_CLI } from "../helpers/cli";
+import { runCli } from "../helpers/cli";
+import { compiledCli } from "../helpers/compiled-package";
 import { retailSubset } from "../helpers/task-subset";
+
+/** The compiled CLI (test/helpers/compiled-package.ts), which this file starts as a child process. */
+let cli: string[];
+beforeAll(async () => {
+  cli = await compiledCli();
+}, 300_000);
 
 const COLUMNS = 80;
 const SOCKET = `hsearch-test-${process.pid}`;
@@ -36,7 +43,7 @@ const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
  * showed, history included, wrapped lines joined.
  */
 async function inPane(name: string, args: string[]): Promise<{ status: number; lines: string[] }> {
-  const command = ["node", ...SOURCE_CLI, ...args].map(quote).join(" ");
+  const command = ["node", ...cli, ...args].map(quote).join(" ");
   // The shell says the exit status: tmux's own (#{pane_dead_status}) stays empty when its server was started
   // from the test runner's process, which it then never reaps.
   tmux(

@@ -9,9 +9,16 @@ import { createLiveLine, fitToWidth } from "../../src/cli/progress";
 import { fitLines, formatTable, paintFor, wrapLine } from "../../src/cli/table";
 import { openRunStore } from "../../src/store";
 import type { RunStatus } from "../../src/store/run-status";
-import { runCli, SOURCE_CLI } from "../helpers/cli";
+import { runCli } from "../helpers/cli";
+import { compiledCli } from "../helpers/compiled-package";
 import { retailSubset } from "../helpers/task-subset";
 import { makeRun } from "../report/run-fixture";
+
+/** The compiled CLI (test/helpers/compiled-package.ts), which this file starts as a child process. */
+let cli: string[];
+beforeAll(async () => {
+  cli = await compiledCli();
+}, 300_000);
 
 const CLEAR = "\r\x1b[2K";
 
@@ -176,13 +183,13 @@ describe("hsearch diff", () => {
   });
 
   it("exits quietly when the reader stops early (| head -1)", () => {
-    const cli = SOURCE_CLI.map((arg) => `"${arg}"`).join(" ");
-    const command = `"${process.execPath}" ${cli} diff "${runDir}" | head -1; echo "exit \${PIPESTATUS[0]}" >&2`;
+    const node = cli.map((arg) => `"${arg}"`).join(" ");
+    const command = `"${process.execPath}" ${node} diff "${runDir}" | head -1; echo "exit \${PIPESTATUS[0]}" >&2`;
     const piped = spawnSync("bash", ["-c", command], { cwd: work, encoding: "utf8" });
     expect(piped.stdout.split("\n").filter(Boolean)).toHaveLength(1);
     expect(piped.stderr).toBe("exit 0\n");
     // A reader that is gone before the first write: the write surely fails with EPIPE.
-    const gone = `"${process.execPath}" ${cli} diff "${runDir}" | (exec 0<&-; sleep 4); echo "exit \${PIPESTATUS[0]}" >&2`;
+    const gone = `"${process.execPath}" ${node} diff "${runDir}" | (exec 0<&-; sleep 4); echo "exit \${PIPESTATUS[0]}" >&2`;
     const closed = spawnSync("bash", ["-c", gone], { cwd: work, encoding: "utf8" });
     expect(closed.stderr).toBe("exit 0\n");
   });

@@ -13,9 +13,16 @@ import { compareRollouts } from "../../src/report/compare";
 import { type StartedViewer, startViewer } from "../../src/report/viewer/server";
 import { openRunStore } from "../../src/store";
 import { launchBrowser } from "../helpers/browser";
-import { runCli, SOURCE_CLI } from "../helpers/cli";
+import { runCli } from "../helpers/cli";
+import { compiledCli } from "../helpers/compiled-package";
 import { signalAtRollouts, stopped, withSignalPreload } from "../helpers/signal-at-rollouts";
 import { makeMixedRun } from "../report/run-fixture";
+
+/** The compiled CLI (test/helpers/compiled-package.ts), which this file starts as a child process. */
+let cli: string[];
+beforeAll(async () => {
+  cli = await compiledCli();
+}, 300_000);
 
 let work: string;
 let runDir: string;
@@ -51,7 +58,7 @@ describe("following a live run in the viewer", () => {
     // The run pauses itself (SIGSTOP) once it has stored its first rollouts, the seed's, with the seed still under
     // evaluation, until the page has been followed; a run left going could end (and the page stop updating) before
     // the page got there on a loaded machine.
-    child = spawn(process.execPath, [...withSignalPreload(SOURCE_CLI), "run", config, "--out", runDir], {
+    child = spawn(process.execPath, [...withSignalPreload(cli), "run", config, "--out", runDir], {
       cwd: work,
       stdio: ["ignore", "ignore", "pipe"],
       env: { ...process.env, ...signalAtRollouts(1, "SIGSTOP") },

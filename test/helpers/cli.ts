@@ -6,8 +6,9 @@ import { main } from "../../src/cli/main";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 
 /**
- * Node arguments that run the CLI as a child process from its TypeScript sources (through tsx), so such a test
- * always runs the code under test, never a stale dist/ (test/cli/bin.test.ts builds and runs the compiled bin).
+ * Node arguments that run the CLI as a child process from its TypeScript sources (through tsx): for benchmarks, and
+ * for test/cli/bin.test.ts, which checks the compiled command against them. Tests start the compiled CLI
+ * (compiledCli, test/helpers/compiled-package.ts), which starts in a third of the CPU.
  */
 export const SOURCE_CLI: readonly string[] = [
   "--import",

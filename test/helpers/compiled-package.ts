@@ -36,3 +36,16 @@ export async function compiledPackage(): Promise<{ dir: string; remove: () => vo
     },
   };
 }
+
+let compiledCliArgs: Promise<string[]> | undefined;
+
+/**
+ * Node arguments that run the CLI as a child process, compiled as it ships (`compiledPackage`, built once per suite
+ * run from the sources under test, so never stale). Tests that start the CLI as a process use it rather than the
+ * sources through tsx (SOURCE_CLI, test/helpers/cli.ts): a child through tsx spends some 2–3 s more CPU on loading
+ * its modules, and the suite starts dozens. A test file run on its own pays for one build (about 25 s of CPU).
+ */
+export function compiledCli(): Promise<string[]> {
+  compiledCliArgs ??= compiledPackage().then(({ dir }) => [join(dir, "cli", "bin.js")]);
+  return compiledCliArgs;
+}

@@ -11,17 +11,20 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
+// Read by the preload (signal-at-rollouts-preload.mjs, plain JavaScript so that the compiled CLI loads it).
 const AT = "HSEARCH_TEST_SIGNAL_AT_ROLLOUTS";
 const SIGNAL = "HSEARCH_TEST_SIGNAL";
 
-/** SOURCE_CLI (test/helpers/cli.ts) with this preload after its `--import tsx` (the preload is TypeScript). */
-export function withSignalPreload(sourceCli: readonly string[]): string[] {
-  const preload = pathToFileURL(join(import.meta.dirname, "signal-at-rollouts.ts")).href;
-  return [...sourceCli.slice(0, 2), "--import", preload, ...sourceCli.slice(2)];
+/** The CLI's node arguments (test/helpers/cli.ts) with the preload (signal-at-rollouts-preload.mjs) before them. */
+export function withSignalPreload(cli: readonly string[]): string[] {
+  return [
+    "--import",
+    pathToFileURL(join(import.meta.dirname, "signal-at-rollouts-preload.mjs")).href,
+    ...cli,
+  ];
 }
 
 /** The environment that makes the preloaded child signal itself once `rollouts` are stored. */
@@ -47,52 +50,4 @@ export async function stopped(child: ChildProcess): Promise<void> {
       throw new Error(`the child ended (${child.exitCode ?? child.signalCode}) instead of stopping`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-type Statement = { run: (...args: unknown[]) => { changes: number } };
-type Db = { inTransaction: boolean };
-type DatabaseClass = {
-  prototype: {
-    prepare: (this: Db, sql: string, ...rest: unknown[]) => Statement;
-    transaction: (this: Db, work: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown;
-  };
-};
-
-const target = Number(process.env[AT] ?? "0");
-if (target > 0) {
-  const signal = process.env[SIGNAL] ?? "SIGKILL";
-  // The store's own better-sqlite3: one CommonJS module instance per process, whether imported or required.
-  const Database = createRequire(import.meta.url)("better-sqlite3") as DatabaseClass;
-  const { prepare, transaction } = Database.prototype;
-  let stored = 0;
-  let sent = false;
-  Database.prototype.prepare = function (sql, ...rest) {
-    const statement = prepare.call(this, sql, ...rest);
-    // The insert of store/rollout-table.ts's recordRollouts, run once per row inside one transaction.
-    if (/^\s*INSERT OR IGNORE INTO rollouts\b/.test(sql)) {
-      const run = statement.run.bind(statement);
-      statement.run = (...args) => {
-        const result = run(...args);
-        stored += result.changes;
-        return result;
-      };
-    }
-    return statement;
-  };
-  // Signalled synchronously once the outermost transaction has committed: a nextTick or a timer would wait for the
-  // whole chain of promise jobs of a fast simulated run, which can be the rest of a candidate's evaluation.
-  Database.prototype.transaction = function (work) {
-    const db = this;
-    const inner = transaction.call(db, work);
-    const outer = function (this: unknown, ...args: unknown[]) {
-      const result = inner.apply(this, args);
-      if (stored >= target && !sent && !db.inTransaction) {
-        sent = true;
-        process.kill(process.pid, signal);
-      }
-      return result;
-    };
-    // Its .deferred, .immediate and .exclusive variants (the run lock uses one) as they were.
-    return Object.defineProperties(outer, Object.getOwnPropertyDescriptors(inner));
-  };
 }

@@ -32,7 +32,6 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createRng } from "../../src/core/rng";
 import { openRunStore } from "../../src/store";
-import { SOURCE_CLI } from "./cli";
 import {
   type FakeOpenAIServer,
   openaiCompletion,
@@ -46,6 +45,8 @@ import { retailSubset } from "./task-subset";
 import { startWorkerProcess, type WorkerProcess } from "./worker-process";
 
 export interface SoakOptions {
+  /** The node arguments that start the CLI (compiledCli in tests, SOURCE_CLI or the built bin in the benchmark). */
+  cli: readonly string[];
   /** SIGKILLs of the interrupted run (each lands: see the kill points above). */
   kills: number;
   seed: number;
@@ -159,8 +160,13 @@ const soakEnv = (server: FakeOpenAIServer, apiKey = "sk-soak") => ({
   OPENAI_BASE_URL: server.baseURL,
 });
 
-function hsearch(server: FakeOpenAIServer, cwd: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, [...SOURCE_CLI, ...args], {
+function hsearch(
+  cli: readonly string[],
+  server: FakeOpenAIServer,
+  cwd: string,
+  args: string[],
+): ChildProcess {
+  return spawn(process.execPath, [...cli, ...args], {
     cwd,
     env: { ...process.env, ...soakEnv(server) },
     stdio: ["ignore", "ignore", "pipe"],
@@ -236,7 +242,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const reference = await soakServer(options, scenario);
     const referenceDir = join(work, "uninterrupted", "run");
     const started = performance.now();
-    const first = await finished(hsearch(reference.server, work, ["run", config, "--out", referenceDir]));
+    const first = await finished(
+      hsearch(options.cli, reference.server, work, ["run", config, "--out", referenceDir]),
+    );
     const referenceSeconds = (performance.now() - started) / 1000;
     reference.stop();
     await reference.server.close();
@@ -283,6 +291,7 @@ async function killRun(
     const recorded = existsSync(join(runDir, "run.db"));
     if (!recorded) rmSync(runDir, { recursive: true, force: true });
     const child = hsearch(
+      options.cli,
       soak.server,
       where.work,
       recorded ? ["run", "--resume", runDir] : ["run", where.config, "--out", runDir],
@@ -344,6 +353,7 @@ async function killWorker(
       redisUrl: redis.url,
       queue: "soak",
       cwd: where.work,
+      cli: options.cli,
       env: soakEnv(soak.server, apiKey),
       args: [
         "--concurrency",
@@ -364,7 +374,7 @@ async function killWorker(
     // The victim alone until its first kill: the run needs its calls, so that kill lands.
     let victim = await start(VICTIM_KEY);
     const run = finished(
-      hsearch(soak.server, where.work, [
+      hsearch(options.cli, soak.server, where.work, [
         "run",
         where.config,
         "--out",
@@ -409,7 +419,7 @@ async function killWorker(
         throw new Error(`the victim worker exited ${outcome.victim.code}: ${outcome.victim.stderr}`);
       kills++;
       // The partner (started at the first kill) is frozen while the victim restarts, so that the run does not use up
-      // the calls later kills are drawn from (a start through tsx takes seconds); a freeze longer than --stall-seconds
+      // the calls later kills are drawn from (a start takes seconds); a freeze longer than --stall-seconds
       // hands its jobs to the victim, and a call it had in flight may time out and be sent again.
       partner ??= await start(PARTNER_KEY);
       partner.child.kill("SIGSTOP");

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { SOURCE_CLI } from "./cli";
 import { finished } from "./run-summary";
 
 /** An `hsearch worker` process, started and waited for until it listens on its queue. */
@@ -19,8 +18,8 @@ export async function startWorkerProcess(options: {
   env?: NodeJS.ProcessEnv;
   /** Extra flags (`--concurrency` is 4 unless given). */
   args?: string[];
-  /** The command after `node` (default the sources through tsx; a benchmark may run the built `dist/cli/bin.js`). */
-  cli?: readonly string[];
+  /** The node arguments that start the CLI (compiledCli in tests; a benchmark may run SOURCE_CLI or `dist/cli/bin.js`). */
+  cli: readonly string[];
   /** Told of the child as soon as it is spawned (for a test's clean-up). */
   spawned?: (child: ChildProcess) => void;
 }): Promise<WorkerProcess> {
@@ -28,7 +27,7 @@ export async function startWorkerProcess(options: {
   const child = spawn(
     process.execPath,
     [
-      ...(options.cli ?? SOURCE_CLI),
+      ...options.cli,
       "worker",
       "--redis",
       options.redisUrl,

@@ -1,14 +1,19 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
 import { acquireRunLock } from "../../src/store/run-lock";
-import { SOURCE_CLI } from "../helpers/cli";
+import { compiledPackage } from "../helpers/compiled-package";
 import { tempDir } from "../store/fixtures";
 
 const CONTENDERS = 12;
-const TSX = SOURCE_CLI.slice(0, 2);
-const CONTENDER = join(import.meta.dirname, "lock-contender.ts");
+const CONTENDER = join(import.meta.dirname, "lock-contender.mjs");
+/** The compiled store/run-lock.js (test/helpers/compiled-package.ts): the contenders are plain node processes. */
+let runLock: string;
+beforeAll(async () => {
+  runLock = join((await compiledPackage()).dir, "store", "run-lock.js");
+}, 300_000);
 
 function lines(child: ChildProcess): { all: string[]; count: (prefix: string) => number } {
   const all: string[] = [];
@@ -45,15 +50,15 @@ describe("the run lock", () => {
       const stale = spawnSync(
         process.execPath,
         [
-          ...TSX,
+          "--input-type=module",
           "-e",
-          `import("${join(import.meta.dirname, "../../src/store/run-lock.ts")}").then(({ acquireRunLock }) => acquireRunLock(${JSON.stringify(runDir)}))`,
+          `import(${JSON.stringify(pathToFileURL(runLock).href)}).then(({ acquireRunLock }) => acquireRunLock(${JSON.stringify(runDir)}))`,
         ],
         { encoding: "utf8" },
       );
       expect(stale.status, stale.stderr).toBe(0);
       const children = Array.from({ length: CONTENDERS }, () =>
-        spawn(process.execPath, [...TSX, CONTENDER, runDir, signals], {
+        spawn(process.execPath, [CONTENDER, runLock, runDir, signals], {
           stdio: ["ignore", "pipe", "inherit"],
         }),
       );

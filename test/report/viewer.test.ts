@@ -9,8 +9,15 @@ import { isLoopbackHost, sameToken } from "../../src/report/viewer/access";
 import { type StartedViewer, startViewer } from "../../src/report/viewer/server";
 import { openRunStore } from "../../src/store";
 import type { RunStatus } from "../../src/store/run-status";
-import { runCli, SOURCE_CLI } from "../helpers/cli";
+import { runCli } from "../helpers/cli";
+import { compiledCli } from "../helpers/compiled-package";
 import { makeRun } from "./run-fixture";
+
+/** The compiled CLI (test/helpers/compiled-package.ts), which this file starts as a child process. */
+let cli: string[];
+beforeAll(async () => {
+  cli = await compiledCli();
+}, 300_000);
 
 interface Response {
   status: number;
@@ -172,7 +179,7 @@ describe("the viewer's pages", () => {
           `hsearch export '${copy.replace("'", "'\\''")}' --candidate ${accepted.slice(0, 10)} --out DIR`,
         );
         // Run as printed, from an unrelated directory: bash reads the words as a user's shell would, and the CLI
-        // runs in-process on them (a child through tsx costs some 5 s CPU to start; the bin has its own test).
+        // runs in-process on them (a child costs some 2 s CPU to start; the bin has its own test).
         const out = mkdtempSync(join(tmpdir(), "hsearch-export-anywhere-"));
         const runnable = command
           .replace(/^hsearch /, "printf '%s\\0' ")
@@ -328,7 +335,7 @@ describe("hsearch view through the CLI", () => {
   });
 
   it("prints the URL, serves with the token, and stops cleanly on Ctrl-C", async () => {
-    child = spawn(process.execPath, [...SOURCE_CLI, "view", runDir, "--port", "0"], {
+    child = spawn(process.execPath, [...cli, "view", runDir, "--port", "0"], {
       cwd: work,
       stdio: ["ignore", "pipe", "pipe"],
     });

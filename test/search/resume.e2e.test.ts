@@ -3,10 +3,17 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { runCli, SOURCE_CLI } from "../helpers/cli";
+import { runCli } from "../helpers/cli";
+import { compiledCli } from "../helpers/compiled-package";
 import { expectSameRun, finished, storedRollouts, runSummary as summary } from "../helpers/run-summary";
 import { signalAtRollouts, stopped, withSignalPreload } from "../helpers/signal-at-rollouts";
 import { retailSubset } from "../helpers/task-subset";
+
+/** The compiled CLI (test/helpers/compiled-package.ts), which this file starts as a child process. */
+let cli: string[];
+beforeAll(async () => {
+  cli = await compiledCli();
+}, 300_000);
 
 let work: string;
 /** `race`: greedy with acceptance race (proposals stop once their paired difference is decided). */
@@ -25,10 +32,10 @@ const RACE: Record<string, string> = {
 /**
  * The CLI as a child, for the runs that must be killed or stopped; with `env` from signalAtRollouts, it signals
  * itself once that many rollouts are stored. Runs that end on their own (the references, the resumes) run the same
- * CLI in-process: a child through tsx costs some 5 s CPU of module loading before its first rollout.
+ * CLI in-process: a child costs some 2 s CPU of module loading before its first rollout.
  */
 function hsearch(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
-  const node = env ? withSignalPreload(SOURCE_CLI) : SOURCE_CLI;
+  const node = env ? withSignalPreload(cli) : cli;
   return spawn(process.execPath, [...node, ...args], {
     cwd: work,
     stdio: ["ignore", "pipe", "pipe"],
@@ -89,7 +96,7 @@ for (const strategy of ["greedy", "pareto", "race", "race-informative"] as const
         const resumed = await runCli(["run", "--resume", runDir], { cwd: work });
         expect(resumed.code, resumed.stderr).toBe(0);
         expectSameRun(runDir, reference);
-        // Two runs of a small search, one through tsx: minutes at a load of 20 on the shared 2-core machine.
+        // Two runs of a small search, one as a child: minutes at a load of 20 on the shared 2-core machine.
       }, 480_000);
     }
   });

@@ -1,5 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { compiledCli } from "../helpers/compiled-package";
 import { runSoak } from "../helpers/soak";
+
+/** The compiled CLI (test/helpers/compiled-package.ts), which the soak starts and kills as child processes. */
+let cli: string[];
+beforeAll(async () => {
+  cli = await compiledCli();
+}, 300_000);
 
 /**
  * A small soak (the figures of the full one are bench/soak.ts's): a search with `openai:` models against a server
@@ -11,6 +18,7 @@ describe("soak: SIGKILLs and provider faults", () => {
   it("resumes to the uninterrupted run's selection and content, no rollout lost, the same infra errors", async () => {
     const kills = 3;
     const { uninterrupted, killed, lost } = await runSoak({
+      cli,
       kills,
       seed: 1,
       latencyMs: 5,
@@ -42,6 +50,7 @@ describe("soak: SIGKILLs and provider faults", () => {
    */
   it("with a worker SIGKILLed at seeded points and restarted, run --workers ends on the single-process run's selection and content", async () => {
     const { uninterrupted, killed, lost } = await runSoak({
+      cli,
       kills: 3,
       seed: 2,
       latencyMs: 5,

@@ -8,15 +8,22 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { retailPolicy, retailToolSpecs } from "../../src/envs/retail";
-import { runCli, SOURCE_CLI } from "../helpers/cli";
+import { runCli } from "../helpers/cli";
+import { compiledCli } from "../helpers/compiled-package";
 import {
   type FakeOpenAIServer,
   openaiCompletion,
   startFakeOpenAIServer,
 } from "../helpers/fake-openai-server";
+
+/** The compiled CLI (test/helpers/compiled-package.ts), which this file starts as a child process. */
+let cli: string[];
+beforeAll(async () => {
+  cli = await compiledCli();
+}, 300_000);
 
 const BACKEND_KEY = "sk-backend-SECRET-51d0";
 let fake: FakeOpenAIServer | undefined;
@@ -66,7 +73,7 @@ describe("hsearch serve", () => {
     child = spawn(
       process.execPath,
       [
-        ...SOURCE_CLI,
+        ...cli,
         "serve",
         "--harness",
         "harnesses/gated",

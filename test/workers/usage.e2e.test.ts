@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeRequestCaches } from "../../src/models/cache";
 import { runCli } from "../helpers/cli";
+import { compiledCli } from "../helpers/compiled-package";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../helpers/fake-openai-server";
 import { expectedUsd, realisticOpenAI } from "../helpers/realistic-openai";
 import { startRedis, type TestRedis } from "../helpers/redis-server";
@@ -100,11 +101,12 @@ describe("usage with run --workers", () => {
     // Two workers sharing one request cache, as the single process has one.
     const shared = await provider();
     const workers = await Promise.all(
-      [0, 1].map(() =>
+      [0, 1].map(async () =>
         startWorkerProcess({
           redisUrl: redis.url,
           queue: "usage",
           cwd: work,
+          cli: await compiledCli(),
           env: env(shared),
           args: ["--cache", join(work, "workers-cache.db")],
           spawned: (child) => children.push(child),

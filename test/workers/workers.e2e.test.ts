@@ -14,12 +14,19 @@ import { offlineProviders } from "../../src/sim";
 import { openRunStore } from "../../src/store";
 import { connectQueueExecutor } from "../../src/workers/queue-executor";
 import { startRolloutWorker } from "../../src/workers/rollout-worker";
-import { runCli, SOURCE_CLI } from "../helpers/cli";
+import { runCli } from "../helpers/cli";
+import { compiledCli } from "../helpers/compiled-package";
 import { freePort, startRedis, type TestRedis } from "../helpers/redis-server";
 import { expectSameRun, finished, runSummary, storedRollouts } from "../helpers/run-summary";
 import { signalAtRollouts, stopped, withSignalPreload } from "../helpers/signal-at-rollouts";
 import { retailSubset } from "../helpers/task-subset";
 import { rolloutsIn, startWorkerProcess } from "../helpers/worker-process";
+
+/** The compiled CLI (test/helpers/compiled-package.ts), which this file starts as a child process. */
+let cli: string[];
+beforeAll(async () => {
+  cli = await compiledCli();
+}, 300_000);
 
 /**
  * `hsearch run --workers` with `hsearch worker` processes on one machine, against a private redis-server: the same
@@ -37,15 +44,11 @@ const SECRET = "sk-test-never-in-redis-7f3a";
 
 /** The CLI; with `env` from signalAtRollouts, it signals itself once that many rollouts are stored. */
 function hsearch(args: string[], env: NodeJS.ProcessEnv = {}, signalling = false): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    [...(signalling ? withSignalPreload(SOURCE_CLI) : SOURCE_CLI), ...args],
-    {
-      cwd: work,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env },
-    },
-  );
+  const child = spawn(process.execPath, [...(signalling ? withSignalPreload(cli) : cli), ...args], {
+    cwd: work,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   children.push(child);
   return child;
 }
@@ -56,6 +59,7 @@ const startWorker = (queue: string, extra: string[] = []) =>
     redisUrl: redis.url,
     queue,
     cwd: work,
+    cli,
     args: extra,
     spawned: (child) => children.push(child),
   });
@@ -88,7 +92,7 @@ beforeAll(async () => {
     config,
     `name: workers\nsuites: [retail]\ntasks: ${tasks}\nobjective: joint\nseed_harness: ${join(PACKAGE_ROOT, "harnesses", "bare")}\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\nseed: 5\nconcurrency: 4\n`,
   );
-  // In-process: the reference is not about the process (a child through tsx costs some 5 s CPU to start).
+  // In-process: the reference is not about the process (a child costs some 2 s CPU to start).
   const local = await runCli(["run", config, "--out", join(work, "local", "run")], { cwd: work });
   expect(local.code, local.stderr).toBe(0);
   reference = runSummary(join(work, "local", "run"));
