@@ -14,6 +14,11 @@ export default defineConfig({
     // loaded one, where a 60 s limit skipped every test of the file behind the hook.
     hookTimeout: 300_000,
     pool: "forks",
+    // Files share their worker's module cache instead of each loading the sources, zod, the SDKs and the retail data
+    // afresh (about 0.7 s of CPU a file, a fifth of the suite). hsearch is a library too: nothing in it may depend on
+    // being the only caller in its process, and a file that leaves state behind (an environment variable, a server,
+    // a registered suite) must restore it, which this makes a test of.
+    isolate: false,
     // A directory per suite run for fixtures several files share (test/helpers/fixture-cache.ts).
     globalSetup: ["test/helpers/global-setup.ts"],
   },
