@@ -21,5 +21,7 @@ export default defineConfig({
     isolate: false,
     // A directory per suite run for fixtures several files share (test/helpers/fixture-cache.ts).
     globalSetup: ["test/helpers/global-setup.ts"],
+    // HSEARCH_TEST_CPU_LOG=FILE: one line per test file, its CPU seconds and path (test/helpers/cpu-per-file.ts).
+    setupFiles: ["test/helpers/cpu-per-file.ts"],
   },
 });
