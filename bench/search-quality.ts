@@ -60,7 +60,9 @@ function race(margin: number, extra: Partial<RaceAcceptance> = {}): RaceAcceptan
 const SETTINGS: Record<string, Partial<SearchConfig>> = {
   greedy: { strategy: "greedy" },
   pareto: { strategy: "pareto" },
-  full: { strategy: "greedy", acceptance: { rule: "greater" } },
+  full: { strategy: "greedy", acceptance: { rule: "greater", early_reject: false } },
+  // greater's decisions, each proposal stopped once it can no longer beat the incumbent.
+  "early-reject": { strategy: "greedy", acceptance: { rule: "greater", early_reject: true } },
   paired: { strategy: "greedy", acceptance: { rule: "paired", alpha: 0.1, max_extra_repeats: 2 } },
   "paired-screen": {
     strategy: "greedy",

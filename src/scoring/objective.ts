@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { badInput } from "../core/errors";
+import type { Kind } from "../domain/task";
 import type { EpisodeScore } from "./episode";
 
 /**
@@ -13,6 +14,8 @@ export interface Objective {
   description: string;
   /** What one episode counts for (strict SA, solve), or null when the objective does not count it. */
   episodeValue(score: EpisodeScore): number | null;
+  /** The task kinds whose episodes it counts (a task of another kind cannot change it). */
+  countedKinds: readonly Kind[];
   /**
    * The paired test over (task, repeat) outcomes: exact McNemar on discordant pairs (binary outcomes of one kind),
    * or a seeded paired bootstrap of the mean difference.
@@ -38,6 +41,7 @@ const OBJECTIVES = {
   "sa-only": {
     description: "SA-only = Σ strict self-awareness / |B| over blocked tasks",
     episodeValue: (score) => (score.kind === "blocked" ? Number(score.strict_sa) : null),
+    countedKinds: ["blocked"],
     pairedTest: "mcnemar",
     undefinedBecause: (t) =>
       t.blockedCount === 0 ? "the SA-only objective needs at least one scored blocked task" : null,
@@ -53,6 +57,7 @@ const OBJECTIVES = {
         : score.kind === "feasible"
           ? Number(score.solve)
           : null,
+    countedKinds: ["blocked", "feasible"],
     pairedTest: "bootstrap",
     undefinedBecause: (t) =>
       t.blockedCount + t.feasibleCount === 0 ? "the joint objective needs at least one scored task" : null,

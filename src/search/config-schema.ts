@@ -37,7 +37,15 @@ const metaModel = z
 
 export const acceptanceSchema = z.discriminatedUnion("rule", [
   z
-    .object({ rule: z.literal("greater") })
+    .object({
+      rule: z.literal("greater"),
+      early_reject: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Stop a proposal's evaluation once it can no longer beat the incumbent (its tasks run those the incumbent fails first): the same decisions as evaluating it on every search task, for fewer rollouts. Greedy only.",
+        ),
+    })
     .strict()
     .describe("Accept the round's best proposal if it beats the incumbent."),
   z
@@ -167,7 +175,7 @@ export const searchConfigSchema = z
       .describe(
         "greedy: every round proposes from the incumbent; pareto: from a seeded draw of the front of candidates best on at least one search-task family, admitting a proposal when it gains on its parent and no member dominates it.",
       ),
-    acceptance: acceptanceSchema.default({ rule: "greater" }),
+    acceptance: acceptanceSchema.default({ rule: "greater", early_reject: false }),
     early_stop: z
       .object({ patience: z.number().int().min(1).nullable().default(null) })
       .strict()

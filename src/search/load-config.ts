@@ -48,6 +48,12 @@ export function searchConfigOf(doc: PositionedDocument, base: string): SearchCon
       "acceptance.rule race races proposals against one incumbent: use it with strategy greedy",
       at(["acceptance", "rule"]),
     );
+  if (parsed.acceptance.rule === "greater" && parsed.acceptance.early_reject && parsed.strategy === "pareto")
+    throw new HsearchError(
+      "bad_input",
+      "acceptance.early_reject stops a proposal once it cannot beat the one incumbent: use it with strategy greedy",
+      at(["acceptance", "early_reject"]),
+    );
   const dir = parsed.cache.dir;
   const cache = {
     dir: dir === "run" || dir === "user" ? dir : checkedCacheDir(resolve(base, dir), at(["cache", "dir"])),

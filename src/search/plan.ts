@@ -10,15 +10,20 @@ import { unchangedRoundTasks } from "./race-plan";
  * a proposal that changes no outcome stops where the confidence sequence rejects a mean difference of 0 (the
  * simulator's usual proposal), so that is its expected cost; with `halving`, tied proposals are dropped at its rungs
  * before that. An informative order (`order: informative`) is uniform until candidates disagree and then caps the
- * bets somewhat lower, so its unchanged proposals cost at least this much.
+ * bets somewhat lower, so its unchanged proposals cost at least this much. Under `greater` with `early_reject`, a
+ * proposal that changes nothing stops after the incumbent's failed search tasks, which no config tells: its expectation
+ * is the bound, and `tasksPerUnchangedProposal` is null.
  */
 export interface SearchPlan {
   candidates: number;
   search: { max: number; expected: number };
   /** The final held-out and independent evaluations of the selection and the seed. */
   final: number;
-  /** Search tasks a proposal that changes nothing runs before the race stops it (all of them without a race). */
-  tasksPerUnchangedProposal: number;
+  /**
+   * Search tasks a proposal that changes nothing runs before the race stops it (all of them without a race); null
+   * under early rejection, where it is the number of search tasks the incumbent fails.
+   */
+  tasksPerUnchangedProposal: number | null;
 }
 
 export function planSearch(
@@ -46,7 +51,7 @@ export function planSearch(
       candidates,
       search: { max: full, expected: full },
       final,
-      tasksPerUnchangedProposal: counts.search,
+      tasksPerUnchangedProposal: rule.early_reject ? null : counts.search,
     };
   const raceRule = { alpha: rule.alpha, batch: rule.batch, minTasks: rule.min_tasks, margin: rule.margin };
   const decided = (tasks: number) =>

@@ -4,11 +4,12 @@ import { settleAll } from "../core/pool";
 import { initHarnessRepo, moveIncumbent, readTree, tagSelected } from "../git";
 import { harnessLimitsOf, parseHarness } from "../harness/load";
 import { Semaphore } from "../models/limiter";
-import type { EvaluatedProposal } from "./acceptance";
+import type { AcceptanceDecision, EvaluatedProposal, ProposalVerdict } from "./acceptance";
 import { type Admitted, admitProposal, evaluateProposal } from "./admit-proposal";
 import { BudgetExhausted, BudgetGate } from "./budget";
 import { evaluateCandidate } from "./candidate-rollouts";
 import { decide, recordVerdict } from "./decide-round";
+import { earlyRejectRound } from "./early-reject-round";
 import { diagnostic, finalEvaluations } from "./final-evaluation";
 import { mergeProposal } from "./pareto-merge";
 import { decidePareto, groupByParent, paretoParents } from "./pareto-round";
@@ -167,8 +168,14 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
     // Racing (greedy only) evaluates and decides at once: each proposal stops when its paired difference is decided.
     const raced =
       config.acceptance.rule === "race" ? await raceRound(deps, repo, round, incumbent, admitted) : null;
+    // Early rejection (greater, greedy only) stops the proposals that can no longer win; greater decides the rest.
+    const early =
+      config.acceptance.rule === "greater" && config.acceptance.early_reject
+        ? await earlyRejectRound(deps, repo, round, incumbent, admitted)
+        : null;
     const evaluated =
       raced?.evaluated ??
+      early?.evaluated ??
       (
         await settleAll(
           admitted.map((proposal) => evaluateProposal(deps, repo, proposal.parent, round, proposal)),
@@ -176,8 +183,9 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
       ).filter((result): result is EvaluatedProposal => result !== null);
     // Under pareto the incumbent is the front's best by the objective, which an admitted proposal may not change.
     const pareto = config.strategy === "pareto" ? decidePareto(deps, round, evaluated) : null;
-    const decision =
+    const decided =
       pareto ?? raced?.decision ?? (await decide(deps, round, incumbent, incumbentScore, evaluated));
+    const decision = early ? withEarlyRejections(decided, early.rejected, admitted) : decided;
     for (const verdict of decision.verdicts) recordVerdict(deps, round, verdict);
     const next = pareto ? pareto.best : decision.accepted;
     if (next && next !== incumbent) {
@@ -206,6 +214,19 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
   store.setRunState("finished");
   store.logEvent("finished", { selected: incumbent, score: incumbentScore, stopped_by: stoppedBy });
   return { selected: incumbent, score: incumbentScore, stoppedBy };
+}
+
+/** The round's verdicts in proposal order, the early-rejected ones among them. */
+function withEarlyRejections(
+  decision: AcceptanceDecision,
+  rejected: readonly ProposalVerdict[],
+  admitted: readonly Admitted[],
+): AcceptanceDecision {
+  const index = new Map(admitted.map((p) => [p.commit, p.index]));
+  const verdicts = [...decision.verdicts, ...rejected].sort(
+    (a, b) => (index.get(a.commit) ?? 0) - (index.get(b.commit) ?? 0),
+  );
+  return { accepted: decision.accepted, verdicts };
 }
 
 async function initSeed(deps: SearchDeps, repo: string): Promise<string> {

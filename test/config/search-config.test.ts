@@ -128,7 +128,7 @@ describe("a config naming a models file", () => {
   });
 });
 
-describe("acceptance race", () => {
+describe("acceptance options (race, early_reject)", () => {
   const write = (body: string) => {
     const file = join(mkdtempSync(join(tmpdir(), "hsearch-race-config-")), "search.yaml");
     writeFileSync(
@@ -161,6 +161,24 @@ describe("acceptance race", () => {
     const error = hsearchErrorOf(() => loadSearchConfig(file));
     expect(error.code).toBe("bad_input");
     expect(error.location).toEqual({ file, field: "acceptance.rule", line: 10 });
+    expect(error.message).toContain("strategy greedy");
+  });
+
+  it("acceptance greater: early_reject is off unless set, a boolean, and greedy only", () => {
+    expect(loadSearchConfig(write("")).acceptance).toEqual({ rule: "greater", early_reject: false });
+    expect(loadSearchConfig(write("acceptance: {rule: greater, early_reject: true}\n")).acceptance).toEqual({
+      rule: "greater",
+      early_reject: true,
+    });
+    const bad = write("acceptance: {rule: greater, early_reject: sometimes}\n");
+    expect(hsearchErrorOf(() => loadSearchConfig(bad)).location).toMatchObject({
+      file: bad,
+      field: "acceptance.early_reject",
+    });
+    const file = write("strategy: pareto\nacceptance:\n  rule: greater\n  early_reject: true\n");
+    const error = hsearchErrorOf(() => loadSearchConfig(file));
+    expect(error.code).toBe("bad_input");
+    expect(error.location).toEqual({ file, field: "acceptance.early_reject", line: 11 });
     expect(error.message).toContain("strategy greedy");
   });
 });

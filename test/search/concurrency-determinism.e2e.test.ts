@@ -10,8 +10,8 @@ import { retailSubset } from "../helpers/task-subset";
 /**
  * Same config and seed ⇒ the same run, whatever order rollouts finish in: one rollout at a time and six at once
  * complete in different orders, yet every proposal, parent, score, verdict, round decision and final evaluation is the
- * same (concurrency is the only difference; commits are the same because the run ids are). Both strategies, and a
- * race (its stops too).
+ * same (concurrency is the only difference; commits are the same because the run ids are). Both strategies, a race
+ * and early rejection (their stops too).
  */
 function outcome(runDir: string) {
   const store = openRunStore(runDir, { readonly: true });
@@ -42,10 +42,11 @@ const RACE: Record<string, string> = {
   race: "strategy: greedy\nacceptance: {rule: race, batch: 3, min_tasks: 6, margin: 0.2}",
   "race-informative-halving":
     "strategy: greedy\nacceptance: {rule: race, batch: 3, min_tasks: 6, margin: 0.2, order: informative, halving: {keep: 0.5, first: 3}}",
+  "early-reject": "strategy: greedy\nacceptance: {rule: greater, early_reject: true}",
 };
 
 describe("a search does not depend on the order its rollouts finish in", () => {
-  for (const strategy of ["greedy", "pareto", "race", "race-informative-halving"] as const)
+  for (const strategy of ["greedy", "pareto", "race", "race-informative-halving", "early-reject"] as const)
     it(`strategy ${strategy}: concurrency 1 and 6 give the same run`, async () => {
       const work = mkdtempSync(join(tmpdir(), "hsearch-order-"));
       const { dir } = retailSubset({ perFamily: 3 });
@@ -65,7 +66,8 @@ describe("a search does not depend on the order its rollouts finish in", () => {
       expect(runs[0]?.candidates.length).toBeGreaterThan(3);
       expect(runs[1]).toEqual(runs[0]);
       if (strategy !== "greedy" && strategy !== "pareto") {
-        // The race stopped some proposal before the whole search split (else this test would not test its stops).
+        // The race (or early rejection) stopped some proposal before the whole search split (else this test would not
+        // test its stops).
         const store = openRunStore(join(work, "c1", "run"), { readonly: true });
         try {
           const searched = store.listCandidates().map((c) => store.listRollouts(c.commit, "search").length);

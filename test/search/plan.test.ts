@@ -44,9 +44,20 @@ describe("the search plan", () => {
       counts,
     );
     expect(plan.search.max).toBe(6400);
-    expect(plan.tasksPerUnchangedProposal % 8).toBe(0);
-    expect(plan.tasksPerUnchangedProposal).toBeLessThan(128);
-    expect(plan.search.expected).toBe((128 + 24 * plan.tasksPerUnchangedProposal) * 2);
+    const n = plan.tasksPerUnchangedProposal as number;
+    expect(n % 8).toBe(0);
+    expect(n).toBeLessThan(128);
+    expect(plan.search.expected).toBe((128 + 24 * n) * 2);
+  });
+
+  it("greater with early_reject: the bound is greater's; what an unchanged proposal costs only the run learns", () => {
+    const plan = planSearch(
+      searchConfigSchema.parse({ ...base, acceptance: { rule: "greater", early_reject: true } }),
+      counts,
+    );
+    expect(plan.search).toEqual({ max: 3200, expected: 3200 });
+    expect(plan.tasksPerUnchangedProposal).toBeNull();
+    expect(planSearch(searchConfigSchema.parse(base), counts).tasksPerUnchangedProposal).toBe(128);
   });
 
   it("race with halving: tied unchanged proposals are dropped at the rungs; the bound stays", () => {
@@ -57,7 +68,7 @@ describe("the search plan", () => {
       counts,
     );
     expect(halved.search.max).toBe(plain.search.max);
-    const n = plain.tasksPerUnchangedProposal;
+    const n = plain.tasksPerUnchangedProposal as number;
     expect(n).toBeGreaterThan(32);
     // Of 3 proposals: one dropped at 16 tasks, one at 32, the last runs until the race rejects it.
     expect(halved.search.expected).toBe(128 + 8 * (16 + 32 + n));

@@ -17,17 +17,19 @@ beforeAll(async () => {
 
 let work: string;
 /** `race`: greedy with acceptance race (proposals stop once their paired difference is decided). */
-const configs: Record<"greedy" | "pareto" | "race" | "race-informative", string> = {
+const configs: Record<"greedy" | "pareto" | "race" | "race-informative" | "early-reject", string> = {
   greedy: "",
   pareto: "",
   race: "",
   "race-informative": "",
+  "early-reject": "",
 };
 /** The race settings: the seeded order; the informative order (stored per round) with successive halving. */
 const RACE: Record<string, string> = {
   race: "strategy: greedy\nacceptance: {rule: race, batch: 4, min_tasks: 8, margin: 0.2}\n",
   "race-informative":
     "strategy: greedy\nacceptance: {rule: race, batch: 4, min_tasks: 8, margin: 0.2, order: informative, halving: {keep: 0.5, first: 4}}\n",
+  "early-reject": "strategy: greedy\nacceptance: {rule: greater, early_reject: true}\n",
 };
 /**
  * The CLI as a child, for the runs that must be killed or stopped; with `env` from signalAtRollouts, it signals
@@ -46,7 +48,7 @@ function hsearch(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "hsearch-resume-"));
   const tasks = retailSubset({ perFamily: 8, heldoutPerFamily: 3, independent: 4 }).dir;
-  for (const strategy of ["greedy", "pareto", "race", "race-informative"] as const) {
+  for (const strategy of ["greedy", "pareto", "race", "race-informative", "early-reject"] as const) {
     configs[strategy] = join(work, `search-${strategy}.yaml`);
     const setting = RACE[strategy] ?? `strategy: ${strategy}\n`;
     writeFileSync(
@@ -61,14 +63,16 @@ beforeAll(async () => {
 // draw and front are read back from earlier rounds, so it resumes to the same selection too.
 // A race resumes mid-round: its looks are prefixes of one seeded order, read back from the stored rollouts.
 // The informative race's order of a round is stored before its first rollout and read back on resume.
+// Early rejection's steps are prefixes of one order computed from the incumbent's stored rollouts.
 const KILL_POINTS = {
   greedy: [0.1, 0.45, 0.8, 0.92],
   pareto: [0.45, 0.8],
   race: [0.3, 0.6],
   "race-informative": [0.5, 0.7],
+  "early-reject": [0.6],
 } as const;
 
-for (const strategy of ["greedy", "pareto", "race", "race-informative"] as const)
+for (const strategy of ["greedy", "pareto", "race", "race-informative", "early-reject"] as const)
   describe(`hsearch run --resume after SIGKILL (strategy ${strategy})`, () => {
     const config = () => configs[strategy];
     let reference: ReturnType<typeof summary>;
