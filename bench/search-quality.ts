@@ -63,6 +63,8 @@ const SETTINGS: Record<string, Partial<SearchConfig>> = {
   full: { strategy: "greedy", acceptance: { rule: "greater", early_reject: false } },
   // greater's decisions, each proposal stopped once it can no longer beat the incumbent.
   "early-reject": { strategy: "greedy", acceptance: { rule: "greater", early_reject: true } },
+  // ... and once it can no longer beat the round's leader (the same round decisions; donors may differ).
+  "early-reject-leader": { strategy: "greedy", acceptance: { rule: "greater", early_reject: "leader" } },
   paired: { strategy: "greedy", acceptance: { rule: "paired", alpha: 0.1, max_extra_repeats: 2 } },
   "paired-screen": {
     strategy: "greedy",

@@ -40,10 +40,10 @@ export const acceptanceSchema = z.discriminatedUnion("rule", [
     .object({
       rule: z.literal("greater"),
       early_reject: z
-        .boolean()
+        .union([z.boolean(), z.literal("leader")])
         .default(false)
         .describe(
-          "Stop a proposal's evaluation once it can no longer beat the incumbent (its tasks run those the incumbent fails first): the same decisions as evaluating it on every search task, for fewer rollouts. Greedy only.",
+          "true: stop a proposal's evaluation once it can no longer beat the incumbent (its tasks run those the incumbent fails first) — the same decisions, proposals and selection as evaluating it on every search task, for fewer rollouts. leader: also once it can no longer beat the round's leader (run to the end first) — the same round decisions, but such a proposal has no score, so the operators' crossover donors can differ. Greedy only.",
         ),
     })
     .strict()

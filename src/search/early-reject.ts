@@ -96,25 +96,47 @@ export type RejectionStep =
   | { kind: "run-all" };
 
 /**
+ * The total a proposal must not exceed to be rejected: 0 against the incumbent (`greater` needs a strict gain, so a
+ * tie rejects); a leader's total against the round's leader (`early_reject: leader`), where a tie rejects only the
+ * proposal with the higher number (`bestProposal` takes the lower on ties).
+ */
+export interface RejectionBar {
+  total: number;
+  tieRejects: boolean;
+}
+
+export const INCUMBENT_BAR: RejectionBar = { total: 0, tieRejects: true };
+
+/**
  * What to do after the first `seen` tasks of the order (`differences[i]`: the paired difference on task i, for the
- * seen ones; `gains[i]` and `drops[i]`: its gain left and largest drop): reject (B ≤ 0); run all (even the largest
- * drops of every task left cannot bring B to 0, so nothing left can reject it); or run the next tasks, as few as can
- * bring B to 0 at their largest drops — a proposal later rejected never runs a task it did not need.
+ * seen ones; `gains[i]` and `drops[i]`: its gain left and largest drop): reject (B is at the bar); run all (even the
+ * largest drops of every task left cannot bring B to the bar, so nothing left can reject it); or run the next tasks,
+ * as few as can bring B to the bar at their largest drops — a proposal later rejected never runs a task it did not
+ * need.
  */
 export function rejectionStep(
   differences: readonly number[],
   gains: readonly number[],
   drops: readonly number[],
   seen: number,
+  bar: RejectionBar = INCUMBENT_BAR,
 ): RejectionStep {
   const difference = differences.slice(0, seen).reduce((sum, d) => sum + d, 0);
   const left = gains.slice(seen).reduce((sum, g) => sum + g, 0);
-  const bound = difference + left;
-  if (bound <= EPSILON) return { kind: "rejected", seen, difference, left };
+  // How far B is above what rejects: B ≤ bar on a rejecting tie, else B < bar (by more than rounding).
+  const excess = difference + left - bar.total + (bar.tieRejects ? 0 : EPSILON * 2);
+  if (excess <= EPSILON) return { kind: "rejected", seen, difference, left };
   let reach = 0;
   for (let k = seen; k < drops.length; k++) {
     reach += drops[k] as number;
-    if (reach >= bound - EPSILON) return { kind: "run", tasks: k + 1 - seen };
+    if (reach >= excess - EPSILON) return { kind: "run", tasks: k + 1 - seen };
   }
   return { kind: "run-all" };
+}
+
+/** The proposal to run to the end first among those still able to win: the highest total so far, then the lowest number. */
+export function nextLeader<T extends { index: number; total: number }>(
+  contenders: readonly T[],
+): T | undefined {
+  return [...contenders].sort((a, b) => b.total - a.total || a.index - b.index)[0];
 }

@@ -10,6 +10,7 @@ import {
   gainLeft,
   incumbentOutcomes,
   largestDrop,
+  nextLeader,
   rejectionOrder,
   rejectionStep,
 } from "../../src/search/early-reject";
@@ -94,6 +95,27 @@ describe("early rejection under greater (pure)", () => {
     expect(lost.step).toMatchObject({ kind: "rejected", difference: 0 });
   });
 
+  it("against a leader's total: a tie rejects only the higher-numbered proposal", () => {
+    const gains = [0, 0];
+    const drops = [1, 1];
+    // Two tasks run, +3 so far, nothing left to gain: against a leader at +3.
+    expect(rejectionStep([2, 1], gains, drops, 2, { total: 3, tieRejects: true }).kind).toBe("rejected");
+    expect(rejectionStep([2, 1], gains, drops, 2, { total: 3, tieRejects: false }).kind).toBe("run-all");
+    expect(rejectionStep([2, 1], gains, drops, 2, { total: 4, tieRejects: false }).kind).toBe("rejected");
+    // +3 after one task of two, one more can lose 1: at a leader of +2 (tie rejects) it needs that task.
+    expect(rejectionStep([3], [0, 0], [1, 1], 1, { total: 2, tieRejects: true })).toEqual({
+      kind: "run",
+      tasks: 1,
+    });
+    expect(
+      nextLeader([
+        { index: 2, total: 5 },
+        { index: 1, total: 5 },
+        { index: 3, total: 1 },
+      ])?.index,
+    ).toBe(1);
+  });
+
   it("decides exactly as greater on every task would, and a rejected prefix never scores above the incumbent", () => {
     const rng = createRng(3, "early-reject-test");
     for (let replicate = 0; replicate < 3000; replicate++) {
@@ -119,18 +141,19 @@ describe("early rejection under greater (pure)", () => {
 
 describe("a search with early_reject", () => {
   let work: string;
-  const runs: Record<"full" | "early", string> = { full: "", early: "" };
+  const runs: Record<"full" | "early" | "leader", string> = { full: "", early: "", leader: "" };
+  const setting = { full: "false", early: "true", leader: "leader" };
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "hsearch-early-reject-"));
     const { dir } = retailSubset({ perFamily: 4, heldoutPerFamily: 2, independent: 2 });
-    for (const setting of ["full", "early"] as const) {
-      const config = join(work, `${setting}.yaml`);
+    for (const name of ["full", "early", "leader"] as const) {
+      const config = join(work, `${name}.yaml`);
       writeFileSync(
         config,
-        `name: early\nsuites: [retail]\ntasks: ${dir}\nobjective: joint\nseed_harness: ${join(PACKAGE_ROOT, "harnesses", "bare")}\nrounds: 4\nproposals_per_round: 3\ntask_model: sim:default\nseed: 3\nacceptance: {rule: greater, early_reject: ${setting === "early"}}\n`,
+        `name: early\nsuites: [retail]\ntasks: ${dir}\nobjective: joint\nseed_harness: ${join(PACKAGE_ROOT, "harnesses", "bare")}\nrounds: 4\nproposals_per_round: 3\ntask_model: sim:default\nseed: 3\nacceptance: {rule: greater, early_reject: ${setting[name]}}\n`,
       );
-      runs[setting] = join(work, setting, "run");
-      await startRun(config, { out: runs[setting] }).result;
+      runs[name] = join(work, name, "run");
+      await startRun(config, { out: runs[name] }).result;
     }
   }, 300_000);
 
@@ -139,7 +162,14 @@ describe("a search with early_reject", () => {
     try {
       const trees = new Map(store.listCandidates().map((c) => [c.commit, c.tree_hash]));
       return {
+        rounds: store.listRounds().map((r) => ({
+          round: r.round,
+          accepted: r.accepted_commit,
+          proposals: store.listCandidates({ round: r.round }).map((c) => c.commit),
+        })),
         candidates: store.listCandidates().map((c) => ({
+          commit: c.commit,
+          round: c.round,
           at: `r${c.round}p${c.proposal}`,
           tree: c.tree_hash,
           verdict: c.verdict,
@@ -184,6 +214,35 @@ describe("a search with early_reject", () => {
         // Every other proposal ran every task, with greater's score and reason.
         expect(c.searched).toBe(tasks);
         expect([c.score, c.reason]).toEqual([twin?.score, twin?.reason]);
+      }
+    }
+  });
+
+  it("leader: also stops a proposal that cannot beat the round's leader; each round still accepts greater's choice", () => {
+    const full = read(runs.full);
+    const early = read(runs.early);
+    const leader = read(runs.leader);
+    expect(leader.search).toBeLessThan(early.search);
+    // Round 1 reads no earlier candidate, so its proposals and decision are the full protocol's.
+    const round1 = (run: typeof full) =>
+      run.candidates.filter((c) => c.round === 1).map((c) => [c.tree, c.verdict]);
+    expect(round1(leader)).toEqual(round1(full));
+    const beaten = leader.candidates.filter((c) => c.reason?.startsWith("cannot beat proposal"));
+    expect(beaten.length).toBeGreaterThan(0);
+    const tasks = leader.candidates[0]?.searched as number;
+    for (const round of leader.rounds.filter((r) => r.round > 0)) {
+      const proposals = leader.candidates.filter((c) => round.proposals.includes(c.commit));
+      const complete = proposals.filter((c) => c.searched === tasks && c.score !== null);
+      // The accepted proposal (if any) ran every task and scored highest of those that did, ties to the lowest number.
+      const best = [...complete].sort(
+        (a, b) => (b.score as number) - (a.score as number) || a.at.localeCompare(b.at),
+      )[0];
+      if (round.accepted) expect(round.accepted).toBe(best?.commit);
+      // Every stopped proposal was stopped against the incumbent or against a proposal of its round run to the end.
+      for (const c of proposals.filter((p) => p.score === null)) {
+        const against = /cannot beat proposal (\d+)/.exec(c.reason ?? "")?.[1];
+        if (against) expect(complete.map((p) => p.at)).toContain(`r${round.round}p${against}`);
+        else expect(c.reason).toMatch(/^cannot beat the incumbent/);
       }
     }
   });
