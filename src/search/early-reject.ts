@@ -1,5 +1,6 @@
 import type { EpisodeScore } from "../scoring";
-import { type ObjectiveName, objectiveOf } from "../scoring/objective";
+import type { ObjectiveName } from "../scoring/objective";
+import { episodeOutcomes } from "./acceptance";
 
 /**
  * Early rejection under `greater` (`acceptance: {rule: greater, early_reject: true}`, docs/DESIGN.md §7), pure. The
@@ -20,32 +21,26 @@ export interface IncumbentOutcome {
   max: number;
 }
 
-/** Per task of the search split: the incumbent's outcome (mean over repeats), null when the objective does not count it. */
+/**
+ * Per task of the search split: the incumbent's outcome (mean, lowest and highest over repeats, from the objective's
+ * episode outcomes), null for a task with no episode the objective counts (uncounted, or infrastructure errors only).
+ */
 export function incumbentOutcomes(
   scores: readonly EpisodeScore[],
   objective: ObjectiveName,
 ): Map<string, IncumbentOutcome | null> {
-  const value = objectiveOf(objective).episodeValue;
-  const out = new Map<string, IncumbentOutcome | null>();
-  const sums = new Map<string, { sum: number; count: number; min: number; max: number }>();
-  for (const score of scores) {
-    if (score.kind === "infra_error") {
-      if (!out.has(score.task_id)) out.set(score.task_id, null);
-      continue;
-    }
-    const v = value(score);
-    if (v === null) {
-      if (!sums.has(score.task_id)) out.set(score.task_id, null);
-      continue;
-    }
-    const entry = sums.get(score.task_id) ?? { sum: 0, count: 0, min: 1, max: 0 };
+  const perTask = new Map<string, { sum: number; count: number; min: number; max: number }>();
+  for (const [key, v] of episodeOutcomes(scores, objective)) {
+    const task = key.slice(0, key.lastIndexOf("#"));
+    const entry = perTask.get(task) ?? { sum: 0, count: 0, min: 1, max: 0 };
     entry.sum += v;
     entry.count++;
     entry.min = Math.min(entry.min, v);
     entry.max = Math.max(entry.max, v);
-    sums.set(score.task_id, entry);
+    perTask.set(task, entry);
   }
-  for (const [task, { sum, count, min, max }] of sums) out.set(task, { mean: sum / count, min, max });
+  const out = new Map<string, IncumbentOutcome | null>(scores.map((score) => [score.task_id, null]));
+  for (const [task, { sum, count, min, max }] of perTask) out.set(task, { mean: sum / count, min, max });
   return out;
 }
 
