@@ -69,27 +69,3 @@ export async function git(repo: string, args: string[], options: GitOptions = {}
     throw failure(repo, args, error);
   }
 }
-
-/** Runs `git <args>` and returns stdout as bytes (blob contents may be binary). */
-export async function gitBytes(repo: string, args: string[], options: GitOptions = {}): Promise<Uint8Array> {
-  try {
-    const result = await execa("git", args, {
-      cwd: repo,
-      env: gitEnv(options.env),
-      extendEnv: false,
-      input: options.input,
-      encoding: "buffer",
-      stripFinalNewline: false,
-      reject: false,
-    });
-    if (result.exitCode !== 0) throw result;
-    return result.stdout;
-  } catch (error) {
-    throw failure(repo, args, error);
-  }
-}
-
-/** `git <args>` output with the trailing newline removed: for commands that print one value. */
-export async function gitLine(repo: string, args: string[], options: GitOptions = {}): Promise<string> {
-  return (await git(repo, args, options)).stdout.trimEnd();
-}

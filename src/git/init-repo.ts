@@ -7,8 +7,9 @@ import { access, lstat, mkdir, readdir, readFile } from "node:fs/promises";
 import { basename, join, relative, sep } from "node:path";
 import { badInput, HsearchError } from "../core/errors";
 import { composeCommitMessage } from "./commit-message";
-import { git } from "./git-exec";
+import { git, HSEARCH_AUTHOR } from "./git-exec";
 import { assertHarnessPath } from "./harness-path";
+import { writeConfigValue } from "./objects";
 import { branchCommit } from "./refs";
 import { readRepoSettings, writeRepoSettings } from "./repo-settings";
 import { treeHash } from "./tree";
@@ -106,8 +107,8 @@ export async function initHarnessRepo(
     }
     await mkdir(dir, { recursive: true });
     await git(dir, ["init", "--quiet", "-b", "main"]);
-    await git(dir, ["config", "--local", "user.name", "hsearch"]);
-    await git(dir, ["config", "--local", "user.email", "hsearch@localhost"]);
+    await writeConfigValue(dir, "user.name", HSEARCH_AUTHOR.name);
+    await writeConfigValue(dir, "user.email", HSEARCH_AUTHOR.email);
     await writeRepoSettings(dir, { run: options.runId, commitDate });
   } else {
     const settings = await readRepoSettings(dir);

@@ -1,8 +1,9 @@
 /** Reading commits back for review: unified diffs and commit metadata (rationale and trailers). */
 import { type ParsedCommitMessage, parseCommitMessage } from "./commit-message";
-import { git, gitLine } from "./git-exec";
+import { git } from "./git-exec";
 import { memoizedByObject } from "./object-memo";
-import { resolveCommit } from "./tree";
+import { writeTreeObjects } from "./objects";
+import { commitObject, resolveCommit } from "./tree";
 
 export interface CommitInfo extends ParsedCommitMessage {
   commit: string;
@@ -18,13 +19,13 @@ export async function commitInfo(repo: string, commit: string): Promise<CommitIn
 }
 
 async function showCommit(repo: string, sha: string): Promise<CommitInfo> {
-  const { stdout } = await git(repo, ["show", "-s", "--format=%H%x00%T%x00%P%x00%B", sha]);
-  const [hash = "", tree = "", parents = "", ...message] = stdout.split("\0");
-  const text = message.join("\0").replace(/\n+$/, "");
+  const object = await commitObject(repo, sha);
+  // What `git show --format=%B` prints, without its trailing newlines.
+  const text = object.message.replace(/\n+$/, "");
   return {
-    commit: hash,
-    tree,
-    parents: parents.split(" ").filter((parent) => parent.length > 0),
+    commit: sha,
+    tree: object.tree,
+    parents: [...object.parents],
     message: text,
     ...parseCommitMessage(text),
   };
@@ -40,11 +41,7 @@ export async function diff(repo: string, commit: string, parent?: string): Promi
   if (parent !== undefined) base = await resolveCommit(repo, parent);
   else {
     const [first] = (await commitInfo(repo, sha)).parents;
-    base =
-      first ??
-      (await memoizedByObject(repo, ["empty-tree"], () =>
-        gitLine(repo, ["hash-object", "-t", "tree", "--stdin"], { input: "" }),
-      ));
+    base = first ?? (await memoizedByObject(repo, ["empty-tree"], () => writeTreeObjects(repo, [])));
   }
   return memoizedByObject(repo, ["diff", base, sha], () => diffObjects(repo, base, sha));
 }

@@ -4,16 +4,26 @@
  */
 import { HsearchError } from "../core/errors";
 import { git } from "./git-exec";
+import { readRef } from "./objects";
 import { resolveCommit } from "./tree";
 
 export const INCUMBENT_BRANCH = "incumbent";
 export const SELECTED_TAG = "selected";
 
+/** The commit a full ref name points at, or undefined when there is no such ref. */
 async function refCommit(repo: string, ref: string): Promise<string | undefined> {
-  const result = await git(repo, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], {
-    allowExitCodes: [1],
-  });
-  return result.exitCode === 0 ? result.stdout.trim() : undefined;
+  // Read in-process (a search asks every round); a ref at something other than a commit (an annotated tag a user
+  // made) is peeled by git itself.
+  const object = await readRef(repo, ref);
+  if (object === undefined) return undefined;
+  try {
+    return await resolveCommit(repo, object);
+  } catch {
+    const result = await git(repo, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], {
+      allowExitCodes: [1],
+    });
+    return result.exitCode === 0 ? result.stdout.trim() : undefined;
+  }
 }
 
 /** The commit a branch points at, or undefined when there is no such branch. */

@@ -3,7 +3,7 @@
  * commits with the same dates without being told again.
  */
 import { HsearchError } from "../core/errors";
-import { git } from "./git-exec";
+import { readConfigValue, writeConfigValue } from "./objects";
 
 export interface RepoSettings {
   run: string;
@@ -11,24 +11,10 @@ export interface RepoSettings {
   commitDate: string;
 }
 
-/** Every `hsearch.*` setting in one git call (one is made per proposal committed), by lower-case key. */
-async function readSettings(repo: string): Promise<Map<string, string>> {
-  const result = await git(repo, ["config", "--local", "--get-regexp", "^hsearch\\."], {
-    allowExitCodes: [1],
-  });
-  const settings = new Map<string, string>();
-  if (result.exitCode !== 0) return settings;
-  for (const line of result.stdout.split("\n")) {
-    const space = line.indexOf(" ");
-    if (space > 0) settings.set(line.slice(0, space), line.slice(space + 1).trim());
-  }
-  return settings;
-}
-
 export async function readRepoSettings(repo: string): Promise<RepoSettings> {
-  const settings = await readSettings(repo);
-  const run = settings.get("hsearch.run");
-  const commitDate = settings.get("hsearch.commitdate");
+  // Read in-process from .git/config: one is read per proposal committed.
+  const run = await readConfigValue(repo, "hsearch.run");
+  const commitDate = await readConfigValue(repo, "hsearch.commitdate");
   if (run === undefined || commitDate === undefined) {
     throw new HsearchError(
       "conflict",
@@ -42,6 +28,6 @@ export async function readRepoSettings(repo: string): Promise<RepoSettings> {
 }
 
 export async function writeRepoSettings(repo: string, settings: RepoSettings): Promise<void> {
-  await git(repo, ["config", "--local", "hsearch.run", settings.run]);
-  await git(repo, ["config", "--local", "hsearch.commitdate", settings.commitDate]);
+  await writeConfigValue(repo, "hsearch.run", settings.run);
+  await writeConfigValue(repo, "hsearch.commitdate", settings.commitDate);
 }

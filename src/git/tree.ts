@@ -1,13 +1,14 @@
 /**
- * Reading a commit's files without touching the repository's working tree or index: `ls-tree` for the entries and
- * `cat-file --batch` for the contents.
+ * Reading a commit's files without touching the repository's working tree or index: objects named by their full id
+ * are read in-process (objects.ts); other names (a branch, a tag, a short sha) are resolved by `git rev-parse`.
  */
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { relativePathProblem, resolveInside } from "../core/contained-path";
 import { HsearchError } from "../core/errors";
-import { git, gitBytes, gitLine } from "./git-exec";
+import { git } from "./git-exec";
 import { isFullObjectId, memoizedByObject } from "./object-memo";
+import { readBlobObject, readCommitObject, readTreeRecursive } from "./objects";
 
 export type TreeEntryKind = "file" | "executable" | "symlink" | "submodule";
 
@@ -28,7 +29,20 @@ const KIND_BY_MODE: Record<string, TreeEntryKind> = {
 /** The full sha of a commit-ish (branch, tag, sha prefix); not_found when it names no commit. */
 export async function resolveCommit(repo: string, ref: string): Promise<string> {
   // A full id names one commit for good: checking once that it is one is enough.
-  if (isFullObjectId(ref)) return memoizedByObject(repo, ["commit", ref], () => revParseCommit(repo, ref));
+  if (isFullObjectId(ref))
+    return memoizedByObject(repo, ["commit", ref], async () => {
+      try {
+        await commitObject(repo, ref);
+      } catch (error) {
+        if (error instanceof HsearchError && error.code === "not_found")
+          throw new HsearchError("not_found", `no commit '${ref}' in the harness repository ${repo}`, {
+            file: repo,
+            cause: error,
+          });
+        throw error;
+      }
+      return ref;
+    });
   return revParseCommit(repo, ref);
 }
 
@@ -49,10 +63,15 @@ async function revParseCommit(repo: string, ref: string): Promise<string> {
   return sha;
 }
 
+/** A commit's object (tree, parents, message) by its full id, read once per process. */
+export function commitObject(repo: string, sha: string) {
+  return memoizedByObject(repo, ["commit-object", sha], () => readCommitObject(repo, sha));
+}
+
 /** The tree id of a commit: two candidates with the same tree hash have identical files. */
 export async function treeHash(repo: string, commit: string): Promise<string> {
   const sha = await resolveCommit(repo, commit);
-  return memoizedByObject(repo, ["tree", sha], () => gitLine(repo, ["rev-parse", `${sha}^{tree}`]));
+  return (await commitObject(repo, sha)).tree;
 }
 
 /** Every entry of a commit's tree, recursively, sorted by path as git sorts them. */
@@ -63,6 +82,25 @@ export async function listTree(repo: string, commit: string): Promise<TreeEntry[
 }
 
 async function lsTree(repo: string, sha: string): Promise<TreeEntry[]> {
+  let entries: { path: string; mode: string; object: string }[];
+  try {
+    entries = await readTreeRecursive(repo, (await commitObject(repo, sha)).tree);
+  } catch (error) {
+    // A crafted tree (a `..` entry) is listed by git as it is, so that the caller's checks name the whole path.
+    if (!(error instanceof HsearchError && error.code === "bad_input")) throw error;
+    entries = await gitLsTree(repo, sha);
+  }
+  return entries.map(({ path, mode, object }) => {
+    const kind = KIND_BY_MODE[mode];
+    if (kind === undefined) throw new HsearchError("internal", `unknown git mode ${mode} in ${repo}`);
+    return { path, mode, kind, object };
+  });
+}
+
+async function gitLsTree(
+  repo: string,
+  sha: string,
+): Promise<{ path: string; mode: string; object: string }[]> {
   const { stdout } = await git(repo, ["ls-tree", "-r", "-z", "--full-tree", sha]);
   return stdout
     .split("\0")
@@ -70,29 +108,14 @@ async function lsTree(repo: string, sha: string): Promise<TreeEntry[]> {
     .map((record) => {
       const tab = record.indexOf("\t");
       const [mode = "", , object = ""] = record.slice(0, tab).split(" ");
-      const kind = KIND_BY_MODE[mode];
-      if (kind === undefined) throw new HsearchError("internal", `unknown git mode ${mode} in ${repo}`);
-      return { path: record.slice(tab + 1), mode, kind, object };
+      return { path: record.slice(tab + 1), mode, object };
     });
 }
 
-/** Contents of blobs by object id, in one `git cat-file --batch` call. */
+/** Contents of blobs by object id. */
 async function readBlobs(repo: string, objects: string[]): Promise<Map<string, Buffer>> {
   const blobs = new Map<string, Buffer>();
-  if (objects.length === 0) return blobs;
-  const output = Buffer.from(
-    await gitBytes(repo, ["cat-file", "--batch"], { input: `${objects.join("\n")}\n` }),
-  );
-  let at = 0;
-  while (at < output.length) {
-    const headerEnd = output.indexOf(0x0a, at);
-    const [object = "", type = "", size = ""] = output.subarray(at, headerEnd).toString("utf8").split(" ");
-    if (type !== "blob") throw new HsearchError("internal", `expected a blob for ${object}, got '${type}'`);
-    const start = headerEnd + 1;
-    const end = start + Number(size);
-    blobs.set(object, output.subarray(start, end));
-    at = end + 1;
-  }
+  for (const object of objects) blobs.set(object, await readBlobObject(repo, object));
   return blobs;
 }
 

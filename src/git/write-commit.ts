@@ -1,15 +1,19 @@
 /**
- * Writing a commit with git plumbing and a private index file, so that neither the repository's index nor its
- * working tree is touched and concurrent commits cannot interfere. Author and committer dates are fixed: the same
- * parent, files and message always give the same sha, which is what lets a resumed run reproduce its commits.
+ * Writing a commit as git objects alone (objects.ts): neither the repository's index nor its working tree is
+ * touched, so concurrent commits cannot interfere. Author and committer dates are fixed: the same parent, files and
+ * message always give the same sha, which is what lets a resumed run reproduce its commits.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { HsearchError } from "../core/errors";
-import { git, gitLine } from "./git-exec";
-
-const ZERO_SHA = "0000000000000000000000000000000000000000";
+import { git } from "./git-exec";
+import { memoizedByObject } from "./object-memo";
+import {
+  type FlatTreeEntry,
+  readCommitObject,
+  readTreeRecursive,
+  writeBlobObject,
+  writeCommitObject,
+  writeTreeObjects,
+} from "./objects";
 
 export interface IndexEdit {
   path: string;
@@ -27,40 +31,42 @@ export interface CommitSpec {
   date: string;
 }
 
-/** `@<epoch> +0000`: git's own date format, parsed the same way by every git version. */
-export function gitDate(iso: string): string {
+/** Seconds since the epoch of an ISO 8601 time: git's own date, the same on every machine. */
+function commitSeconds(iso: string): number {
   const millis = Date.parse(iso);
   if (Number.isNaN(millis)) throw new HsearchError("bad_input", `not an ISO 8601 date: '${iso}'`);
-  return `@${Math.floor(millis / 1000)} +0000`;
+  return Math.floor(millis / 1000);
 }
 
-/** Writes the blobs and the commit object; returns the commit sha. Refs are the caller's business. */
+/** The files of a commit (path → mode and blob), read once per commit. */
+async function commitFiles(repo: string, commit: string): Promise<FlatTreeEntry[]> {
+  const entries = await memoizedByObject(repo, ["flat-tree", commit], async () =>
+    readTreeRecursive(repo, (await readCommitObject(repo, commit)).tree),
+  );
+  return entries.map((entry) => ({ ...entry }));
+}
+
+/** Writes the blobs, trees and the commit object; returns the commit sha. Refs are the caller's business. */
 export async function writeCommit(repo: string, spec: CommitSpec): Promise<string> {
-  const scratch = await mkdtemp(join(tmpdir(), "hsearch-index-"));
-  const env = { GIT_INDEX_FILE: join(scratch, "index") };
-  try {
-    if (spec.parent !== null) await git(repo, ["read-tree", spec.parent], { env });
-    const records: string[] = [];
-    for (const edit of spec.edits) {
-      if (edit.content === null) {
-        records.push(`0 ${ZERO_SHA}\t${edit.path}\0`);
-        continue;
-      }
-      const blob = await gitLine(repo, ["hash-object", "-w", "--stdin"], { input: edit.content });
-      records.push(`${edit.executable ? "100755" : "100644"} ${blob}\t${edit.path}\0`);
+  const seconds = commitSeconds(spec.date);
+  const files = new Map<string, FlatTreeEntry>();
+  if (spec.parent !== null)
+    for (const entry of await commitFiles(repo, spec.parent)) files.set(entry.path, entry);
+  for (const edit of spec.edits) {
+    if (edit.content === null) {
+      files.delete(edit.path);
+      continue;
     }
-    if (records.length > 0)
-      await git(repo, ["update-index", "-z", "--index-info"], { input: records.join(""), env });
-    const tree = await gitLine(repo, ["write-tree"], { env });
-    const date = gitDate(spec.date);
-    const parentArgs = spec.parent === null ? [] : ["-p", spec.parent];
-    return await gitLine(repo, ["commit-tree", tree, ...parentArgs, "-F", "-"], {
-      input: spec.message,
-      env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
-    });
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
+    const object = await writeBlobObject(repo, edit.content);
+    files.set(edit.path, { path: edit.path, mode: edit.executable ? "100755" : "100644", object });
   }
+  const tree = await writeTreeObjects(repo, [...files.values()]);
+  return writeCommitObject(repo, {
+    tree,
+    parents: spec.parent === null ? [] : [spec.parent],
+    message: spec.message,
+    seconds,
+  });
 }
 
 /**
