@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openRun } from "../../src/api";
 import { PACKAGE_ROOT } from "../../src/core/paths";
+import { startViewer } from "../../src/report/viewer/server";
 import { runCli } from "../helpers/cli";
 
 const work = mkdtempSync(join(tmpdir(), "hsearch-all-plugins-"));
@@ -71,6 +72,24 @@ describe("a suite, a proposer and a metric of one's own in one search", () => {
     expect(text.stdout).toContain("blocked episodes ended by a deferral");
     const report = await runCli(["report", runDir]);
     expect(report.code, report.stderr).toBe(0);
-    expect(readFileSync(join(runDir, "report.html"), "utf8")).toContain('data-metric="agent_tool_calls"');
+    const html = readFileSync(join(runDir, "report.html"), "utf8");
+    expect(html).toContain('data-metric="agent_tool_calls"');
+    expect(html).toContain('<div class="example" data-suite="kv">');
+
+    // The viewer's rollout table names the plug-in suite, not the built-in suite its ids would suggest.
+    const viewer = await startViewer({ runDir, port: 0 });
+    try {
+      const seed = status.rounds[0].proposals[0].commit;
+      const page = await fetch(`http://127.0.0.1:${viewer.port}/candidates/${seed}`, {
+        headers: { cookie: `hsearch_view_${viewer.port}=${viewer.token}` },
+      });
+      expect(page.status).toBe(200);
+      const body = await page.text();
+      const suiteCells = [...body.matchAll(/<\/a><\/td><td>([^<]*)<\/td>/g)].map((m) => m[1]);
+      expect(suiteCells.length).toBeGreaterThan(0);
+      expect(new Set(suiteCells)).toEqual(new Set(["kv"]));
+    } finally {
+      await viewer.close();
+    }
   }, 300_000);
 });

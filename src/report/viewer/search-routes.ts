@@ -143,6 +143,7 @@ export const SEARCH_ROUTES: Route<ViewerContext>[] = [
             systemPrompts: systemPrompts(model, rollouts),
             evaluations: model.listEvaluations().filter((e) => e.candidate === candidate.commit),
             rollouts,
+            taskSuites: pluginTaskSuites(model.listEvents()),
           },
           LINKS,
         ),
