@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { basename, resolve } from "node:path";
-import { hashJson } from "../core/canonical-json";
 import { newRunId } from "../core/ids";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
@@ -15,7 +14,7 @@ import type { RunStore } from "../store";
 import type { EvalOutcome } from "./eval-outcome";
 import { evaluateInDir } from "./evaluate-in-dir";
 import { checkCustomerSpec } from "./run-setup";
-import { selectTasks, type TaskSelection } from "./select-tasks";
+import { recordedTasks, selectTasks, type TaskSelection } from "./select-tasks";
 
 /** Each role's model spec (`sim:default`, `openai:gpt-4.1-mini`, …); the judge `rules` or `llm:<spec>`. */
 export interface EvaluateModels {
@@ -59,7 +58,7 @@ export async function evaluate(
   const say = options.onMessage ?? (() => {});
   const harnessDir = resolveUserPath(harness, cwd);
   const loaded = loadHarness(harnessDir);
-  const selected = selectTasks(tasks, { cwd });
+  const selected = await selectTasks(tasks, { cwd });
   const given = typeof models === "string" ? { agent: models } : models;
   const specs = { agent: given.agent, judge: given.judge ?? "rules", customer: given.customer ?? "auto" };
   checkCustomerSpec(specs.customer);
@@ -91,18 +90,7 @@ export async function evaluate(
     name: `eval ${basename(harnessDir)}`,
     harness: { harness: loaded, dir: harnessDir },
     config: {
-      tasks: {
-        selection: {
-          ...(tasks.split ? { split: tasks.split } : {}),
-          ...(tasks.suite ? { suite: tasks.suite } : {}),
-          ...(tasks.kind ? { kind: tasks.kind } : {}),
-          ...(tasks.family ? { family: tasks.family } : {}),
-          ...(tasks.tasks ? { dir: resolveUserPath(tasks.tasks, cwd) } : {}),
-        },
-        ids: selected.map((task) => task.id),
-        suites: Object.fromEntries(selected.map((task) => [task.id, task.suite])),
-        hash: hashJson(selected),
-      },
+      tasks: recordedTasks(tasks, selected, { cwd }),
       models: specs,
       settings: {},
       seed,
@@ -112,7 +100,7 @@ export async function evaluate(
     },
   });
   kept = evaluation.store;
-  return evaluateInDir(evaluation, selected, roleModels, {
+  return evaluateInDir(evaluation, selected.tasks, roleModels, {
     maxInfraErrorRate,
     onMessage: say,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),

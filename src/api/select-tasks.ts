@@ -1,29 +1,131 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { hashJson } from "../core/canonical-json";
 import { HsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
-import { type Family, type Kind, type Split, SUITES, type Suite, type Task } from "../domain/task";
+import {
+  type Family,
+  isBuiltinSuite,
+  type Kind,
+  type Split,
+  SUITES,
+  type Suite,
+  type Task,
+} from "../domain/task";
+import type { HarnessTaskConfig } from "../eval/eval-config";
+import { isModulePath } from "../plugins";
+import { loadSuiteModule } from "../plugins/suite-plugin";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 
 export interface TaskSelection {
   split?: Split;
-  suite?: Suite;
+  /** A built-in suite, or the path of a suite module (`./my-suite.mjs`, relative to the working directory). */
+  suite?: Suite | string;
   kind?: Kind;
   family?: Family;
   /** A task directory instead of the shipped suites. */
   tasks?: string;
 }
 
-/** The tasks a command works on: a directory, or the shipped suites filtered by split/suite/kind/family. */
-export function selectTasks(selection: TaskSelection, io: { cwd: string }): Task[] {
+/** The tasks of a selection, and the suite module they came from (its absolute path and content hash), if any. */
+export interface SelectedTasks {
+  tasks: Task[];
+  suiteModule: { path: string; sha256: string } | null;
+}
+
+/**
+ * The tasks a command works on: a directory, the shipped suites, or a plug-in suite's module, filtered by
+ * split/suite/kind/family. `expectedSha256`: the suite module's hash when an evaluation began; a resume refuses a
+ * module that changed since (src/plugins).
+ */
+export async function selectTasks(
+  selection: TaskSelection,
+  io: { cwd: string },
+  expectedSha256?: string,
+): Promise<SelectedTasks> {
+  const { suite } = selection;
+  if (suite !== undefined && !isBuiltinSuite(suite)) {
+    if (!isModulePath(suite))
+      throw new HsearchError(
+        "bad_input",
+        `--suite ${suite}: a suite is ${SUITES.join(", ")}, or the path of a suite module (./my-suite.mjs)`,
+        { field: "suite" },
+      );
+    if (selection.tasks !== undefined)
+      throw new HsearchError(
+        "bad_input",
+        `--suite ${suite} and --tasks ${selection.tasks}: give a suite module or a task directory, not both`,
+        { field: "suite" },
+      );
+    const loaded = await loadSuiteModule(resolveUserPath(suite, io.cwd), { field: "suite" }, expectedSha256);
+    const { suite: _module, ...filters } = selection;
+    return {
+      tasks: chosenOrRefused(filterTasks(loaded.tasks, filters), loaded.path, selection),
+      suiteModule: { path: loaded.path, sha256: loaded.sha256 },
+    };
+  }
   const all = selection.tasks
     ? loadTaskDir(resolveUserPath(selection.tasks, io.cwd)).map((loaded) => loaded.task)
-    : loadSuites(PACKAGE_ROOT, selection.suite ? [selection.suite] : shippedSuites());
-  const chosen = filterTasks(all, selection);
-  if (chosen.length === 0) {
-    const where = selection.tasks ?? "the shipped suites";
-    throw new HsearchError("bad_input", `no task in ${where} matches ${describeSelection(selection)}`);
+    : loadSuites(PACKAGE_ROOT, suite ? [suite] : shippedSuites());
+  const where = selection.tasks ?? "the shipped suites";
+  const filter = { ...selection, suite };
+  return { tasks: chosenOrRefused(filterTasks(all, filter), where, selection), suiteModule: null };
+}
+
+/**
+ * What an evaluation directory records of its tasks: the selection (paths absolute), each task's suite and their
+ * content hash; `resume` selects them again from it and refuses tasks that changed.
+ */
+export function recordedTasks(
+  selection: TaskSelection,
+  selected: SelectedTasks,
+  io: { cwd: string },
+): HarnessTaskConfig["tasks"] {
+  const { suite, split, kind, family, tasks: dir } = selection;
+  return {
+    selection: {
+      ...(split ? { split } : {}),
+      ...(suite && isBuiltinSuite(suite) ? { suite } : {}),
+      ...(selected.suiteModule ? { suite_module: selected.suiteModule } : {}),
+      ...(kind ? { kind } : {}),
+      ...(family ? { family } : {}),
+      ...(dir ? { dir: resolveUserPath(dir, io.cwd) } : {}),
+    },
+    ids: selected.tasks.map((task) => task.id),
+    suites: Object.fromEntries(selected.tasks.map((task) => [task.id, task.suite])),
+    hash: hashJson(selected.tasks),
+  };
+}
+
+/** The tasks an evaluation began with, selected again; refused when they (or their suite module) changed since. */
+export async function recordedTasksAgain(
+  recorded: HarnessTaskConfig["tasks"],
+  io: { cwd: string },
+  db: string,
+): Promise<Task[]> {
+  const { dir, suite_module, ...filters } = recorded.selection;
+  const selection = {
+    ...filters,
+    ...(suite_module ? { suite: suite_module.path } : {}),
+    ...(dir ? { tasks: dir } : {}),
+  };
+  const { tasks } = await selectTasks(selection, io, suite_module?.sha256);
+  const ids = tasks.map((task) => task.id);
+  const expected = recorded.ids;
+  if (ids.join("\n") !== expected.join("\n") || hashJson(tasks) !== recorded.hash) {
+    const where = dir ?? suite_module?.path ?? "the shipped suites";
+    throw new HsearchError(
+      "bad_input",
+      `the evaluation's tasks changed since it began (${where}: ${ids.length} tasks now, ${expected.length} then, or their content differs); resume needs the same tasks — start a new evaluation instead`,
+      { file: dir ?? suite_module?.path ?? db },
+    );
   }
+  return tasks;
+}
+
+function chosenOrRefused(chosen: Task[], where: string, selection: TaskSelection): Task[] {
+  if (chosen.length === 0)
+    throw new HsearchError("bad_input", `no task in ${where} matches ${describeSelection(selection)}`);
   return chosen;
 }
 

@@ -2,15 +2,13 @@ import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { type EvalOutcome, evaluateInDir } from "../api/evaluate-in-dir";
-import { hashJson } from "../core/canonical-json";
-import { HsearchError } from "../core/errors";
 import { newRunId } from "../core/ids";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { FAMILIES, type Task } from "../domain/task";
 import { ALLOW_INTERNET_VARIABLE } from "../envs/terminal/internet";
 import { cutMiddle } from "../envs/terminal/output-cut";
-import type { EvalConfig, HarnessTaskConfig } from "../eval/eval-config";
+import type { HarnessTaskConfig } from "../eval/eval-config";
 import { createEvaluationDir, type EvaluationDir, openEvaluationDir } from "../eval/eval-dir";
 import { loadHarness } from "../harness/load";
 import { formatUsd, type RoleUsage } from "../models/usage";
@@ -34,9 +32,10 @@ import {
   harnessTaskOptions,
   locateRun,
   planCommandModels,
+  recordedTasks,
+  recordedTasksAgain,
   selectTasks,
   storedRejections,
-  type TaskSelection,
 } from "./shared";
 import { fmtRate, formatTable } from "./table";
 import { usageError } from "./usage-error";
@@ -185,7 +184,7 @@ export type { EvalOutcome };
 export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalOutcome> {
   const harnessDir = resolveUserPath(options.harness, io.cwd);
   const harness = loadHarness(harnessDir);
-  const tasks = selectTasks(options, io);
+  const selected = await selectTasks(options, io);
   const plan = planCommandModels(options, io);
   const rejections = storedRejections(io);
   const models = createCommandModels(plan, io, rejections.memory);
@@ -198,7 +197,7 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalOutc
     name: `eval ${basename(harnessDir)}`,
     harness: { harness, dir: harnessDir },
     config: {
-      tasks: taskConfigOf(options, tasks, io),
+      tasks: recordedTasks(options, selected, io),
       ...modelConfigOf(plan),
       seed: options.seed,
       concurrency: options.concurrency,
@@ -207,7 +206,13 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalOutc
     },
   });
   rejections.keepIn(evaluation.store);
-  return evaluateWithProgress(evaluation, tasks, models, { maxInfraErrorRate, quiet: options.quiet }, io);
+  return evaluateWithProgress(
+    evaluation,
+    selected.tasks,
+    models,
+    { maxInfraErrorRate, quiet: options.quiet },
+    io,
+  );
 }
 
 /**
@@ -239,7 +244,7 @@ export async function resumeEval(
   let tasks: Task[];
   let models: ReturnType<typeof createCommandModels>;
   try {
-    tasks = storedTasks(config, io, store.paths.db);
+    tasks = await recordedTasksAgain(config.tasks, io, store.paths.db);
     const plan: CommandModelPlan = {
       specs: config.models,
       settings: config.settings,
@@ -296,20 +301,6 @@ export function evaluationLocation(
   };
 }
 
-/** What an evaluation directory records of its tasks: the selection, each task's suite, their content hash. */
-export function taskConfigOf(
-  selection: TaskSelection,
-  tasks: readonly Task[],
-  io: CliIO,
-): HarnessTaskConfig["tasks"] {
-  return {
-    selection: selectionOf(selection, io),
-    ids: tasks.map((task) => task.id),
-    suites: Object.fromEntries(tasks.map((task) => [task.id, task.suite])),
-    hash: hashJson(tasks),
-  };
-}
-
 /** What an evaluation directory records of its models: each role's spec, their settings, timeout and cache. */
 export function modelConfigOf(
   plan: CommandModelPlan,
@@ -320,31 +311,6 @@ export function modelConfigOf(
     ...(plan.modelCallSeconds ? { model_call_seconds: plan.modelCallSeconds } : {}),
     ...(plan.cachePath ? { cache: plan.cachePath } : {}),
   };
-}
-
-function selectionOf(selection: TaskSelection, io: CliIO): EvalConfig["tasks"]["selection"] {
-  return {
-    ...(selection.split ? { split: selection.split } : {}),
-    ...(selection.suite ? { suite: selection.suite } : {}),
-    ...(selection.kind ? { kind: selection.kind } : {}),
-    ...(selection.family ? { family: selection.family } : {}),
-    ...(selection.tasks ? { dir: resolveUserPath(selection.tasks, io.cwd) } : {}),
-  };
-}
-
-/** The evaluation's tasks selected again, refused when they are not the ones it began with. */
-function storedTasks(config: EvalConfig, io: CliIO, db: string): Task[] {
-  const { dir, ...filters } = config.tasks.selection;
-  const tasks = selectTasks({ ...filters, ...(dir ? { tasks: dir } : {}) }, io);
-  const ids = tasks.map((task) => task.id);
-  const expected = config.tasks.ids;
-  if (ids.join("\n") !== expected.join("\n") || hashJson(tasks) !== config.tasks.hash)
-    throw new HsearchError(
-      "bad_input",
-      `the evaluation's tasks changed since it began (${dir ?? "the shipped suites"}: ${ids.length} tasks now, ${expected.length} then, or their content differs); resume needs the same tasks — start a new evaluation instead`,
-      { file: dir ?? db },
-    );
-  return tasks;
 }
 
 /** The human-readable eval report: one row per family and overall, then feasible rates and usage. */

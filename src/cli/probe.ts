@@ -29,7 +29,7 @@ import { viewCommand } from "../report/format";
 import { DEFAULT_RESAMPLES, type MeanSd } from "../scoring";
 import type { ProbeReportInput } from "../scoring/summary-schema";
 import { acquireRunLock } from "../store/run-lock";
-import { describeUsage, evaluationLocation, modelConfigOf, taskConfigOf } from "./eval";
+import { describeUsage, evaluationLocation, modelConfigOf } from "./eval";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";
@@ -40,6 +40,8 @@ import {
   harnessTaskOptions,
   judgeOf,
   planCommandModels,
+  recordedTasks,
+  type SelectedTasks,
   selectTasks,
 } from "./shared";
 import { fmtRate, formatTable } from "./table";
@@ -132,6 +134,7 @@ interface Setup {
   harness: Harness;
   harnessDir: string;
   tasks: Task[];
+  selected: SelectedTasks;
   model: ChatModel;
   customerModel: ChatModel | undefined;
   models: RoleModels;
@@ -139,13 +142,23 @@ interface Setup {
 }
 
 /** Everything that can be bad input, checked before the probe's directory is made. */
-function setup(args: CommonArgs & { judge?: string }, io: CliIO): Setup {
+async function setup(args: CommonArgs & { judge?: string }, io: CliIO): Promise<Setup> {
   const harnessDir = resolveUserPath(args.harness, io.cwd);
   const harness = loadHarness(harnessDir);
-  const tasks = selectTasks(args, io);
+  const selected = await selectTasks(args, io);
+  const { tasks } = selected;
   const plan = planCommandModels(args, io);
   const models = createCommandModels(plan, io);
-  return { harness, harnessDir, tasks, model: models.agent, customerModel: models.customer, models, plan };
+  return {
+    harness,
+    harnessDir,
+    tasks,
+    selected,
+    model: models.agent,
+    customerModel: models.customer,
+    models,
+    plan,
+  };
 }
 
 /**
@@ -226,7 +239,7 @@ async function openProbeDir<K extends "probe_beliefs" | "probe_challenge">(
 /** The config of a probe's directory shared by both probes: tasks, models, seed, concurrency. */
 function probeConfig(setupData: Setup, args: CommonArgs, io: CliIO) {
   return {
-    tasks: taskConfigOf(args, setupData.tasks, io),
+    tasks: recordedTasks(args, setupData.selected, io),
     ...modelConfigOf(setupData.plan),
     seed: args.seed,
     concurrency: args.concurrency,
@@ -256,7 +269,7 @@ async function runBeliefsCommand(
   args: CommonArgs & { compare?: string; resamples: number },
   io: CliIO,
 ): Promise<BeliefsCommandReport> {
-  const prepared = setup(args, io);
+  const prepared = await setup(args, io);
   const { harness, tasks, model, customerModel, models } = prepared;
   const compareDir = args.compare === undefined ? undefined : resolveUserPath(args.compare, io.cwd);
   const second = compareDir === undefined ? undefined : loadHarness(compareDir);
@@ -378,7 +391,7 @@ async function runChallengeCommand(
   args: CommonArgs & { runs: number; judge?: string },
   io: CliIO,
 ): Promise<ChallengeCommandReport> {
-  const prepared = setup(args, io);
+  const prepared = await setup(args, io);
   const { harness, tasks, model, customerModel, models } = prepared;
   const judge = judgeOf(models);
   const { evaluation, keeper } = await openProbeDir(

@@ -5,7 +5,7 @@ import { loadDocument } from "../config/parse-document";
 import { HsearchError, isHsearchError } from "../core/errors";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
-import { FAMILIES, KINDS, SPLITS, SUITES } from "../domain/task";
+import { FAMILIES, isBuiltinSuite, KINDS, SPLITS, SUITES } from "../domain/task";
 import { openRequestCache, requestCacheFile } from "../models/cache";
 import {
   createRejectionMemory,
@@ -24,6 +24,7 @@ import {
   roleModelsSchema,
   settingsByRole,
 } from "../models/settings";
+import { isModulePath } from "../plugins";
 import { offlineProviders } from "../sim";
 import type { RunStore } from "../store";
 import type { CliIO } from "./io";
@@ -35,7 +36,14 @@ export type SetExitCode = (code: number) => void;
 export { locateRun, locateRunToCome } from "../api/locate-run";
 export { checkCustomerSpec, judgeOf } from "../api/run-setup";
 
-export { selectTasks, shippedSuites, type TaskSelection } from "../api/select-tasks";
+export {
+  recordedTasks,
+  recordedTasksAgain,
+  type SelectedTasks,
+  selectTasks,
+  shippedSuites,
+  type TaskSelection,
+} from "../api/select-tasks";
 
 /** The models of a harness-on-tasks command (eval, the probes), by role, with a warning per unpriced model. */
 export function commandModels(options: HarnessTaskArgs & { judge?: string }, io: CliIO): RoleModels {
@@ -239,7 +247,10 @@ export function harnessTaskOptions<T>(yargs: Argv<T>, verb: string) {
   return yargs
     .option("harness", { type: "string", describe: "harness directory" })
     .option("split", { choices: SPLIT_CHOICES, describe: `${verb} the shipped tasks of this split` })
-    .option("suite", { choices: SUITE_CHOICES, describe: "restrict to one suite" })
+    .option("suite", {
+      type: "string",
+      describe: `restrict to one suite: ${SUITE_CHOICES.join(", ")}, or the path of a suite module (./my-suite.mjs)`,
+    })
     .option("kind", { choices: KIND_CHOICES })
     .option("family", { choices: FAMILY_CHOICES })
     .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
@@ -276,6 +287,11 @@ export function harnessTaskOptions<T>(yargs: Argv<T>, verb: string) {
       const seconds = argv["model-call-seconds"];
       if (seconds !== undefined && !(seconds > 0 && Number.isFinite(seconds)))
         throw usageError("--model-call-seconds must be a number of seconds > 0");
+      const suite = argv.suite;
+      if (suite !== undefined && !isBuiltinSuite(suite) && !isModulePath(suite))
+        throw usageError(
+          `--suite ${suite}: a suite is ${SUITE_CHOICES.join(", ")}, or the path of a suite module (./my-suite.mjs)`,
+        );
       return true;
     })
     .option("seed", { type: "number", default: 1 })

@@ -32,6 +32,8 @@ export const harnessTaskConfigSchema = z.object({
       family: z.enum(FAMILIES).optional(),
       /** A task directory (absolute) instead of the shipped suites. */
       dir: z.string().optional(),
+      /** A plug-in suite's module (absolute) and its content hash: a resume imports it again, refused if it changed. */
+      suite_module: z.object({ path: z.string(), sha256: z.string() }).optional(),
     }),
     /** Every task evaluated, in the order of the plan (stored JSON sorts object keys, not arrays). */
     ids: z.array(z.string()),

@@ -9,12 +9,13 @@ export { isModulePath } from "../search/module-path";
 /** Where a plug-in module was named: the config file (when there is one) and its field. */
 export interface PluginPlace {
   file?: string;
-  field: "suites" | "meta_model";
+  /** A config's field, or `suite`: the `--suite` of `eval` and the probes. */
+  field: "suites" | "meta_model" | "suite";
 }
 
 /** A plug-in module as a run records it: its path (absolute) and the SHA-256 of its content. */
 export interface ModuleRecord {
-  field: PluginPlace["field"];
+  field: "suites" | "meta_model";
   path: string;
   sha256: string;
   /** A suite module's suite name and task ids (reports label its tasks by them). */
@@ -29,7 +30,8 @@ export function pluginError(
   message: string,
   cause?: unknown,
 ): HsearchError {
-  return new HsearchError("bad_input", `${place.field}: module ${path}: ${message}`, {
+  const named = place.field === "suite" ? "--suite" : place.field;
+  return new HsearchError("bad_input", `${named}: module ${path}: ${message}`, {
     ...(place.file ? { file: place.file } : {}),
     field: place.field,
     ...(cause === undefined ? {} : { cause }),
@@ -85,7 +87,7 @@ export async function importDefault(path: string, sha256: string, place: PluginP
     throw pluginError(
       place,
       path,
-      `has no default export: export default ${place.field === "suites" ? "defineSuite" : "defineProposer"}({...})`,
+      `has no default export: export default ${place.field === "meta_model" ? "defineProposer" : "defineSuite"}({...})`,
     );
   return namespace.default;
 }
