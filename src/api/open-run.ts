@@ -15,7 +15,7 @@ import type {
   UsageTotal,
 } from "../store/records";
 import { locateRun, storedConfig } from "./locate-run";
-import { type StatusWithSuites, statusWithSuites } from "./run-result";
+import { type StatusWithSuites, statusWithMetrics, statusWithSuites } from "./run-result";
 
 /**
  * A run or evaluation directory opened read-only (nothing is written, not even a migration): typed records of what it
@@ -26,8 +26,10 @@ export interface RunReader {
   readonly run: RunRecord;
   /** The search config as stored (validated); bad_input on an evaluation directory, which has none. */
   config(): SearchConfig;
-  /** What `hsearch status --json` prints. */
+  /** What `hsearch status --json` prints, but for its `metrics`: those need the run's metric modules imported. */
   status(): StatusWithSuites;
+  /** The status with the table of the run's own metrics (its config's `metrics` modules, imported again). */
+  statusWithMetrics(): Promise<StatusWithSuites>;
   candidates(filter?: { round?: number }): CandidateRecord[];
   /** A candidate by name: `selected`, `seed`, a full commit or a unique prefix of four or more hex digits. */
   candidate(name: string): Promise<CandidateRecord>;
@@ -60,6 +62,7 @@ function readerOf(store: RunStore, run: RunRecord): RunReader {
     run,
     config: () => storedConfig(store),
     status: () => statusWithSuites(store),
+    statusWithMetrics: () => statusWithMetrics(store),
     candidates: (filter) => store.listCandidates(filter),
     candidate: (name) => findCandidate(store, name),
     rounds: () => store.listRounds(),

@@ -52,6 +52,9 @@ describe("a suite, a proposer and a metric of one's own in one search", () => {
           .map((c) => c.proposer),
       );
       expect([...proposers]).toEqual(["module:cue-rules"]);
+      // The library reads the same metric table `status --json` prints.
+      expect((await opened.statusWithMetrics()).metrics).toEqual(status.metrics);
+      expect(opened.status().metrics).toBeUndefined();
     } finally {
       opened.close();
     }
