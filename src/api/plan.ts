@@ -4,6 +4,7 @@ import { createRng } from "../core/rng";
 import type { Task } from "../domain/task";
 import { harnessLimitsOf, loadHarness } from "../harness/load";
 import { customerModelSpec, isRealModelSpec, judgeModelSpec } from "../models/roles";
+import { loadConfigPlugins } from "../plugins";
 import type { SearchConfig } from "../search/config-schema";
 import { loadSearchConfig } from "../search/load-config";
 import { planSearch, type SearchPlan } from "../search/plan";
@@ -39,8 +40,10 @@ export interface RunPlan {
   tasks: { search: number; heldout: number; independent: number };
   rollouts: SearchPlan;
   calls: CallPlan;
-  /** Each role's model spec; null for the scripted customer, the rules judge and the operators. */
+  /** Each role's model spec; null for the scripted customer, the rules judge and the operators or a proposer module. */
   models: { agent: string; customer: string | null; judge: string | null; proposer: string | null };
+  /** What proposes when no model does: `operators`, or a proposer module's absolute path. */
+  offlineProposer: string | null;
   /** Whether any role calls a real (paid) provider: only then is there spend to estimate. */
   real: boolean;
   /** The pilot's estimate; null without `pilot`. */
@@ -54,7 +57,9 @@ export async function planRun(configFile: string, options: PlanOptions = {}): Pr
   const cwd = options.cwd ?? process.cwd();
   const file = resolveUserPath(configFile, cwd);
   const config = loadSearchConfig(file);
-  const tasks = loadSearchTasks(config, cwd, file);
+  // A plug-in suite's tasks are counted like the built-in ones (and its environment is there for the pilot).
+  const plugins = await loadConfigPlugins(config, file);
+  const tasks = loadSearchTasks(config, cwd, file, plugins.tasks);
   const heldout = tasks.heldout();
   const independent = tasks.independent();
   const counts = { search: tasks.search.length, heldout: heldout.length, independent: independent.length };
@@ -85,6 +90,7 @@ export async function planRun(configFile: string, options: PlanOptions = {}): Pr
     rollouts,
     calls,
     models,
+    offlineProposer: models.proposer === null ? config.meta_model : null,
     real,
     estimate: null,
   };

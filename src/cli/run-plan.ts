@@ -60,7 +60,11 @@ export function planText(plan: RunPlan, cwd: string): string[] {
   const unknown = roles.filter((entry) => entry.planned.expected === null).map((entry) => entry.role);
   if (expected.length > 0) lines.push(`model calls expected: ${expected.join("; ")}`);
   const offline = (["customer", "judge", "proposer"] as const).filter((role) => calls[role] === null);
-  if (offline.length > 0) lines.push(`no model call for: ${offline.map((role) => OFFLINE[role]).join(", ")}`);
+  const offlineRole = (role: (typeof offline)[number]) =>
+    role === "proposer" && plan.offlineProposer !== "operators"
+      ? `the proposer (module ${shownPath(plan.offlineProposer ?? "", cwd)})`
+      : OFFLINE[role];
+  if (offline.length > 0) lines.push(`no model call for: ${offline.map(offlineRole).join(", ")}`);
   if (!plan.real) {
     lines.push(
       `every model is offline (${plan.models.agent}): nothing to pay, so no tokens or USD to estimate; how many ${unknown.join(" and ")} calls are made within the bound depends on the model`,

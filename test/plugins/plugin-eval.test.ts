@@ -1,9 +1,18 @@
 /**
- * A plug-in suite outside a search (issue 24): `hsearch eval --suite ./my-suite.mjs` and the library's `evaluate`
- * (and the probes) run the example suite's tasks through the same engine, the directory records the module and its hash, the
- * evaluation page names the suite, and `eval --resume` imports the module again and refuses one that changed.
+ * A plug-in suite outside a search (issue 24): `hsearch eval --suite ./my-suite.mjs`, the library's `evaluate` and
+ * the probes run the example suite's tasks through the same engine; the directory records the module and its hash,
+ * the evaluation page names the suite, and `eval --resume` imports the module again and refuses one that changed.
+ * `run --plan` counts a plug-in suite's tasks as the run then spends them.
  */
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -119,6 +128,42 @@ describe("hsearch eval on a plug-in suite", () => {
     );
     expect(beliefs.code, beliefs.stderr).toBe(0);
     expect(beliefs.stdout).toContain("6 tasks: 6 valid, 0 invalid, 0 infrastructure errors");
+  }, 120_000);
+
+  it("run --plan counts a plug-in suite's tasks and names the proposer module; the run spends no more", async () => {
+    const cwd = project("plan");
+    copyFileSync(join(PACKAGE_ROOT, "examples", "my-proposer.mjs"), join(cwd, "my-proposer.mjs"));
+    const config = join(cwd, "search.yaml");
+    writeFileSync(
+      config,
+      [
+        "name: kv-plan",
+        "suites: [./my-suite.mjs]",
+        "objective: joint",
+        `seed_harness: ${HARNESS}`,
+        "rounds: 2",
+        "proposals_per_round: 2",
+        "task_model: sim:default",
+        "meta_model: ./my-proposer.mjs",
+        "seed: 3",
+      ].join("\n"),
+    );
+    const plan = await runCli(["run", "--plan", config], { cwd });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain("5 candidates; 12 search tasks × 1 repeat");
+    expect(plan.stdout).toContain("search rollouts: at most 60");
+    expect(plan.stdout).toContain("(held-out 6 + independent 2 tasks, for the selection and the seed)");
+    expect(plan.stdout).toContain("the proposer (module my-proposer.mjs)");
+    const run = await runCli(["run", config, "--out", join(cwd, "run")], { cwd });
+    expect(run.code, run.stderr).toBe(0);
+    const opened = openRun(join(cwd, "run"));
+    try {
+      const searched = opened.candidates().flatMap((c) => opened.rollouts(c.commit, "search"));
+      expect(searched.length).toBeGreaterThan(0);
+      expect(searched.length).toBeLessThanOrEqual(60);
+    } finally {
+      opened.close();
+    }
   }, 120_000);
 
   it("a suite that is neither built in nor a module path, or a module beside --tasks, is exit 2", async () => {
