@@ -7,7 +7,18 @@ import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { HsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
-import { FAMILIES, KINDS, SPLITS, type Split, SUITES, type Suite, type Task } from "../domain/task";
+import {
+  FAMILIES,
+  isBuiltinSuite,
+  KINDS,
+  SPLITS,
+  type Split,
+  SUITES,
+  type Suite,
+  type Task,
+} from "../domain/task";
+import { isModulePath } from "../plugins";
+import { loadSuiteModule } from "../plugins/suite-plugin";
 import { filterTasks, type LoadedTask, loadTaskDir, suiteDir, type TaskFilter } from "../tasks/load";
 import { importTau2File } from "../tasks/retail/import-tau2";
 import { buildRetailSuite, DEFAULT_RETAIL_SEED } from "../tasks/retail/suite";
@@ -19,6 +30,7 @@ import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { displayPath, registerHarbor } from "./tasks-harbor";
 import { registerPair } from "./tasks-pair";
+import { usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
@@ -31,34 +43,64 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
           "List tasks (shipped suites, or --tasks DIR)",
           (y) =>
             y
-              .option("suite", { choices: SUITES, describe: "only this suite" })
+              .option("suite", {
+                type: "string",
+                describe: `only this suite: ${SUITES.join(", ")}, or the path of a suite module (./my-suite.mjs): its tasks`,
+              })
+              .check((argv) => {
+                const suite = argv.suite;
+                if (suite !== undefined && !isBuiltinSuite(suite) && !isModulePath(suite))
+                  throw usageError(
+                    `--suite ${suite}: a suite is ${SUITES.join(", ")}, or the path of a suite module (./my-suite.mjs)`,
+                  );
+                return true;
+              })
               .option("split", { choices: SPLITS, describe: "only this split" })
               .option("kind", { choices: KINDS, describe: "only feasible or blocked tasks" })
               .option("family", { choices: FAMILIES, describe: "only this blocker family" })
               .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
               .option("json", { type: "boolean", default: false, describe: "print JSON" }),
-          (argv) => {
+          async (argv) => {
+            const { suite } = argv;
             const filter: TaskFilter = {
-              suite: argv.suite,
+              ...(suite !== undefined && isBuiltinSuite(suite) ? { suite } : {}),
               split: argv.split,
               kind: argv.kind,
               family: argv.family,
             };
-            const loaded = argv.tasks
-              ? loadTaskDir(resolveUserPath(argv.tasks, io.cwd))
-              : loadShipped(argv.suite === undefined ? undefined : [argv.suite]);
-            const tasks = filterTasks(
-              loaded.map((entry) => entry.task),
-              filter,
-            );
+            const module = suite !== undefined && !isBuiltinSuite(suite) ? suite : undefined;
+            if (module && argv.tasks)
+              throw usageError(
+                `--suite ${module} and --tasks: give a suite module or a task directory, not both`,
+              );
+            const all = module
+              ? (await loadSuiteModule(resolveUserPath(module, io.cwd), { field: "suite" })).tasks
+              : (argv.tasks
+                  ? loadTaskDir(resolveUserPath(argv.tasks, io.cwd))
+                  : loadShipped(suite === undefined || !isBuiltinSuite(suite) ? undefined : [suite])
+                ).map((entry) => entry.task);
+            const tasks = filterTasks(all, filter);
             io.out(argv.json ? `${JSON.stringify(tasks.map(summary), null, 2)}\n` : renderTable(tasks));
           },
         )
         .command(
           "validate [path]",
-          "Validate task files (default: every shipped suite); exit 2 on the first error",
-          (y) => y.positional("path", { type: "string", describe: "a task file or directory" }),
-          (argv) => {
+          "Validate task files (default: every shipped suite), or a suite module's tasks; exit 2 on the first error",
+          (y) =>
+            y.positional("path", {
+              type: "string",
+              describe:
+                "a task file or directory, or a suite module (.mjs, .js, .cjs: its tasks, as a search loads them)",
+            }),
+          async (argv) => {
+            if (argv.path && SUITE_MODULE.test(argv.path)) {
+              // The checks a search makes when its config names the module: the task schema and across the set.
+              const suite = await loadSuiteModule(resolveUserPath(argv.path, io.cwd), { field: "module" });
+              io.out(
+                `${suite.tasks.length} tasks ok (suite ${suite.runtime.name}, ${countBySplit(suite.tasks)})\n`,
+              );
+              return;
+            }
             const loaded = argv.path
               ? loadTaskDir(resolveUserPath(argv.path, io.cwd))
               : loadShipped(undefined);
@@ -140,6 +182,9 @@ async function terminalTasks(seed: number, check: boolean): Promise<Task[]> {
 }
 
 /** The shipped suites that exist (an explicitly named one must). */
+/** A path `tasks validate` takes for a suite module rather than task files. */
+const SUITE_MODULE = /\.(mjs|cjs|js)$/;
+
 function loadShipped(suites: readonly Suite[] | undefined): LoadedTask[] {
   const wanted = suites ?? SUITES.filter((suite) => existsSync(suiteDir(PACKAGE_ROOT, suite)));
   return wanted.flatMap((suite) => loadTaskDir(suiteDir(PACKAGE_ROOT, suite)));

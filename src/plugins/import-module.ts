@@ -9,8 +9,8 @@ export { isModulePath } from "../search/module-path";
 /** Where a plug-in module was named: the config file (when there is one) and its field. */
 export interface PluginPlace {
   file?: string;
-  /** A config's field, or `suite`: the `--suite` of `eval` and the probes. */
-  field: "suites" | "meta_model" | "suite";
+  /** A config's field; `suite`: the `--suite` of a command; `module`: a command's argument (`tasks validate`). */
+  field: "suites" | "meta_model" | "suite" | "module";
 }
 
 /** A plug-in module as a run records it: its path (absolute) and the SHA-256 of its content. */
@@ -30,8 +30,8 @@ export function pluginError(
   message: string,
   cause?: unknown,
 ): HsearchError {
-  const named = place.field === "suite" ? "--suite" : place.field;
-  return new HsearchError("bad_input", `${named}: module ${path}: ${message}`, {
+  const named = place.field === "suite" ? "--suite: " : place.field === "module" ? "" : `${place.field}: `;
+  return new HsearchError("bad_input", `${named}module ${path}: ${message}`, {
     ...(place.file ? { file: place.file } : {}),
     field: place.field,
     ...(cause === undefined ? {} : { cause }),

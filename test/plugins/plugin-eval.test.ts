@@ -166,6 +166,28 @@ describe("hsearch eval on a plug-in suite", () => {
     }
   }, 120_000);
 
+  it("tasks validate and tasks list take a suite module", async () => {
+    const cwd = project("tasks");
+    const valid = await runCli(["tasks", "validate", "./my-suite.mjs"], { cwd });
+    expect(valid.code, valid.stderr).toBe(0);
+    expect(valid.stdout).toBe("20 tasks ok (suite kv, search: 12, heldout: 6, independent: 2)\n");
+    const listed = await runCli(
+      ["tasks", "list", "--suite", "./my-suite.mjs", "--split", "heldout", "--json"],
+      {
+        cwd,
+      },
+    );
+    expect(listed.code, listed.stderr).toBe(0);
+    const tasks = JSON.parse(listed.stdout) as { id: string; suite: string; split: string }[];
+    expect(tasks).toHaveLength(6);
+    expect(tasks.every((task) => task.suite === "kv" && task.split === "heldout")).toBe(true);
+
+    writeFileSync(join(cwd, "empty.mjs"), "export const nothing = 1;\n");
+    const refused = await runCli(["tasks", "validate", "./empty.mjs"], { cwd });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`module ${join(cwd, "empty.mjs")}: has no default export`);
+  }, 120_000);
+
   it("a suite that is neither built in nor a module path, or a module beside --tasks, is exit 2", async () => {
     const cwd = project("bad");
     const unknown = await runCli(["eval", "--harness", HARNESS, "--suite", "kv", "--split", "heldout"], {
