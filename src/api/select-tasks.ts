@@ -27,6 +27,13 @@ export interface TaskSelection {
   tasks?: string;
 }
 
+/** What is wrong with a `--suite` value, or null: a built-in suite's name or a suite module's path is right. */
+export function suiteProblem(suite: string): string | null {
+  return isBuiltinSuite(suite) || isModulePath(suite)
+    ? null
+    : `--suite ${suite}: a suite is ${SUITES.join(", ")}, or the path of a suite module (./my-suite.mjs)`;
+}
+
 /** The tasks of a selection, and the suite module they came from (its absolute path and content hash), if any. */
 export interface SelectedTasks {
   tasks: Task[];
@@ -45,12 +52,8 @@ export async function selectTasks(
 ): Promise<SelectedTasks> {
   const { suite } = selection;
   if (suite !== undefined && !isBuiltinSuite(suite)) {
-    if (!isModulePath(suite))
-      throw new HsearchError(
-        "bad_input",
-        `--suite ${suite}: a suite is ${SUITES.join(", ")}, or the path of a suite module (./my-suite.mjs)`,
-        { field: "suite" },
-      );
+    const problem = suiteProblem(suite);
+    if (problem) throw new HsearchError("bad_input", problem, { field: "suite" });
     if (selection.tasks !== undefined)
       throw new HsearchError(
         "bad_input",

@@ -1,11 +1,11 @@
 import type { Argv } from "yargs";
 import { checkCustomerSpec } from "../api/run-setup";
-import type { TaskSelection } from "../api/select-tasks";
+import { suiteProblem, type TaskSelection } from "../api/select-tasks";
 import { loadDocument } from "../config/parse-document";
 import { HsearchError, isHsearchError } from "../core/errors";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
-import { FAMILIES, isBuiltinSuite, KINDS, SPLITS, SUITES } from "../domain/task";
+import { FAMILIES, KINDS, SPLITS, SUITES } from "../domain/task";
 import { openRequestCache, requestCacheFile } from "../models/cache";
 import {
   createRejectionMemory,
@@ -24,7 +24,6 @@ import {
   roleModelsSchema,
   settingsByRole,
 } from "../models/settings";
-import { isModulePath } from "../plugins";
 import { offlineProviders } from "../sim";
 import type { RunStore } from "../store";
 import type { CliIO } from "./io";
@@ -287,11 +286,8 @@ export function harnessTaskOptions<T>(yargs: Argv<T>, verb: string) {
       const seconds = argv["model-call-seconds"];
       if (seconds !== undefined && !(seconds > 0 && Number.isFinite(seconds)))
         throw usageError("--model-call-seconds must be a number of seconds > 0");
-      const suite = argv.suite;
-      if (suite !== undefined && !isBuiltinSuite(suite) && !isModulePath(suite))
-        throw usageError(
-          `--suite ${suite}: a suite is ${SUITE_CHOICES.join(", ")}, or the path of a suite module (./my-suite.mjs)`,
-        );
+      const problem = argv.suite === undefined ? null : suiteProblem(argv.suite);
+      if (problem) throw usageError(problem);
       return true;
     })
     .option("seed", { type: "number", default: 1 })

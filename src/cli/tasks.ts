@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
+import { suiteProblem } from "../api/select-tasks";
 import { HsearchError } from "../core/errors";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import {
@@ -17,7 +18,6 @@ import {
   type Suite,
   type Task,
 } from "../domain/task";
-import { isModulePath } from "../plugins";
 import { loadSuiteModule } from "../plugins/suite-plugin";
 import { filterTasks, type LoadedTask, loadTaskDir, suiteDir, type TaskFilter } from "../tasks/load";
 import { importTau2File } from "../tasks/retail/import-tau2";
@@ -48,11 +48,8 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
                 describe: `only this suite: ${SUITES.join(", ")}, or the path of a suite module (./my-suite.mjs): its tasks`,
               })
               .check((argv) => {
-                const suite = argv.suite;
-                if (suite !== undefined && !isBuiltinSuite(suite) && !isModulePath(suite))
-                  throw usageError(
-                    `--suite ${suite}: a suite is ${SUITES.join(", ")}, or the path of a suite module (./my-suite.mjs)`,
-                  );
+                const problem = argv.suite === undefined ? null : suiteProblem(argv.suite);
+                if (problem) throw usageError(problem);
                 return true;
               })
               .option("split", { choices: SPLITS, describe: "only this split" })
