@@ -9,6 +9,7 @@ export { EffectLog } from "../envs/effect-log";
 export type { EpisodeOutcome } from "../envs/suite-runtime";
 export type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../envs/types";
 export type { Trajectory } from "../harness/trajectory";
+export type { AtifTrajectory } from "../interop";
 export {
   defineProposer,
   defineSuite,
@@ -39,9 +40,17 @@ export type {
   RunRecord,
   UsageTotal,
 } from "../store/records";
+export { AGENT_EXIT_CODES, type AgentInput, type AgentOutcome, type AgentStatus, runAgent } from "./agent";
 export { type CandidateDiff, diffCandidates, exportHarness, type RunRef } from "./candidates";
 export type { EvalOutcome } from "./eval-outcome";
 export { type EvaluateModels, type EvaluateOptions, evaluate } from "./evaluate";
+export {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  exportAtifTrajectories,
+  exportInspectLog,
+  trajectoryFileAsAtif,
+} from "./export-log";
 export { openRun, type RunReader } from "./open-run";
 export { DEFAULT_PILOT_TASKS, type PlanOptions, planRun, type RunPlan } from "./plan";
 export type { PilotEstimate, RoleSpend, Spend } from "./plan-pilot";

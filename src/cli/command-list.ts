@@ -90,6 +90,18 @@ export const COMMANDS: Record<string, CommandEntry> = {
       "Serve a harness around a model as an OpenAI-compatible Chat Completions endpoint; Ctrl-C stops it",
     load: () => import("./serve"),
   },
+  agent: {
+    usage: "agent <instruction>",
+    describe:
+      "Run a harness as an agent in this shell (a task's container): bash in --workdir, infeasible.md as the deferral, the trajectory as ATIF",
+    load: () => import("./agent"),
+  },
+  "export-log": {
+    usage: "export-log <source>",
+    describe:
+      "Write a run's or evaluation's episodes as an Inspect AI eval log or ATIF trajectories, or a trajectory file as ATIF",
+    load: () => import("./export-log"),
+  },
   view: {
     usage: "view <run>",
     describe:

@@ -1,4 +1,4 @@
-import { type Task, toAgentTask } from "../domain/task";
+import { type AgentTask, type Task, toAgentTask } from "../domain/task";
 import {
   createTaskEnvironment,
   suitePolicy,
@@ -146,28 +146,76 @@ export async function withOpenRollout<T>(
             completed: !UNFINISHED.has(episode.end.reason),
           })
         : null;
-    const usd = input.prices ? costOf(input.prices, model.id, episode.billedUsage).usd : 0;
-    const trajectory: Trajectory = {
-      task_id: task.id,
-      suite: task.suite,
-      kind: task.kind,
-      ...(task.family ? { family: task.family } : {}),
-      model: model.id,
-      harness: harness.hash,
-      seed,
-      repeat,
-      steps: episode.steps,
-      events: episode.events,
-      end: episode.end,
-      reward: verified?.reward ?? null,
-      ...(verified?.report ? { verifier: verified.report } : {}),
-      usage: { ...episode.usage, usd },
-      ...(tally.calls > 0 && tally.cached === tally.calls ? { from_cache: true as const } : {}),
-    };
+    const trajectory = episodeTrajectory({ ...input, model }, episode, tally, verified);
     return await use({ task, env, episode, engine, trajectory: await withUnmetInternet(task, trajectory) });
   } finally {
     await env.close();
   }
+}
+
+/**
+ * A task's episode in an environment made by the caller, without a verifier (`hsearch agent`: the local shell of
+ * a task's container, whose verifier the benchmark's runner runs afterwards): the same engine and trajectory as a
+ * rollout. The caller closes `env`.
+ */
+export async function runAgentEpisode(input: {
+  harness: Harness;
+  task: AgentTask;
+  env: Environment;
+  model: ChatModel;
+  seed: number;
+  repeat: number;
+  prices?: PriceTable;
+  onRequest?: (request: ChatRequest) => void;
+}): Promise<{ episode: EpisodeResult; trajectory: Trajectory }> {
+  const tally = { calls: 0, cached: 0 };
+  const model = tallied(input.model, tally);
+  const episode = await new Episode({
+    harness: input.harness,
+    task: input.task,
+    env: input.env,
+    model,
+    seed: input.seed,
+    repeat: input.repeat,
+    policy: suitePolicy(input.task.suite),
+    ...(input.onRequest ? { onRequest: input.onRequest } : {}),
+  }).run();
+  return { episode, trajectory: episodeTrajectory({ ...input, model }, episode, tally, null) };
+}
+
+/** The trajectory of a finished episode: its place, events, end, reward (null unverified) and usage. */
+function episodeTrajectory(
+  input: {
+    harness: Harness;
+    task: AgentTask;
+    model: ChatModel;
+    seed: number;
+    repeat: number;
+    prices?: PriceTable;
+  },
+  episode: EpisodeResult,
+  tally: { calls: number; cached: number },
+  verified: VerifierRun | null,
+): Trajectory {
+  const { task, model } = input;
+  const usd = input.prices ? costOf(input.prices, model.id, episode.billedUsage).usd : 0;
+  return {
+    task_id: task.id,
+    suite: task.suite,
+    kind: task.kind,
+    ...(task.family ? { family: task.family } : {}),
+    model: model.id,
+    harness: input.harness.hash,
+    seed: input.seed,
+    repeat: input.repeat,
+    steps: episode.steps,
+    events: episode.events,
+    end: episode.end,
+    reward: verified?.reward ?? null,
+    ...(verified?.report ? { verifier: verified.report } : {}),
+    usage: { ...episode.usage, usd },
+    ...(tally.calls > 0 && tally.cached === tally.calls ? { from_cache: true as const } : {}),
+  };
 }
 
 /**

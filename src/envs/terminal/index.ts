@@ -6,6 +6,7 @@ export {
   networkFailureIn,
   noNetworkMessage,
 } from "./internet";
+export { createLocalShellEnv, LocalShellSession } from "./local-shell";
 export {
   availableMechanisms,
   cutMiddle,

@@ -3,7 +3,7 @@
  * middle dropped) and shows the agent at most 10 KB, again head and tail, because the start (what ran) and the end
  * (the error, the result) are what an agent needs.
  */
-import type { SandboxMechanism, SandboxResult } from "./sandbox-types";
+import type { SandboxResult } from "./sandbox-types";
 
 /** What an observation shows at most (docs/DESIGN.md §9: output limits). */
 export const DISPLAY_LIMIT_BYTES = 10 * 1024;
@@ -147,7 +147,12 @@ export class CommandOutput {
 
   /** The sandbox's result: a timed-out command has no exit code and was killed with SIGKILL. */
   result(
-    outcome: { exitCode: number | null; timedOut: boolean; durationMs: number; mechanism: SandboxMechanism },
+    outcome: {
+      exitCode: number | null;
+      timedOut: boolean;
+      durationMs: number;
+      mechanism: SandboxResult["mechanism"];
+    },
     displayBytes: number = DISPLAY_LIMIT_BYTES,
   ): SandboxResult {
     return {

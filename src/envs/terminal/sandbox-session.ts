@@ -54,6 +54,7 @@ import {
   WRITABLE_ROOT_DIRS,
   writableRootDirs,
 } from "./session-plan";
+import type { ShellSession } from "./terminal-env";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** How long past a command's own timeout the host waits for the supervisor before giving the episode up. */
@@ -127,7 +128,8 @@ interface Pending {
   fail: (error: Error) => void;
 }
 
-export class SandboxSession {
+export class SandboxSession implements ShellSession {
+  readonly commandTmp = SANDBOX_PATHS.tmp;
   private nextId = 0;
   private pending: { id: number; state: Pending } | null = null;
   private queue: Promise<unknown> = Promise.resolve();

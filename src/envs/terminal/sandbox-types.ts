@@ -121,5 +121,6 @@ export interface SandboxResult {
   durationMs: number;
   /** Bytes the command printed (stdout + stderr), before any cut. */
   outputBytes: number;
-  mechanism: SandboxMechanism;
+  /** How it ran: a sandbox mechanism, or `local` (the machine's own shell: `hsearch agent`). */
+  mechanism: SandboxMechanism | "local";
 }

@@ -38,7 +38,7 @@ import { cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
 import { detectSandbox } from "./sandbox-detect";
 import { handWorkspaceTo, sandboxUserFor } from "./sandbox-host";
 import { runWithMechanism } from "./sandbox-run";
-import { SandboxSession } from "./sandbox-session";
+import { SandboxSession, type SessionCommand } from "./sandbox-session";
 import {
   SANDBOX_PATHS,
   type SandboxInfo,
@@ -65,7 +65,6 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
 export const DEFAULT_SETUP_TIMEOUT_MS = 300_000;
 /** Commands longer than this go to the sandbox as a script file rather than as an argument. */
 export const LONG_COMMAND_BYTES = 64 * 1024;
-const SANDBOX_TMP = "/tmp";
 
 /**
  * The ~/.profile of the sandbox's user, as a home made from /etc/skel has one: login shells (tmux's panes, `bash -l`,
@@ -327,7 +326,23 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
   }
 }
 
-export class TerminalEnv implements Environment {
+/**
+ * Where the environment's commands run: the episode's sandbox (sandbox-session.ts) or, for `hsearch agent`, the
+ * machine's own shell (local-shell.ts). Commands run one at a time, in call order.
+ */
+export interface ShellSession {
+  run(command: SessionCommand): Promise<SandboxResult>;
+  close(): Promise<void>;
+  /** Where the environment's tmp dir appears to its commands (long commands are handed over as files there). */
+  readonly commandTmp: string;
+  /**
+   * Where commands start when that is neither /workspace nor /app (the local shell's own directory): the file tools
+   * take paths under it too. Absent for the sandbox, which shows the workspace at /workspace and /app.
+   */
+  readonly workdir?: string;
+}
+
+export class TerminalEnv<Session extends ShellSession = SandboxSession> implements Environment {
   readonly suite = "terminal" as const;
   readonly deferralFile = DEFERRAL_FILE;
   private readonly log = new EffectLog();
@@ -342,7 +357,8 @@ export class TerminalEnv implements Environment {
   private agentSpentMs = 0;
 
   constructor(
-    readonly sandbox: SandboxInfo,
+    /** The sandbox the session runs in; undefined for the local shell. */
+    readonly sandbox: SandboxInfo | undefined,
     /** The environment's private temp dir (host). */
     readonly dir: string,
     /** The workspace (host path); the sandbox shows it at /workspace and /app. */
@@ -352,8 +368,8 @@ export class TerminalEnv implements Environment {
     /** The identity commands run as, when hsearch is root. */
     readonly user: SandboxUser | undefined,
     private readonly options: TerminalEnvOptions,
-    /** The episode's persistent sandbox. */
-    readonly session: SandboxSession,
+    /** Where the commands run: the episode's persistent sandbox, or the local shell. */
+    readonly session: Session,
   ) {}
 
   tools(): ToolSpec[] {
@@ -365,7 +381,7 @@ export class TerminalEnv implements Environment {
 
   /** The task's own work directory where the session shows the workspace (not in a task image's episode). */
   private sessionWorkdir(): string | undefined {
-    return this.options.image ? undefined : this.options.workdir;
+    return this.options.image ? undefined : (this.options.workdir ?? this.session.workdir);
   }
 
   writeTools(): ReadonlySet<string> {
@@ -437,7 +453,8 @@ export class TerminalEnv implements Environment {
         ...extra,
         // The task's variables (a Dockerfile's ENV) under the call's own; a PATH of the task's keeps the shims.
         ...(this.options.env || extra.env ? { env: { ...taskEnv(this.options.env), ...extra.env } } : {}),
-        command: scriptName !== undefined ? ["/bin/bash", `${SANDBOX_TMP}/${scriptName}`] : command,
+        command:
+          scriptName !== undefined ? ["/bin/bash", `${this.session.commandTmp}/${scriptName}`] : command,
       });
     } finally {
       if (scriptName !== undefined) await rm(join(this.tmp, scriptName), { force: true });
