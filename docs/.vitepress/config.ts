@@ -14,7 +14,10 @@ export default defineConfig({
   markdown: { anchor: { slugify } },
   // Links to the repository's own files (../src/README.md, ../CONTRIBUTING.md) are not pages of the site; the
   // link test (test/docs/links.test.ts) checks that they exist.
-  ignoreDeadLinks: [/^(\.\.\/)+(src|test|bench|scripts|search-configs|harnesses|tasks|examples|schemas|data|config)\//, /CONTRIBUTING/],
+  ignoreDeadLinks: [
+    /^(\.\.\/)+(src|test|bench|scripts|search-configs|harnesses|tasks|examples|schemas|data|config)\//,
+    /CONTRIBUTING/,
+  ],
   themeConfig: {
     nav: [
       { text: "Guide", link: "/guide/quick-start" },
@@ -25,8 +28,20 @@ export default defineConfig({
     sidebar: {
       "/guide/": [{ text: "Guide", items: pagesIn(`${docs}/guide`, "/guide") }],
       "/reference/": [
-        { text: "Commands", items: [{ text: "Overview", link: "/reference/cli/" }, ...pagesIn(`${docs}/reference/cli`, "/reference/cli").filter((p) => !p.link.endsWith("/index"))] },
-        { text: "Formats", items: [{ text: "Search config", link: "/reference/config" }, { text: "Harness format", link: "/reference/harness" }] },
+        {
+          text: "Commands",
+          items: [
+            { text: "Overview", link: "/reference/cli/" },
+            ...pagesIn(`${docs}/reference/cli`, "/reference/cli").filter((p) => !p.link.endsWith("/index")),
+          ],
+        },
+        {
+          text: "Formats",
+          items: [
+            { text: "Search config", link: "/reference/config" },
+            { text: "Harness format", link: "/reference/harness" },
+          ],
+        },
       ],
     },
     search: { provider: "local" },

@@ -25,17 +25,17 @@ function documents(): string[] {
 
 /** The text outside fenced blocks and inline code, where a link is a link. */
 function prose(markdown: string): string {
-  return markdown
-    .replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "")
-    .replace(/(`+)[\s\S]*?\1/g, "");
+  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "").replace(/(`+)[\s\S]*?\1/g, "");
 }
 
-export function linksOf(markdown: string): string[] {
-  return [...prose(markdown).matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] as string);
+function linksOf(markdown: string): string[] {
+  return [...prose(markdown).matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map(
+    (m) => m[1] as string,
+  );
 }
 
 /** The anchors a page defines: its headings' slugs (a repeated one gets -1, -2 …) and explicit ids. */
-export function anchorsOf(markdown: string): Set<string> {
+function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const counts = new Map<string, number>();
   const text = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, "");
@@ -87,7 +87,10 @@ describe("links in the README and the documentation", () => {
   });
 
   it("reads links and anchors as a reader follows them", () => {
-    expect(linksOf("[a](x.md#b) `[c](d.md)` ![i](p.png)\n```\n[e](f.md)\n```\n")).toEqual(["x.md#b", "p.png"]);
+    expect(linksOf("[a](x.md#b) `[c](d.md)` ![i](p.png)\n```\n[e](f.md)\n```\n")).toEqual([
+      "x.md#b",
+      "p.png",
+    ]);
     expect([...anchorsOf("# A `b` c\n## Same\n## Same\n### 3. Formats\n## X {#own}\n")]).toEqual([
       "a-b-c",
       "same",
