@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { basename, resolve } from "node:path";
 import { newRunId } from "../core/ids";
+import { assertOutputApart } from "../core/output-overlap";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { createEvaluationDir } from "../eval/eval-dir";
@@ -81,6 +82,11 @@ export async function evaluate(
     }),
   });
   const out = options.out === undefined ? undefined : resolve(cwd, options.out);
+  if (out)
+    assertOutputApart({ path: out, name: "out" }, [
+      { path: harnessDir, name: "the harness" },
+      ...(tasks.tasks === undefined ? [] : [{ path: resolveUserPath(tasks.tasks, cwd), name: "the tasks" }]),
+    ]);
   const evaluation = await createEvaluationDir({
     root: out ? resolve(out, "..") : resolve(cwd, "runs"),
     id: out

@@ -3,6 +3,7 @@ import { basename, dirname, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { type EvalOutcome, evaluateInDir } from "../api/evaluate-in-dir";
 import { newRunId } from "../core/ids";
+import { assertOutputApart } from "../core/output-overlap";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { FAMILIES, type Task } from "../domain/task";
@@ -189,7 +190,7 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalOutc
   const rejections = storedRejections(io);
   const models = createCommandModels(plan, io, rejections.memory);
   const maxInfraErrorRate = options.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
-  const { root, id } = evaluationLocation(options.out, basename(harnessDir), io.cwd);
+  const { root, id } = evaluationLocation(options.out, { harnessDir, tasks: options.tasks }, io.cwd);
   const evaluation = await createEvaluationDir({
     root,
     id,
@@ -283,15 +284,23 @@ async function evaluateWithProgress(
   }
 }
 
-/** `--out DIR` (its name is the id), else `runs/<id>` under the working directory, named like a run. */
+/**
+ * `--out DIR` (its name is the id; refused where it overlaps the harness or the task directory it reads), else
+ * `runs/<id>` under the working directory, named like a run.
+ */
 export function evaluationLocation(
   out: string | undefined,
-  harnessName: string,
+  inputs: { harnessDir: string; tasks?: string | undefined },
   cwd: string,
   kind: "eval" | "probe_beliefs" | "probe_challenge" = "eval",
 ) {
+  const harnessName = basename(inputs.harnessDir);
   if (out !== undefined) {
     const dir = resolve(cwd, out);
+    assertOutputApart({ path: dir, name: "--out" }, [
+      { path: inputs.harnessDir, name: "the harness" },
+      ...(inputs.tasks === undefined ? [] : [{ path: resolveUserPath(inputs.tasks, cwd), name: "--tasks" }]),
+    ]);
     return { root: dirname(dir), id: basename(dir) };
   }
   const prefix = kind === "eval" ? "eval" : kind === "probe_beliefs" ? "beliefs" : "challenge";

@@ -133,6 +133,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
 interface Setup {
   harness: Harness;
   harnessDir: string;
+  /** `--tasks`, as given. */
+  tasksDir: string | undefined;
   tasks: Task[];
   selected: SelectedTasks;
   model: ChatModel;
@@ -152,6 +154,7 @@ async function setup(args: CommonArgs & { judge?: string }, io: CliIO): Promise<
   return {
     harness,
     harnessDir,
+    tasksDir: args.tasks,
     tasks,
     selected,
     model: models.agent,
@@ -177,7 +180,12 @@ async function openProbeDir<K extends "probe_beliefs" | "probe_challenge">(
   out: string | undefined,
   io: CliIO,
 ): Promise<{ evaluation: EvaluationDir<K>; keeper: ProbeKeeper }> {
-  const { root, id } = evaluationLocation(out, basename(setupData.harnessDir), io.cwd, spec.kind);
+  const { root, id } = evaluationLocation(
+    out,
+    { harnessDir: setupData.harnessDir, tasks: setupData.tasksDir },
+    io.cwd,
+    spec.kind,
+  );
   const evaluation = await createEvaluationDir({ ...spec, root, id });
   const { store } = evaluation;
   let release: () => void;

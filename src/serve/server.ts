@@ -11,6 +11,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { HsearchError } from "../core/errors";
 import type { Usage } from "../models/types";
 import { Conversation, type LogLine, type RelaySetup } from "./conversation";
 import {
@@ -194,7 +195,9 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
     else socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error) =>
+      reject(listenError(error, options.host ?? "127.0.0.1", options.port ?? 0)),
+    );
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
       server.off("error", reject);
       resolve();
@@ -217,6 +220,20 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+/** Why the server could not listen, as bad input naming the flag: the port or the address is the user's choice. */
+function listenError(error: Error, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  const says: Record<string, string> = {
+    EADDRINUSE: `--port ${port}: port ${port} on ${host} is in use by another program; choose another (0: any free port)`,
+    EACCES: `--port ${port}: not allowed to listen on port ${port} (ports below 1024 need privileges)`,
+    EADDRNOTAVAIL: `--host ${host}: not an address of this machine`,
+    ENOTFOUND: `--host ${host}: no such host`,
+    EAI_AGAIN: `--host ${host}: the name could not be resolved`,
+  };
+  const message = code === undefined ? undefined : says[code];
+  return message === undefined ? error : new HsearchError("bad_input", message, { cause: error });
 }
 
 function headerValue(req: IncomingMessage, name: string): string | undefined {
