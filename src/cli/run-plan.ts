@@ -35,13 +35,7 @@ export function planText(plan: RunPlan, cwd: string): string[] {
   const lines = [
     config,
     `search rollouts: at most ${rollouts.search.max}; expected ${rollouts.search.expected}${
-      plan.rule === "race"
-        ? ` (a proposal that changes no outcome stops after ${rollouts.tasksPerUnchangedProposal} tasks)`
-        : plan.rule === "paired" && rollouts.search.max > rollouts.search.expected
-          ? " (more only for close calls' extra repeats)"
-          : rollouts.tasksPerUnchangedProposal === null
-            ? " (early_reject: a proposal stops once it cannot beat the incumbent, after about the search tasks the incumbent fails; expected is the bound)"
-            : ""
+      rollouts.note ? ` (${rollouts.note})` : ""
     }`,
     `final evaluation rollouts: ${rollouts.final} (held-out ${tasks.heldout} + independent ${tasks.independent} tasks, for the selection and the seed)`,
     `total rollouts: at most ${rollouts.search.max + rollouts.final}; expected ${rollouts.search.expected + rollouts.final}`,

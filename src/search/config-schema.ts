@@ -5,6 +5,8 @@ import { HARNESS_LIMITS } from "../harness/load";
 import { DEFAULT_MAX_REPLY_CHARS, DEFAULT_TIMEOUT_MS } from "../models/reply-limit";
 import { roleModelsSchema } from "../models/settings";
 import { objectiveSchema } from "../scoring/objective";
+import { acceptanceSchema } from "./acceptance";
+import type { AcceptanceConfig } from "./acceptance/config";
 
 /** The search config (docs/DESIGN.md §3). `hsearch run` reads it; `schemas/search-config.schema.json` is generated from it. */
 const modelSpec = z
@@ -34,95 +36,6 @@ const metaModel = z
   .describe(
     "The proposer: operators (built in), a model (provider:model), or the path of a plug-in proposer module (./my-proposer.mjs, relative to the config file).",
   );
-
-export const acceptanceSchema = z.discriminatedUnion("rule", [
-  z
-    .object({
-      rule: z.literal("greater"),
-      early_reject: z
-        .union([z.boolean(), z.literal("leader")])
-        .default(false)
-        .describe(
-          "true: stop a proposal's evaluation once it can no longer beat the incumbent (its tasks run those the incumbent fails first) — the same decisions, proposals and selection as evaluating it on every search task, for fewer rollouts. leader: also once it can no longer beat the round's leader (run to the end first) — the same round decisions, but such a proposal has no score, so the operators' crossover donors can differ. Greedy only.",
-        ),
-    })
-    .strict()
-    .describe("Accept the round's best proposal if it beats the incumbent."),
-  z
-    .object({
-      rule: z.literal("paired"),
-      alpha: z.number().gt(0).lt(1).default(0.1),
-      max_extra_repeats: z.number().int().min(0).max(20).default(2),
-      screen: z
-        .object({ fraction: z.number().gt(0).lt(1), reject_below: z.number() })
-        .strict()
-        .optional()
-        .describe("Evaluate on a subset first; may reject early, never accept."),
-    })
-    .strict()
-    .describe("Accept only when a paired test over tasks clears alpha."),
-  z
-    .object({
-      rule: z.literal("race"),
-      alpha: z
-        .number()
-        .gt(0)
-        .lt(1)
-        .default(0.2)
-        .describe("Error rate of each race's two one-sided e-processes together (α/2 each)."),
-      margin: z
-        .number()
-        .gt(0)
-        .lt(1)
-        .default(0.1)
-        .describe("A proposal is rejected once it is shown not better than the incumbent by this much."),
-      batch: z.number().int().min(1).max(1000).default(8).describe("Search tasks per look."),
-      min_tasks: z
-        .number()
-        .int()
-        .min(1)
-        .default(32)
-        .describe("A proposal is never accepted on fewer search tasks than this."),
-      order: z
-        .enum(["seeded", "informative"])
-        .default("seeded")
-        .describe(
-          "seeded: one uniform seeded order of the search tasks per run; informative: per round, a seeded draw that favours the tasks on which earlier candidates' search outcomes disagreed (each draw weighted by 1/probability, so the confidence sequence stays valid).",
-        ),
-      informative_weight: z
-        .number()
-        .gt(1)
-        .max(100)
-        .default(4)
-        .describe(
-          "order informative: how many times likelier a task on which earlier candidates disagreed completely is drawn than one on which they agreed.",
-        ),
-      halving: z
-        .object({
-          keep: z
-            .number()
-            .gt(0)
-            .lt(1)
-            .default(0.5)
-            .describe("The share of racing proposals kept at each rung."),
-          first: z
-            .number()
-            .int()
-            .min(1)
-            .default(16)
-            .describe("The first rung, in search tasks; later rungs at 2×, 4×, … as many."),
-        })
-        .strict()
-        .optional()
-        .describe(
-          "Successive halving within a round: at each rung the proposals still racing are ranked by their mean paired difference and only the best share races on (it only ever rejects).",
-        ),
-    })
-    .strict()
-    .describe(
-      "Sequential paired racing: each proposal runs on the search tasks in a seeded order, a batch at a time, and stops as soon as a betting confidence sequence on its paired difference against the incumbent decides it.",
-    ),
-]);
 
 export const searchConfigSchema = z
   .object({
@@ -175,7 +88,11 @@ export const searchConfigSchema = z
       .describe(
         "greedy: every round proposes from the incumbent; pareto: from a seeded draw of the front of candidates best on at least one search-task family, admitting a proposal when it gains on its parent and no member dominates it.",
       ),
-    acceptance: acceptanceSchema.default({ rule: "greater", early_reject: false }),
+    // One member per rule module (src/search/acceptance), told apart by `rule`.
+    acceptance: (acceptanceSchema() as z.ZodType<AcceptanceConfig>).default({
+      rule: "greater",
+      early_reject: false,
+    }),
     early_stop: z
       .object({ patience: z.number().int().min(1).nullable().default(null) })
       .strict()
