@@ -1,6 +1,7 @@
 import { isAbsolute, relative } from "node:path";
 import { DEFAULT_PILOT_TASKS, planRun, type RunPlan } from "../api/plan";
 import type { RoleSpend, Spend } from "../api/plan-pilot";
+import { isModulePath } from "../plugins";
 import type { CliIO } from "./io";
 
 /**
@@ -55,8 +56,8 @@ export function planText(plan: RunPlan, cwd: string): string[] {
   if (expected.length > 0) lines.push(`model calls expected: ${expected.join("; ")}`);
   const offline = (["customer", "judge", "proposer"] as const).filter((role) => calls[role] === null);
   const offlineRole = (role: (typeof offline)[number]) =>
-    role === "proposer" && plan.offlineProposer !== "operators"
-      ? `the proposer (module ${shownPath(plan.offlineProposer ?? "", cwd)})`
+    role === "proposer" && plan.offlineProposer !== null
+      ? `the proposer (${isModulePath(plan.offlineProposer) ? `module ${shownPath(plan.offlineProposer, cwd)}` : plan.offlineProposer})`
       : OFFLINE[role];
   if (offline.length > 0) lines.push(`no model call for: ${offline.map(offlineRole).join(", ")}`);
   if (!plan.real) {

@@ -4,6 +4,7 @@ import { harnessLimitsOf, parseHarness } from "../harness/load";
 import type { EvaluatedProposal } from "./acceptance/verdicts";
 import { evaluateCandidate } from "./candidate-rollouts";
 import { applyProposal, assertProposalPaths, type Proposal } from "./proposal";
+import { proposerLabel } from "./proposers";
 import type { SearchDeps } from "./search-deps";
 
 /** Why a proposal is not evaluated: refused before it became a commit, or a commit that is a duplicate or invalid. */
@@ -40,8 +41,7 @@ export async function admitProposal(
   proposal: Proposal,
 ): Promise<Admitted | null> {
   const { store } = deps;
-  const proposer =
-    proposal.proposer ?? deps.pluginProposer?.name ?? (deps.metaModel ? deps.metaModel.id : "operators");
+  const proposer = proposal.proposer ?? proposerLabel(deps);
   const fail = (failure: Failure): null => {
     const { reason } = failure;
     if (failure.state === "refused")

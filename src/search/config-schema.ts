@@ -7,36 +7,16 @@ import { roleModelsSchema } from "../models/settings";
 import { objectiveSchema } from "../scoring/objective";
 import { acceptanceSchema } from "./acceptance";
 import type { AcceptanceConfig } from "./acceptance/config";
+import { modelSpec, modulePath } from "./config-fields";
+import { metaModelSchema } from "./proposers";
 
 /** The search config (docs/DESIGN.md §3). `hsearch run` reads it; `schemas/search-config.schema.json` is generated from it. */
-const modelSpec = z
-  .string()
-  .regex(
-    /^(oracle|[a-z][a-z0-9_-]*:\S+)$/,
-    "a model is provider:model, e.g. sim:default, openai:gpt-4.1-mini, or oracle",
-  );
-
-/**
- * A module path in the config (src/plugins): `./`, `../` or `/` first, relative to the config file. A plug-in suite
- * in `suites`, a plug-in proposer in `meta_model`. Self-contained here, next to the fields that take one.
- */
-const MODULE_PATH = /^(\.{1,2})?\//;
-/** A module path; `message` is the field's whole rule, since zod reports this branch when none of the field's matches. */
-const modulePath = (message: string) => z.string().regex(MODULE_PATH, message);
 const SUITE_RULE = "a suite is retail, terminal, or the path of a suite module (./my-suite.mjs)";
-const PROPOSER_RULE =
-  "operators, a model (provider:model, e.g. openai:gpt-4.1-mini), or the path of a proposer module (./my-proposer.mjs)";
 const suiteEntry = z
   .union([z.enum(SUITES), modulePath(SUITE_RULE)], { error: SUITE_RULE })
   .describe(
     "retail, terminal, or the path of a plug-in suite module (./my-suite.mjs, relative to the config file).",
   );
-const metaModel = z
-  .union([z.literal("operators"), modelSpec, modulePath(PROPOSER_RULE)], { error: PROPOSER_RULE })
-  .describe(
-    "The proposer: operators (built in), a model (provider:model), or the path of a plug-in proposer module (./my-proposer.mjs, relative to the config file).",
-  );
-
 export const searchConfigSchema = z
   .object({
     name: z
@@ -52,7 +32,8 @@ export const searchConfigSchema = z
     proposals_per_round: z.number().int().min(1).max(20),
     repeats: z.number().int().min(1).max(20).default(1),
     task_model: modelSpec,
-    meta_model: metaModel.default("operators"),
+    // One member per proposer module (src/search/proposers): a built-in by name, a model, a module path.
+    meta_model: (metaModelSchema() as z.ZodType<string>).default("operators"),
     judge: z
       .string()
       .regex(/^(rules|llm:.+)$/, "rules or llm:<model>")

@@ -11,20 +11,9 @@ import { diagnostic, finalEvaluations } from "./final-evaluation";
 import { mergeProposal } from "./pareto-merge";
 import { groupByParent, paretoParents } from "./pareto-round";
 import { propose } from "./propose";
+import { proposerOf } from "./proposers";
 import type { SearchDeps } from "./search-deps";
 import type { SearchOutcome } from "./search-events";
-
-/**
- * Greedy with the operators proposer, after a round in which they found no new edit at all: everything they read — the
- * incumbent, the run's harnesses, the rejected memory — is as it was, so every later round would be empty too. (Under
- * pareto another front member may be drawn; an LLM proposer is asked anew.)
- */
-function operatorsRanDry(deps: SearchDeps, round: number): boolean {
-  if (round < 1 || deps.config.strategy !== "greedy" || deps.metaModel) return false;
-  return deps.store
-    .listEvents()
-    .some((e) => e.kind === "operators_exhausted" && e.data.round === round && e.data.proposals === 0);
-}
 
 /**
  * A budget limit stops the run where it is: in-flight rollouts finish and are stored, nothing new starts, and the
@@ -123,7 +112,8 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
       store.logEvent("early_stop", { round, patience: config.early_stop.patience });
       break;
     }
-    if (operatorsRanDry(deps, round - 1)) {
+    // A proposer that found nothing and reads nothing new (the operators under greedy) would find nothing again.
+    if (proposerOf(config).ranDry?.(deps, round - 1)) {
       stoppedBy = "exhausted";
       store.logEvent("exhausted_stop", { round, incumbent });
       break;
