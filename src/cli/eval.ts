@@ -1,9 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { basename, dirname, resolve } from "node:path";
+import { basename } from "node:path";
 import type { Argv } from "yargs";
 import { type EvalOutcome, evaluateInDir } from "../api/evaluate-in-dir";
-import { newRunId } from "../core/ids";
-import { assertOutputApart } from "../core/output-overlap";
+import { evaluationLocation } from "../api/probe";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { FAMILIES, type Task } from "../domain/task";
@@ -282,32 +280,6 @@ async function evaluateWithProgress(
   } finally {
     progress.done();
   }
-}
-
-/**
- * `--out DIR` (its name is the id; refused where it overlaps the harness or the task directory it reads), else
- * `runs/<id>` under the working directory, named like a run.
- */
-export function evaluationLocation(
-  out: string | undefined,
-  inputs: { harnessDir: string; tasks?: string | undefined },
-  cwd: string,
-  kind: "eval" | "probe_beliefs" | "probe_challenge" = "eval",
-) {
-  const harnessName = basename(inputs.harnessDir);
-  if (out !== undefined) {
-    const dir = resolve(cwd, out);
-    assertOutputApart({ path: dir, name: "--out" }, [
-      { path: inputs.harnessDir, name: "the harness" },
-      ...(inputs.tasks === undefined ? [] : [{ path: resolveUserPath(inputs.tasks, cwd), name: "--tasks" }]),
-    ]);
-    return { root: dirname(dir), id: basename(dir) };
-  }
-  const prefix = kind === "eval" ? "eval" : kind === "probe_beliefs" ? "beliefs" : "challenge";
-  return {
-    root: resolve(cwd, "runs"),
-    id: newRunId(`${prefix}-${harnessName}`, new Date(), randomBytes(8).toString("hex")),
-  };
 }
 
 /** What an evaluation directory records of its models: each role's spec, their settings, timeout and cache. */
