@@ -66,3 +66,18 @@ export {
   type StartRunOptions,
   startRun,
 } from "./start-run";
+export {
+  DEFAULT_STUDY,
+  type PlannedStep,
+  planStudy,
+  resumeStudy,
+  runStudy,
+  type StepSpend,
+  type StudyCalls,
+  type StudyEvent,
+  type StudyHandle,
+  type StudyOptions,
+  type StudyPlan,
+  type StudyPlanOptions,
+  type StudyResult,
+} from "./study";
