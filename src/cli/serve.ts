@@ -99,6 +99,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         port: argv.port,
         host: argv.host,
         logDir,
+        onError: (error) => io.err(`hsearch serve: error answering a request: ${error.message}`),
       });
       io.out(`${server.url}/v1`);
       if (!isLoopbackHost(argv.host))
