@@ -43,6 +43,11 @@ export interface AgentInput {
   seed?: number;
   /** Wall time of one tool call; default the terminal environment's (60 s). */
   commandTimeoutMs?: number;
+  /**
+   * Whether the shell has network, as the bash tool's description tells the agent (default true: a machine's
+   * shell usually has; false for a task container without internet).
+   */
+  network?: boolean;
   /** The task id the trajectory records; default `agent`. */
   taskId?: string;
 }
@@ -64,6 +69,7 @@ export async function runAgent(input: AgentInput): Promise<AgentOutcome> {
     throw badInput(`--max-steps must be a positive integer, got ${input.maxSteps}`, { field: "max-steps" });
   const harness = input.maxSteps === undefined ? input.harness : withMaxSteps(input.harness, input.maxSteps);
   const env = await createLocalShellEnv(input.workdir, {
+    network: input.network ?? true,
     ...(input.commandTimeoutMs !== undefined ? { commandTimeoutMs: input.commandTimeoutMs } : {}),
   });
   let trajectory: Trajectory;

@@ -38,6 +38,16 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
             "directory for trajectory.json (ATIF) and hsearch-trajectory.json (default: none written)",
         })
         .option("seed", { type: "number", default: 0, describe: "the episode's seed" })
+        .option("network", {
+          type: "boolean",
+          default: true,
+          describe:
+            "whether the shell has network, as the bash tool tells the agent (--no-network: it has none)",
+        })
+        .option("task-id", {
+          type: "string",
+          describe: "the task id the trajectory records (default: agent)",
+        })
         .check((argv) => {
           const steps = argv.maxSteps;
           if (steps !== undefined && !(Number.isInteger(steps) && (steps as number) > 0))
@@ -53,6 +63,8 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
         ...(argv.maxSteps !== undefined ? { maxSteps: argv.maxSteps } : {}),
         ...(argv.out !== undefined ? { out: resolve(io.cwd, argv.out) } : {}),
         seed: argv.seed,
+        network: argv.network,
+        ...(argv.taskId !== undefined ? { taskId: argv.taskId } : {}),
       });
       const end = outcome.trajectory.end;
       const detail =

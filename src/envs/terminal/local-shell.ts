@@ -98,7 +98,7 @@ export class LocalShellSession implements ShellSession {
  */
 export async function createLocalShellEnv(
   workdir: string,
-  options: Pick<TerminalEnvOptions, "commandTimeoutMs" | "agentBudgetMs" | "forbidden"> = {},
+  options: Pick<TerminalEnvOptions, "commandTimeoutMs" | "agentBudgetMs" | "forbidden" | "network"> = {},
 ): Promise<TerminalEnv<LocalShellSession>> {
   const info = await stat(workdir).catch(() => undefined);
   if (!info?.isDirectory()) throw badInput(`--workdir '${workdir}' is not a directory`, { field: "workdir" });
