@@ -57,7 +57,7 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
     async (argv) => {
       const outcome = await runAgent({
         harness: loadHarness(resolve(io.cwd, argv.harness)),
-        model: createModel(argv.model, { env: process.env }),
+        model: createModel(argv.model, { env: io.env }),
         instruction: argv.instruction,
         workdir: resolve(io.cwd, argv.workdir ?? "."),
         ...(argv.maxSteps !== undefined ? { maxSteps: argv.maxSteps } : {}),
