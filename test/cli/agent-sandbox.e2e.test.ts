@@ -239,7 +239,12 @@ async function agentOutcome(name: Name): Promise<Outcome & { exitCode: number | 
     const own = JSON.parse(
       readFileSync(join(env.tmp, "agent-out", "hsearch-trajectory.json"), "utf8"),
     ) as Trajectory;
-    const verified = await verifyTaskWithReport(task, env, { completed: true });
+    const verified = await verifyTaskWithReport(task, env, {
+      completed: true,
+      agentMessages: own.events.flatMap((event) =>
+        event.type === "message" && event.author === "agent" ? [event.text] : [],
+      ),
+    });
     expect(run.stdout).toContain(`(exit ${run.exitCode})`);
     return {
       requests: requestsOf(from, name),

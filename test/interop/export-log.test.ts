@@ -59,6 +59,22 @@ function protectedTexts(): string[] {
   });
 }
 
+interface Message {
+  role: string;
+  tool_call_id?: string | null;
+  tool_calls?: Array<{ id: string }> | null;
+}
+interface Sample {
+  messages: Message[];
+  metadata: { kind: string };
+  scores: { hsearch: { value: Record<string, unknown> } };
+}
+interface Log {
+  version: number;
+  samples: Sample[];
+  results: { scores: Array<{ name: string }> };
+}
+
 function expectNoProtectedField(text: string): void {
   expect(protectedTexts().length).toBeGreaterThan(tasks.length);
   expect(text).not.toMatch(/"(blocker|reference|verify)"\s*:/);
@@ -66,7 +82,7 @@ function expectNoProtectedField(text: string): void {
 }
 
 describe("export-log --format inspect", () => {
-  let log: Record<string, any>;
+  let log: Log;
   let text: string;
   beforeAll(async () => {
     const out = join(work, "log.json");
@@ -74,7 +90,7 @@ describe("export-log --format inspect", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`${episodes} samples`);
     text = readFileSync(out, "utf8");
-    log = JSON.parse(text);
+    log = JSON.parse(text) as Log;
   });
 
   it("validates against Inspect's published eval log schema", () => {
@@ -86,30 +102,32 @@ describe("export-log --format inspect", () => {
     expect(valid).toBe(true);
     expect(log.version).toBe(2);
     // The schema has teeth: a sample without its messages' required fields does not validate.
-    const broken = structuredClone(log);
-    delete broken.samples[0].messages[0].role;
+    const broken = structuredClone(log) as unknown as {
+      samples: Array<{ messages: Array<Partial<Message>> }>;
+    };
+    delete broken.samples[0]?.messages[0]?.role;
     expect(validate(broken)).toBe(false);
   });
 
   it("has one sample per episode with messages, tool calls and the M0–M3, strict SA and solve scores", () => {
     expect(log.samples).toHaveLength(episodes);
-    const roles = new Set(log.samples.flatMap((s: any) => s.messages.map((m: any) => m.role)));
+    const roles = new Set(log.samples.flatMap((s: Sample) => s.messages.map((m: Message) => m.role)));
     expect(roles).toEqual(new Set(["system", "user", "assistant", "tool"]));
-    const calls = log.samples.flatMap((s: any) =>
-      s.messages.flatMap((m: any) => (m.role === "assistant" ? (m.tool_calls ?? []) : [])),
+    const calls = log.samples.flatMap((s: Sample) =>
+      s.messages.flatMap((m: Message) => (m.role === "assistant" ? (m.tool_calls ?? []) : [])),
     );
     expect(calls.length).toBeGreaterThan(0);
     // Each tool message answers an assistant tool call of its sample.
     for (const sample of log.samples) {
       const ids = new Set(
-        sample.messages.flatMap((m: any) => (m.tool_calls ?? []).map((call: any) => call.id)),
+        sample.messages.flatMap((m: Message) => (m.tool_calls ?? []).map((call: { id: string }) => call.id)),
       );
       for (const message of sample.messages)
         if (message.role === "tool" && message.tool_call_id !== null)
           expect(ids).toContain(message.tool_call_id);
     }
-    const blocked = log.samples.filter((s: any) => s.metadata.kind === "blocked");
-    const feasible = log.samples.filter((s: any) => s.metadata.kind === "feasible");
+    const blocked = log.samples.filter((s: Sample) => s.metadata.kind === "blocked");
+    const feasible = log.samples.filter((s: Sample) => s.metadata.kind === "feasible");
     expect(blocked.length).toBeGreaterThan(0);
     expect(feasible.length).toBeGreaterThan(0);
     for (const sample of blocked)
@@ -117,7 +135,7 @@ describe("export-log --format inspect", () => {
         expect.arrayContaining(["m0", "m1", "m2", "m3", "strict_sa"]),
       );
     for (const sample of feasible) expect(Object.keys(sample.scores.hsearch.value)).toContain("solve");
-    const names = log.results.scores.map((score: any) => score.name);
+    const names = log.results.scores.map((score: { name: string }) => score.name);
     expect(names).toEqual(expect.arrayContaining(["m0", "m1", "m2", "m3", "strict_sa", "solve"]));
   });
 
