@@ -4,6 +4,7 @@
  */
 import { createRejectionMemory } from "./parameter-fallback";
 import { findPrice, type PriceTable } from "./prices";
+import { providerNamed } from "./providers";
 import { type CreateChatModelOptions, createChatModel, parseModelSpec } from "./registry";
 import { MODEL_ROLES, type ModelRole, type ModelSettings } from "./settings";
 import type { ChatModel } from "./types";
@@ -48,11 +49,9 @@ export interface ModelUsageRow extends RoleUsage {
   model: string;
 }
 
-/** Providers whose models are real (paid, remote) rather than the offline simulator or oracle. */
-const REAL_PROVIDERS = new Set(["openai", "anthropic"]);
-
+/** Whether a spec's provider is real (paid, remote: its definition says) rather than the offline simulator or oracle. */
 export function isRealModelSpec(spec: string): boolean {
-  return REAL_PROVIDERS.has(parseModelSpec(spec).provider);
+  return providerNamed(parseModelSpec(spec).provider)?.real ?? false;
 }
 
 /** The customer's model spec, or undefined for the scripted customer. */

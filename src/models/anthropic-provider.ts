@@ -1,0 +1,21 @@
+import { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicModel } from "./anthropic";
+import type { ProviderDefinition } from "./provider";
+import { ANTHROPIC_MAX_TOKENS_BY_ROLE } from "./settings";
+
+/** Anthropic's Messages API. */
+export const anthropicProvider: ProviderDefinition = {
+  name: "anthropic",
+  keyVar: "ANTHROPIC_API_KEY",
+  url: { variable: "ANTHROPIC_BASE_URL", default: ANTHROPIC_DEFAULT_BASE_URL },
+  needsModelName: true,
+  real: true,
+  // It requires an output limit; the agent's long, repeated system prompt is worth caching.
+  defaults: (_model, role) => ({
+    max_tokens: ANTHROPIC_MAX_TOKENS_BY_ROLE[role],
+    ...(role === "agent" ? { prompt_cache: true } : {}),
+  }),
+  // It requires max_tokens and takes no seed.
+  fallbacks: { seed: false, tokenLimitField: false },
+  create: ({ model, apiKey, baseURL, timeoutMs }) =>
+    createAnthropicModel({ model, apiKey, baseURL, timeoutMs }),
+};
