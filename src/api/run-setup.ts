@@ -184,6 +184,13 @@ export function loadSearchTasks(
     );
   }
   const search = filterTasks(inSuites, { split: "search" });
+  const idle = modules.find((path) => !(plugins.get(path) ?? []).some((task) => task.split === "search"));
+  if (search.length === 0 && idle !== undefined)
+    throw new HsearchError(
+      "bad_input",
+      `no search-split task: the suite module ${idle} gives no task of split 'search' (it gives ${plugins.get(idle)?.length ?? 0} tasks)`,
+      at("suites"),
+    );
   if (search.length === 0)
     throw new HsearchError(
       "bad_input",
