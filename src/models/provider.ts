@@ -22,6 +22,8 @@ export interface ProviderDefinition {
    * An offline one is not cached: its replies cost nothing, and a cached reply would count its rollout as free.
    */
   real: boolean;
+  /** What its outcomes are when not a model's (`simulator`): tables and reports label them so, never as a model. */
+  label?: string;
   /** The family's defaults for a model in a role: `null` removes a field, a value sets it (under the user's settings). */
   defaults?(model: string, role: ModelRole): ModelSettings;
   /** What it can stop sending when a model rejects it, beyond the optional fields any provider drops. */

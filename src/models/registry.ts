@@ -76,12 +76,8 @@ export function parseModelSpec(spec: string): ModelSpec {
 
 export function createChatModel(spec: string, options: CreateChatModelOptions = {}): ChatModel {
   const { provider, name } = parseModelSpec(spec);
-  const extras = Object.entries(options.extraProviders ?? {}).map(([prefix, extra]) => {
-    if (providerNamed(prefix))
-      throw new HsearchError("bad_input", `extraProviders cannot replace the built-in provider '${prefix}'`);
-    return typeof extra === "function" ? offlineProvider(prefix, extra) : { ...extra, name: prefix };
-  });
-  const definition = providerNamed(provider) ?? extras.find((extra) => extra.name === provider);
+  const extras = extraDefinitions(options.extraProviders);
+  const definition = providerOf(provider, extras);
   if (!definition) {
     const known = [...PROVIDERS, ...extras].map((known) => known.name).join(", ");
     throw new HsearchError(
@@ -90,6 +86,25 @@ export function createChatModel(spec: string, options: CreateChatModelOptions = 
     );
   }
   return createFromDefinition(definition, name, spec, options);
+}
+
+/** The extra providers as definitions, each named by its prefix; none may replace a registered provider. */
+export function extraDefinitions(
+  extras: CreateChatModelOptions["extraProviders"] = {},
+): ProviderDefinition[] {
+  return Object.entries(extras).map(([prefix, extra]) => {
+    if (providerNamed(prefix))
+      throw new HsearchError("bad_input", `extraProviders cannot replace the built-in provider '${prefix}'`);
+    return typeof extra === "function" ? offlineProvider(prefix, extra) : { ...extra, name: prefix };
+  });
+}
+
+/** The definition of a spec's provider prefix: a registered one (providers.ts), else one of `extras`. */
+export function providerOf(
+  provider: string,
+  extras: readonly ProviderDefinition[] = [],
+): ProviderDefinition | undefined {
+  return providerNamed(provider) ?? extras.find((extra) => extra.name === provider);
 }
 
 /** A provider's client in the one stack every provider gets (wrap.ts): only what its definition says differs. */

@@ -1,17 +1,13 @@
-import { HsearchError } from "../core/errors";
-import { offlineProvider, type ProviderDefinition } from "../models/provider";
-import { createOracleModel, createSimModel } from "./sim-model";
+import type { ProviderDefinition } from "../models/provider";
+import { oracleProvider, simProvider } from "./sim-provider";
 
 export { createOracleModel, createSimModel, SimChatModel } from "./sim-model";
+export { oracleProvider, simProvider } from "./sim-provider";
 
 /**
- * The offline providers: `sim:<profile>` (default profile `default`) and `oracle`, extra providers of the composition
- * root (the models module knows nothing of the simulator), wrapped like every provider.
+ * The offline providers, `sim` and `oracle`, by prefix: the composition root (api, cli) gives them to createChatModel
+ * as extra providers, since the layers put the simulator above models. createChatModel wraps them like any provider.
  */
-export const offlineProviders: Record<string, ProviderDefinition> = {
-  sim: offlineProvider("sim", (name) => createSimModel(name || "default")),
-  oracle: offlineProvider("oracle", (name) => {
-    if (name) throw new HsearchError("bad_input", `oracle takes no model name (got oracle:${name})`);
-    return createOracleModel();
-  }),
-};
+export const offlineProviders: Record<string, ProviderDefinition> = Object.fromEntries(
+  [simProvider, oracleProvider].map((provider) => [provider.name, provider]),
+);
