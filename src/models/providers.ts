@@ -12,9 +12,9 @@ export const PROVIDERS: ProviderDefinition[] = [openaiProvider, anthropicProvide
 
 /**
  * Add a provider from outside this list (an embedding program, a test): from then on every command and library call
- * takes its specs, `<name>:<model>`, in the same stack as a listed one.
+ * takes its specs, `<name>:<model>`, in the same stack as a listed one. Returns what removes it again.
  */
-export function registerProvider(provider: ProviderDefinition): void {
+export function registerProvider(provider: ProviderDefinition): () => void {
   if (!/^[a-z][a-z0-9_-]*$/.test(provider.name))
     throw new HsearchError(
       "bad_input",
@@ -23,6 +23,10 @@ export function registerProvider(provider: ProviderDefinition): void {
   if (PROVIDERS.some((known) => known.name === provider.name))
     throw new HsearchError("bad_input", `a provider named ${provider.name} is already registered`);
   PROVIDERS.push(provider);
+  return () => {
+    const at = PROVIDERS.indexOf(provider);
+    if (at >= 0) PROVIDERS.splice(at, 1);
+  };
 }
 
 /** The registered provider of a spec's prefix. */

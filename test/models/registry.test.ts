@@ -167,7 +167,7 @@ describe("every provider in the one stack", () => {
 
   it("takes a registered provider's specs everywhere, says whether it is real, and refuses a clash or a bad name", async () => {
     const { definition } = flakyProvider("registered-test", { real: true });
-    registerProvider(definition);
+    const unregister = registerProvider(definition);
     try {
       const model = createChatModel("registered-test:m", { env: {}, retry: noSleep, role: "judge" });
       expect((await model.generate(ask)).content).toBe("ok");
@@ -185,7 +185,8 @@ describe("every provider in the one stack", () => {
       );
       expect(clash.message).toContain("cannot replace the built-in provider 'registered-test'");
     } finally {
-      PROVIDERS.splice(PROVIDERS.indexOf(definition), 1);
+      unregister();
+      expect(PROVIDERS.map((provider) => provider.name)).toEqual(["openai", "anthropic"]);
     }
   });
 
