@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isHsearchError, openRun, planRun, startRun } from "../../src/api";
+import { type HsearchError, isHsearchError, openRun, planRun, startRun } from "../../src/api";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { PROVIDERS, registerProvider } from "../../src/models/providers";
 import { ACCEPTANCE_RULES } from "../../src/search/acceptance";
@@ -20,6 +20,12 @@ import { replayProvider, replayRequests } from "./fixtures/replay-provider";
 
 const work = mkdtempSync(join(tmpdir(), "hsearch-extend-"));
 const removals: Array<() => void> = [];
+const names = () => ({
+  rules: ACCEPTANCE_RULES.map((rule) => rule.schema.shape.rule.value),
+  proposers: PROPOSERS.map((proposer) => proposer.name),
+  providers: PROVIDERS.map((provider) => provider.name),
+});
+const before = names();
 
 beforeAll(() => {
   removals.push(
@@ -31,9 +37,7 @@ beforeAll(() => {
 afterAll(() => {
   // The test process is shared with other files: leave the registries as they were.
   for (const remove of removals.reverse()) remove();
-  expect(ACCEPTANCE_RULES.map((rule) => rule.schema.shape.rule.value)).toEqual(["greater", "paired", "race"]);
-  expect(PROPOSERS.map((proposer) => proposer.name)).toEqual(["operators", "llm", "plugin"]);
-  expect(PROVIDERS.map((provider) => provider.name)).toEqual(["openai", "anthropic"]);
+  expect(names()).toEqual(before);
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -93,12 +97,12 @@ describe("one new file and one registry line per extension point", () => {
   });
 
   it("checks the new rule's fields like a listed rule's, naming the field", async () => {
-    const error = await startRun(config({ acceptance: { rule: "at_least", margin: 2 } }), {
-      cwd: work,
-      out: "bad-rule",
-    }).result.catch((caught: unknown) => caught);
-    expect(isHsearchError(error)).toBe(true);
-    expect(String((error as Error).message)).toContain("acceptance.margin");
+    const file = configFile("bad-rule", { acceptance: { rule: "at_least", margin: 2 } });
+    const error = await startRun(file, { cwd: work, out: "bad-rule" }).result.catch(
+      (caught: unknown) => caught,
+    );
+    expect(isHsearchError(error, "bad_input")).toBe(true);
+    expect((error as HsearchError).describe()).toMatch(/bad-rule\.json:1: field 'acceptance\.margin'/);
   });
 
   it("runs a search with the new proposer: its edits are the candidates, named by it", async () => {
@@ -123,7 +127,7 @@ describe("one new file and one registry line per extension point", () => {
     try {
       expect(replayRequests.length).toBeGreaterThan(0);
       // The provider's defaults reached its client through the settings layer.
-      expect(new Set(replayRequests.map((request) => request.temperature))).toEqual(new Set([0.3]));
+      expect(new Set(replayRequests.map((request) => request.top_p))).toEqual(new Set([0.9]));
       const agent = run.usage().find((row) => row.role === "agent");
       expect(agent?.model).toBe("replay:default");
       expect(agent?.calls).toBe(replayRequests.length);
