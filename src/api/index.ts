@@ -9,6 +9,9 @@ export { EffectLog } from "../envs/effect-log";
 export type { EpisodeOutcome } from "../envs/suite-runtime";
 export type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../envs/types";
 export type { Trajectory } from "../harness/trajectory";
+export type { ParameterFallbacks, ProviderClientOptions, ProviderDefinition } from "../models/provider";
+export { registerProvider } from "../models/providers";
+export type { ChatModel, ChatRequest, ChatResponse } from "../models/types";
 export {
   defineProposer,
   defineSuite,
