@@ -1,6 +1,14 @@
 import { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicModel } from "./anthropic";
 import type { ProviderDefinition } from "./provider";
-import { ANTHROPIC_MAX_TOKENS_BY_ROLE } from "./settings";
+import type { ModelRole } from "./settings";
+
+/** Output token limits sent to Anthropic (which requires one) when nobody set one, by role. */
+export const ANTHROPIC_MAX_TOKENS_BY_ROLE: Record<ModelRole, number> = {
+  agent: 4096,
+  proposer: 16_384,
+  judge: 2048,
+  customer: 1024,
+};
 
 /** Anthropic's Messages API. */
 export const anthropicProvider: ProviderDefinition = {

@@ -1,6 +1,5 @@
-import { createOpenAIModel, OPENAI_DEFAULT_BASE_URL } from "./openai";
+import { createOpenAIModel, isOpenAIReasoningModel, OPENAI_DEFAULT_BASE_URL } from "./openai";
 import type { ProviderDefinition } from "./provider";
-import { isOpenAIReasoningModel } from "./settings";
 
 /** OpenAI's Chat Completions, and any server that speaks it (vLLM, Ollama, LiteLLM …) through OPENAI_BASE_URL. */
 export const openaiProvider: ProviderDefinition = {

@@ -56,19 +56,6 @@ type SettingField =
   | "prompt_cache"
   | "extra";
 
-/** Output token limits sent to Anthropic (which requires one) when nobody set one, by role. */
-export const ANTHROPIC_MAX_TOKENS_BY_ROLE: Record<ModelRole, number> = {
-  agent: 4096,
-  proposer: 16_384,
-  judge: 2048,
-  customer: 1024,
-};
-
-/** OpenAI models that take no temperature or top_p but the default (gpt-5 family, o1/o3/o4 reasoning models). */
-export function isOpenAIReasoningModel(name: string): boolean {
-  return /^(gpt-5|o\d)(?![a-z])/i.test(name.replace(/^.*\//, ""));
-}
-
 /**
  * The request as sent: the family's defaults fill what the caller left unset (and their `null`s remove a field the
  * model rejects), then the user's settings override (`null` removes, a value sets).
