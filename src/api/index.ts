@@ -10,6 +10,10 @@ export type { EpisodeOutcome } from "../envs/suite-runtime";
 export type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../envs/types";
 export type { Trajectory } from "../harness/trajectory";
 export type { AtifTrajectory } from "../interop";
+export type { ParameterFallbacks, ProviderClientOptions, ProviderDefinition } from "../models/provider";
+export { ProviderCallError } from "../models/provider-error";
+export { registerProvider } from "../models/providers";
+export type { ChatModel, ChatRequest, ChatResponse } from "../models/types";
 export {
   defineProposer,
   defineSuite,

@@ -5,6 +5,8 @@ import { assertOutputApart } from "../core/output-overlap";
 import { SUITES, type Suite } from "../domain/task";
 import { loadHarness } from "../harness/load";
 import { costOf, loadPriceTable } from "../models/prices";
+import { PROVIDERS } from "../models/providers";
+import { isRealModelSpec } from "../models/roles";
 import { formatUsd } from "../models/usage";
 import { isLoopbackHost } from "../report/viewer/access";
 import { startServer, suiteDefaults } from "../serve";
@@ -71,9 +73,13 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
               throw usageError(`--${flag} is given once, got it ${argv[flag].length} times`);
           if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535)
             throw usageError(`--port must be a whole number from 0 to 65535, got ${argv.port}`);
-          if (!/^(openai|anthropic):./.test(argv.model))
+          if (!isRealModelSpec(argv.model))
             throw usageError(
-              `--model ${argv.model}: serve needs a real provider, openai:<name> or anthropic:<name>`,
+              `--model ${argv.model}: serve needs a real provider, ${PROVIDERS.filter(
+                (provider) => provider.real,
+              )
+                .map((provider) => `${provider.name}:<name>`)
+                .join(" or ")}`,
             );
           return true;
         }),

@@ -53,7 +53,7 @@ const UNFINISHED = new Set(["max_steps", "model_error", "context_overflow", "inf
  * the agent's view of the task, then run the native verifier.
  */
 export async function runRollout(input: RolloutInput): Promise<Trajectory> {
-  if (input.model.provider === "oracle" && !hasReference(input.task))
+  if (input.model.followsReference && !hasReference(input.task))
     return infraFailure(input, `${NO_REFERENCE}: the oracle has nothing to follow here`, "no_reference");
   try {
     return await withOpenRollout(input, async ({ trajectory }) => trajectory);
@@ -242,6 +242,7 @@ function tallied(model: ChatModel, tally: { calls: number; cached: number }): Ch
   return {
     id: model.id,
     provider: model.provider,
+    ...(model.followsReference ? { followsReference: true } : {}),
     generate: async (request, options) => {
       tally.calls++;
       const response = await model.generate(request, options);

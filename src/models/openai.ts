@@ -7,7 +7,6 @@ import { httpFetch } from "./http-fetch";
 import { fromOpenAIBody, type MaxTokensField, toOpenAIParams } from "./openai-wire";
 import { DEFAULT_TIMEOUT_MS } from "./reply-limit";
 import { fromSdkError } from "./sdk-errors";
-import { isOpenAIReasoningModel } from "./settings";
 import type { ChatModel } from "./types";
 
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -62,4 +61,9 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
       return fromOpenAIBody(body, id);
     },
   };
+}
+
+/** OpenAI models that take no temperature or top_p but the default (gpt-5 family, o1/o3/o4 reasoning models). */
+export function isOpenAIReasoningModel(name: string): boolean {
+  return /^(gpt-5|o\d)(?![a-z])/i.test(name.replace(/^.*\//, ""));
 }

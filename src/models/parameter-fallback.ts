@@ -7,6 +7,7 @@
  * does not ask again. A 400 that names nothing, or names what the request cannot go without, stays an error.
  */
 import type { ChatModelMiddleware } from "./middleware";
+import type { ParameterFallbacks } from "./provider";
 import { ProviderError } from "./provider-error";
 import { type ParameterRejection, withoutRejected } from "./rejected-parameter";
 import type { ModelRole } from "./settings";
@@ -57,10 +58,10 @@ export function createRejectionMemory(
 export function withoutKnown(
   request: ChatRequest,
   known: readonly ParameterRejection[],
-  provider: string,
+  fallbacks: ParameterFallbacks,
 ): ChatRequest {
   let out = request;
-  for (const rejection of known) out = withoutRejected(out, rejection, provider) ?? out;
+  for (const rejection of known) out = withoutRejected(out, rejection, fallbacks) ?? out;
   return out;
 }
 
@@ -71,12 +72,16 @@ const MAX_DROPS_PER_CALL = 4;
  * The layer: sits outside the request cache (which then keys on what is really sent) and outside retry (whose
  * final `ProviderError` carries the rejection a 400 named).
  */
-export function withParameterFallback(memory: RejectionMemory, role: ModelRole): ChatModelMiddleware {
+export function withParameterFallback(
+  memory: RejectionMemory,
+  role: ModelRole,
+  fallbacks: ParameterFallbacks,
+): ChatModelMiddleware {
   return (inner) => ({
     id: inner.id,
     provider: inner.provider,
     async generate(request, options) {
-      let current = withoutKnown(request, memory.known(inner.id), inner.provider);
+      let current = withoutKnown(request, memory.known(inner.id), fallbacks);
       const dropped = new Set<string>();
       for (;;) {
         try {
@@ -85,7 +90,7 @@ export function withParameterFallback(memory: RejectionMemory, role: ModelRole):
           const rejection = error instanceof ProviderError ? error.rejection : undefined;
           if (!rejection || dropped.has(rejection.parameter) || dropped.size >= MAX_DROPS_PER_CALL)
             throw error;
-          const next = withoutRejected(current, rejection, inner.provider);
+          const next = withoutRejected(current, rejection, fallbacks);
           if (next === null) throw error;
           dropped.add(rejection.parameter);
           memory.learn({ ...rejection, model: inner.id, role });

@@ -1,23 +1,22 @@
 /**
- * `createChatModel(spec)`: `openai:<model>` and `anthropic:<model>` with the full provider stack (usage → cache →
- * retry → limiter → provider); any other prefix is delegated to `extraProviders` (`src/cli/create-model.ts`
- * registers `sim` and `oracle` there). API keys come from the environment and go only into request headers: never
- * into the cache, usage records or error messages.
+ * `createChatModel(spec)`: the provider of the spec's prefix (providers.ts, or one of `extraProviders`:
+ * `src/cli/create-model.ts` gives `sim` and `oracle` there) in the full provider stack (usage → settings → parameter
+ * fallback → cache → retry → limiter → provider). API keys come from the environment and go only into request
+ * headers: never into the cache, usage records or error messages.
  */
 
 import { HsearchError } from "../core/errors";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
-import { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicModel } from "./anthropic";
 import { endpointOf, openRequestCache } from "./cache";
 import { defaultLimiterPool, type LimiterPool } from "./limiter";
-import { createOpenAIModel, OPENAI_DEFAULT_BASE_URL } from "./openai";
 import type { MaxTokensField } from "./openai-wire";
 import { createRejectionMemory, type RejectionMemory, withParameterFallback } from "./parameter-fallback";
-import { withReplyLimit } from "./reply-limit";
+import { offlineProvider, type ProviderDefinition } from "./provider";
+import { PROVIDERS, providerNamed } from "./providers";
 import type { RetryOptions } from "./retry";
 import { type ModelRole, type ModelSettings, withSettings } from "./settings";
 import type { ChatModel } from "./types";
-import { type UsageMeter, withUsage } from "./usage";
+import type { UsageMeter } from "./usage";
 import { withProviderStack } from "./wrap";
 
 export interface CreateChatModelOptions {
@@ -25,8 +24,11 @@ export interface CreateChatModelOptions {
   cachePath?: string;
   /** Where API keys and base URLs are read; default process.env. */
   env?: NodeJS.ProcessEnv;
-  /** Providers beyond openai and anthropic, by prefix; called with what follows the colon ("" for a bare prefix). */
-  extraProviders?: Record<string, (name: string) => ChatModel>;
+  /**
+   * Providers beyond the registered ones (providers.ts), by prefix: a definition, or a factory called with what follows
+   * the colon ("" for a bare prefix) for an offline one. Either gets the same stack as a registered provider.
+   */
+  extraProviders?: Record<string, ProviderDefinition | ((name: string) => ChatModel)>;
   /**
    * Concurrent calls per provider and base URL, shared by every model on that server: the run's or evaluation's
    * `concurrency` (its rollouts in flight). Default DEFAULT_CONCURRENCY.
@@ -37,7 +39,7 @@ export interface CreateChatModelOptions {
   retry?: Partial<RetryOptions>;
   /** Counts every answered call (extra providers included). */
   meter?: UsageMeter;
-  /** Overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL. */
+  /** Overrides the provider's base URL variable (OPENAI_BASE_URL, ANTHROPIC_BASE_URL …). */
   baseURL?: string;
   /** OpenAI only: which field carries max_tokens (default: by server, see openai.ts). */
   maxTokensField?: MaxTokensField;
@@ -54,16 +56,6 @@ export interface CreateChatModelOptions {
    */
   rejections?: RejectionMemory;
 }
-
-const BUILT_IN = {
-  openai: { keyVar: "OPENAI_API_KEY", urlVar: "OPENAI_BASE_URL", defaultURL: OPENAI_DEFAULT_BASE_URL },
-  anthropic: {
-    keyVar: "ANTHROPIC_API_KEY",
-    urlVar: "ANTHROPIC_BASE_URL",
-    defaultURL: ANTHROPIC_DEFAULT_BASE_URL,
-  },
-} as const;
-type BuiltIn = keyof typeof BUILT_IN;
 
 export interface ModelSpec {
   provider: string;
@@ -84,73 +76,92 @@ export function parseModelSpec(spec: string): ModelSpec {
 
 export function createChatModel(spec: string, options: CreateChatModelOptions = {}): ChatModel {
   const { provider, name } = parseModelSpec(spec);
-  const extras = options.extraProviders ?? {};
-  for (const prefix of Object.keys(extras)) {
-    if (prefix in BUILT_IN) {
-      throw new HsearchError("bad_input", `extraProviders cannot replace the built-in provider '${prefix}'`);
-    }
-  }
-  if (provider === "openai" || provider === "anthropic") return createBuiltIn(provider, name, spec, options);
-  const factory = extras[provider];
-  if (!factory) {
-    const known = [...Object.keys(BUILT_IN), ...Object.keys(extras)].join(", ");
+  const extras = extraDefinitions(options.extraProviders);
+  const definition = providerOf(provider, extras);
+  if (!definition) {
+    const known = [...PROVIDERS, ...extras].map((known) => known.name).join(", ");
     throw new HsearchError(
       "bad_input",
       `model spec ${JSON.stringify(spec)}: unknown provider '${provider}' (known: ${known})`,
     );
   }
-  const model = withReplyLimit(options.maxReplyChars)(factory(name));
-  return options.meter ? withUsage(options.meter)(model) : model;
+  return createFromDefinition(definition, name, spec, options);
 }
 
-function createBuiltIn(
-  provider: BuiltIn,
+/** The extra providers as definitions, each named by its prefix; none may replace a registered provider. */
+export function extraDefinitions(
+  extras: CreateChatModelOptions["extraProviders"] = {},
+): ProviderDefinition[] {
+  return Object.entries(extras).map(([prefix, extra]) => {
+    if (providerNamed(prefix))
+      throw new HsearchError("bad_input", `extraProviders cannot replace the built-in provider '${prefix}'`);
+    return typeof extra === "function" ? offlineProvider(prefix, extra) : { ...extra, name: prefix };
+  });
+}
+
+/** The definition of a spec's provider prefix: a registered one (providers.ts), else one of `extras`. */
+export function providerOf(
+  provider: string,
+  extras: readonly ProviderDefinition[] = [],
+): ProviderDefinition | undefined {
+  return providerNamed(provider) ?? extras.find((extra) => extra.name === provider);
+}
+
+/** A provider's client in the one stack every provider gets (wrap.ts): only what its definition says differs. */
+function createFromDefinition(
+  definition: ProviderDefinition,
   name: string,
   spec: string,
   options: CreateChatModelOptions,
 ): ChatModel {
-  const { keyVar, urlVar, defaultURL } = BUILT_IN[provider];
-  if (name.length === 0) {
+  const { keyVar, url } = definition;
+  if (definition.needsModelName && name.length === 0) {
     throw new HsearchError(
       "bad_input",
-      `model spec ${JSON.stringify(spec)} names no model (e.g. ${provider}:<model>)`,
+      `model spec ${JSON.stringify(spec)} names no model (e.g. ${definition.name}:<model>)`,
     );
   }
   const env = options.env ?? process.env;
-  const apiKey = env[keyVar];
-  if (!apiKey) {
+  const apiKey = keyVar ? env[keyVar] : "";
+  if (keyVar && !apiKey) {
     throw new HsearchError(
       "bad_input",
       `${keyVar} is not set; ${spec} needs it (for a local server that wants no key, set it to any value)`,
     );
   }
-  const baseURL = options.baseURL ?? (env[urlVar] || defaultURL);
-  const endpoint = checkedEndpoint(
-    baseURL,
-    options.baseURL === undefined && env[urlVar] ? urlVar : "baseURL",
-  );
-  const timeoutMs = options.timeoutMs;
-  const model =
-    provider === "openai"
-      ? createOpenAIModel({
-          model: name,
-          apiKey,
+  const baseURL = url ? (options.baseURL ?? (env[url.variable] || url.default)) : undefined;
+  const endpoint =
+    url && baseURL !== undefined
+      ? checkedEndpoint(
           baseURL,
-          timeoutMs,
-          maxTokensField: options.maxTokensField,
-          organization: env.OPENAI_ORG_ID ?? null,
-          project: env.OPENAI_PROJECT_ID ?? null,
-        })
-      : createAnthropicModel({ model: name, apiKey, baseURL, timeoutMs });
+          options.baseURL === undefined && env[url.variable] ? url.variable : "baseURL",
+        )
+      : "";
+  const model = definition.create({
+    model: name,
+    apiKey: apiKey ?? "",
+    baseURL,
+    timeoutMs: options.timeoutMs,
+    env,
+    maxTokensField: options.maxTokensField,
+  });
+  const role = options.role ?? "agent";
   const limiters = options.limiters ?? defaultLimiterPool;
   return withProviderStack(model, {
     meter: options.meter,
-    settings: withSettings(provider, name, options.role ?? "agent", options.settings),
-    fallback: withParameterFallback(options.rejections ?? createRejectionMemory(), options.role ?? "agent"),
-    cache: options.cachePath ? { cache: openRequestCache(options.cachePath), endpoint } : undefined,
+    settings: withSettings(definition.defaults?.(name, role) ?? {}, options.settings),
+    fallback: withParameterFallback(
+      options.rejections ?? createRejectionMemory(),
+      role,
+      definition.fallbacks,
+    ),
+    cache:
+      definition.real && options.cachePath
+        ? { cache: openRequestCache(options.cachePath), endpoint }
+        : undefined,
     retry: options.retry,
     maxReplyChars: options.maxReplyChars,
-    limiter: limiters.get(`${provider}|${endpoint}`, options.concurrency ?? DEFAULT_CONCURRENCY),
+    limiter: limiters.get(`${definition.name}|${endpoint}`, options.concurrency ?? DEFAULT_CONCURRENCY),
   });
 }
 

@@ -5,6 +5,7 @@
  * provider answered, `withoutRejected` computes the request to send instead. The layer that acts on them is
  * parameter-fallback.ts.
  */
+import type { ParameterFallbacks } from "./provider";
 import type { ChatRequest } from "./types";
 
 /** What a 400 named: the wire parameter to leave out, or to send under `replacement`'s name instead. */
@@ -102,7 +103,7 @@ const TOKEN_LIMIT_FIELDS = ["max_tokens", "max_completion_tokens"] as const;
 export function withoutRejected(
   request: ChatRequest,
   rejection: Pick<ParameterRejection, "parameter" | "replacement">,
-  provider: string,
+  fallbacks: ParameterFallbacks,
 ): ChatRequest | null {
   const { parameter, replacement } = rejection;
   if (request.extra && Object.hasOwn(request.extra, parameter)) {
@@ -124,13 +125,13 @@ export function withoutRejected(
       delete out.thinking_budget;
       return out;
     case "seed":
-      if (request.send_seed === false || provider !== "openai") return null;
+      if (request.send_seed === false || !fallbacks.seed) return null;
       out.send_seed = false;
       return out;
     case "max_tokens":
     case "max_completion_tokens": {
-      // Anthropic requires max_tokens; OpenAI-compatible servers take one spelling or the other.
-      if (provider !== "openai" || request.max_tokens === undefined) return null;
+      // Some providers require max_tokens (Anthropic); OpenAI-compatible servers take one spelling or the other.
+      if (!fallbacks.tokenLimitField || request.max_tokens === undefined) return null;
       const other = TOKEN_LIMIT_FIELDS.find(
         (field) => field !== parameter,
       ) as (typeof TOKEN_LIMIT_FIELDS)[number];

@@ -4,7 +4,14 @@
  */
 import { createRejectionMemory } from "./parameter-fallback";
 import { findPrice, type PriceTable } from "./prices";
-import { type CreateChatModelOptions, createChatModel, parseModelSpec } from "./registry";
+import type { ProviderDefinition } from "./provider";
+import {
+  type CreateChatModelOptions,
+  createChatModel,
+  extraDefinitions,
+  parseModelSpec,
+  providerOf,
+} from "./registry";
 import { MODEL_ROLES, type ModelRole, type ModelSettings } from "./settings";
 import type { ChatModel } from "./types";
 import { addRoleUsage, type RoleUsage, roleUsageOf, UsageMeter } from "./usage";
@@ -48,17 +55,19 @@ export interface ModelUsageRow extends RoleUsage {
   model: string;
 }
 
-/** Providers whose models are real (paid, remote) rather than the offline simulator or oracle. */
-const REAL_PROVIDERS = new Set(["openai", "anthropic"]);
-
-export function isRealModelSpec(spec: string): boolean {
-  return REAL_PROVIDERS.has(parseModelSpec(spec).provider);
+/** Whether a spec's provider is real (paid, remote: its definition says) rather than the offline simulator or oracle. */
+export function isRealModelSpec(spec: string, extras: readonly ProviderDefinition[] = []): boolean {
+  return providerOf(parseModelSpec(spec).provider, extras)?.real ?? false;
 }
 
-/** The customer's model spec, or undefined for the scripted customer. */
-export function customerModelSpec(customer: string, agentSpec: string): string | undefined {
+/** The customer's model spec, or undefined for the scripted customer (`extras`: providers beyond the registered). */
+export function customerModelSpec(
+  customer: string,
+  agentSpec: string,
+  extras: readonly ProviderDefinition[] = [],
+): string | undefined {
   if (customer === "scripted") return undefined;
-  if (customer === "auto") return isRealModelSpec(agentSpec) ? agentSpec : undefined;
+  if (customer === "auto") return isRealModelSpec(agentSpec, extras) ? agentSpec : undefined;
   if (customer.startsWith("llm:") && customer.length > 4) return customer.slice(4);
   return undefined;
 }
@@ -99,7 +108,10 @@ export function createRoleModels(specs: RoleSpecs, options: RoleModelOptions): R
     agent,
     proposer: build("proposer", specs.proposer),
     judge: build("judge", judgeModelSpec(specs.judge)),
-    customer: build("customer", customerModelSpec(specs.customer, specs.agent)),
+    customer: build(
+      "customer",
+      customerModelSpec(specs.customer, specs.agent, extraDefinitions(modelOptions.extraProviders)),
+    ),
     usage: () =>
       Object.fromEntries(MODEL_ROLES.map((role) => [role, roleUsageOf(meters[role].totals())])) as Record<
         ModelRole,

@@ -56,30 +56,6 @@ type SettingField =
   | "prompt_cache"
   | "extra";
 
-/** Output token limits sent to Anthropic (which requires one) when nobody set one, by role. */
-export const ANTHROPIC_MAX_TOKENS_BY_ROLE: Record<ModelRole, number> = {
-  agent: 4096,
-  proposer: 16_384,
-  judge: 2048,
-  customer: 1024,
-};
-
-/** OpenAI models that take no temperature or top_p but the default (gpt-5 family, o1/o3/o4 reasoning models). */
-export function isOpenAIReasoningModel(name: string): boolean {
-  return /^(gpt-5|o\d)(?![a-z])/i.test(name.replace(/^.*\//, ""));
-}
-
-/** The family's defaults for `provider:name` in `role`: `null` removes a field, a value sets it. */
-export function familyDefaults(provider: string, name: string, role: ModelRole): ModelSettings {
-  if (provider === "openai" && isOpenAIReasoningModel(name)) return { temperature: null, top_p: null };
-  if (provider === "anthropic")
-    return {
-      max_tokens: ANTHROPIC_MAX_TOKENS_BY_ROLE[role],
-      ...(role === "agent" ? { prompt_cache: true } : {}),
-    };
-  return {};
-}
-
 /**
  * The request as sent: the family's defaults fill what the caller left unset (and their `null`s remove a field the
  * model rejects), then the user's settings override (`null` removes, a value sets).
@@ -124,16 +100,11 @@ function settingFields(layer: ModelSettings): Array<[SettingField, unknown]> {
 }
 
 /**
- * The settings middleware of one role: the family's defaults, then the user's settings, over every request. It
+ * The settings middleware of one role: the family's defaults (the provider's definition says them for the model and
+ * role), then the user's settings, over every request. It
  * sits outside the request cache, so the cache keys on what is really sent.
  */
-export function withSettings(
-  provider: string,
-  name: string,
-  role: ModelRole,
-  user: ModelSettings = {},
-): ChatModelMiddleware {
-  const family = familyDefaults(provider, name, role);
+export function withSettings(family: ModelSettings, user: ModelSettings = {}): ChatModelMiddleware {
   return (inner) => ({
     id: inner.id,
     provider: inner.provider,

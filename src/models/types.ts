@@ -83,5 +83,10 @@ export interface ChatModel {
   /** `provider:model`, e.g. `openai:gpt-5.4-mini`, `sim:default`, `oracle`. */
   readonly id: string;
   readonly provider: string;
+  /**
+   * It replays the task's reference solution (the oracle): a task without one is not run with it. The provider stack
+   * keeps it (wrap.ts), so the episode engine asks the model, never its provider's name.
+   */
+  readonly followsReference?: boolean;
   generate(request: ChatRequest, options?: { signal?: AbortSignal }): Promise<ChatResponse>;
 }

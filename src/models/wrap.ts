@@ -20,7 +20,15 @@ import { type UsageMeter, withBilledCalls, withCachedCalls } from "./usage";
 
 /** Apply middleware; the first in the list is the outermost layer. */
 export function wrapChatModel(model: ChatModel, middleware: readonly ChatModelMiddleware[]): ChatModel {
-  return middleware.reduceRight((inner, layer) => layer(inner), model);
+  const wrapped = middleware.reduceRight((inner, layer) => layer(inner), model);
+  // A layer forwards id, provider and generate; what the model is (ChatModel's flags) is kept here, once.
+  if (!model.followsReference || wrapped.followsReference) return wrapped;
+  return {
+    id: wrapped.id,
+    provider: wrapped.provider,
+    followsReference: true,
+    generate: (request, options) => wrapped.generate(request, options),
+  };
 }
 
 export interface ProviderStackOptions {

@@ -1,14 +1,13 @@
-import { HsearchError } from "../core/errors";
-import type { ChatModel } from "../models/types";
-import { createOracleModel, createSimModel } from "./sim-model";
+import type { ProviderDefinition } from "../models/provider";
+import { oracleProvider, simProvider } from "./sim-provider";
 
 export { createOracleModel, createSimModel, SimChatModel } from "./sim-model";
+export { oracleProvider, simProvider } from "./sim-provider";
 
-/** The offline providers: `sim:<profile>` (default profile `default`) and `oracle`. */
-export const offlineProviders: Record<string, (name: string) => ChatModel> = {
-  sim: (name) => createSimModel(name || "default"),
-  oracle: (name) => {
-    if (name) throw new HsearchError("bad_input", `oracle takes no model name (got oracle:${name})`);
-    return createOracleModel();
-  },
-};
+/**
+ * The offline providers, `sim` and `oracle`, by prefix: the composition root (api, cli) gives them to createChatModel
+ * as extra providers, since the layers put the simulator above models. createChatModel wraps them like any provider.
+ */
+export const offlineProviders: Record<string, ProviderDefinition> = Object.fromEntries(
+  [simProvider, oracleProvider].map((provider) => [provider.name, provider]),
+);

@@ -12,12 +12,14 @@ import { loadSimProfile, type SimProfile } from "./profile";
  */
 export class SimChatModel implements ChatModel {
   readonly provider: string;
+  readonly followsReference: boolean;
 
   constructor(
     readonly id: string,
     private readonly profile: SimProfile,
   ) {
     this.provider = id === "oracle" ? "oracle" : "sim";
+    this.followsReference = id === "oracle";
   }
 
   async generate(request: ChatRequest): Promise<ChatResponse> {

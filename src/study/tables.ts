@@ -1,9 +1,11 @@
 import { basename } from "node:path";
 import { FAMILIES } from "../domain/task";
+import { parseModelSpec, providerOf } from "../models/registry";
 import { type BeliefSummary, type BeliefTaskRow, beliefDifference, type HoldViewReport } from "../probes";
 import { FAILURE_MODES } from "../report/diagnostics-plot";
 import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../scoring/episode";
 import { blockedModesOf } from "../search/digest";
+import { offlineProviders } from "../sim";
 import type { RolloutRecord } from "../store/records";
 import {
   benchmarkName,
@@ -37,7 +39,8 @@ export const NO_REFERENCE =
 
 /** Whose outcomes a table shows: the simulator is labelled as such, never as a model. */
 export function sourceLabel(spec: string): string {
-  return spec.startsWith("sim:") ? `simulator (${spec}) — not a model` : `model ${spec}`;
+  const label = providerOf(parseModelSpec(spec).provider, Object.values(offlineProviders))?.label;
+  return label ? `${label} (${spec}) — not a model` : `model ${spec}`;
 }
 
 type Results = ReadonlyMap<string, StepResult>;

@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { LimiterPool } from "../../src/models/limiter";
 import { MockChatModel, textReply } from "../../src/models/mock";
+import type { ProviderDefinition } from "../../src/models/provider";
+import { ProviderCallError } from "../../src/models/provider-error";
+import { PROVIDERS, registerProvider } from "../../src/models/providers";
 import { createChatModel, parseModelSpec } from "../../src/models/registry";
+import { isRealModelSpec } from "../../src/models/roles";
+import type { ChatModel, ChatRequest } from "../../src/models/types";
 import { UsageMeter } from "../../src/models/usage";
+import { offlineProviders } from "../../src/sim";
 import { hsearchErrorOf } from "../helpers/errors";
 
 const env = { OPENAI_API_KEY: "sk-test-registry-key", ANTHROPIC_API_KEY: "sk-ant-registry-key" };
@@ -90,5 +96,106 @@ describe("createChatModel", () => {
     );
     expect(error.code).toBe("bad_input");
     expect(error.message).toContain("cannot replace the built-in provider 'openai'");
+  });
+});
+
+const ask: ChatRequest = { messages: [{ role: "user", content: "x" }], tools: [], seed: 1 };
+const noSleep = { sleep: async () => {}, baseDelayMs: 0, maxDelayMs: 0 };
+
+/** A provider whose client fails its first call as a rate limit, records what it was sent and counts calls in flight. */
+function flakyProvider(name: string, overrides: Partial<ProviderDefinition> = {}) {
+  const sent: ChatRequest[] = [];
+  const flight = { now: 0, most: 0 };
+  const definition: ProviderDefinition = {
+    name,
+    needsModelName: true,
+    real: false,
+    fallbacks: { seed: false, tokenLimitField: false },
+    defaults: (_model, role) => ({ temperature: role === "agent" ? 0.25 : 0.75 }),
+    create: ({ model }) => {
+      const inner = new MockChatModel(
+        (request, index) => {
+          sent.push(request);
+          if (index === 0) return new ProviderCallError("http", "slow down", { status: 429 });
+          return textReply("ok");
+        },
+        { id: `${name}:${model}` },
+      );
+      const counted: ChatModel = {
+        id: inner.id,
+        provider: inner.provider,
+        async generate(request) {
+          flight.most = Math.max(flight.most, ++flight.now);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          try {
+            return await inner.generate(request);
+          } finally {
+            flight.now--;
+          }
+        },
+      };
+      return counted;
+    },
+    ...overrides,
+  };
+  return { definition, sent, flight };
+}
+
+describe("every provider in the one stack", () => {
+  it("gives an extra provider's definition its defaults, the user's settings, retry, the limiter and the meter", async () => {
+    const { definition, sent, flight } = flakyProvider("local");
+    const meter = new UsageMeter([]);
+    const model = createChatModel("local:m", {
+      env: {},
+      extraProviders: { local: definition },
+      retry: noSleep,
+      meter,
+      role: "agent",
+      settings: { top_p: 0.5 },
+      concurrency: 1,
+      limiters: new LimiterPool(),
+    });
+    const replies = await Promise.all([model.generate(ask), model.generate(ask)]);
+    expect(replies.map((reply) => reply.content)).toEqual(["ok", "ok"]);
+    // The first call's rate limit was retried; the limiter let one call through at a time.
+    expect(sent).toHaveLength(3);
+    expect(flight.most).toBe(1);
+    expect(sent[0]).toMatchObject({ temperature: 0.25, top_p: 0.5 });
+    // The meter counts answered calls: the rate-limited one was not.
+    expect(meter.totals()).toMatchObject({ model_calls: 2 });
+  });
+
+  it("takes a registered provider's specs everywhere, says whether it is real, and refuses a clash or a bad name", async () => {
+    const { definition } = flakyProvider("registered-test", { real: true });
+    const unregister = registerProvider(definition);
+    try {
+      const model = createChatModel("registered-test:m", { env: {}, retry: noSleep, role: "judge" });
+      expect((await model.generate(ask)).content).toBe("ok");
+      expect(isRealModelSpec("registered-test:m")).toBe(true);
+      expect(isRealModelSpec("sim:default", Object.values(offlineProviders))).toBe(false);
+      expect(hsearchErrorOf(() => registerProvider(definition)).message).toContain("already registered");
+      expect(hsearchErrorOf(() => registerProvider({ ...definition, name: "Bad Name" })).code).toBe(
+        "bad_input",
+      );
+      const clash = hsearchErrorOf(() =>
+        createChatModel("openai:x", {
+          env,
+          extraProviders: { "registered-test": () => new MockChatModel([]) },
+        }),
+      );
+      expect(clash.message).toContain("cannot replace the built-in provider 'registered-test'");
+    } finally {
+      unregister();
+      expect(PROVIDERS.map((provider) => provider.name)).toEqual(["openai", "anthropic"]);
+    }
+  });
+
+  it("wraps the simulator like any provider, keeping that the oracle follows the reference", async () => {
+    const oracle = createChatModel("oracle", { env: {}, extraProviders: offlineProviders });
+    const sim = createChatModel("sim:default", { env: {}, extraProviders: offlineProviders });
+    expect(oracle.followsReference).toBe(true);
+    expect(sim.followsReference).toBeFalsy();
+    // Outside the agent loop the simulator refuses: the error reaches the caller through the stack unchanged.
+    await expect(sim.generate(ask)).rejects.toThrow("needs the simulator context");
   });
 });

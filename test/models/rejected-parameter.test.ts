@@ -3,6 +3,8 @@
  * gateway really send (as users reported them), and what the request becomes without it.
  */
 import { describe, expect, it } from "vitest";
+import { anthropicProvider } from "../../src/models/anthropic-provider";
+import { openaiProvider } from "../../src/models/openai-provider";
 import { rejectedParameterOf, withoutRejected } from "../../src/models/rejected-parameter";
 import type { ChatRequest } from "../../src/models/types";
 
@@ -188,19 +190,27 @@ describe("withoutRejected: the request to send instead", () => {
 
   it("leaves out a sampling parameter, a reasoning effort, a seed, or an extra member", () => {
     expect(
-      withoutRejected(request, { parameter: "temperature", replacement: null }, "openai"),
+      withoutRejected(request, { parameter: "temperature", replacement: null }, openaiProvider.fallbacks),
     ).not.toHaveProperty("temperature");
     expect(
-      withoutRejected(request, { parameter: "top_p", replacement: null }, "anthropic"),
+      withoutRejected(request, { parameter: "top_p", replacement: null }, anthropicProvider.fallbacks),
     ).not.toHaveProperty("top_p");
     expect(
-      withoutRejected(request, { parameter: "reasoning_effort", replacement: null }, "openai"),
+      withoutRejected(
+        request,
+        { parameter: "reasoning_effort", replacement: null },
+        openaiProvider.fallbacks,
+      ),
     ).not.toHaveProperty("reasoning_effort");
-    expect(withoutRejected(request, { parameter: "seed", replacement: null }, "openai")?.send_seed).toBe(
-      false,
-    );
     expect(
-      withoutRejected(request, { parameter: "parallel_tool_calls", replacement: null }, "openai")?.extra,
+      withoutRejected(request, { parameter: "seed", replacement: null }, openaiProvider.fallbacks)?.send_seed,
+    ).toBe(false);
+    expect(
+      withoutRejected(
+        request,
+        { parameter: "parallel_tool_calls", replacement: null },
+        openaiProvider.fallbacks,
+      )?.extra,
     ).toEqual({
       tool_choice: "auto",
     });
@@ -211,10 +221,18 @@ describe("withoutRejected: the request to send instead", () => {
 
   it("sends OpenAI's token limit under the other spelling, as asked or by default", () => {
     expect(
-      withoutRejected(request, { parameter: "max_tokens", replacement: "max_completion_tokens" }, "openai"),
+      withoutRejected(
+        request,
+        { parameter: "max_tokens", replacement: "max_completion_tokens" },
+        openaiProvider.fallbacks,
+      ),
     ).toMatchObject({ max_tokens: 500, max_tokens_field: "max_completion_tokens" });
     expect(
-      withoutRejected(request, { parameter: "max_completion_tokens", replacement: null }, "openai"),
+      withoutRejected(
+        request,
+        { parameter: "max_completion_tokens", replacement: null },
+        openaiProvider.fallbacks,
+      ),
     ).toMatchObject({
       max_tokens: 500,
       max_tokens_field: "max_tokens",
@@ -223,16 +241,30 @@ describe("withoutRejected: the request to send instead", () => {
 
   it("changes nothing (null) for what the request does not carry or cannot go without", () => {
     const bare: ChatRequest = { messages: [{ role: "user", content: "hi" }], tools: [], seed: 1 };
-    expect(withoutRejected(bare, { parameter: "temperature", replacement: null }, "openai")).toBeNull();
-    expect(withoutRejected(bare, { parameter: "max_tokens", replacement: null }, "openai")).toBeNull();
+    expect(
+      withoutRejected(bare, { parameter: "temperature", replacement: null }, openaiProvider.fallbacks),
+    ).toBeNull();
+    expect(
+      withoutRejected(bare, { parameter: "max_tokens", replacement: null }, openaiProvider.fallbacks),
+    ).toBeNull();
     // Anthropic requires max_tokens; the messages and tools are the call itself.
-    expect(withoutRejected(request, { parameter: "max_tokens", replacement: null }, "anthropic")).toBeNull();
-    expect(withoutRejected(request, { parameter: "messages", replacement: null }, "openai")).toBeNull();
-    expect(withoutRejected(request, { parameter: "tools", replacement: null }, "openai")).toBeNull();
+    expect(
+      withoutRejected(request, { parameter: "max_tokens", replacement: null }, anthropicProvider.fallbacks),
+    ).toBeNull();
+    expect(
+      withoutRejected(request, { parameter: "messages", replacement: null }, openaiProvider.fallbacks),
+    ).toBeNull();
+    expect(
+      withoutRejected(request, { parameter: "tools", replacement: null }, openaiProvider.fallbacks),
+    ).toBeNull();
     // Already sent under the wanted name: asking again would repeat the same call.
     const switched = { ...request, max_tokens_field: "max_completion_tokens" as const };
     expect(
-      withoutRejected(switched, { parameter: "max_tokens", replacement: "max_completion_tokens" }, "openai"),
+      withoutRejected(
+        switched,
+        { parameter: "max_tokens", replacement: "max_completion_tokens" },
+        openaiProvider.fallbacks,
+      ),
     ).toBeNull();
   });
 });

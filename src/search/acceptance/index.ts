@@ -25,15 +25,20 @@ export const ACCEPTANCE_RULES: AcceptanceRule[] = [greaterRule, pairedRule, race
 let built: z.ZodType<AcceptanceConfig> | null = null;
 
 /**
- * Add a rule from outside this list (a test, an embedding program): before the search config schema is first built,
- * since the schema's union is made once from the list.
+ * Add a rule from outside this list; returns what removes it again. The config schemas are built from the list:
+ * register through src/search/extend.ts, which rebuilds them.
  */
-export function registerAcceptanceRule(rule: AcceptanceRule): void {
-  if (built) throw new Error("acceptance rules are registered before the search config schema is built");
+export function addAcceptanceRule(rule: AcceptanceRule): () => void {
   const name = ruleName(rule);
   if (ACCEPTANCE_RULES.some((known) => ruleName(known) === name))
     throw new Error(`an acceptance rule named ${name} is already registered`);
   ACCEPTANCE_RULES.push(rule);
+  built = null;
+  return () => {
+    const at = ACCEPTANCE_RULES.indexOf(rule);
+    if (at >= 0) ACCEPTANCE_RULES.splice(at, 1);
+    built = null;
+  };
 }
 
 /** The config's `acceptance` field: one member per registered rule, told apart by `rule`. */

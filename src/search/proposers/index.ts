@@ -15,12 +15,20 @@ export const PROPOSERS: Proposer[] = [operatorsProposer, llmProposer, pluginProp
 
 let built: z.ZodType<string> | null = null;
 
-/** Add a proposer from outside this list (a test, an embedding program): before the config schema is first built. */
-export function registerProposer(proposer: Proposer): void {
-  if (built) throw new Error("proposers are registered before the search config schema is built");
+/**
+ * Add a proposer from outside this list; returns what removes it again. The config schemas are built from the list:
+ * register through src/search/extend.ts, which rebuilds them.
+ */
+export function addProposer(proposer: Proposer): () => void {
   if (PROPOSERS.some((known) => known.name === proposer.name))
     throw new Error(`a proposer named ${proposer.name} is already registered`);
   PROPOSERS.push(proposer);
+  built = null;
+  return () => {
+    const at = PROPOSERS.indexOf(proposer);
+    if (at >= 0) PROPOSERS.splice(at, 1);
+    built = null;
+  };
 }
 
 /** The names `meta_model` takes as they are (the built-ins without a form); a plug-in may not take one. */
