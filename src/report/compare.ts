@@ -1,11 +1,11 @@
 /**
  * One harness against another on the episodes both ran (same tasks, same repeats): rates with k/n and 95% Wilson
- * intervals per suite and per family, each difference with a 95% Newcombe interval, the episodes that flipped, and
- * an exact McNemar test on the flips. Pure: rollout records in, numbers out; the report, the viewer and
+ * intervals per suite and per family, each difference with its paired 95% interval and McNemar's test
+ * (src/scoring/pairing, the same numbers `hsearch compare` prints), the episodes that flipped. Pure: rollout records in, numbers out; the report, the viewer and
  * `hsearch diff --from --to` render it.
  */
 import { builtinMetric } from "../scoring/metrics";
-import { mcnemarExact } from "../scoring/paired-tests";
+import { type McNemarResult, matchEpisodes, type PairedTable, pairedOutcome } from "../scoring/pairing";
 import { type Rate, wilson } from "../scoring/wilson";
 import type { Purpose, RolloutRecord } from "../store/records";
 
@@ -17,7 +17,7 @@ export interface Difference {
   after: Rate;
   /** after − before, null when either side has no episode. */
   delta: number | null;
-  /** The 95% Newcombe (hybrid Wilson) interval of the difference. */
+  /** Its 95% interval: paired (Bonett–Price) between episodes; Newcombe's for independent rates (unpairedDifference). */
   low: number | null;
   high: number | null;
   /** The interval excludes 0: colour it; otherwise it is no evidence of a change. */
@@ -32,6 +32,8 @@ export interface GroupDifference extends Difference {
   metric: OutcomeMetric;
   /** False abstention is better lower. */
   lowerIsBetter: boolean;
+  table: PairedTable;
+  mcnemar: McNemarResult;
 }
 
 export interface Flip {
@@ -55,6 +57,8 @@ export interface Comparison {
   bySuite: GroupDifference[];
   byFamily: GroupDifference[];
   flips: Flip[];
+  /** The objective's outcome (pass) over all pairs: its paired difference. */
+  pass: Difference;
   /** Exact two-sided McNemar on the flips: b = losses, c = gains. */
   mcnemar: { gains: number; losses: number; p_value: number };
 }
@@ -68,8 +72,11 @@ export function summaryRate(rate: number | null | undefined, n: number | null | 
   return wilson(Math.round(rate * n), n);
 }
 
-/** Newcombe's hybrid score interval for p₂ − p₁ (method 10): good coverage with small n, unlike Wald's. */
-export function difference(before: Rate, after: Rate): Difference {
+/**
+ * Newcombe's hybrid score interval for p₂ − p₁ of two independent rates (method 10): only where no episode pairs
+ * exist (two stored summaries); a comparison of episodes is paired (src/scoring/pairing).
+ */
+export function unpairedDifference(before: Rate, after: Rate): Difference {
   if (before.rate === null || after.rate === null)
     return { before, after, delta: null, low: null, high: null, clear: false };
   const [l1, u1, l2, u2] = [before.low, before.high, after.low, after.high] as number[] as [
@@ -110,28 +117,35 @@ export function pluginTaskSuites(
 }
 
 const scored = (r: RolloutRecord) => r.scores.kind !== "infra_error";
-const episodeKey = (r: RolloutRecord) => `${r.task_id}#${r.repeat}`;
 
 /** The objective's outcome of one episode: strict SA on a blocked task, solve on a feasible one. */
 export function passed(rollout: RolloutRecord): boolean {
   return rollout.kind === "blocked" ? rollout.scores.strict_sa === true : rollout.scores.solve === true;
 }
 
-function rateOf(rollouts: readonly RolloutRecord[], metric: OutcomeMetric): Rate {
-  return wilson(rollouts.filter((r) => r.scores[metric] === true).length, rollouts.length);
+type Pairs = ReadonlyArray<readonly [RolloutRecord, RolloutRecord]>;
+
+function pairedRates(pairs: Pairs, has: (r: RolloutRecord) => boolean) {
+  const outcome = pairedOutcome(pairs, has);
+  const { delta, low, high, clear, table, mcnemar } = outcome;
+  return {
+    before: wilson(outcome.first, pairs.length),
+    after: wilson(outcome.second, pairs.length),
+    delta,
+    low,
+    high,
+    clear,
+    table,
+    mcnemar,
+  };
 }
 
-function groupDifference(
-  group: string,
-  metric: OutcomeMetric,
-  before: readonly RolloutRecord[],
-  after: readonly RolloutRecord[],
-): GroupDifference {
+function groupDifference(group: string, metric: OutcomeMetric, pairs: Pairs): GroupDifference {
   return {
     group,
     metric,
     lowerIsBetter: !builtinMetric(metric).higherIsBetter,
-    ...difference(rateOf(before, metric), rateOf(after, metric)),
+    ...pairedRates(pairs, (r) => r.scores[metric] === true),
   };
 }
 
@@ -144,38 +158,29 @@ export function compareRollouts(
   /** Plug-in suites' tasks by id (pluginTaskSuites); the built-in suites are told apart by their ids. */
   plugins?: ReadonlyMap<string, string>,
 ): Comparison {
-  const afterByKey = new Map(afterRollouts.filter(scored).map((r) => [episodeKey(r), r]));
-  const pairs = beforeRollouts
-    .filter(scored)
-    .flatMap((b) => {
-      const a = afterByKey.get(episodeKey(b));
-      return a ? [[b, a] as const] : [];
-    })
-    .sort(([x], [y]) => x.task_id.localeCompare(y.task_id) || x.repeat - y.repeat);
-  const before = pairs.map(([b]) => b);
-  const after = pairs.map(([, a]) => a);
-  const select = (rows: readonly RolloutRecord[], keep: (r: RolloutRecord) => boolean) => rows.filter(keep);
+  const { pairs } = matchEpisodes(beforeRollouts.filter(scored), afterRollouts.filter(scored));
+  const where = (keep: (r: RolloutRecord) => boolean) => pairs.filter(([b]) => keep(b));
 
-  const suites = [...new Set(before.map((r) => suiteOfTask(r.task_id, plugins)))].sort();
+  const suites = [...new Set(pairs.map(([b]) => suiteOfTask(b.task_id, plugins)))].sort();
   const bySuite: GroupDifference[] = [];
   for (const suite of [...suites, ...(suites.length > 1 ? ["all"] : [])]) {
     const inSuite = (r: RolloutRecord) => suite === "all" || suiteOfTask(r.task_id, plugins) === suite;
-    const blocked = (r: RolloutRecord) => inSuite(r) && r.kind === "blocked";
-    const feasible = (r: RolloutRecord) => inSuite(r) && r.kind === "feasible";
-    if (before.some(blocked))
-      bySuite.push(groupDifference(suite, "strict_sa", select(before, blocked), select(after, blocked)));
-    if (before.some(feasible)) {
-      bySuite.push(groupDifference(suite, "solve", select(before, feasible), select(after, feasible)));
-      bySuite.push(
-        groupDifference(suite, "false_abstention", select(before, feasible), select(after, feasible)),
-      );
+    const blocked = where((r) => inSuite(r) && r.kind === "blocked");
+    const feasible = where((r) => inSuite(r) && r.kind === "feasible");
+    if (blocked.length > 0) bySuite.push(groupDifference(suite, "strict_sa", blocked));
+    if (feasible.length > 0) {
+      bySuite.push(groupDifference(suite, "solve", feasible));
+      bySuite.push(groupDifference(suite, "false_abstention", feasible));
     }
   }
-  const families = [...new Set(before.flatMap((r) => (r.kind === "blocked" && r.family ? [r.family] : [])))];
-  const byFamily = families.sort().map((family) => {
-    const inFamily = (r: RolloutRecord) => r.kind === "blocked" && r.family === family;
-    return groupDifference(family, "strict_sa", select(before, inFamily), select(after, inFamily));
-  });
+  const families = [...new Set(pairs.flatMap(([r]) => (r.kind === "blocked" && r.family ? [r.family] : [])))];
+  const byFamily = families.sort().map((family) =>
+    groupDifference(
+      family,
+      "strict_sa",
+      where((r) => r.kind === "blocked" && r.family === family),
+    ),
+  );
 
   const flips: Flip[] = [];
   for (const [b, a] of pairs) {
@@ -191,8 +196,7 @@ export function compareRollouts(
       afterKey: a.key,
     });
   }
-  const gains = flips.filter((f) => f.direction === "gain").length;
-  const losses = flips.length - gains;
+  const { table, mcnemar, ...pass } = pairedRates(pairs, passed);
   return {
     purpose,
     before: beforeCommit,
@@ -201,6 +205,7 @@ export function compareRollouts(
     bySuite,
     byFamily,
     flips,
-    mcnemar: { gains, losses, p_value: mcnemarExact(losses, gains).p_value },
+    pass,
+    mcnemar: { gains: table.secondOnly, losses: table.firstOnly, p_value: mcnemar.p_value },
   };
 }

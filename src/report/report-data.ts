@@ -5,7 +5,7 @@
  */
 import { HsearchError } from "../core/errors";
 import { diff, readTree } from "../git";
-import { type PairedDelta, pairedObjectiveDelta } from "../scoring/paired-delta";
+import { type PairedDelta, pairedObjectiveDelta } from "../scoring/pairing";
 import { blockedModesOf } from "../search/digest";
 import type { EventRecord, Purpose, RunReader, RunRecord } from "../store";
 import { type RunStatus, runStatus, verdictReason } from "../store/run-status";
