@@ -93,29 +93,6 @@ export function unpairedDifference(before: Rate, after: Rate): Difference {
   return { before, after, delta, low, high, clear: low > 0 || high < 0 };
 }
 
-/** The suite of a task: its id's prefix for the shipped suites; terminal for anything else (Harbor imports). */
-export function suiteOfTask(taskId: string, plugins?: ReadonlyMap<string, string>): string {
-  return plugins?.get(taskId) ?? (taskId.startsWith("retail-") ? "retail" : "terminal");
-}
-
-/**
- * The suite of each task of a run's plug-in suites (src/plugins), from the `plugin_modules` event the run recorded
- * when it began (each suite module's name and task ids); empty for a run without plug-ins. Read defensively: it is
- * only a label, and the plug-in loader checked the event when it was written.
- */
-export function pluginTaskSuites(
-  events: ReadonlyArray<{ kind: string; data: Record<string, unknown> }>,
-): Map<string, string> {
-  const suites = new Map<string, string>();
-  const recorded = events.findLast((event) => event.kind === "plugin_modules");
-  const modules = Array.isArray(recorded?.data.modules) ? recorded.data.modules : [];
-  for (const module of modules as Array<{ suite?: unknown; tasks?: unknown }>) {
-    if (typeof module?.suite !== "string" || !Array.isArray(module.tasks)) continue;
-    for (const id of module.tasks) if (typeof id === "string") suites.set(id, module.suite);
-  }
-  return suites;
-}
-
 const scored = (r: RolloutRecord) => r.scores.kind !== "infra_error";
 
 /** The objective's outcome of one episode: strict SA on a blocked task, solve on a feasible one. */
@@ -155,16 +132,14 @@ export function compareRollouts(
   afterCommit: string,
   beforeRollouts: readonly RolloutRecord[],
   afterRollouts: readonly RolloutRecord[],
-  /** Plug-in suites' tasks by id (pluginTaskSuites); the built-in suites are told apart by their ids. */
-  plugins?: ReadonlyMap<string, string>,
 ): Comparison {
   const { pairs } = matchEpisodes(beforeRollouts.filter(scored), afterRollouts.filter(scored));
   const where = (keep: (r: RolloutRecord) => boolean) => pairs.filter(([b]) => keep(b));
 
-  const suites = [...new Set(pairs.map(([b]) => suiteOfTask(b.task_id, plugins)))].sort();
+  const suites = [...new Set(pairs.map(([b]) => b.suite))].sort();
   const bySuite: GroupDifference[] = [];
   for (const suite of [...suites, ...(suites.length > 1 ? ["all"] : [])]) {
-    const inSuite = (r: RolloutRecord) => suite === "all" || suiteOfTask(r.task_id, plugins) === suite;
+    const inSuite = (r: RolloutRecord) => suite === "all" || r.suite === suite;
     const blocked = where((r) => inSuite(r) && r.kind === "blocked");
     const feasible = where((r) => inSuite(r) && r.kind === "feasible");
     if (blocked.length > 0) bySuite.push(groupDifference(suite, "strict_sa", blocked));
@@ -188,7 +163,7 @@ export function compareRollouts(
     flips.push({
       task_id: b.task_id,
       repeat: b.repeat,
-      suite: suiteOfTask(b.task_id, plugins),
+      suite: b.suite,
       kind: b.kind,
       family: b.family,
       direction: passed(a) ? "gain" : "loss",

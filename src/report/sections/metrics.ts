@@ -1,14 +1,7 @@
 /** Seed against the final harness: headline figures, blocked rates per family, feasible solve and false abstention. */
 import { FAMILIES, type Family } from "../../domain/task";
 import { builtinMetricsOf } from "../../scoring/metrics";
-import {
-  type Comparison,
-  type Difference,
-  type Rate,
-  summaryRate,
-  unpairedDifference,
-  wilson,
-} from "../compare";
+import { type Comparison, type Difference, type Rate, summaryRate, unpairedDifference } from "../compare";
 import { fmtRate, num } from "../format";
 import { type Html, html } from "../html";
 import type { HarnessResults } from "../report-data";
