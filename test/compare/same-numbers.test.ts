@@ -26,6 +26,7 @@ function rollout(side: string, task: number, repeat: number, kind: "blocked" | "
     task_id,
     kind,
     family: kind === "blocked" ? "trap" : null,
+    suite: "retail",
     repeat,
     scores,
   } as never as RolloutRecord;

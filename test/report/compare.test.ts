@@ -9,10 +9,21 @@ function rollout(
   kind: "blocked" | "feasible",
   pass: boolean,
   family: string | null = kind === "blocked" ? "trap" : null,
+  // The stored suite, as the rollout's trajectory named it; the test ids say it too, except where a test says not.
+  suite = task_id.split("-")[0],
 ): RolloutRecord {
   const scores =
     kind === "blocked" ? { kind, strict_sa: pass } : { kind, solve: pass, false_abstention: !pass };
-  return { key: `${candidate}-${task_id}`, candidate, task_id, kind, family, repeat: 0, scores } as never;
+  return {
+    key: `${candidate}-${task_id}`,
+    candidate,
+    task_id,
+    kind,
+    family,
+    suite,
+    repeat: 0,
+    scores,
+  } as never;
 }
 
 describe("wilson and newcombe intervals (independent rates: two stored summaries)", () => {
@@ -82,5 +93,21 @@ describe("compareRollouts", () => {
     expect([retail?.low, retail?.high]).toEqual([paired.low, paired.high]);
     expect(retail?.mcnemar).toMatchObject({ b: 0, c: 1, p_value: 1 });
     expect(c.byFamily.map((g) => g.group)).toEqual(["ambiguous", "trap"]);
+  });
+});
+
+describe("compareRollouts groups by the suite each rollout stored", () => {
+  it("a plug-in suite's task named like a built-in one is counted under its own suite, not its id's prefix", () => {
+    const side = (candidate: string, pass: boolean) => [
+      rollout(candidate, "retail-1", "blocked", pass),
+      rollout(candidate, "retail-lookalike", "blocked", !pass, "trap", "acme"),
+    ];
+    const c = compareRollouts("search", "a", "b", side("a", false), side("b", true));
+    expect(c.bySuite.map((g) => [g.group, g.metric, g.before.n])).toEqual([
+      ["acme", "strict_sa", 1],
+      ["retail", "strict_sa", 1],
+      ["all", "strict_sa", 2],
+    ]);
+    expect(c.bySuite.find((g) => g.group === "acme")).toMatchObject({ before: { k: 1 }, after: { k: 0 } });
   });
 });
