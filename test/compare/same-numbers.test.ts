@@ -12,6 +12,7 @@ import { pairSplit, type RunComparison } from "../../src/compare";
 import { compareRollouts } from "../../src/report/compare";
 import { html } from "../../src/report/html";
 import { renderComparisonTable } from "../../src/report/sections/comparison";
+import { renderComparePage } from "../../src/report/viewer/compare-pages";
 import { renderRunComparisonPage } from "../../src/report/viewer/compare-runs-page";
 import { mcnemarExact, pairedDifference, pairedIntervalText, pValueText } from "../../src/scoring/pairing";
 import type { RolloutRecord } from "../../src/store";
@@ -83,6 +84,14 @@ describe("every comparison output prints the same paired numbers for the same pa
     diff: comparisonText(report, { before: "A", after: "B" }, paint),
     report: String(renderComparisonTable(report, { before: "A", after: "B" })),
     compare: runComparisonText(runComparison, paint),
+    viewerDiff: renderComparePage(
+      { id: "run-1", name: "run", kind: "search", state: "finished" } as never,
+      { commit: "a".repeat(40), round: 0, proposal: 0, proposer: "seed" } as never,
+      { commit: "b".repeat(40), round: 1, proposal: 0, proposer: "operators" } as never,
+      [report],
+      { text: "" },
+      links as never,
+    ),
     viewerCompare: renderRunComparisonPage(runComparison, html``, links as never),
   };
 
