@@ -5,28 +5,23 @@
  * `hsearch diff --from --to` render it.
  */
 import { builtinMetric } from "../scoring/metrics";
-import { type McNemarResult, matchEpisodes, type PairedTable, pairedOutcome } from "../scoring/pairing";
+import {
+  type McNemarResult,
+  matchEpisodes,
+  type PairedTable,
+  pairedOutcome,
+  type RateDifference,
+  unpairedDifference,
+} from "../scoring/pairing";
 import { type Rate, wilson } from "../scoring/wilson";
 import type { Purpose, RolloutRecord } from "../store/records";
 
-export type { Rate };
-export { wilson };
-
-export interface Difference {
-  before: Rate;
-  after: Rate;
-  /** after − before, null when either side has no episode. */
-  delta: number | null;
-  /** Its 95% interval: paired (Bonett–Price) between episodes; Newcombe's for independent rates (unpairedDifference). */
-  low: number | null;
-  high: number | null;
-  /** The interval excludes 0: colour it; otherwise it is no evidence of a change. */
-  clear: boolean;
-}
+export type { Rate, RateDifference as Difference };
+export { unpairedDifference, wilson };
 
 export type OutcomeMetric = "strict_sa" | "solve" | "false_abstention";
 
-export interface GroupDifference extends Difference {
+export interface GroupDifference extends RateDifference {
   /** A suite ("retail"), a family ("trap") or "all". */
   group: string;
   metric: OutcomeMetric;
@@ -58,7 +53,7 @@ export interface Comparison {
   byFamily: GroupDifference[];
   flips: Flip[];
   /** The objective's outcome (pass) over all pairs: its paired difference. */
-  pass: Difference;
+  pass: RateDifference;
   /** Exact two-sided McNemar on the flips: b = losses, c = gains. */
   mcnemar: { gains: number; losses: number; p_value: number };
 }
@@ -70,27 +65,6 @@ export interface Comparison {
 export function summaryRate(rate: number | null | undefined, n: number | null | undefined): Rate | null {
   if (rate === null || rate === undefined || n === null || n === undefined || n <= 0) return null;
   return wilson(Math.round(rate * n), n);
-}
-
-/**
- * Newcombe's hybrid score interval for p₂ − p₁ of two independent rates (method 10): only where no episode pairs
- * exist (two stored summaries); a comparison of episodes is paired (src/scoring/pairing).
- */
-export function unpairedDifference(before: Rate, after: Rate): Difference {
-  if (before.rate === null || after.rate === null)
-    return { before, after, delta: null, low: null, high: null, clear: false };
-  const [l1, u1, l2, u2] = [before.low, before.high, after.low, after.high] as number[] as [
-    number,
-    number,
-    number,
-    number,
-  ];
-  const p1 = before.rate;
-  const p2 = after.rate;
-  const delta = p2 - p1;
-  const low = delta - Math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2);
-  const high = delta + Math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2);
-  return { before, after, delta, low, high, clear: low > 0 || high < 0 };
 }
 
 const scored = (r: RolloutRecord) => r.scores.kind !== "infra_error";

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
+import type { SuiteName } from "../../src/domain/task";
 import { createRunDir, MIGRATIONS, openRunStore } from "../../src/store";
 import { caught } from "../helpers/errors";
 import { addSeedAndProposal, rollout, SEED, tempDir } from "./fixtures";
@@ -191,7 +192,7 @@ describe("migrations", () => {
     // Named like a retail task, but its trajectory says terminal: the suite is read, never guessed from the id.
     store.recordRollouts(SEED, [
       rollout(SEED, "retail-lookalike", { trajectory: { suite: "terminal" } }),
-      rollout(SEED, "acme-1", { trajectory: { suite: "acme" } }),
+      rollout(SEED, "acme-1", { trajectory: { suite: "acme" as SuiteName } }),
     ]);
     store.close();
     const raw = new Database(join(dir, "run.db"));
