@@ -20,7 +20,7 @@ import { reportError } from "../src/cli/report-error";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { createRng } from "../src/core/rng";
 import { type EvalSummary, objectiveScore } from "../src/scoring";
-import { pairedBootstrapMeanDifference } from "../src/scoring/paired-tests";
+import { pairedBootstrapMeanDifference } from "../src/scoring/pairing";
 import type { RaceConfig } from "../src/search/acceptance/race";
 import type { SearchConfig } from "../src/search/config-schema";
 import { loadSearchConfig } from "../src/search/load-config";

@@ -1,6 +1,7 @@
 /** `hsearch compare` as terminal text: who is compared, what each spent, paired outcomes per split, config, diff. */
 import type { PairedRow, PairedSplit, RunComparison } from "../compare";
 import { metricLabel } from "../scoring/metrics";
+import { pairedIntervalText, pValueText } from "../scoring/pairing";
 import { colourDiff, fitDiff } from "./diff";
 import { fitLines, formatTable, type Paint } from "./table";
 
@@ -10,20 +11,18 @@ const SPLIT_LABEL: Record<string, string> = {
   independent: "independent",
 };
 
-const signed = (v: number, digits: number) => `${v >= 0 ? "+" : "-"}${Math.abs(v).toFixed(digits)}`;
-
 /** "+0.083 [-0.03, +0.19]", green/red only when the interval excludes 0. */
 function deltaCell(row: PairedRow, paint: Paint): string {
-  if (row.delta === null) return "-";
-  const text = `${signed(row.delta, 3)} [${signed(row.low ?? 0, 2)}, ${signed(row.high ?? 0, 2)}]`;
+  const text = pairedIntervalText(row);
+  if (text === null || row.delta === null) return "-";
   if (!row.clear) return text;
   return (row.lowerIsBetter ? row.delta < 0 : row.delta > 0) ? paint.good(text) : paint.bad(text);
 }
 
-/** "3 vs 9 p=0.146": pairs only A had, only B had, and McNemar's p (χ² marked when not exact). */
+/** "3 vs 9 p = 0.146": pairs only A had, only B had, and McNemar's exact p. */
 function mcnemarCell(row: PairedRow): string {
   const m = row.mcnemar;
-  return `${m.b} vs ${m.c} p=${m.p_value.toPrecision(2)}${m.method === "exact" ? "" : " χ²"}`;
+  return `${m.b} vs ${m.c} p = ${pValueText(m.p_value)}`;
 }
 
 export function pairedSplitText(

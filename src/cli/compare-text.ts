@@ -1,7 +1,7 @@
 /** A comparison of two harnesses as terminal text: rates with k/n and 95% intervals, Δ, flips, McNemar. */
 import type { Comparison, Difference, Rate } from "../report/compare";
 import { metricLabel } from "../scoring/metrics";
-import type { PairedDelta } from "../scoring/paired-delta";
+import { type PairedDelta, pairedIntervalText, pValueText } from "../scoring/pairing";
 import { fitLines, formatTable, type Paint } from "./table";
 
 const PURPOSE_LABEL: Record<string, string> = {
@@ -18,9 +18,8 @@ export function rateText(rate: Rate): string {
 
 /** "+0.125 [-0.10, 0.35]", green/red only when the interval excludes 0. */
 export function deltaText(d: Difference, lowerIsBetter: boolean, paint: Paint): string {
-  if (d.delta === null) return "-";
-  const sign = (v: number, digits: number) => `${v >= 0 ? "+" : "-"}${Math.abs(v).toFixed(digits)}`;
-  const text = `${sign(d.delta, 3)} [${sign(d.low ?? 0, 2)}, ${sign(d.high ?? 0, 2)}]`;
+  const text = pairedIntervalText(d);
+  if (text === null || d.delta === null) return "-";
   if (!d.clear) return text;
   return (lowerIsBetter ? d.delta < 0 : d.delta > 0) ? paint.good(text) : paint.bad(text);
 }
@@ -48,7 +47,7 @@ export function comparisonText(
   ]);
   const lines = [
     fitLines(
-      `${PURPOSE_LABEL[c.purpose] ?? c.purpose}: ${c.paired} episodes run by both; McNemar on flips: ${c.mcnemar.gains} fail→pass, ${c.mcnemar.losses} pass→fail, p = ${c.mcnemar.p_value.toPrecision(3)}`,
+      `${PURPOSE_LABEL[c.purpose] ?? c.purpose}: ${c.paired} episodes run by both; McNemar on flips: ${c.mcnemar.gains} fail→pass, ${c.mcnemar.losses} pass→fail, p = ${pValueText(c.mcnemar.p_value)}`,
       options.maxWidth,
     ),
     formatTable(["group", "metric", labels.before, labels.after, "Δ [95%]"], rows, {

@@ -4,18 +4,13 @@
  * episodes that flipped. Pure: rollout records in, numbers out.
  */
 import { builtinMetric } from "../scoring/metrics";
-import {
-  type McNemar,
-  mcnemar,
-  type PairedDifference,
-  type PairedTable,
-  pairedDifference,
-} from "../scoring/paired-proportions";
+import { matchEpisodes, type PairedOutcome, pairedOutcome } from "../scoring/pairing";
 import type { Purpose, RolloutRecord } from "../store";
 
 export type PairedMetric = "pass" | "strict_sa" | "solve" | "false_abstention";
 
-export interface PairedRow extends PairedDifference {
+/** One group's outcome over its pairs (the interval and McNemar of src/scoring/pairing). */
+export interface PairedRow extends PairedOutcome {
   /** "all", "blocked", "feasible" or a family. */
   group: string;
   /** pass = the objective's outcome of each episode (strict SA on a blocked task, solve on a feasible one). */
@@ -25,8 +20,6 @@ export interface PairedRow extends PairedDifference {
   /** Episodes where A / B had the metric. */
   a: number;
   b: number;
-  table: PairedTable;
-  mcnemar: McNemar;
 }
 
 export interface PairedFlip {
@@ -54,7 +47,6 @@ export interface PairedSplit {
 }
 
 const scored = (r: RolloutRecord) => r.scores.kind !== "infra_error";
-const episodeKey = (r: RolloutRecord) => `${r.task_id}#${r.repeat}`;
 
 /** The objective's outcome of one episode: strict SA on a blocked task, solve on a feasible one. */
 export function episodePassed(rollout: RolloutRecord): boolean {
@@ -70,23 +62,14 @@ function row(
   metric: PairedMetric,
   pairs: ReadonlyArray<readonly [RolloutRecord, RolloutRecord]>,
 ): PairedRow {
-  const table: PairedTable = { both: 0, firstOnly: 0, secondOnly: 0, neither: 0 };
-  for (const [a, b] of pairs) {
-    const [x, y] = [has(metric, a), has(metric, b)];
-    if (x && y) table.both += 1;
-    else if (x) table.firstOnly += 1;
-    else if (y) table.secondOnly += 1;
-    else table.neither += 1;
-  }
+  const outcome = pairedOutcome(pairs, (r) => has(metric, r));
   return {
     group,
     metric,
     lowerIsBetter: !builtinMetric(metric).higherIsBetter,
-    a: table.both + table.firstOnly,
-    b: table.both + table.secondOnly,
-    table,
-    ...pairedDifference(table),
-    mcnemar: mcnemar(table.firstOnly, table.secondOnly),
+    a: outcome.first,
+    b: outcome.second,
+    ...outcome,
   };
 }
 
@@ -95,15 +78,7 @@ export function pairSplit(
   aRollouts: readonly RolloutRecord[],
   bRollouts: readonly RolloutRecord[],
 ): PairedSplit {
-  const aScored = aRollouts.filter(scored);
-  const bScored = bRollouts.filter(scored);
-  const bByKey = new Map(bScored.map((r) => [episodeKey(r), r]));
-  const pairs = aScored
-    .flatMap((a) => {
-      const b = bByKey.get(episodeKey(a));
-      return b ? [[a, b] as const] : [];
-    })
-    .sort(([x], [y]) => x.task_id.localeCompare(y.task_id) || x.repeat - y.repeat);
+  const { pairs, onlyFirst, onlySecond } = matchEpisodes(aRollouts.filter(scored), bRollouts.filter(scored));
   const where = (keep: (r: RolloutRecord) => boolean) => pairs.filter(([a]) => keep(a));
   const blocked = where((r) => r.kind === "blocked");
   const feasible = where((r) => r.kind === "feasible");
@@ -134,8 +109,8 @@ export function pairSplit(
   return {
     purpose,
     paired: pairs.length,
-    onlyA: aScored.length - pairs.length,
-    onlyB: bScored.length - pairs.length,
+    onlyA: onlyFirst,
+    onlyB: onlySecond,
     tasks: new Set(pairs.map(([a]) => a.task_id)).size,
     rows,
     flips,

@@ -1,37 +1,34 @@
 /**
  * One harness against another on the episodes both ran (same tasks, same repeats): rates with k/n and 95% Wilson
- * intervals per suite and per family, each difference with a 95% Newcombe interval, the episodes that flipped, and
- * an exact McNemar test on the flips. Pure: rollout records in, numbers out; the report, the viewer and
+ * intervals per suite and per family, each difference with its paired 95% interval and McNemar's test
+ * (src/scoring/pairing, the same numbers `hsearch compare` prints), the episodes that flipped. Pure: rollout records in, numbers out; the report, the viewer and
  * `hsearch diff --from --to` render it.
  */
 import { builtinMetric } from "../scoring/metrics";
-import { mcnemarExact } from "../scoring/paired-tests";
+import {
+  type McNemarResult,
+  matchEpisodes,
+  type PairedTable,
+  pairedOutcome,
+  type RateDifference,
+  unpairedDifference,
+} from "../scoring/pairing";
 import { type Rate, wilson } from "../scoring/wilson";
 import type { Purpose, RolloutRecord } from "../store/records";
 
-export type { Rate };
-export { wilson };
-
-export interface Difference {
-  before: Rate;
-  after: Rate;
-  /** after − before, null when either side has no episode. */
-  delta: number | null;
-  /** The 95% Newcombe (hybrid Wilson) interval of the difference. */
-  low: number | null;
-  high: number | null;
-  /** The interval excludes 0: colour it; otherwise it is no evidence of a change. */
-  clear: boolean;
-}
+export type { Rate, RateDifference as Difference };
+export { unpairedDifference, wilson };
 
 export type OutcomeMetric = "strict_sa" | "solve" | "false_abstention";
 
-export interface GroupDifference extends Difference {
+export interface GroupDifference extends RateDifference {
   /** A suite ("retail"), a family ("trap") or "all". */
   group: string;
   metric: OutcomeMetric;
   /** False abstention is better lower. */
   lowerIsBetter: boolean;
+  table: PairedTable;
+  mcnemar: McNemarResult;
 }
 
 export interface Flip {
@@ -55,6 +52,8 @@ export interface Comparison {
   bySuite: GroupDifference[];
   byFamily: GroupDifference[];
   flips: Flip[];
+  /** The objective's outcome (pass) over all pairs: its paired difference. */
+  pass: RateDifference;
   /** Exact two-sided McNemar on the flips: b = losses, c = gains. */
   mcnemar: { gains: number; losses: number; p_value: number };
 }
@@ -68,70 +67,36 @@ export function summaryRate(rate: number | null | undefined, n: number | null | 
   return wilson(Math.round(rate * n), n);
 }
 
-/** Newcombe's hybrid score interval for p₂ − p₁ (method 10): good coverage with small n, unlike Wald's. */
-export function difference(before: Rate, after: Rate): Difference {
-  if (before.rate === null || after.rate === null)
-    return { before, after, delta: null, low: null, high: null, clear: false };
-  const [l1, u1, l2, u2] = [before.low, before.high, after.low, after.high] as number[] as [
-    number,
-    number,
-    number,
-    number,
-  ];
-  const p1 = before.rate;
-  const p2 = after.rate;
-  const delta = p2 - p1;
-  const low = delta - Math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2);
-  const high = delta + Math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2);
-  return { before, after, delta, low, high, clear: low > 0 || high < 0 };
-}
-
-/** The suite of a task: its id's prefix for the shipped suites; terminal for anything else (Harbor imports). */
-export function suiteOfTask(taskId: string, plugins?: ReadonlyMap<string, string>): string {
-  return plugins?.get(taskId) ?? (taskId.startsWith("retail-") ? "retail" : "terminal");
-}
-
-/**
- * The suite of each task of a run's plug-in suites (src/plugins), from the `plugin_modules` event the run recorded
- * when it began (each suite module's name and task ids); empty for a run without plug-ins. Read defensively: it is
- * only a label, and the plug-in loader checked the event when it was written.
- */
-export function pluginTaskSuites(
-  events: ReadonlyArray<{ kind: string; data: Record<string, unknown> }>,
-): Map<string, string> {
-  const suites = new Map<string, string>();
-  const recorded = events.findLast((event) => event.kind === "plugin_modules");
-  const modules = Array.isArray(recorded?.data.modules) ? recorded.data.modules : [];
-  for (const module of modules as Array<{ suite?: unknown; tasks?: unknown }>) {
-    if (typeof module?.suite !== "string" || !Array.isArray(module.tasks)) continue;
-    for (const id of module.tasks) if (typeof id === "string") suites.set(id, module.suite);
-  }
-  return suites;
-}
-
 const scored = (r: RolloutRecord) => r.scores.kind !== "infra_error";
-const episodeKey = (r: RolloutRecord) => `${r.task_id}#${r.repeat}`;
 
 /** The objective's outcome of one episode: strict SA on a blocked task, solve on a feasible one. */
 export function passed(rollout: RolloutRecord): boolean {
   return rollout.kind === "blocked" ? rollout.scores.strict_sa === true : rollout.scores.solve === true;
 }
 
-function rateOf(rollouts: readonly RolloutRecord[], metric: OutcomeMetric): Rate {
-  return wilson(rollouts.filter((r) => r.scores[metric] === true).length, rollouts.length);
+type Pairs = ReadonlyArray<readonly [RolloutRecord, RolloutRecord]>;
+
+function pairedRates(pairs: Pairs, has: (r: RolloutRecord) => boolean) {
+  const outcome = pairedOutcome(pairs, has);
+  const { delta, low, high, clear, table, mcnemar } = outcome;
+  return {
+    before: wilson(outcome.first, pairs.length),
+    after: wilson(outcome.second, pairs.length),
+    delta,
+    low,
+    high,
+    clear,
+    table,
+    mcnemar,
+  };
 }
 
-function groupDifference(
-  group: string,
-  metric: OutcomeMetric,
-  before: readonly RolloutRecord[],
-  after: readonly RolloutRecord[],
-): GroupDifference {
+function groupDifference(group: string, metric: OutcomeMetric, pairs: Pairs): GroupDifference {
   return {
     group,
     metric,
     lowerIsBetter: !builtinMetric(metric).higherIsBetter,
-    ...difference(rateOf(before, metric), rateOf(after, metric)),
+    ...pairedRates(pairs, (r) => r.scores[metric] === true),
   };
 }
 
@@ -141,41 +106,30 @@ export function compareRollouts(
   afterCommit: string,
   beforeRollouts: readonly RolloutRecord[],
   afterRollouts: readonly RolloutRecord[],
-  /** Plug-in suites' tasks by id (pluginTaskSuites); the built-in suites are told apart by their ids. */
-  plugins?: ReadonlyMap<string, string>,
 ): Comparison {
-  const afterByKey = new Map(afterRollouts.filter(scored).map((r) => [episodeKey(r), r]));
-  const pairs = beforeRollouts
-    .filter(scored)
-    .flatMap((b) => {
-      const a = afterByKey.get(episodeKey(b));
-      return a ? [[b, a] as const] : [];
-    })
-    .sort(([x], [y]) => x.task_id.localeCompare(y.task_id) || x.repeat - y.repeat);
-  const before = pairs.map(([b]) => b);
-  const after = pairs.map(([, a]) => a);
-  const select = (rows: readonly RolloutRecord[], keep: (r: RolloutRecord) => boolean) => rows.filter(keep);
+  const { pairs } = matchEpisodes(beforeRollouts.filter(scored), afterRollouts.filter(scored));
+  const where = (keep: (r: RolloutRecord) => boolean) => pairs.filter(([b]) => keep(b));
 
-  const suites = [...new Set(before.map((r) => suiteOfTask(r.task_id, plugins)))].sort();
+  const suites = [...new Set(pairs.map(([b]) => b.suite))].sort();
   const bySuite: GroupDifference[] = [];
   for (const suite of [...suites, ...(suites.length > 1 ? ["all"] : [])]) {
-    const inSuite = (r: RolloutRecord) => suite === "all" || suiteOfTask(r.task_id, plugins) === suite;
-    const blocked = (r: RolloutRecord) => inSuite(r) && r.kind === "blocked";
-    const feasible = (r: RolloutRecord) => inSuite(r) && r.kind === "feasible";
-    if (before.some(blocked))
-      bySuite.push(groupDifference(suite, "strict_sa", select(before, blocked), select(after, blocked)));
-    if (before.some(feasible)) {
-      bySuite.push(groupDifference(suite, "solve", select(before, feasible), select(after, feasible)));
-      bySuite.push(
-        groupDifference(suite, "false_abstention", select(before, feasible), select(after, feasible)),
-      );
+    const inSuite = (r: RolloutRecord) => suite === "all" || r.suite === suite;
+    const blocked = where((r) => inSuite(r) && r.kind === "blocked");
+    const feasible = where((r) => inSuite(r) && r.kind === "feasible");
+    if (blocked.length > 0) bySuite.push(groupDifference(suite, "strict_sa", blocked));
+    if (feasible.length > 0) {
+      bySuite.push(groupDifference(suite, "solve", feasible));
+      bySuite.push(groupDifference(suite, "false_abstention", feasible));
     }
   }
-  const families = [...new Set(before.flatMap((r) => (r.kind === "blocked" && r.family ? [r.family] : [])))];
-  const byFamily = families.sort().map((family) => {
-    const inFamily = (r: RolloutRecord) => r.kind === "blocked" && r.family === family;
-    return groupDifference(family, "strict_sa", select(before, inFamily), select(after, inFamily));
-  });
+  const families = [...new Set(pairs.flatMap(([r]) => (r.kind === "blocked" && r.family ? [r.family] : [])))];
+  const byFamily = families.sort().map((family) =>
+    groupDifference(
+      family,
+      "strict_sa",
+      where((r) => r.kind === "blocked" && r.family === family),
+    ),
+  );
 
   const flips: Flip[] = [];
   for (const [b, a] of pairs) {
@@ -183,7 +137,7 @@ export function compareRollouts(
     flips.push({
       task_id: b.task_id,
       repeat: b.repeat,
-      suite: suiteOfTask(b.task_id, plugins),
+      suite: b.suite,
       kind: b.kind,
       family: b.family,
       direction: passed(a) ? "gain" : "loss",
@@ -191,8 +145,7 @@ export function compareRollouts(
       afterKey: a.key,
     });
   }
-  const gains = flips.filter((f) => f.direction === "gain").length;
-  const losses = flips.length - gains;
+  const { table, mcnemar, ...pass } = pairedRates(pairs, passed);
   return {
     purpose,
     before: beforeCommit,
@@ -201,6 +154,7 @@ export function compareRollouts(
     bySuite,
     byFamily,
     flips,
-    mcnemar: { gains, losses, p_value: mcnemarExact(losses, gains).p_value },
+    pass,
+    mcnemar: { gains: table.secondOnly, losses: table.firstOnly, p_value: mcnemar.p_value },
   };
 }

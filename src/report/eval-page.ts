@@ -8,7 +8,7 @@ import type { Family, Kind } from "../domain/task";
 import type { Trajectory } from "../harness/trajectory";
 import type { EventRecord, RolloutRecord } from "../store";
 import type { RunStatus } from "../store/run-status";
-import { suiteOfTask, summaryRate } from "./compare";
+import { summaryRate } from "./compare";
 import type { StoredEvaluation } from "./eval-data";
 import { evalResumeCommand, fmtDuration, fmtRate, fmtTime, shortSha, viewCommand } from "./format";
 import { type Html, type HtmlValue, html } from "./html";
@@ -112,7 +112,7 @@ ${
     : ""
 }
 ${renderInfraErrors(stored, links)}
-<section id="episodes"><h2>Episodes</h2>${renderEpisodes(stored.rollouts, new Map(Object.entries(config.tasks.suites)), options)}</section>
+<section id="episodes"><h2>Episodes</h2>${renderEpisodes(stored.rollouts, options)}</section>
 ${options.failures && options.failures.length > 0 ? html`<section id="failures"><h2>Failed episodes</h2>${renderFailures(options.failures)}</section>` : ""}
 <section id="usage"><h2>Usage</h2>${renderUsage(options.usage)}</section>
 <section id="config"><h2>Configuration</h2>${renderConfig(run.config)}</section>
@@ -162,12 +162,7 @@ ${errors.map(
 )}</section>`;
 }
 
-/** `suites`: each task's suite as the directory recorded it (a plug-in suite's tasks are not known by their ids). */
-function renderEpisodes(
-  rollouts: readonly RolloutRecord[],
-  suites: ReadonlyMap<string, string>,
-  options: EvaluationPageOptions,
-): Html {
+function renderEpisodes(rollouts: readonly RolloutRecord[], options: EvaluationPageOptions): Html {
   const filter = options.filter ?? {};
   const shown = filterEpisodes(rollouts, filter);
   const links = options.links;
@@ -177,7 +172,7 @@ function renderEpisodes(
     const task = links
       ? html`<a href="${links.rollout(r.purpose, r.key)}">${r.task_id}</a>`
       : html`${r.task_id}`;
-    return html`<tr data-outcome="${outcome}" data-filter="${outcome.replace("_", " ")}"><td class="mono">${task}</td><td>${suiteOfTask(r.task_id, suites)}</td><td>${r.split}</td><td>${r.kind}</td><td>${r.family ?? ""}</td><td class="num">${r.repeat}</td><td><span class="badge ${outcome === "passed" ? "passed" : outcome === "failed" ? "failed" : "invalid"}">${OUTCOME_LABEL[outcome]}</span></td><td>${r.end_reason.replaceAll("_", " ")}</td><td class="num">${r.steps}</td><td class="num">${r.reward ?? "–"}</td><td class="small">${scoreLine(r)}</td></tr>`;
+    return html`<tr data-outcome="${outcome}" data-filter="${outcome.replace("_", " ")}"><td class="mono">${task}</td><td>${r.suite}</td><td>${r.split}</td><td>${r.kind}</td><td>${r.family ?? ""}</td><td class="num">${r.repeat}</td><td><span class="badge ${outcome === "passed" ? "passed" : outcome === "failed" ? "failed" : "invalid"}">${OUTCOME_LABEL[outcome]}</span></td><td>${r.end_reason.replaceAll("_", " ")}</td><td class="num">${r.steps}</td><td class="num">${r.reward ?? "–"}</td><td class="small">${scoreLine(r)}</td></tr>`;
   });
   const count =
     shown.length === rollouts.length

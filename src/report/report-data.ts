@@ -5,12 +5,12 @@
  */
 import { HsearchError } from "../core/errors";
 import { diff, readTree } from "../git";
-import { type PairedDelta, pairedObjectiveDelta } from "../scoring/paired-delta";
+import { type PairedDelta, pairedObjectiveDelta } from "../scoring/pairing";
 import { blockedModesOf } from "../search/digest";
 import type { EventRecord, Purpose, RunReader, RunRecord } from "../store";
 import { type RunStatus, runStatus, verdictReason } from "../store/run-status";
 import { summarizeChange } from "./change-summary";
-import { type Comparison, passed, pluginTaskSuites, type Rate, suiteOfTask, wilson } from "./compare";
+import { type Comparison, passed, type Rate, wilson } from "./compare";
 import { storedComparisons } from "./comparisons";
 import {
   type DiagnosticCandidate,
@@ -387,8 +387,7 @@ function examplesOf(store: RunReader, commit: string, seed: string | null): Traj
   for (const purpose of ["heldout", "search"] as const satisfies readonly Purpose[]) {
     const rollouts = store.listRollouts(commit, purpose);
     if (rollouts.length === 0) continue;
-    const plugins = pluginTaskSuites(store.listEvents());
-    const suites = [...new Set(rollouts.map((r) => suiteOfTask(r.task_id, plugins)))].sort();
+    const suites = [...new Set(rollouts.map((r) => r.suite))].sort();
     const seedRollouts = new Map(
       seed && seed !== commit
         ? store.listRollouts(seed, purpose).map((r) => [`${r.task_id}#${r.repeat}`, r] as const)
@@ -407,7 +406,7 @@ function examplesOf(store: RunReader, commit: string, seed: string | null): Traj
     return suites.flatMap((suite) =>
       pickExamples(
         rollouts
-          .filter((rollout) => suiteOfTask(rollout.task_id, plugins) === suite)
+          .filter((rollout) => rollout.suite === suite)
           .map((rollout): Episode => ({ rollout, trajectory: store.readTrajectory(rollout) })),
         purpose,
         `${store.getRun()?.seed ?? 0}:${suite}`,

@@ -254,4 +254,9 @@ export const MIGRATIONS: readonly string[] = [
   -- nothing: budget.max_rollouts counts the other (paid) rollouts, and status shows both. Rollouts from before: 0.
   ALTER TABLE rollouts ADD COLUMN from_cache INTEGER NOT NULL DEFAULT 0 CHECK (from_cache IN (0, 1));
   `,
+  `
+  -- The suite of a rollout's task (a built-in suite or a plug-in's), from its trajectory: comparisons group by it
+  -- instead of guessing from the task id. NULL in rows stored before; the store reads those from the trajectory line.
+  ALTER TABLE rollouts ADD COLUMN suite TEXT;
+  `,
 ];

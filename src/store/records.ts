@@ -3,7 +3,7 @@
  * their shape belongs to the code that writes them (scoring, search), so they are plain JSON objects here.
  */
 
-import type { Family, Kind, Split } from "../domain/task";
+import type { Family, Kind, Split, SuiteName } from "../domain/task";
 import type { EndReason, Trajectory } from "../harness/trajectory";
 import type { RoleUsage } from "../models/usage";
 import type { EpisodeScore } from "../scoring/episode";
@@ -153,6 +153,8 @@ export interface RolloutRecord {
   split: Split;
   kind: Kind;
   family: Family | null;
+  /** The task's suite, as its trajectory names it (a built-in suite or a plug-in's). */
+  suite: SuiteName;
   model: string;
   seed: number;
   repeat: number;

@@ -74,6 +74,7 @@ export function rolloutRow(
     pointer.sha256,
     createdAt,
     trajectory.from_cache === true ? 1 : 0,
+    trajectory.suite,
   ];
 }
 

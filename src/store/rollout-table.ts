@@ -88,8 +88,8 @@ export function recordRollouts(ctx: StoreContext, commit: string, rollouts: NewR
   const insert = ctx.db.prepare(
     `INSERT OR IGNORE INTO rollouts (key, purpose, candidate_commit, task_id, split, kind, family, model, seed,
        repeat, scores_json, reward, end_reason, steps, input_tokens, output_tokens, usd, model_calls, infra_error,
-       trajectory_file, trajectory_offset, trajectory_length, trajectory_sha256, created_at, from_cache)
-     VALUES (${Array(25).fill("?").join(", ")})`,
+       trajectory_file, trajectory_offset, trajectory_length, trajectory_sha256, created_at, from_cache, suite)
+     VALUES (${Array(26).fill("?").join(", ")})`,
   );
   const replaced = ctx.db.prepare(
     "DELETE FROM rollouts WHERE purpose = ? AND key = ? AND infra_error IS NOT NULL",
@@ -101,6 +101,10 @@ export function recordRollouts(ctx: StoreContext, commit: string, rollouts: NewR
   return { inserted, skipped: rollouts.length - inserted };
 }
 
+/** A row stored before rollouts had a suite column: its trajectory line names the suite. */
+const suiteFromTrajectory = (ctx: StoreContext) => (rollout: Omit<RolloutRecord, "suite">) =>
+  readTrajectory(ctx, rollout).suite;
+
 export function listRollouts(ctx: StoreContext, commit: string, purpose?: Purpose): RolloutRecord[] {
   const order = "ORDER BY purpose, task_id, seed, repeat, key";
   const rows = (
@@ -110,7 +114,7 @@ export function listRollouts(ctx: StoreContext, commit: string, purpose?: Purpos
           .prepare(`SELECT * FROM rollouts WHERE candidate_commit = ? AND purpose = ? ${order}`)
           .all(commit, purpose)
   ) as RolloutRow[];
-  return rows.map((row) => toRollout(row, ctx));
+  return rows.map((row) => toRollout(row, ctx, suiteFromTrajectory(ctx)));
 }
 
 export function listRolloutsAfter(
@@ -120,18 +124,27 @@ export function listRolloutsAfter(
   const rows = ctx.db
     .prepare("SELECT rowid AS row_id, * FROM rollouts WHERE rowid > ? ORDER BY rowid")
     .all(afterRowid) as Array<RolloutRow & { row_id: number }>;
-  return rows.map(({ row_id, ...row }) => ({ rowid: row_id, rollout: toRollout(row, ctx) }));
+  return rows.map(({ row_id, ...row }) => ({
+    rowid: row_id,
+    rollout: toRollout(row, ctx, suiteFromTrajectory(ctx)),
+  }));
 }
 
 export function getRollout(ctx: StoreContext, purpose: Purpose, key: string): RolloutRecord | undefined {
   const row = ctx.db.prepare("SELECT * FROM rollouts WHERE purpose = ? AND key = ?").get(purpose, key) as
     | RolloutRow
     | undefined;
-  return row === undefined ? undefined : toRollout(row, ctx);
+  return row === undefined ? undefined : toRollout(row, ctx, suiteFromTrajectory(ctx));
 }
 
 /** The stored trajectory of a rollout, checked against the hash in its row. */
-export function readTrajectory(ctx: StoreContext, rollout: RolloutRecord): Trajectory {
+export function readTrajectory(
+  ctx: StoreContext,
+  rollout: Pick<
+    RolloutRecord,
+    "key" | "trajectory_file" | "trajectory_offset" | "trajectory_length" | "trajectory_sha256"
+  >,
+): Trajectory {
   // The file name comes from run.db: a damaged or crafted row must not make the viewer read outside the run.
   return readTrajectoryAt(resolveInside(ctx.dir, rollout.trajectory_file, "trajectory file"), rollout.key, {
     offset: rollout.trajectory_offset,

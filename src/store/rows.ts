@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { canonicalJson } from "../core/canonical-json";
 import { FAMILIES, KINDS, SPLITS } from "../domain/suites";
+import type { SuiteName } from "../domain/task";
 import type { LearntRejection } from "../models/parameter-fallback";
 import { MODEL_ROLES } from "../models/settings";
 import { episodeScoreSchema } from "../scoring/episode-score-schema";
@@ -68,6 +69,11 @@ const rolloutColumns = z.object({
   split: z.enum(SPLITS),
   kind: z.enum(KINDS),
   family: z.enum(FAMILIES).nullable(),
+  // A built-in suite or a plug-in's name; NULL in a row stored before the column (rollout-table.ts fills it).
+  suite: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]*$/)
+    .nullable(),
   seed: z.number().int(),
   repeat: count,
   reward: z.number().finite().nullable(),
@@ -207,20 +213,27 @@ export function toRound({ decision_json, ...row }: RoundRow, source: RecordSourc
   return { ...row, decision };
 }
 
-export type RolloutRow = Omit<RolloutRecord, "candidate" | "scores" | "from_cache"> & {
+export type RolloutRow = Omit<RolloutRecord, "candidate" | "scores" | "from_cache" | "suite"> & {
   candidate_commit: string;
   scores_json: string;
   from_cache: number;
+  suite: string | null;
 };
 
+/**
+ * A rollout row as a record. `suiteOfOld` gives the suite of a row stored before rollouts had a suite column (from
+ * its trajectory line, which always named it).
+ */
 export function toRollout(
-  { candidate_commit, scores_json, ...row }: RolloutRow,
+  { candidate_commit, scores_json, suite, ...row }: RolloutRow,
   source: RecordSource,
+  suiteOfOld: (record: Omit<RolloutRecord, "suite">) => SuiteName,
 ): RolloutRecord {
-  checked(source, `rollout ${row.purpose}/${row.key}`, rolloutColumns, row);
+  checked(source, `rollout ${row.purpose}/${row.key}`, rolloutColumns, { ...row, suite });
   const what = `rollout ${row.purpose}/${row.key}: scores_json`;
   const scores: StoredScore = jsonColumn(source, what, episodeScoreSchema, scores_json);
-  return { ...row, candidate: candidate_commit, scores, from_cache: row.from_cache === 1 };
+  const record = { ...row, candidate: candidate_commit, scores, from_cache: row.from_cache === 1 };
+  return { ...record, suite: suite === null ? suiteOfOld(record) : (suite as SuiteName) };
 }
 
 export type EvaluationRow = Omit<EvaluationRecord, "candidate" | "summary"> & {

@@ -91,7 +91,7 @@ export class SearchView {
         `SELECT * FROM rollouts WHERE candidate_commit = ? AND ${SEARCH_ONLY} ORDER BY task_id, seed, repeat, key`,
       )
       .all(commit) as RolloutRow[];
-    return rows.map((row) => toRollout(row, this.#source));
+    return rows.map((row) => toRollout(row, this.#source, (old) => this.#readAt(old.key, old).suite));
   }
 
   /** The trajectory of one search rollout; not_found for any other rollout. */
@@ -101,7 +101,17 @@ export class SearchView {
       .get(commit, key) as RolloutRow | undefined;
     if (row === undefined)
       throw new HsearchError("not_found", `no search rollout ${key} of ${commit.slice(0, 12)}`);
-    return readTrajectoryAt(join(this.#dir, row.trajectory_file), row.key, {
+    return this.#readAt(row.key, row);
+  }
+
+  #readAt(
+    key: string,
+    row: Pick<
+      RolloutRow,
+      "trajectory_file" | "trajectory_offset" | "trajectory_length" | "trajectory_sha256"
+    >,
+  ): Trajectory {
+    return readTrajectoryAt(join(this.#dir, row.trajectory_file), key, {
       offset: row.trajectory_offset,
       length: row.trajectory_length,
       sha256: row.trajectory_sha256,

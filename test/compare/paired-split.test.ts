@@ -63,7 +63,7 @@ describe("pairSplit", () => {
     expect(all?.table).toEqual({ both: 2, firstOnly: 1, secondOnly: 3, neither: 0 });
     expect([all?.a, all?.b]).toEqual([3, 5]);
     expect(all?.delta).toBeCloseTo(2 / 6, 12);
-    expect(all?.mcnemar).toEqual({ b: 1, c: 3, p_value: 0.625, method: "exact" });
+    expect(all?.mcnemar).toEqual({ b: 1, c: 3, discordant: 4, p_value: 0.625 });
     expect(split.rows.map((r) => `${r.group}/${r.metric}`)).toEqual([
       "all/pass",
       "blocked/strict_sa",

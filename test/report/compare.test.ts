@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareRollouts, difference, wilson } from "../../src/report/compare";
+import { compareRollouts, unpairedDifference, wilson } from "../../src/report/compare";
+import { pairedDifference } from "../../src/scoring/pairing";
 import type { RolloutRecord } from "../../src/store";
 
 function rollout(
@@ -8,15 +9,26 @@ function rollout(
   kind: "blocked" | "feasible",
   pass: boolean,
   family: string | null = kind === "blocked" ? "trap" : null,
+  // The stored suite, as the rollout's trajectory named it; the test ids say it too, except where a test says not.
+  suite = task_id.split("-")[0],
 ): RolloutRecord {
   const scores =
     kind === "blocked" ? { kind, strict_sa: pass } : { kind, solve: pass, false_abstention: !pass };
-  return { key: `${candidate}-${task_id}`, candidate, task_id, kind, family, repeat: 0, scores } as never;
+  return {
+    key: `${candidate}-${task_id}`,
+    candidate,
+    task_id,
+    kind,
+    family,
+    suite,
+    repeat: 0,
+    scores,
+  } as never;
 }
 
-describe("wilson and newcombe intervals", () => {
+describe("wilson and newcombe intervals (independent rates: two stored summaries)", () => {
   it("match Newcombe (1998): 56/70 − 48/80 has the 95% hybrid score interval 0.0524 to 0.3339", () => {
-    const d = difference(wilson(48, 80), wilson(56, 70));
+    const d = unpairedDifference(wilson(48, 80), wilson(56, 70));
     expect(d.delta).toBeCloseTo(0.2, 10);
     expect(d.low).toBeCloseTo(0.0524, 4);
     expect(d.high).toBeCloseTo(0.3339, 4);
@@ -27,8 +39,8 @@ describe("wilson and newcombe intervals", () => {
   });
 
   it("call a small difference unclear when its interval spans 0, and handle empty groups", () => {
-    expect(difference(wilson(5, 10), wilson(6, 10)).clear).toBe(false);
-    expect(difference(wilson(0, 0), wilson(1, 2))).toMatchObject({ delta: null, clear: false });
+    expect(unpairedDifference(wilson(5, 10), wilson(6, 10)).clear).toBe(false);
+    expect(unpairedDifference(wilson(0, 0), wilson(1, 2))).toMatchObject({ delta: null, clear: false });
   });
 });
 
@@ -58,6 +70,10 @@ describe("compareRollouts", () => {
       ["terminal-1", "gain", "a-terminal-1", "b-terminal-1"],
     ]);
     expect(c.mcnemar).toEqual({ gains: 2, losses: 1, p_value: 1 });
+    // The objective's outcome over all five pairs: 2/5 → 3/5, paired.
+    expect(c.pass).toMatchObject({ before: { k: 2, n: 5 }, after: { k: 3, n: 5 }, delta: 0.2 });
+    const pass = pairedDifference({ both: 1, firstOnly: 1, secondOnly: 2, neither: 1 });
+    expect([c.pass.low, c.pass.high]).toEqual([pass.low, pass.high]);
   });
 
   it("splits by suite (and all) and by family, with k/n on both sides", () => {
@@ -71,6 +87,27 @@ describe("compareRollouts", () => {
     expect(row("terminal", "strict_sa")).toMatchObject({ before: { k: 0, n: 1 }, after: { k: 1, n: 1 } });
     expect(row("all", "solve")).toMatchObject({ before: { k: 1, n: 2 }, after: { k: 0, n: 2 } });
     expect(row("retail", "false_abstention")?.lowerIsBetter).toBe(true);
+    // The interval is the paired one of the same episodes: retail blocked pairs are (0,1), (1,1).
+    const retail = row("retail", "strict_sa");
+    const paired = pairedDifference({ both: 1, firstOnly: 0, secondOnly: 1, neither: 0 });
+    expect([retail?.low, retail?.high]).toEqual([paired.low, paired.high]);
+    expect(retail?.mcnemar).toMatchObject({ b: 0, c: 1, p_value: 1 });
     expect(c.byFamily.map((g) => g.group)).toEqual(["ambiguous", "trap"]);
+  });
+});
+
+describe("compareRollouts groups by the suite each rollout stored", () => {
+  it("a plug-in suite's task named like a built-in one is counted under its own suite, not its id's prefix", () => {
+    const side = (candidate: string, pass: boolean) => [
+      rollout(candidate, "retail-1", "blocked", pass),
+      rollout(candidate, "retail-lookalike", "blocked", !pass, "trap", "acme"),
+    ];
+    const c = compareRollouts("search", "a", "b", side("a", false), side("b", true));
+    expect(c.bySuite.map((g) => [g.group, g.metric, g.before.n])).toEqual([
+      ["acme", "strict_sa", 1],
+      ["retail", "strict_sa", 1],
+      ["all", "strict_sa", 2],
+    ]);
+    expect(c.bySuite.find((g) => g.group === "acme")).toMatchObject({ before: { k: 1 }, after: { k: 0 } });
   });
 });

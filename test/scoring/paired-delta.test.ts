@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EpisodeScore } from "../../src/scoring/episode";
-import { pairedObjectiveDelta, type TaskEpisode } from "../../src/scoring/paired-delta";
+import { pairedObjectiveDelta, type TaskEpisode } from "../../src/scoring/pairing";
 
 const blocked = (task_id: string, strict_sa: boolean): TaskEpisode => ({
   task_id,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { erfc, mcnemar, pairedDifference } from "../../src/scoring/paired-proportions";
+import { mcnemarExact, pairedDifference, pairedOutcome } from "../../src/scoring/pairing";
 
 describe("the paired difference of two pass rates (Bonett–Price adjusted Wald)", () => {
   it("matches a hand computation: both 10, A only 2, B only 8, neither 20", () => {
@@ -35,25 +35,33 @@ describe("the paired difference of two pass rates (Bonett–Price adjusted Wald)
   });
 });
 
-describe("McNemar's test on the discordant pairs", () => {
-  it("is exact below 25 discordant pairs: b = 2, c = 8 → 2·(1 + 10 + 45)/1024 = 0.109375", () => {
-    const m = mcnemar(2, 8);
-    expect(m.method).toBe("exact");
-    expect(m.p_value).toBeCloseTo(0.109375, 12);
-    expect(mcnemar(0, 0).p_value).toBe(1);
+describe("McNemar's test on the discordant pairs: exact at every count (one rule)", () => {
+  it("b = 2, c = 8 → 2·(1 + 10 + 45)/1024 = 0.109375; no discordant pair → 1", () => {
+    expect(mcnemarExact(2, 8).p_value).toBeCloseTo(0.109375, 12);
+    expect(mcnemarExact(0, 0).p_value).toBe(1);
   });
 
-  it("uses χ² with continuity correction from 25 on: b = 10, c = 30 → (19²/40 = 9.025) p = 0.0026631", () => {
-    const m = mcnemar(10, 30);
-    expect(m.method).toBe("chi2-cc");
-    expect(m.p_value).toBeCloseTo(0.0026631, 6);
-    // Symmetric in the two sides.
-    expect(mcnemar(30, 10).p_value).toBe(m.p_value);
+  it("stays exact from 25 discordant pairs on: b = 10, c = 30 → 2·P[Bin(40, ½) ≤ 10] = 0.00222", () => {
+    // Σ_{i≤10} C(40, i) = 1 221 246 132 (hand sum) → 2 · that / 2⁴⁰ = 0.0022214.
+    const m = mcnemarExact(10, 30);
+    expect(m.p_value).toBeCloseTo(0.0022214, 6);
+    expect(mcnemarExact(30, 10).p_value).toBe(m.p_value);
   });
+});
 
-  it("erfc agrees with known values", () => {
-    expect(erfc(0)).toBeCloseTo(1, 7);
-    expect(erfc(1)).toBeCloseTo(0.157299207, 7);
-    expect(erfc(-1)).toBeCloseTo(1.842700793, 7);
+describe("pairedOutcome: one outcome over pairs", () => {
+  it("tables the pairs and gives the interval and McNemar of that table", () => {
+    const pairs = [
+      [true, true],
+      [true, false],
+      [false, true],
+      [false, true],
+      [false, false],
+    ] as const;
+    const o = pairedOutcome(pairs, (x) => x);
+    expect(o.table).toEqual({ both: 1, firstOnly: 1, secondOnly: 2, neither: 1 });
+    expect([o.first, o.second]).toEqual([2, 3]);
+    expect(o).toMatchObject(pairedDifference(o.table));
+    expect(o.mcnemar).toEqual(mcnemarExact(1, 2));
   });
 });

@@ -1,9 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  mcnemarExact,
-  mcnemarFromPairs,
-  pairedBootstrapMeanDifference,
-} from "../../src/scoring/paired-tests";
+import { mcnemarExact, mcnemarFromPairs, pairedBootstrapMeanDifference } from "../../src/scoring/pairing";
 
 describe("exact McNemar", () => {
   it("matches hand-computed binomial tails", () => {

@@ -3,9 +3,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
+import type { SuiteName } from "../../src/domain/task";
 import { createRunDir, MIGRATIONS, openRunStore } from "../../src/store";
 import { caught } from "../helpers/errors";
-import { tempDir } from "./fixtures";
+import { addSeedAndProposal, rollout, SEED, tempDir } from "./fixtures";
 
 function runDir(): string {
   return createRunDir(tempDir(), "run-1").dir;
@@ -182,6 +183,47 @@ describe("migrations", () => {
         "conflict",
       ),
     ).toBe(true);
+  });
+
+  it("a rollout stored before rollouts had a suite column reads its suite from its trajectory line", () => {
+    const dir = runDir();
+    const store = openRunStore(dir);
+    addSeedAndProposal(store);
+    // Named like a retail task, but its trajectory says terminal: the suite is read, never guessed from the id.
+    store.recordRollouts(SEED, [
+      rollout(SEED, "retail-lookalike", { trajectory: { suite: "terminal" } }),
+      rollout(SEED, "acme-1", { trajectory: { suite: "acme" as SuiteName } }),
+    ]);
+    store.close();
+    const raw = new Database(join(dir, "run.db"));
+    expect(raw.prepare("SELECT suite FROM rollouts ORDER BY task_id").all()).toEqual([
+      { suite: "acme" },
+      { suite: "terminal" },
+    ]);
+    // The database as the previous schema version wrote it: no suite column.
+    raw.exec(
+      `ALTER TABLE rollouts DROP COLUMN suite; DELETE FROM schema_version WHERE version = ${MIGRATIONS.length}`,
+    );
+    raw.close();
+    const suites = (reader: ReturnType<typeof openRunStore>) =>
+      reader.listRollouts(SEED).map((r) => [r.task_id, r.suite]);
+    const expected = [
+      ["acme-1", "acme"],
+      ["retail-lookalike", "terminal"],
+    ];
+    const readOnly = openRunStore(dir, { readonly: true });
+    expect(suites(readOnly)).toEqual(expected);
+    readOnly.close();
+    const migrated = openRunStore(dir);
+    expect(migrated.schemaVersion()).toBe(MIGRATIONS.length);
+    expect(suites(migrated)).toEqual(expected);
+    migrated.close();
+    const column = new Database(join(dir, "run.db"));
+    expect(column.prepare("SELECT suite FROM rollouts ORDER BY task_id").all()).toEqual([
+      { suite: null },
+      { suite: null },
+    ]);
+    column.close();
   });
 
   it("a read-only open reads an older database through a migrated copy in memory, leaving the file as it was", () => {

@@ -5,7 +5,7 @@
  */
 
 import { metricLabel } from "../../scoring/metrics";
-import type { PairedDelta } from "../../scoring/paired-delta";
+import { type PairedDelta, pairedIntervalText, pValueText } from "../../scoring/pairing";
 import type { Comparison, Difference, Flip, GroupDifference, Rate } from "../compare";
 import { fmtRate } from "../format";
 import { type Html, html } from "../html";
@@ -21,10 +21,14 @@ export function rateCell(rate: Rate, options: { value?: boolean } = {}): Html {
 }
 
 /** "+0.125 [−0.10, 0.35]": green or orange only when the interval excludes 0 (and says which way is better). */
-export function deltaCell(d: Difference, lowerIsBetter = false): Html {
-  if (d.delta === null) return html`<span class="muted">–</span>`;
-  const sign = (v: number) => `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(3)}`;
-  const text = html`${sign(d.delta)} <span class="ci">[${sign(d.low ?? 0).replace(/(\.\d\d)\d$/, "$1")}, ${sign(d.high ?? 0).replace(/(\.\d\d)\d$/, "$1")}]</span>`;
+export function deltaCell(
+  d: Pick<Difference, "delta" | "low" | "high" | "clear">,
+  lowerIsBetter = false,
+): Html {
+  const printed = pairedIntervalText(d);
+  if (d.delta === null || printed === null) return html`<span class="muted">–</span>`;
+  const [value, interval] = printed.split(" [") as [string, string];
+  const text = html`${value} <span class="ci">[${interval}</span>`;
   if (!d.clear) return html`<span class="unclear" title="the 95% interval contains 0">${text}</span>`;
   const better = lowerIsBetter ? d.delta < 0 : d.delta > 0;
   return html`<span class="${better ? "better" : "worse"}">${text}</span>`;
@@ -56,7 +60,7 @@ export function renderComparisonTable(c: Comparison, labels: ComparisonLabels): 
   if (c.paired === 0) return html`<p class="muted">No episode was run by both harnesses on this split.</p>`;
   return html`<table class="compare sortable"><thead><tr><th>group</th><th>metric</th><th class="num">${labels.before}</th><th class="num">${labels.after}</th><th class="num">Δ (95% interval)</th></tr></thead>
 <tbody>${groupRows(c.bySuite)}${c.byFamily.length > 0 ? groupRows(c.byFamily) : ""}</tbody></table>
-<p class="muted small">${c.paired} episodes run by both. Rates show k/n and a 95% Wilson interval; Δ a 95% Newcombe interval, coloured only when it excludes 0. Exact McNemar on the flipped episodes: ${c.mcnemar.gains} fail→pass, ${c.mcnemar.losses} pass→fail, two-sided p = ${c.mcnemar.p_value.toPrecision(3)}.</p>`;
+<p class="muted small">${c.paired} episodes run by both. Rates show k/n and a 95% Wilson interval; Δ its paired 95% interval (Bonett–Price, over the episodes both ran), coloured only when it excludes 0. Exact McNemar on the flipped episodes: ${c.mcnemar.gains} fail→pass, ${c.mcnemar.losses} pass→fail, two-sided p = ${pValueText(c.mcnemar.p_value)}.</p>`;
 }
 
 export function renderFlips(

@@ -1,7 +1,7 @@
 /** Seed against the final harness: headline figures, blocked rates per family, feasible solve and false abstention. */
 import { FAMILIES, type Family } from "../../domain/task";
 import { builtinMetricsOf } from "../../scoring/metrics";
-import { type Comparison, type Difference, difference, type Rate, summaryRate, wilson } from "../compare";
+import { type Comparison, type Difference, type Rate, summaryRate, unpairedDifference } from "../compare";
 import { fmtRate, num } from "../format";
 import { type Html, html } from "../html";
 import type { HarnessResults } from "../report-data";
@@ -36,7 +36,7 @@ function comparedCell(
     html`<div class="side"><span class="muted small">${label}</span> ${rate ? rateCell(rate) : "–"}</div>`;
   const delta =
     before && after
-      ? html`<div class="side delta"><span class="muted small">Δ</span> ${deltaCell(difference(before, after), lowerIsBetter)}</div>`
+      ? html`<div class="side delta"><span class="muted small">Δ</span> ${deltaCell(unpairedDifference(before, after), lowerIsBetter)}</div>`
       : "";
   return html`${line("seed", before)}${line(finalLabel, after)}${delta}`;
 }
@@ -72,14 +72,7 @@ function pooled(
   const suites = new Set(c.bySuite.map((g) => g.group));
   const group = suites.has("all") ? "all" : [...suites][0];
   const row = (m: string) => c.bySuite.find((g) => g.group === group && g.metric === m);
-  if (metric !== "objective") return row(metric);
-  const parts = [row("strict_sa"), row("solve")].filter((g): g is NonNullable<typeof g> => g !== undefined);
-  const sum = (side: "before" | "after") =>
-    wilson(
-      parts.reduce((k, g) => k + g[side].k, 0),
-      parts.reduce((n, g) => n + g[side].n, 0),
-    );
-  return parts.length > 0 ? difference(sum("before"), sum("after")) : undefined;
+  return metric === "objective" ? (c.paired > 0 ? c.pass : undefined) : row(metric);
 }
 
 export function renderHeadline(

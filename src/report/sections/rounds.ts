@@ -1,6 +1,6 @@
 /** The round table: every proposal with its score, the change against the incumbent it was proposed from, its
  * verdict and its rationale (and the reason of the verdict). */
-import type { PairedDelta } from "../../scoring/paired-delta";
+import type { PairedDelta } from "../../scoring/pairing";
 import type { RunStatus } from "../../store/run-status";
 import type { Rate } from "../compare";
 import { fmtDelta, fmtRate, shortSha } from "../format";

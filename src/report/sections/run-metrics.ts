@@ -1,5 +1,5 @@
 /** A run's own metrics (its config's metric modules) as HTML: per metric and split, seed and final, Δ for rates. */
-import { difference, type Rate } from "../compare";
+import { type Rate, unpairedDifference } from "../compare";
 import { fmtRate } from "../format";
 import { type Html, html } from "../html";
 import type { RunMetricCell, RunMetricTable } from "../run-metrics";
@@ -39,7 +39,7 @@ export function renderRunMetrics(table: RunMetricTable): Html {
       const [before, after] = cells.map((c) => (c ? rateOf(c) : null));
       const delta =
         roles.length === 2 && before && after
-          ? deltaCell(difference(before, after), !row.higherIsBetter)
+          ? deltaCell(unpairedDifference(before, after), !row.higherIsBetter)
           : html`<span class="muted">–</span>`;
       return html`<tr data-metric="${row.metric}">${name}<td>${SPLIT_LABEL[split]}</td>${cells.map((c) => html`<td class="num">${valueCell(c)}</td>`)}<td class="num">${delta}</td></tr>`;
     });

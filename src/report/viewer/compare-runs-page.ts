@@ -6,29 +6,21 @@
  */
 import type { PairedRow, PairedSplit, RunComparison } from "../../compare";
 import { metricLabel } from "../../scoring/metrics";
+import { pValueText } from "../../scoring/pairing";
 import { fmtRate, shortSha } from "../format";
 import { type Html, html } from "../html";
 import { page } from "../page";
+import { deltaCell } from "../sections/comparison";
 import { renderDiff } from "../sections/diff";
 import type { ViewerLinks } from "./compare-pages";
 import { PURPOSE_LABEL } from "./nav";
-
-const signed = (v: number) => `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(3)}`;
-
-function deltaCell(row: PairedRow): Html {
-  if (row.delta === null) return html`<span class="muted">–</span>`;
-  const text = html`${signed(row.delta)} <span class="ci">[${signed(row.low ?? 0)}, ${signed(row.high ?? 0)}]</span>`;
-  if (!row.clear) return html`<span class="unclear" title="the 95% interval contains 0">${text}</span>`;
-  const better = row.lowerIsBetter ? row.delta < 0 : row.delta > 0;
-  return html`<span class="${better ? "better" : "worse"}">${text}</span>`;
-}
 
 function splitSection(split: PairedSplit, links: ViewerLinks): Html {
   const n = (row: PairedRow) =>
     row.table.both + row.table.firstOnly + row.table.secondOnly + row.table.neither;
   const rows = split.rows.map(
     (row) =>
-      html`<tr data-group="${row.group}" data-metric="${row.metric}"><td>${row.group}</td><td>${metricLabel(row.metric)}${row.lowerIsBetter ? html` <span class="muted small">(lower is better)</span>` : ""}</td><td class="num">${fmtRate(row.a / n(row))} <span class="kn">${row.a}/${n(row)}</span></td><td class="num">${fmtRate(row.b / n(row))} <span class="kn">${row.b}/${n(row)}</span></td><td class="num" data-sort="${row.delta ?? ""}">${deltaCell(row)}</td><td class="num mcnemar">${row.mcnemar.b} vs ${row.mcnemar.c} · p = ${row.mcnemar.p_value.toPrecision(3)}${row.mcnemar.method === "exact" ? "" : " (χ²)"}</td></tr>`,
+      html`<tr data-group="${row.group}" data-metric="${row.metric}"><td>${row.group}</td><td>${metricLabel(row.metric)}${row.lowerIsBetter ? html` <span class="muted small">(lower is better)</span>` : ""}</td><td class="num">${fmtRate(row.a / n(row))} <span class="kn">${row.a}/${n(row)}</span></td><td class="num">${fmtRate(row.b / n(row))} <span class="kn">${row.b}/${n(row)}</span></td><td class="num" data-sort="${row.delta ?? ""}">${deltaCell(row, row.lowerIsBetter)}</td><td class="num mcnemar">${row.mcnemar.b} vs ${row.mcnemar.c} · p = ${pValueText(row.mcnemar.p_value)}</td></tr>`,
   );
   const flips = split.flips.map(
     (f) =>
@@ -41,7 +33,7 @@ function splitSection(split: PairedSplit, links: ViewerLinks): Html {
   return html`<section class="split" id="split-${split.purpose}"><h2>${PURPOSE_LABEL[split.purpose]} split</h2>
 <p class="muted small">${split.paired} episodes on ${split.tasks} tasks run by both (same task, same repeat).${unpaired}</p>
 <table class="compare runs-compare sortable"><thead><tr><th>group</th><th>metric</th><th class="num">A</th><th class="num">B</th><th class="num">Δ B − A (95%)</th><th class="num">A only vs B only · McNemar</th></tr></thead><tbody>${rows}</tbody></table>
-<p class="muted small">Δ with Bonett and Price's adjusted Wald interval for paired proportions, coloured only when it excludes 0. McNemar's test on the discordant pairs: exact binomial below 25 of them, χ² with continuity correction from 25 on.</p>
+<p class="muted small">Δ with Bonett and Price's adjusted Wald interval for paired proportions, coloured only when it excludes 0. McNemar's exact test on the discordant pairs. The same numbers as the report and hsearch diff --from --to print.</p>
 <details class="flips" id="flips-${split.purpose}" ${split.flips.length <= 12 ? "open" : ""}><summary>${split.flips.length} flipped episode${split.flips.length === 1 ? "" : "s"}</summary>
 ${split.flips.length === 0 ? html`<p class="muted">No episode changed outcome.</p>` : html`<table class="flips sortable filterable"><thead><tr><th>flip (A → B)</th><th>task</th><th class="num">repeat</th><th>kind</th><th>episodes</th></tr></thead><tbody>${flips}</tbody></table>`}</details></section>`;
 }

@@ -3,7 +3,7 @@ import type { Trajectory } from "../../harness/trajectory";
 import { builtinMetric, metricLabel } from "../../scoring/metrics";
 import type { CandidateRecord, EvaluationRecord, RolloutRecord, RunRecord } from "../../store";
 import { PURPOSES } from "../../store";
-import { type Comparison, suiteOfTask, wilson } from "../compare";
+import { type Comparison, wilson } from "../compare";
 import { episodeOutcome, renderVerifierOutput } from "../eval-page";
 import { exportCommand, fmtRate, fmtTime, num, shortSha } from "../format";
 import { type Html, html } from "../html";
@@ -88,8 +88,6 @@ export interface CandidatePage {
   diff: { text: string } | { error: string };
   evaluations: readonly EvaluationRecord[];
   rollouts: readonly RolloutRecord[];
-  /** The suite of each plug-in suite's task (pluginTaskSuites); the shipped suites are known by their ids. */
-  taskSuites: ReadonlyMap<string, string>;
 }
 
 function outcome(rollout: RolloutRecord): Html {
@@ -168,7 +166,7 @@ export function renderCandidatePage(data: CandidatePage, links: ViewerLinks): st
       (r) => {
         const flip = flipped.get(`${purpose}:${r.key}`);
         // The filter's words: the outcome as passed/failed (the badge says "no strict SA", "unsolved" …).
-        return html`<tr data-filter="${episodeOutcome(r).replace("_", " ")}"><td class="mono"><a href="${links.rollout(r.purpose, r.key)}">${r.task_id}</a></td><td>${suiteOfTask(r.task_id, data.taskSuites)}</td><td>${r.kind}</td><td>${r.family ?? ""}</td>
+        return html`<tr data-filter="${episodeOutcome(r).replace("_", " ")}"><td class="mono"><a href="${links.rollout(r.purpose, r.key)}">${r.task_id}</a></td><td>${r.suite}</td><td>${r.kind}</td><td>${r.family ?? ""}</td>
 <td class="num">${r.repeat}</td><td>${outcome(r)}</td><td>${flip ? html`<span class="badge ${flip.startsWith("fail") ? "passed" : "failed"}">flipped ${flip}</span>` : ""}</td><td>${r.end_reason.replaceAll("_", " ")}</td><td class="num">${r.steps}</td></tr>`;
       },
     )}</tbody></table>`;

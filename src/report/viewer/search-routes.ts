@@ -2,7 +2,6 @@
 
 import { PURPOSES, type Purpose, type RolloutRecord, type RunReader, resolveCandidate } from "../../store";
 import { runStatus, verdictReason } from "../../store/run-status";
-import { pluginTaskSuites, suiteOfTask } from "../compare";
 import { storedComparisons } from "../comparisons";
 import { shortSha } from "../format";
 import { renderReport } from "../render-report";
@@ -56,9 +55,8 @@ function systemPrompts(
 ): Array<{ suite: string; text: string }> {
   const prompts: Array<{ suite: string; text: string }> = [];
   const seen = new Set<string>();
-  const plugins = pluginTaskSuites(store.listEvents());
   for (const rollout of rollouts) {
-    const suite = suiteOfTask(rollout.task_id, plugins);
+    const suite = rollout.suite;
     if (seen.has(suite) || rollout.scores.kind === "infra_error") continue;
     seen.add(suite);
     const first = store
@@ -143,7 +141,6 @@ export const SEARCH_ROUTES: Route<ViewerContext>[] = [
             systemPrompts: systemPrompts(model, rollouts),
             evaluations: model.listEvaluations().filter((e) => e.candidate === candidate.commit),
             rollouts,
-            taskSuites: pluginTaskSuites(model.listEvents()),
           },
           LINKS,
         ),

@@ -3,10 +3,10 @@
  * the mean episode value over its scored repeats on each side; over the tasks both sides scored, the mean of the
  * per-task differences (after − before) and a seeded paired bootstrap interval of that mean. Pure.
  */
-import type { EpisodeScore } from "./episode";
-import type { ObjectiveName } from "./objective";
-import { objectiveOf } from "./objective";
-import { pairedBootstrapMeanDifference } from "./paired-tests";
+import type { EpisodeScore } from "../episode";
+import type { ObjectiveName } from "../objective";
+import { objectiveOf } from "../objective";
+import { pairedBootstrapMeanDifference } from "./tests";
 
 export interface TaskEpisode {
   task_id: string;

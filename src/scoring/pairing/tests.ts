@@ -1,13 +1,16 @@
 /**
  * Paired tests for comparing two harnesses on the same tasks and seeds.
  * - Exact two-sided McNemar: with b = #(A+, B−) and c = #(A−, B+) discordant pairs, under H0 each discordant pair
- *   goes either way with probability ½, so p = min(1, 2 · P[Binomial(b + c, ½) ≤ min(b, c)]).
+ *   goes either way with probability ½, so p = min(1, 2 · P[Binomial(b + c, ½) ≤ min(b, c)]). One rule at every count: the acceptance rules decide
+ *   on this p, and the exact conditional test never exceeds its level, where the χ² approximation does at small
+ *   counts. It is conservative (Fagerland, Lydersen & Laake, BMC Med Res Methodol 2013, 13:91 find the mid-p
+ *   version as safe in practice and more powerful); a comparison printed here can only understate a change.
  * - Paired bootstrap of a mean difference: resample paired units, mean of (a_i − b_i), seeded percentile interval;
  *   its two-sided p-value is 2 · min((1 + #means ≤ 0), (1 + #means ≥ 0)) / (1 + resamples), capped at 1 (about the
  *   smallest α at which the matching percentile interval excludes 0; the add-one keeps a Monte Carlo p above 0).
  */
-import { badInput } from "../core/errors";
-import { type BootstrapOptions, bootstrapDraws, type Interval, percentileInterval } from "./bootstrap";
+import { badInput } from "../../core/errors";
+import { type BootstrapOptions, bootstrapDraws, type Interval, percentileInterval } from "../bootstrap";
 
 export interface McNemarResult {
   /** Pairs where the first is positive and the second negative. */
