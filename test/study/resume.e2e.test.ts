@@ -101,6 +101,12 @@ describe("hsearch study --resume after SIGKILL", () => {
     expect(run.code, run.stderr).toBe(0);
     const reference = reportDirHash(join(clean, "report"));
     expect(JSON.parse(run.stdout).hash).toMatch(/^[0-9a-f]{64}$/);
+    // Progress in a log (no terminal): each finished step with the study's share done and, once measured, time left.
+    const done = run.stderr.split("\n").filter((line) => line.startsWith("  done: "));
+    expect(done).toHaveLength(17);
+    for (const line of done) expect(line).toMatch(/^ {2}done: retail\/\S+ \(.+\) · \d+\.\d % of the study/);
+    expect(done.some((line) => / · \d+ (min \d+ )?s left$/.test(line))).toBe(true);
+    expect(done.at(-1)).toContain("· 100.0 % of the study");
     const total = storedEpisodes(clean);
     expect(total).toBeGreaterThan(KILLS * 2);
 

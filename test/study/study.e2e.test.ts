@@ -86,6 +86,25 @@ describe("hsearch study, end to end on the simulator", () => {
     expect(events.at(-1)).toMatchObject({ type: "finished", hash: result.hash });
     const shares = events.flatMap((e) => (e.type === "progress" ? [e.share] : []));
     expect(shares.at(-1)).toBeCloseTo(1);
+    // Steps that do not depend on each other ran together, never more than --steps-at-once (default 2); a step
+    // started only once the steps it depends on had finished.
+    const running = new Set<string>();
+    const finishedSteps = new Set<string>();
+    let most = 0;
+    for (const event of events) {
+      if (event.type !== "step") continue;
+      if (event.state === "started") {
+        const step = result.plan.steps.find((s) => s.id === event.step);
+        for (const dep of step?.deps ?? [])
+          expect(finishedSteps, `${event.step} after ${dep}`).toContain(dep);
+        running.add(event.step);
+        most = Math.max(most, running.size);
+      } else {
+        running.delete(event.step);
+        finishedSteps.add(event.step);
+      }
+    }
+    expect(most).toBe(2);
   }, 240_000);
 
   it("spends no more than its plan: rollouts and model calls per step", async () => {
