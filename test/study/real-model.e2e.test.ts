@@ -12,11 +12,13 @@ import { parse, stringify } from "yaml";
 import { planStudy, runStudy, type StudyResult } from "../../src/api/study";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { closeRequestCaches } from "../../src/models/cache";
+import { openRunStore } from "../../src/store";
 import { type FakeOpenAIServer, startFakeOpenAIServer } from "../helpers/fake-openai-server";
 import { realisticOpenAI, roleOfRequest } from "../helpers/realistic-openai";
 import { retailSubset } from "../helpers/task-subset";
 
 const ROLES = ["agent", "customer", "judge", "proposer"] as const;
+type Role = (typeof ROLES)[number];
 
 let server: FakeOpenAIServer;
 let work: string;
@@ -78,14 +80,26 @@ describe("a real-model study over the OpenAI wire", () => {
       for (const role of ROLES)
         expect(spent.calls[role], `${spent.id} ${role}`).toBeLessThanOrEqual(planned.calls[role]);
     }
-    // What the study says it spent is what the server answered (calls the request cache answered come on top).
-    const answered = Object.fromEntries(ROLES.map((role) => [role, 0]));
+    // What the study says it spent is what the server answered: the calls each step's store billed, by role, are
+    // the server's requests of that role; the request cache's answers come on top of them in `spent`.
+    const answered: Record<Role, number> = { agent: 0, customer: 0, judge: 0, proposer: 0 };
     for (const request of server.requests) answered[roleOfRequest(request)] += 1;
+    const billed: Record<Role, number> = { agent: 0, customer: 0, judge: 0, proposer: 0 };
+    for (const step of result.spent) {
+      const store = openRunStore(join(result.dir, step.id), { readonly: true });
+      try {
+        for (const total of store.usageTotals())
+          if (total.role in billed) billed[total.role as Role] += total.calls;
+      } finally {
+        store.close();
+      }
+    }
+    expect(billed).toEqual(answered);
     for (const role of ROLES) {
       const spent = result.spent.reduce((sum, step) => sum + step.calls[role], 0);
-      expect(spent, role).toBeGreaterThanOrEqual(answered[role] ?? 0);
+      expect(spent, role).toBeGreaterThanOrEqual(answered[role]);
       expect(answered[role], role).toBeGreaterThan(0);
-      expect(answered[role], role).toBeLessThanOrEqual(plan.total.calls[role]);
+      expect(spent, role).toBeLessThanOrEqual(plan.total.calls[role]);
     }
   });
 });
