@@ -78,6 +78,14 @@ describe("hsearch study, end to end on the simulator", () => {
     const heldout = result.tables.find((t) => t.id === "table-14-retail");
     const independent = heldout?.rows.find((r) => String(r.split).startsWith("independent"));
     expect(independent?.solve).toMatchObject({ n: 4 });
+    // The challenge's rates pooled over replicates, with their counts: every blocked episode is pre + or pre −.
+    const challenge = result.tables.find((t) => t.id === "table-6-retail");
+    for (const row of challenge?.rows ?? []) {
+      const n = (key: string) => (row[key] as { n: number }).n;
+      expect(n("pooled_pos_pos") + n("pooled_pos_neg")).toBe(row.blocked);
+      expect(n("pooled_new_false")).toBe(row.feasible);
+    }
+    expect(challenge?.rows.length).toBe(2);
     const md = readFileSync(join(result.reportDir, "tables", "table-11-retail.md"), "utf8");
     expect(md).toMatch(/\(\d+\/6\)/);
     const page = readFileSync(join(result.reportDir, "index.html"), "utf8");
