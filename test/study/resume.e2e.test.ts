@@ -126,7 +126,8 @@ describe("hsearch study --resume after SIGKILL", () => {
       const child = await finished(killedStudy(args, point - stored));
       expect(child.signal, child.stderr).toBe("SIGKILL");
       killed += 1;
-      expect(storedEpisodes(dir)).toBeGreaterThanOrEqual(point);
+      // Not asserted: the stored count reaching the point. A resume drops what a killed probe or half-made step
+      // had stored and runs it again, so the process's inserts can exceed what the directory keeps.
       expect(existsSync(join(dir, "report", "index.html"))).toBe(false);
     }
     expect(killed).toBeGreaterThanOrEqual(2);
