@@ -89,6 +89,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
 }
 
 function printer(io: CliIO, live: ReturnType<typeof createLiveLine>): (event: StudyEvent) => void {
+  // The latest share and time left, printed with each finished step so a log (no terminal) shows them too.
+  let whole = "";
   return (event) => {
     switch (event.type) {
       case "started":
@@ -97,12 +99,12 @@ function printer(io: CliIO, live: ReturnType<typeof createLiveLine>): (event: St
         );
         return;
       case "step":
-        if (event.state === "finished") live.print(`  done: ${event.step} (${event.label})`);
+        if (event.state === "finished") live.print(`  done: ${event.step} (${event.label})${whole}`);
         return;
       case "progress": {
         const left = event.secondsLeft === null ? "" : ` · ${formatSeconds(event.secondsLeft)} left`;
-        const line = `${event.step} · ${(event.share * 100).toFixed(1)} % of the study${left}`;
-        if (io.isTTY) live.show(line);
+        whole = ` · ${(event.share * 100).toFixed(1)} % of the study${left}`;
+        if (io.isTTY) live.show(`${event.step}${whole}`);
         return;
       }
       case "message":

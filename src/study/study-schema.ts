@@ -51,7 +51,7 @@ export const studyFileSchema = z
     name: z.string().min(1).default("study"),
     /** Every step's seed derives from it: the SA-only search takes `seed`, the joint one `seed + 1`. */
     seed: z.number().int().min(0).default(1),
-    /** Rollouts at once within a step, and steps at once. */
+    /** Rollouts at once within each step (`--steps-at-once` steps that do not depend on each other run together). */
     concurrency: positive.default(8),
     models: z
       .object({

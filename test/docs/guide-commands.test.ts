@@ -70,6 +70,7 @@ const commands = files.flatMap((file) =>
 /** Commands cheap enough to run for real: they read files and print, and call no model. */
 const cheap = (args: string[]) =>
   (args[0] === "run" && args.includes("--plan") && !args.includes("--pilot")) ||
+  (args[0] === "study" && args.includes("--plan")) ||
   (args[0] === "tasks" && (args[1] === "list" || args[1] === "validate"));
 
 const temps: string[] = [];
@@ -113,7 +114,7 @@ describe("the commands the guide and README show", () => {
     async (_name, command) => {
       const dir = mkdtempSync(join(tmpdir(), "hsearch-guide-"));
       temps.push(dir);
-      for (const name of ["search-configs", "harnesses", "tasks", "examples"])
+      for (const name of ["search-configs", "harnesses", "tasks", "examples", "studies"])
         symlinkSync(join(PACKAGE_ROOT, name), join(dir, name));
       for (const line of command.before.filter((l) => !/^\s*(export|npm)\s/.test(l)))
         execFileSync("bash", ["-c", line], { cwd: dir, stdio: "pipe" });

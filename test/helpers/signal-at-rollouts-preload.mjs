@@ -12,8 +12,9 @@ if (target > 0) {
   let sent = false;
   Database.prototype.prepare = function (sql, ...rest) {
     const statement = prepare.call(this, sql, ...rest);
-    // The insert of store/rollout-table.ts's recordRollouts, run once per row inside one transaction.
-    if (/^\s*INSERT OR IGNORE INTO rollouts\b/.test(sql)) {
+    // The inserts of store/rollout-table.ts's recordRollouts and store/probe-table.ts's probe episodes, run once per
+    // row inside one transaction (a study stores both).
+    if (/^\s*INSERT OR IGNORE INTO (rollouts|probe_episodes)\b/.test(sql)) {
       const run = statement.run.bind(statement);
       statement.run = (...args) => {
         const result = run(...args);

@@ -1,6 +1,6 @@
 /**
  * A preload (`node --import`) for an `hsearch run` child under test: the child sends itself a signal right after the
- * transaction that stores its Nth rollout has committed. Tests interrupt a run at an exact point this way instead of
+ * transaction that stores its Nth rollout (or probe episode) has committed. Tests interrupt a run at an exact point this way instead of
  * polling run.db and racing the run to its end (on a loaded machine a poll can come too late: the run finished
  * before the kill, as a fast run did in CI).
  *

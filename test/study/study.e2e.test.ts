@@ -78,6 +78,14 @@ describe("hsearch study, end to end on the simulator", () => {
     const heldout = result.tables.find((t) => t.id === "table-14-retail");
     const independent = heldout?.rows.find((r) => String(r.split).startsWith("independent"));
     expect(independent?.solve).toMatchObject({ n: 4 });
+    // The challenge's rates pooled over replicates, with their counts: every blocked episode is pre + or pre −.
+    const challenge = result.tables.find((t) => t.id === "table-6-retail");
+    for (const row of challenge?.rows ?? []) {
+      const n = (key: string) => (row[key] as { n: number }).n;
+      expect(n("pooled_pos_pos") + n("pooled_pos_neg")).toBe(row.blocked);
+      expect(n("pooled_new_false")).toBe(row.feasible);
+    }
+    expect(challenge?.rows.length).toBe(2);
     const md = readFileSync(join(result.reportDir, "tables", "table-11-retail.md"), "utf8");
     expect(md).toMatch(/\(\d+\/6\)/);
     const page = readFileSync(join(result.reportDir, "index.html"), "utf8");
@@ -86,6 +94,25 @@ describe("hsearch study, end to end on the simulator", () => {
     expect(events.at(-1)).toMatchObject({ type: "finished", hash: result.hash });
     const shares = events.flatMap((e) => (e.type === "progress" ? [e.share] : []));
     expect(shares.at(-1)).toBeCloseTo(1);
+    // Steps that do not depend on each other ran together, never more than --steps-at-once (default 2); a step
+    // started only once the steps it depends on had finished.
+    const running = new Set<string>();
+    const finishedSteps = new Set<string>();
+    let most = 0;
+    for (const event of events) {
+      if (event.type !== "step") continue;
+      if (event.state === "started") {
+        const step = result.plan.steps.find((s) => s.id === event.step);
+        for (const dep of step?.deps ?? [])
+          expect(finishedSteps, `${event.step} after ${dep}`).toContain(dep);
+        running.add(event.step);
+        most = Math.max(most, running.size);
+      } else {
+        running.delete(event.step);
+        finishedSteps.add(event.step);
+      }
+    }
+    expect(most).toBe(2);
   }, 240_000);
 
   it("spends no more than its plan: rollouts and model calls per step", async () => {
