@@ -58,7 +58,7 @@ export interface StopOutcome {
 }
 
 /** How long closing the connections may take once nothing is running: Redis may be gone. */
-const CLOSE_LIMIT_MS = 2000;
+const CLOSE_LIMIT_MS = 1000;
 
 /** How often a job may stall (its worker vanished) before it fails the run instead of being handed out again. */
 const MAX_STALLS = 5;
