@@ -116,12 +116,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
     async (job): Promise<RolloutJobResult> => {
       const id = job.id ?? job.name;
       running.set(id, describeJob(job.data, id));
-      try {
-        return await processJob(job.data);
-      } finally {
-        running.delete(id);
-        if (running.size === 0) settled();
-      }
+      return processJob(job.data);
     },
     {
       connection: { url: options.url },
@@ -163,6 +158,15 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
     );
     return { trajectory, usage };
   }
+  // A job is done once its result is in Redis (BullMQ's completed or failed), not when the rollout returns: a stop
+  // that closed the connection in between would lose the result to a rerun elsewhere.
+  const done = (job: { id?: string; name: string } | undefined) => {
+    if (!job) return;
+    running.delete(job.id ?? job.name);
+    if (running.size === 0) settled();
+  };
+  worker.on("completed", done);
+  worker.on("failed", done);
   worker.on("error", (error) => log(`redis: ${error.message}`));
   await worker.waitUntilReady();
   log(
