@@ -80,9 +80,11 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
       );
       const { abandoned, closedCleanly } = await worker.stop(argv.graceSeconds * 1000);
       if (abandoned.length === 0) {
-        io.err("hsearch worker: stopped");
-        // Redis gone: the connections were dropped, and nothing of this worker's is left to wait for.
-        if (!closedCleanly) io.exit?.(EXIT_OK);
+        io.err(
+          `hsearch worker: stopped${closedCleanly ? "" : " (Redis did not answer: its connections were dropped)"}`,
+        );
+        // Nothing of this worker's is left to wait for; a Redis client retrying a lost server would keep it alive.
+        io.exit?.(EXIT_OK);
         return;
       }
       io.err(

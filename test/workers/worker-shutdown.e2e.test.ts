@@ -97,13 +97,13 @@ describe("hsearch worker on SIGTERM", () => {
     const idle = await worker(redis, "idle");
     await redis.stop();
     // Until it has noticed: it is reconnecting now.
-    while (!idle.log().includes("redis:")) await new Promise((r) => setTimeout(r, 20));
+    while (!idle.log().includes("worker: redis: ")) await new Promise((r) => setTimeout(r, 20));
     idle.child.kill("SIGTERM");
     const { code, seconds } = await timedExit(idle.exit);
     expect(code, idle.log()).toBe(0);
     expect(seconds).toBeLessThan(5);
     expect(idle.log()).toContain("hsearch worker: stopping (no rollout running)");
-    expect(idle.log()).toContain("hsearch worker: stopped");
+    expect(idle.log()).toMatch(/hsearch worker: stopped/);
   }, 60_000);
 
   it("with a rollout in flight and its Redis gone, exits 1 after --grace-seconds naming the rollout", async () => {
