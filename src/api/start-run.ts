@@ -4,6 +4,7 @@ import { HsearchError } from "../core/errors";
 import { newRunId } from "../core/ids";
 import { assertOutputApart } from "../core/output-overlap";
 import { resolveUserPath } from "../core/paths";
+import { isPluginHookError } from "../core/plugin-hook";
 import { harnessLimitsOf, loadHarness } from "../harness/load";
 import { createRejectionMemory, describeRejection, type RejectionMemory } from "../models/parameter-fallback";
 import { loadPriceTable } from "../models/prices";
@@ -13,6 +14,7 @@ import {
   type ConfigPlugins,
   loadConfigPlugins,
   type ModuleRecord,
+  PLUGIN_HOOK_FAILED_EVENT,
   PLUGIN_MODULES_EVENT,
   recordedModules,
 } from "../plugins";
@@ -202,6 +204,7 @@ async function resumedRun(run: string, options: ResumeRunOptions, events: RunEve
   let config: SearchConfig;
   let raised: SearchConfig["budget"] | null;
   let plugins: ConfigPlugins;
+  let fixed: ModuleRecord[] = [];
   try {
     const record = store.getRun();
     if (!record) throw new HsearchError("not_found", `no run recorded in ${runDir}`, { file: runDir });
@@ -218,13 +221,25 @@ async function resumedRun(run: string, options: ResumeRunOptions, events: RunEve
       return { runId: record.id, runDir, status, outcome: null };
     }
     const recorded = recordedModules(store.listEvents(), store.paths.db);
-    plugins = await loadConfigPlugins(config, recorded.file, recorded.modules);
+    plugins = await loadConfigPlugins(config, recorded.file, recorded.modules, recorded.fixable);
     if (options.workers) refuseWorkersWithPlugins(plugins.modules, recorded.file);
+    fixed = plugins.modules.filter(
+      (module) => !recorded.modules.some((was) => was.path === module.path && was.sha256 === module.sha256),
+    );
   } catch (error) {
     store.close();
     throw error;
   }
-  return searchIn(store, runDir, config, raised, options, host, events, plugins);
+  return searchIn(store, runDir, config, raised, options, host, events, plugins, () => {
+    if (fixed.length === 0) return;
+    // The fixed module's content from now on: a later resume holds the run to it.
+    store.logEvent(PLUGIN_MODULES_EVENT, { modules: [...plugins.modules] });
+    for (const module of fixed)
+      events.emit({
+        type: "message",
+        text: `hsearch run: ${module.path} changed since its code stopped the run; continuing with it (sha256 ${module.sha256.slice(0, 12)}…)`,
+      });
+  });
 }
 
 /**
@@ -251,6 +266,7 @@ async function searchIn(
   host: RunHost,
   events: RunEventLog,
   plugins: ConfigPlugins,
+  locked: () => void = () => {},
 ): Promise<RunResult> {
   let config = stored;
   let release: () => void;
@@ -260,6 +276,7 @@ async function searchIn(
     store.close();
     throw error;
   }
+  locked();
   const runId = store.getRun()?.id as string;
   if (raised) {
     // Only under the lock: a run still working must not see its budget change underneath it.
@@ -314,6 +331,18 @@ async function searchIn(
     return { runId, runDir, status: await statusWithMetrics(store), outcome };
   } catch (error) {
     store.setRunState("failed", error instanceof Error ? error.message : String(error));
+    if (isPluginHookError(error)) {
+      // A bug in the researcher's module: a resume may import the module changed, once, to go on from here.
+      store.logEvent(PLUGIN_HOOK_FAILED_EVENT, {
+        module: error.module,
+        hook: error.hook,
+        message: error.message,
+      });
+      events.emit({
+        type: "message",
+        text: `hsearch run: the run stopped on an error in ${error.module} (${error.hook}); everything before it is kept. Fix the module, then continue with: hsearch run --resume ${runDir}`,
+      });
+    }
     throw error;
   } finally {
     await queue?.close();

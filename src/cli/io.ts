@@ -16,6 +16,11 @@ export interface CliIO {
   outTTY?: boolean;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * Ends the process with `code` (the real process only; absent in tests and the library): for a command that
+   * abandons work still running in it (`hsearch worker` after its grace period), which would keep it alive.
+   */
+  exit?(code: number): void;
 }
 
 let quietOnClosedPipe = false;
@@ -45,5 +50,6 @@ export function processIO(): CliIO {
     outTTY: Boolean(process.stdout.isTTY),
     cwd: process.cwd(),
     env: process.env,
+    exit: (code) => process.exit(code),
   };
 }

@@ -5,12 +5,13 @@ import { loadPriceTable } from "../models/prices";
 import { offlineProviders } from "../sim";
 import { DEFAULT_QUEUE } from "../workers/rollout-job";
 import { startRolloutWorker } from "../workers/rollout-worker";
+import { EXIT_FAILED, EXIT_OK } from "./exit-codes";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { untilInterrupted } from "./until-interrupted";
 import { usageError } from "./usage-error";
 
-export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
+export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
     "worker",
     "Run rollouts for `hsearch run --workers` from a Redis queue (API keys from this machine's environment)",
@@ -36,6 +37,12 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           default: 30,
           describe: "a rollout whose worker stops answering this long is handed to another worker",
         })
+        .option("grace-seconds", {
+          type: "number",
+          default: DEFAULT_GRACE_SECONDS,
+          describe:
+            "on SIGTERM or Ctrl-C: how long running rollouts may take to finish; then they are left in Redis for another worker and the worker exits 1 naming them (with none running it exits at once)",
+        })
         .option("cache", {
           type: "string",
           describe: "a request cache file on this machine (answers are replayed for the same request)",
@@ -44,6 +51,9 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           for (const flag of ["concurrency", "stall-seconds"] as const)
             if (!Number.isInteger(argv[flag]) || (argv[flag] as number) < 1)
               throw usageError(`--${flag} is a whole number of at least 1`);
+          const grace = argv["grace-seconds"];
+          if (!Number.isFinite(grace) || grace < 0)
+            throw usageError("--grace-seconds is a number of at least 0");
           return true;
         }),
     async (argv) => {
@@ -62,9 +72,30 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         log: (line) => io.err(`hsearch worker: ${line}`),
       });
       await Promise.race([untilInterrupted(), worker.closed]);
-      io.err("hsearch worker: stopping after the running rollouts (a second Ctrl-C ends it now)");
-      await worker.close();
-      io.err("hsearch worker: stopped");
+      const running = worker.running().length;
+      io.err(
+        running === 0
+          ? "hsearch worker: stopping (no rollout running)"
+          : `hsearch worker: stopping: waiting up to ${argv.graceSeconds} s for ${running} running rollout${running === 1 ? "" : "s"} (a second SIGTERM or Ctrl-C ends it now)`,
+      );
+      const { abandoned, closedCleanly } = await worker.stop(argv.graceSeconds * 1000);
+      if (abandoned.length === 0) {
+        io.err(
+          `hsearch worker: stopped${closedCleanly ? "" : " (Redis did not answer: its connections were dropped)"}`,
+        );
+        // Nothing of this worker's is left to wait for; a Redis client retrying a lost server would keep it alive.
+        io.exit?.(EXIT_OK);
+        return;
+      }
+      io.err(
+        `hsearch worker: abandoned ${abandoned.length} rollout${abandoned.length === 1 ? "" : "s"} still running after ${argv.graceSeconds} s: ${abandoned.join("; ")}. Their jobs stay in Redis: another worker takes them once their lock lapses (--stall-seconds ${argv.stallSeconds}).`,
+      );
+      setExitCode(EXIT_FAILED);
+      // The abandoned rollouts are still running in this process (a model call, a command): end it here.
+      io.exit?.(EXIT_FAILED);
     },
   );
 }
+
+/** Under Kubernetes' default 30 s between SIGTERM and SIGKILL, so the worker says what it abandons before it. */
+export const DEFAULT_GRACE_SECONDS = 20;

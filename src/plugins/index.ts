@@ -9,7 +9,7 @@ import { z } from "zod";
 import { HsearchError } from "../core/errors";
 import type { PluginTask } from "../domain/task";
 import type { PluginProposer } from "../search/proposer-context";
-import { isModulePath, type ModuleRecord } from "./import-module";
+import { isModulePath, type ModuleRecord, pluginError } from "./import-module";
 import { loadProposerModule } from "./proposer-plugin";
 import { loadSuiteModule } from "./suite-plugin";
 
@@ -41,14 +41,26 @@ export async function loadConfigPlugins(
   config: { suites: readonly string[]; meta_model: string },
   file: string | undefined,
   recorded?: readonly ModuleRecord[],
+  fixed?: string,
 ): Promise<ConfigPlugins> {
+  const record = (field: ModuleRecord["field"], path: string) =>
+    recorded?.find((entry) => entry.field === field && entry.path === path);
+  // The module whose code stopped the run may have been fixed since: its new content is what the run goes on with.
   const expected = (field: ModuleRecord["field"], path: string) =>
-    recorded?.find((record) => record.field === field && record.path === path)?.sha256;
+    path === fixed ? undefined : record(field, path)?.sha256;
   const tasks = new Map<string, PluginTask[]>();
   const modules: ModuleRecord[] = [];
   for (const entry of config.suites.filter(isModulePath)) {
     const place = { ...(file ? { file } : {}), field: "suites" as const };
     const suite = await loadSuiteModule(entry, place, expected("suites", entry));
+    const before = record("suites", entry)?.tasks;
+    const now = suite.tasks.map((task) => task.id);
+    if (before && before.join("\n") !== now.join("\n"))
+      throw pluginError(
+        place,
+        entry,
+        `its tasks changed since the run began (${before.length} tasks then, ${now.length} now): a fix may change its code, not its tasks; restore them to resume, or start a new run`,
+      );
     tasks.set(entry, suite.tasks);
     // With the suite's name and task ids, so reports label its tasks without importing the module.
     modules.push({
@@ -56,7 +68,7 @@ export async function loadConfigPlugins(
       path: entry,
       sha256: suite.sha256,
       suite: suite.runtime.name,
-      tasks: suite.tasks.map((task) => task.id),
+      tasks: now,
     });
   }
   let proposer: PluginProposer | null = null;
@@ -73,8 +85,11 @@ export async function loadConfigPlugins(
   return { tasks, proposer, modules };
 }
 
-/** The event that records a run's plug-in modules (path and content hash) when it begins. */
+/** The event that records a run's plug-in modules (path and content hash) when it begins, and after a fix. */
 export const PLUGIN_MODULES_EVENT = "plugin_modules";
+
+/** The event that records a plug-in module's code stopping the run: the module and the hook. */
+export const PLUGIN_HOOK_FAILED_EVENT = "plugin_hook_failed";
 
 const moduleRecordsSchema = z.array(
   z
@@ -89,17 +104,21 @@ const moduleRecordsSchema = z.array(
 );
 
 /**
- * The plug-in modules a run recorded when it began, and the config file it began from (errors name it; `db`, the
- * run's database, when it began from a config object).
+ * The plug-in modules a run recorded (when it began, or after the latest fix), the config file it began from
+ * (errors name it; `db`, the run's database, when it began from a config object), and `fixable`: the module whose
+ * code stopped the run since then, which a resume may find changed (fixed).
  */
 export function recordedModules(
   events: ReadonlyArray<{ kind: string; data: Record<string, unknown> }>,
   db: string,
-): { file: string; modules: ModuleRecord[] } {
+): { file: string; modules: ModuleRecord[]; fixable?: string } {
   const config = events.find((event) => event.kind === "config");
   const file = typeof config?.data.file === "string" ? config.data.file : db;
-  const recorded = events.findLast((event) => event.kind === PLUGIN_MODULES_EVENT);
+  const at = events.findLastIndex((event) => event.kind === PLUGIN_MODULES_EVENT);
+  const recorded = events[at];
   if (!recorded) return { file, modules: [] };
+  const failed = events.slice(at + 1).findLast((event) => event.kind === PLUGIN_HOOK_FAILED_EVENT);
+  const fixable = typeof failed?.data.module === "string" ? { fixable: failed.data.module } : {};
   const modules = moduleRecordsSchema.safeParse(recorded.data.modules);
   if (!modules.success)
     throw new HsearchError(
@@ -109,5 +128,5 @@ export function recordedModules(
         file: db,
       },
     );
-  return { file, modules: modules.data };
+  return { file, modules: modules.data, ...fixable };
 }

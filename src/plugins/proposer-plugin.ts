@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HsearchError } from "../core/errors";
+import { callHook } from "../core/plugin-hook";
 import type { Proposal } from "../search/proposal";
 import type { PluginProposer } from "../search/proposer-context";
 import { builtInProposerNames } from "../search/proposers";
@@ -52,7 +53,11 @@ export async function loadProposerModule(
       name,
       async propose(input, context) {
         // A copy: the module may change what it is given without changing what the run holds.
-        const given = await definition.propose(structuredClone(input), context);
+        const given = await callHook(
+          { module: path, field: "meta_model", ...(place.file ? { file: place.file } : {}) },
+          `propose() in round ${context.round}`,
+          () => definition.propose(structuredClone(input), context),
+        );
         const parsed = z.array(editShape).safeParse(given);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];

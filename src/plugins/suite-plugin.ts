@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HsearchError } from "../core/errors";
+import { callHook, type HookPlace } from "../core/plugin-hook";
 import {
   isBuiltinSuite,
   isPluginTask,
@@ -73,7 +74,7 @@ export async function loadSuiteModule(
   const definition = checkedExport<SuiteDefinition>(definitionShape, exported, place, path, "suite");
   const name = definition.name as PluginSuiteName;
   const tasks = await checkedTasks(definition, name, path, place);
-  const runtime = runtimeOf(definition, name, path);
+  const runtime = runtimeOf(definition, name, hookPlace(place, path));
   try {
     registerSuite(runtime, path);
   } catch (error) {
@@ -91,13 +92,9 @@ async function checkedTasks(
   path: string,
   place: PluginPlace,
 ): Promise<PluginTask[]> {
-  let given: readonly unknown[];
-  try {
-    given = typeof definition.tasks === "function" ? await definition.tasks() : definition.tasks;
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw pluginError(place, path, `its tasks() failed: ${detail}`, error);
-  }
+  const { tasks: list } = definition;
+  const given: readonly unknown[] =
+    typeof list === "function" ? await callHook(hookPlace(place, path), "tasks()", () => list()) : list;
   if (!Array.isArray(given)) throw pluginError(place, path, "its tasks() did not return a list of tasks");
   const schema = pluginTaskSchema(name);
   const tasks: PluginTask[] = [];
@@ -126,8 +123,47 @@ async function checkedTasks(
   return tasks;
 }
 
-/** The suite runtime of a definition: what the engine calls, with the plug-in's answers checked. */
-function runtimeOf(definition: SuiteDefinition, name: PluginSuiteName, path: string): SuiteRuntime {
+function hookPlace(place: PluginPlace, path: string): HookPlace {
+  return { module: path, field: place.field, ...(place.file ? { file: place.file } : {}) };
+}
+
+/** What the episode engine calls of an environment: each of these, on a plug-in's, is the plug-in's code. */
+const ENVIRONMENT_METHODS = [
+  "tools",
+  "writeTools",
+  "call",
+  "effects",
+  "isDeferralCall",
+  "deferAsHarness",
+  "close",
+] as const;
+const REQUIRED_METHODS = ENVIRONMENT_METHODS.filter((method) => method !== "isDeferralCall");
+
+/** The plug-in's own environment behind each guarded one, for its `verify` (which may read its private state). */
+const ownEnvironment = new WeakMap<Environment, Environment>();
+
+/** The environment with every method called through the hook wrapper, naming the method and the task. */
+function guarded(env: Environment, place: HookPlace, taskId: string): Environment {
+  const methods = new Set<string>(ENVIRONMENT_METHODS);
+  const proxy = new Proxy(env, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof key !== "string" || !methods.has(key) || typeof value !== "function") return value;
+      return (...args: unknown[]) =>
+        callHook(
+          place,
+          `${key}(${key === "call" ? String(args[0]) : ""}) of the environment of ${taskId}`,
+          () => value.apply(target, args),
+        );
+    },
+  });
+  ownEnvironment.set(proxy, env);
+  return proxy;
+}
+
+/** The suite runtime of a definition: what the engine calls, through the hook wrapper, with its answers checked. */
+function runtimeOf(definition: SuiteDefinition, name: PluginSuiteName, place: HookPlace): SuiteRuntime {
+  const path = place.module;
   // The definition lists its deferral tool among its tools, in the order its environments offer them.
   const tools = [...definition.tools];
   const own = (task: Task): PluginTask => {
@@ -141,19 +177,21 @@ function runtimeOf(definition: SuiteDefinition, name: PluginSuiteName, path: str
     deferralHowTo: definition.deferralHowTo,
     tools: () => ({ tools: () => tools }),
     async createEnvironment(task, options) {
-      const env: Environment = await definition.createEnvironment(own(task), {
-        readOnly: options.readOnly ?? false,
-      });
-      for (const method of ["tools", "writeTools", "call", "effects", "deferAsHarness", "close"] as const)
+      const env: Environment = await callHook(place, `createEnvironment(${task.id})`, () =>
+        definition.createEnvironment(own(task), { readOnly: options.readOnly ?? false }),
+      );
+      for (const method of REQUIRED_METHODS)
         if (typeof env?.[method] !== "function")
           throw new HsearchError(
             "bad_input",
             `suite ${name} (${path}): createEnvironment(${task.id}) returned no Environment: ${method}() is missing`,
           );
-      return env;
+      return guarded(env, place, task.id);
     },
     async verify(task, env, episode) {
-      const reward = await definition.verify(own(task), env, episode);
+      const reward = await callHook(place, `verify(${task.id})`, () =>
+        definition.verify(own(task), ownEnvironment.get(env) ?? env, episode),
+      );
       if (reward !== 0 && reward !== 1)
         throw new HsearchError(
           "bad_input",

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { HsearchError } from "../core/errors";
+import { callHook } from "../core/plugin-hook";
 import { checkMetric, type Metric, metricCatalogue } from "../scoring/metrics";
 
 /** A metric module as a run stores it. */
@@ -72,7 +73,17 @@ async function importMetrics(ref: MetricModuleRef): Promise<{ metrics: Metric[] 
       return {
         problem: `its default export${Array.isArray(exported) ? `[${index}]` : ""} is not a metric: ${checked.problem}`,
       };
-    metrics.push(checked.metric);
+    const metric = checked.metric;
+    // Its code runs through the hook wrapper: what it throws names this module, the metric and the episode.
+    metrics.push({
+      ...metric,
+      value: (episode) =>
+        callHook(
+          { module: ref.module, field: "metrics" },
+          `value() of metric '${metric.name}' on episode ${episode.task_id}#${episode.repeat}`,
+          () => metric.value(episode),
+        ),
+    });
   }
   return { metrics };
 }

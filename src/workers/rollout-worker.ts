@@ -38,9 +38,27 @@ export interface RolloutWorkerOptions {
 export interface RunningWorker {
   /** Stops taking jobs; waits for the running rollouts unless `force`. */
   close(force?: boolean): Promise<void>;
+  /**
+   * The shutdown contract (`hsearch worker` on SIGTERM): stops taking jobs, gives the running rollouts up to
+   * `graceMs` to finish, then lets go of Redis whether or not it answers. What was still running is abandoned: its
+   * job stays in Redis and, its lock no longer renewed, is handed to another worker after `stallSeconds`.
+   */
+  stop(graceMs: number): Promise<StopOutcome>;
+  /** The rollouts running now, as `describeJob` names them. */
+  running(): string[];
   /** Resolves when the worker has closed. */
   closed: Promise<void>;
 }
+
+export interface StopOutcome {
+  /** The rollouts still running when the grace period ended (left to another worker). */
+  abandoned: string[];
+  /** False when Redis did not let the connections close within their own time limit (they were dropped). */
+  closedCleanly: boolean;
+}
+
+/** How long closing the connections may take once nothing is running: Redis may be gone. */
+const CLOSE_LIMIT_MS = 1000;
 
 /** How often a job may stall (its worker vanished) before it fails the run instead of being handed out again. */
 const MAX_STALLS = 5;
@@ -89,40 +107,16 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
     return built;
   };
 
+  // The jobs being processed, by job id: what a stop abandons is named from here.
+  const running = new Map<string, string>();
+  let settled: () => void = () => {};
+
   const worker = new Worker(
     name,
     async (job): Promise<RolloutJobResult> => {
-      let data: RolloutJobData;
-      let harness: Harness;
-      let roles: RoleModels;
-      try {
-        data = parseJobData(job.data);
-        harness = harnessOf(data.harness);
-        roles = modelsOf(data.models);
-      } catch (error) {
-        // A job this worker cannot run (format, version, a model spec it cannot build) fails once, not per retry.
-        throw error instanceof UnrecoverableError
-          ? error
-          : new UnrecoverableError(
-              `${hostname()}: ${error instanceof Error ? error.message : String(error)}`,
-            );
-      }
-      const started = Date.now();
-      const { result: trajectory, usage } = await jobUsage.count(() =>
-        runRollout({
-          harness,
-          task: data.task,
-          model: roles.agent,
-          customerModel: roles.customer,
-          prices: options.prices,
-          seed: data.seed,
-          repeat: data.repeat,
-        }),
-      );
-      log(
-        `${data.task.id} seed ${data.seed} repeat ${data.repeat} (run ${data.run}): ${trajectory.end.reason}, ${((Date.now() - started) / 1000).toFixed(1)} s`,
-      );
-      return { trajectory, usage };
+      const id = job.id ?? job.name;
+      running.set(id, describeJob(job.data, id));
+      return processJob(job.data);
     },
     {
       connection: { url: options.url },
@@ -132,6 +126,47 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
       maxStalledCount: MAX_STALLS,
     },
   );
+
+  async function processJob(raw: unknown): Promise<RolloutJobResult> {
+    let data: RolloutJobData;
+    let harness: Harness;
+    let roles: RoleModels;
+    try {
+      data = parseJobData(raw);
+      harness = harnessOf(data.harness);
+      roles = modelsOf(data.models);
+    } catch (error) {
+      // A job this worker cannot run (format, version, a model spec it cannot build) fails once, not per retry.
+      throw error instanceof UnrecoverableError
+        ? error
+        : new UnrecoverableError(`${hostname()}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const started = Date.now();
+    const { result: trajectory, usage } = await jobUsage.count(() =>
+      runRollout({
+        harness,
+        task: data.task,
+        model: roles.agent,
+        customerModel: roles.customer,
+        prices: options.prices,
+        seed: data.seed,
+        repeat: data.repeat,
+      }),
+    );
+    log(
+      `${data.task.id} seed ${data.seed} repeat ${data.repeat} (run ${data.run}): ${trajectory.end.reason}, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+    return { trajectory, usage };
+  }
+  // A job is done once its result is in Redis (BullMQ's completed or failed), not when the rollout returns: a stop
+  // that closed the connection in between would lose the result to a rerun elsewhere.
+  const done = (job: { id?: string; name: string } | undefined) => {
+    if (!job) return;
+    running.delete(job.id ?? job.name);
+    if (running.size === 0) settled();
+  };
+  worker.on("completed", done);
+  worker.on("failed", done);
   worker.on("error", (error) => log(`redis: ${error.message}`));
   await worker.waitUntilReady();
   log(
@@ -147,6 +182,41 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
       await worker.close(force);
       resolveClosed();
     },
+    running: () => [...running.values()],
+    stop: async (graceMs) => {
+      // No new job from here; not waiting in pause(), which would wait for the running ones without a limit.
+      void worker.pause(true).catch(() => {});
+      if (running.size > 0) {
+        const done = new Promise<void>((resolve) => {
+          settled = resolve;
+        });
+        await Promise.race([done, delay(graceMs)]);
+      }
+      const abandoned = [...running.values()];
+      // Forced: BullMQ's own close waits for the running jobs and for a Redis that may never answer. Their locks
+      // are no longer renewed, so BullMQ's stalled-job check hands the abandoned jobs to another worker.
+      const closedCleanly = await Promise.race([
+        worker.close(true).then(
+          () => true,
+          () => false,
+        ),
+        delay(CLOSE_LIMIT_MS).then(() => false),
+      ]);
+      resolveClosed();
+      return { abandoned, closedCleanly };
+    },
     closed,
   };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** A job as a person reads it in a worker's log: its task, seed, repeat and run, or its id if it does not parse. */
+export function describeJob(raw: unknown, id: string): string {
+  const data = raw as Partial<RolloutJobData> | null;
+  return data?.task?.id && typeof data.seed === "number" && typeof data.repeat === "number"
+    ? `${data.task.id} seed ${data.seed} repeat ${data.repeat} (run ${data.run}, job ${id})`
+    : `job ${id}`;
 }

@@ -1,5 +1,5 @@
 /** A metric over episodes: k/n with a 95% Wilson interval (a rate), or a mean over n. */
-import { HsearchError } from "../../core/errors";
+import { HsearchError, isHsearchError } from "../../core/errors";
 import { wilson } from "../wilson";
 import type { Metric, MetricEpisode } from "./metric";
 
@@ -65,6 +65,8 @@ function episodeValue(metric: Metric, episode: MetricEpisode): boolean | number 
   try {
     value = metric.value(episode);
   } catch (error) {
+    // A module's metric names its module already (the plug-in hook wrapper).
+    if (isHsearchError(error)) throw error;
     throw new HsearchError(
       "bad_input",
       `${where} threw: ${error instanceof Error ? error.message : String(error)}`,
