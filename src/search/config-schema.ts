@@ -212,9 +212,24 @@ export const searchConfigSchema = z
           .max(20)
           .default(3)
           .describe("Failure examples per family × failure mode in the digest (seeded choice)."),
+        method: z
+          .enum(["edit", "convolve"])
+          .default("edit")
+          .describe(
+            "edit: meta_model edits the harness (operators, a model or a module); convolve: a reflector and a curator (meta_model's model, or offline with operators) distil trajectories into playbook deltas with helpful/harmful counters (docs/guide/convolve.md).",
+          ),
+        trajectories: z
+          .number()
+          .int()
+          .min(1)
+          .max(1000)
+          .default(20)
+          .describe(
+            "convolve: at most this many search-split trajectories per round reach the reflector (seeded draw).",
+          ),
       })
       .strict()
-      .default({ max_prompt_tokens: 32_000, examples_per_cell: 3 }),
+      .default({ max_prompt_tokens: 32_000, examples_per_cell: 3, method: "edit", trajectories: 20 }),
     concurrency: z
       .number()
       .int()

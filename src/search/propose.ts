@@ -1,5 +1,6 @@
 import { createRng } from "../core/rng";
 import { costOf } from "../models/prices";
+import { convolveSelected, proposeConvolveRound } from "./convolve";
 import { proposeByLlm } from "./llm-proposer";
 import { runOperators } from "./operators";
 import type { Proposal } from "./proposal";
@@ -45,6 +46,8 @@ export async function propose(
       store.logEvent("proposer_module_empty", { round, incumbent, proposer: deps.pluginProposer.name });
     return proposals;
   }
+  if (convolveSelected(config.proposer))
+    return proposeConvolveRound(deps, input, incumbent, round, stream, { count, group, firstSlot });
   if (!deps.metaModel) {
     const tried = new Set(
       input.rejected.filter((r) => r.commit === null || r.parent === incumbent).map((r) => r.rationale),
