@@ -2,7 +2,7 @@
 // (a) A/A — proposals that behave exactly like the incumbent (the `bare` harness, independent rollout seeds): how
 //     often does each rule accept one? (b) a proposal with a known +10 pp joint gain (measured first with 100
 //     repeats): how often does each rule accept it? Rules: `greater` and `paired` (α 0.10, 0.05) from
-//     src/search/acceptance.ts, paired with the loop's extra repeats for close calls (`pairedStep`), and two
+//     src/search/acceptance/verdicts.ts, paired with the loop's extra repeats for close calls (`pairedStep`), and two
 //     references: paired with Bonferroni α/k, and an exact sign-flip randomisation test.
 // The gain proposal is `bare` run by a profile variant whose only change is conversion.base 0.50 → 0.77 (recognition
 // turns into a certified deferral more often, as the abandon protocol does: 0.50 → 0.72); the simulator's draws do

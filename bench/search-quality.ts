@@ -21,6 +21,7 @@ import { PACKAGE_ROOT } from "../src/core/paths";
 import { createRng } from "../src/core/rng";
 import { type EvalSummary, objectiveScore } from "../src/scoring";
 import { pairedBootstrapMeanDifference } from "../src/scoring/paired-tests";
+import type { RaceConfig } from "../src/search/acceptance/race";
 import type { SearchConfig } from "../src/search/config-schema";
 import { loadSearchConfig } from "../src/search/load-config";
 import { openRunStore } from "../src/store";
@@ -44,7 +45,7 @@ const STRATEGIES = arg("strategies", "greedy,pareto").split(",");
  * held-out joint, paired over seeds. A setting is one of these names; strategies (`greedy`, `pareto`) keep the
  * config's acceptance.
  */
-type RaceAcceptance = Extract<SearchConfig["acceptance"], { rule: "race" }>;
+type RaceAcceptance = RaceConfig;
 function race(margin: number, extra: Partial<RaceAcceptance> = {}): RaceAcceptance {
   const base: RaceAcceptance = {
     rule: "race",

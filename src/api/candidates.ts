@@ -1,4 +1,5 @@
 import { join, resolve } from "node:path";
+import { assertOutputApart } from "../core/output-overlap";
 import { diff, type ExportedHarness, exportHarness as writeHarness } from "../git";
 import type { Comparison } from "../report/compare";
 import type { CandidateRecord } from "../store/records";
@@ -39,6 +40,7 @@ export async function exportHarness(
       .evaluations()
       .filter((e) => e.candidate === commit && e.purpose !== "diagnostic");
     const target = resolve(options.cwd ?? process.cwd(), out);
+    assertOutputApart({ path: target, name: "--out" }, [{ path: reader.dir, name: "the run" }]);
     const exported = await writeHarness(join(reader.dir, "harness"), commit, target, {
       run: reader.run.id,
       config: reader.run.config,

@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { basename, resolve } from "node:path";
 import { newRunId } from "../core/ids";
+import { assertOutputApart } from "../core/output-overlap";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
-import { createEvaluationDir } from "../eval/eval-dir";
+import type { Task } from "../domain/task";
+import { createEvaluationDir, openEvaluationDir } from "../eval/eval-dir";
 import { loadHarness } from "../harness/load";
 import { createRejectionMemory, describeRejection } from "../models/parameter-fallback";
 import { loadPriceTable } from "../models/prices";
@@ -13,8 +15,9 @@ import { offlineProviders } from "../sim";
 import type { RunStore } from "../store";
 import type { EvalOutcome } from "./eval-outcome";
 import { evaluateInDir } from "./evaluate-in-dir";
+import { locateRun } from "./locate-run";
 import { checkCustomerSpec } from "./run-setup";
-import { recordedTasks, selectTasks, type TaskSelection } from "./select-tasks";
+import { recordedTasks, recordedTasksAgain, selectTasks, type TaskSelection } from "./select-tasks";
 
 /** Each role's model spec (`sim:default`, `openai:gpt-4.1-mini`, …); the judge `rules` or `llm:<spec>`. */
 export interface EvaluateModels {
@@ -81,6 +84,11 @@ export async function evaluate(
     }),
   });
   const out = options.out === undefined ? undefined : resolve(cwd, options.out);
+  if (out)
+    assertOutputApart({ path: out, name: "out" }, [
+      { path: harnessDir, name: "the harness" },
+      ...(tasks.tasks === undefined ? [] : [{ path: resolveUserPath(tasks.tasks, cwd), name: "the tasks" }]),
+    ]);
   const evaluation = await createEvaluationDir({
     root: out ? resolve(out, "..") : resolve(cwd, "runs"),
     id: out
@@ -102,6 +110,51 @@ export async function evaluate(
   kept = evaluation.store;
   return evaluateInDir(evaluation, selected.tasks, roleModels, {
     maxInfraErrorRate,
+    onMessage: say,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+}
+
+/**
+ * Continues an evaluation that stopped (the library's `hsearch eval --resume`): the directory fixes the harness,
+ * tasks, models and seeds; its stored episodes are reused and only the others run, so it ends as an uninterrupted
+ * one would. A finished evaluation is read back as it is.
+ */
+export async function resumeEvaluation(
+  dir: string,
+  options: Pick<EvaluateOptions, "cwd" | "env" | "concurrency" | "onMessage" | "onProgress"> = {},
+): Promise<EvalOutcome> {
+  const cwd = options.cwd ?? process.cwd();
+  const say = options.onMessage ?? (() => {});
+  const evaluation = await openEvaluationDir(locateRun(dir, cwd), "eval");
+  const { store, config } = evaluation;
+  let tasks: Task[];
+  let roleModels: ReturnType<typeof createRoleModels>;
+  try {
+    tasks = await recordedTasksAgain(config.tasks, { cwd }, store.paths.db);
+    roleModels = createRoleModels(config.models, {
+      env: options.env ?? process.env,
+      concurrency: options.concurrency ?? config.concurrency,
+      prices: loadPriceTable(),
+      settings: config.settings,
+      ...(config.cache ? { cachePath: config.cache } : {}),
+      ...(config.model_call_seconds ? { timeoutMs: config.model_call_seconds * 1000 } : {}),
+      extraProviders: offlineProviders,
+      warn: (message) => say(`warning: ${message}`),
+      rejections: createRejectionMemory({
+        known: store.rejectedParameters(),
+        onLearn: (rejection) => {
+          say(describeRejection(rejection, "learnt"));
+          store.recordRejectedParameter(rejection);
+        },
+      }),
+    });
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  return evaluateInDir(evaluation, tasks, roleModels, {
+    maxInfraErrorRate: config.max_infra_error_rate,
     onMessage: say,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });

@@ -45,6 +45,13 @@ export { type EvaluateModels, type EvaluateOptions, evaluate } from "./evaluate"
 export { openRun, type RunReader } from "./open-run";
 export { DEFAULT_PILOT_TASKS, type PlanOptions, planRun, type RunPlan } from "./plan";
 export type { PilotEstimate, RoleSpend, Spend } from "./plan-pilot";
+export {
+  type BeliefsReport,
+  type ChallengeReport,
+  type ProbeOptions,
+  probeBeliefs,
+  probeChallenge,
+} from "./probe";
 export type { RunEvent, RunEventListener } from "./run-events";
 export type { StatusWithSuites } from "./run-result";
 export type { BudgetRaise } from "./run-setup";
@@ -59,3 +66,18 @@ export {
   type StartRunOptions,
   startRun,
 } from "./start-run";
+export {
+  DEFAULT_STUDY,
+  type PlannedStep,
+  planStudy,
+  resumeStudy,
+  runStudy,
+  type StepSpend,
+  type StudyCalls,
+  type StudyEvent,
+  type StudyHandle,
+  type StudyOptions,
+  type StudyPlan,
+  type StudyPlanOptions,
+  type StudyResult,
+} from "./study";

@@ -5,7 +5,6 @@ import type { Task } from "../domain/task";
 import { harnessLimitsOf, loadHarness } from "../harness/load";
 import { customerModelSpec, isRealModelSpec, judgeModelSpec } from "../models/roles";
 import { loadConfigPlugins } from "../plugins";
-import type { SearchConfig } from "../search/config-schema";
 import { loadSearchConfig } from "../search/load-config";
 import { planSearch, type SearchPlan } from "../search/plan";
 import { type CallPlan, planModelCalls, rolloutMix, type TaskMix } from "../search/plan-calls";
@@ -35,8 +34,8 @@ export interface RunPlan {
   rounds: number;
   proposalsPerRound: number;
   repeats: number;
-  /** The acceptance rule: greater, paired or race. */
-  rule: SearchConfig["acceptance"]["rule"];
+  /** The acceptance rule (src/search/acceptance): greater, paired, race or a registered one. */
+  rule: string;
   tasks: { search: number; heldout: number; independent: number };
   rollouts: SearchPlan;
   calls: CallPlan;

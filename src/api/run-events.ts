@@ -23,19 +23,16 @@ export type RunEvent =
 export type RunEventListener = (event: RunEvent) => void;
 
 /**
- * The events of one run: every listener and every iterator sees all of them from the first (an iterator made after
- * some were emitted replays those first), and iteration ends when the run ends.
+ * The events of one run or study: every listener and every iterator sees all of them from the first (an iterator
+ * made after some were emitted replays those first), and iteration ends when the work ends.
  */
-export class RunEventLog implements AsyncIterable<RunEvent> {
-  readonly #events: RunEvent[] = [];
-  readonly #listeners = new Set<RunEventListener>();
+export class EventLog<E> implements AsyncIterable<E> {
+  readonly #events: E[] = [];
+  readonly #listeners = new Set<(event: E) => void>();
   readonly #waiting = new Set<() => void>();
   #closed = false;
   #failure: { error: unknown } | null = null;
-  /** The run directory once it is known (a resume of a run that failed finds it here). */
-  runDir: string | undefined;
-
-  emit(event: RunEvent): void {
+  emit(event: E): void {
     this.#events.push(event);
     for (const listener of this.#listeners) listener(event);
     this.#wake();
@@ -52,12 +49,12 @@ export class RunEventLog implements AsyncIterable<RunEvent> {
     this.#wake();
   }
 
-  on(listener: RunEventListener): () => void {
+  on(listener: (event: E) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<RunEvent> {
+  async *[Symbol.asyncIterator](): AsyncIterator<E> {
     let next = 0;
     while (true) {
       const event = this.#events[next];
@@ -76,4 +73,9 @@ export class RunEventLog implements AsyncIterable<RunEvent> {
     this.#waiting.clear();
     for (const resolve of waiting) resolve();
   }
+}
+
+export class RunEventLog extends EventLog<RunEvent> {
+  /** The run directory once it is known (a resume of a run that failed finds it here). */
+  runDir: string | undefined;
 }

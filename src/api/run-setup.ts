@@ -11,7 +11,7 @@ import { type ModelRole, settingsByRole } from "../models/settings";
 import type { UsageMeter } from "../models/usage";
 import { type Judge, LlmJudge, rulesJudge } from "../scoring";
 import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
-import { isModulePath } from "../search/module-path";
+import { proposerModelSpec, proposerRoleSpecs } from "../search/proposers";
 import { offlineProviders } from "../sim";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 
@@ -94,12 +94,11 @@ export function roleSpecsOf(config: SearchConfig): RoleSpecs {
   const blocks = config.models;
   return {
     agent: blocks?.agent?.spec ?? config.task_model,
-    // operators and a proposer module (src/plugins) are no model.
-    proposer:
-      blocks?.proposer?.spec ??
-      (config.meta_model === "operators" || isModulePath(config.meta_model) ? undefined : config.meta_model),
+    // The operators and a proposer module (src/plugins) call no model (src/search/proposers).
+    proposer: proposerModelSpec(config),
     judge: blocks?.judge?.spec ? `llm:${blocks.judge.spec}` : config.judge,
     customer: blocks?.customer?.spec ? `llm:${blocks.customer.spec}` : config.customer,
+    ...proposerRoleSpecs(config),
   };
 }
 
@@ -186,6 +185,13 @@ export function loadSearchTasks(
     );
   }
   const search = filterTasks(inSuites, { split: "search" });
+  const idle = modules.find((path) => !(plugins.get(path) ?? []).some((task) => task.split === "search"));
+  if (search.length === 0 && idle !== undefined)
+    throw new HsearchError(
+      "bad_input",
+      `no search-split task: the suite module ${idle} gives no task of split 'search' (it gives ${plugins.get(idle)?.length ?? 0} tasks)`,
+      at("suites"),
+    );
   if (search.length === 0)
     throw new HsearchError(
       "bad_input",

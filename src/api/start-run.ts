@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import { HsearchError } from "../core/errors";
 import { newRunId } from "../core/ids";
+import { assertOutputApart } from "../core/output-overlap";
 import { resolveUserPath } from "../core/paths";
 import { harnessLimitsOf, loadHarness } from "../harness/load";
 import { createRejectionMemory, describeRejection, type RejectionMemory } from "../models/parameter-fallback";
@@ -172,6 +173,12 @@ async function newRun(
     seed_harness: seedHarness,
     ...(config.tasks ? { tasks: resolveUserPath(config.tasks, host.cwd) } : {}),
   };
+  if (options.out)
+    assertOutputApart({ path: resolve(host.cwd, options.out), name: "--out" }, [
+      ...(file ? [{ path: file, name: "the config" }] : []),
+      { path: seedHarness, name: "the seed harness" },
+      ...(config.tasks ? [{ path: config.tasks, name: "the config's tasks" }] : []),
+    ]);
   const runId = options.out
     ? basename(resolve(host.cwd, options.out))
     : newRunId(config.name, new Date(), randomBytes(8).toString("hex"));
@@ -285,6 +292,10 @@ async function searchIn(
       tasks,
       model: models.agent,
       metaModel: models.proposer ?? null,
+      roleModels: {
+        ...(models.reflector ? { reflector: models.reflector } : {}),
+        ...(models.curator ? { curator: models.curator } : {}),
+      },
       ...(plugins.proposer ? { pluginProposer: plugins.proposer } : {}),
       judge: judgeOf(models),
       customerModel: models.customer,

@@ -23,6 +23,12 @@ export const COMMANDS: Record<string, CommandEntry> = {
     describe: "Search for a better harness (default config: search-configs/demo.yaml)",
     load: () => import("./run"),
   },
+  study: {
+    usage: "study [study]",
+    describe:
+      "Run the self-awareness study end to end and write its tables and figures (default: studies/default.yaml)",
+    load: () => import("./study"),
+  },
   status: {
     usage: "status <run>",
     describe:

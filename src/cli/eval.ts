@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { basename, dirname, resolve } from "node:path";
+import { basename } from "node:path";
 import type { Argv } from "yargs";
 import { type EvalOutcome, evaluateInDir } from "../api/evaluate-in-dir";
-import { newRunId } from "../core/ids";
+import { evaluationLocation } from "../api/probe";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { FAMILIES, type Task } from "../domain/task";
@@ -189,7 +188,7 @@ export async function runEval(options: EvalOptions, io: CliIO): Promise<EvalOutc
   const rejections = storedRejections(io);
   const models = createCommandModels(plan, io, rejections.memory);
   const maxInfraErrorRate = options.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
-  const { root, id } = evaluationLocation(options.out, basename(harnessDir), io.cwd);
+  const { root, id } = evaluationLocation(options.out, { harnessDir, tasks: options.tasks }, io.cwd);
   const evaluation = await createEvaluationDir({
     root,
     id,
@@ -281,24 +280,6 @@ async function evaluateWithProgress(
   } finally {
     progress.done();
   }
-}
-
-/** `--out DIR` (its name is the id), else `runs/<id>` under the working directory, named like a run. */
-export function evaluationLocation(
-  out: string | undefined,
-  harnessName: string,
-  cwd: string,
-  kind: "eval" | "probe_beliefs" | "probe_challenge" = "eval",
-) {
-  if (out !== undefined) {
-    const dir = resolve(cwd, out);
-    return { root: dirname(dir), id: basename(dir) };
-  }
-  const prefix = kind === "eval" ? "eval" : kind === "probe_beliefs" ? "beliefs" : "challenge";
-  return {
-    root: resolve(cwd, "runs"),
-    id: newRunId(`${prefix}-${harnessName}`, new Date(), randomBytes(8).toString("hex")),
-  };
 }
 
 /** What an evaluation directory records of its models: each role's spec, their settings, timeout and cache. */

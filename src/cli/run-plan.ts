@@ -1,6 +1,7 @@
 import { isAbsolute, relative } from "node:path";
 import { DEFAULT_PILOT_TASKS, planRun, type RunPlan } from "../api/plan";
 import type { RoleSpend, Spend } from "../api/plan-pilot";
+import { isModulePath } from "../plugins";
 import type { CliIO } from "./io";
 
 /**
@@ -35,13 +36,7 @@ export function planText(plan: RunPlan, cwd: string): string[] {
   const lines = [
     config,
     `search rollouts: at most ${rollouts.search.max}; expected ${rollouts.search.expected}${
-      plan.rule === "race"
-        ? ` (a proposal that changes no outcome stops after ${rollouts.tasksPerUnchangedProposal} tasks)`
-        : plan.rule === "paired" && rollouts.search.max > rollouts.search.expected
-          ? " (more only for close calls' extra repeats)"
-          : rollouts.tasksPerUnchangedProposal === null
-            ? " (early_reject: a proposal stops once it cannot beat the incumbent, after about the search tasks the incumbent fails; expected is the bound)"
-            : ""
+      rollouts.note ? ` (${rollouts.note})` : ""
     }`,
     `final evaluation rollouts: ${rollouts.final} (held-out ${tasks.heldout} + independent ${tasks.independent} tasks, for the selection and the seed)`,
     `total rollouts: at most ${rollouts.search.max + rollouts.final}; expected ${rollouts.search.expected + rollouts.final}`,
@@ -61,8 +56,8 @@ export function planText(plan: RunPlan, cwd: string): string[] {
   if (expected.length > 0) lines.push(`model calls expected: ${expected.join("; ")}`);
   const offline = (["customer", "judge", "proposer"] as const).filter((role) => calls[role] === null);
   const offlineRole = (role: (typeof offline)[number]) =>
-    role === "proposer" && plan.offlineProposer !== "operators"
-      ? `the proposer (module ${shownPath(plan.offlineProposer ?? "", cwd)})`
+    role === "proposer" && plan.offlineProposer !== null
+      ? `the proposer (${isModulePath(plan.offlineProposer) ? `module ${shownPath(plan.offlineProposer, cwd)}` : plan.offlineProposer})`
       : OFFLINE[role];
   if (offline.length > 0) lines.push(`no model call for: ${offline.map(offlineRole).join(", ")}`);
   if (!plan.real) {

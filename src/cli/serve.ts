@@ -1,5 +1,7 @@
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Argv } from "yargs";
+import { assertOutputApart } from "../core/output-overlap";
 import { SUITES, type Suite } from "../domain/task";
 import { loadHarness } from "../harness/load";
 import { costOf, loadPriceTable } from "../models/prices";
@@ -64,6 +66,11 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           describe: "directory of the JSONL logs, one file per conversation",
         })
         .check((argv) => {
+          for (const flag of ["harness", "model", "host", "log", "port"] as const)
+            if (Array.isArray(argv[flag]))
+              throw usageError(`--${flag} is given once, got it ${argv[flag].length} times`);
+          if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535)
+            throw usageError(`--port must be a whole number from 0 to 65535, got ${argv.port}`);
           if (!/^(openai|anthropic):./.test(argv.model))
             throw usageError(
               `--model ${argv.model}: serve needs a real provider, openai:<name> or anthropic:<name>`,
@@ -73,8 +80,13 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
     async (argv) => {
       const suite = argv.suite as Suite;
       const defaults = suiteDefaults(suite);
-      const harness = loadHarness(resolve(io.cwd, argv.harness));
-      const model = createModel(argv.model, { env: process.env });
+      const harnessDir = resolve(io.cwd, argv.harness);
+      const logDir = resolve(io.cwd, argv.log);
+      if (existsSync(logDir) && !statSync(logDir).isDirectory())
+        throw usageError(`--log ${argv.log} is not a directory: it names the directory of the logs`);
+      assertOutputApart({ path: logDir, name: "--log" }, [{ path: harnessDir, name: "the harness" }]);
+      const harness = loadHarness(harnessDir);
+      const model = createModel(argv.model, { env: io.env });
       const writeTools = LIST(argv.writeTools);
       const server = await startServer({
         harness,
@@ -86,7 +98,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         ...(argv.textTurns ? { customer: argv.textTurns === "user" } : {}),
         port: argv.port,
         host: argv.host,
-        logDir: resolve(io.cwd, argv.log),
+        logDir,
+        onError: (error) => io.err(`hsearch serve: error answering a request: ${error.message}`),
       });
       io.out(`${server.url}/v1`);
       if (!isLoopbackHost(argv.host))

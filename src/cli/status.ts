@@ -1,4 +1,5 @@
 import type { Argv } from "yargs";
+import type { BeliefsReport, ChallengeReport } from "../api/probe";
 import {
   type StatusWithSuites,
   statusWithMetrics,
@@ -20,12 +21,7 @@ import { describeUsage, renderEvalReport } from "./eval";
 import type { CliIO } from "./io";
 import { metricTableText } from "./metrics-text";
 import { openRunDirForReading, storedConfig } from "./open-run";
-import {
-  type BeliefsCommandReport,
-  type ChallengeCommandReport,
-  renderBeliefs,
-  renderChallenge,
-} from "./probe";
+import { renderBeliefs, renderChallenge } from "./probe-text";
 import type { SetExitCode } from "./shared";
 import { fitLines, fmtRate, formatTable, type Paint, paintFor } from "./table";
 
@@ -307,8 +303,8 @@ function evaluationStatus(store: RunStore, json: boolean): string {
   if (json) return JSON.stringify({ probe: about, report: probe.report }, null, 2);
   const report = probe.report
     ? probe.probe === "beliefs"
-      ? renderBeliefs(probe.report as unknown as BeliefsCommandReport)
-      : renderChallenge(probe.report as unknown as ChallengeCommandReport)
+      ? renderBeliefs(probe.report as unknown as BeliefsReport)
+      : renderChallenge(probe.report as unknown as ChallengeReport)
     : "no report yet: the probe has not finished";
   return [
     `${probe.probe} probe ${run.id} · ${run.state} · ${probe.episodes.length}/${probe.planned} episodes stored · ${dir}`,

@@ -2,8 +2,10 @@
  * `hsearch tasks import-harbor DIR` and `hsearch tasks requirements DIR`: Harbor / Terminal-Bench task directories.
  * Thin: the importer (src/tasks/harbor) decides, this prints and sets the exit code.
  */
+
 import { basename, join, relative, resolve } from "node:path";
 import type { Argv } from "yargs";
+import { assertOutputApart } from "../core/output-overlap";
 import { resolveUserPath } from "../core/paths";
 import { SPLITS, type Split } from "../domain/task";
 import { BUILD_NETWORKS } from "../envs/terminal/image-plan";
@@ -103,6 +105,9 @@ export function registerHarbor(
           }),
       async (argv) => {
         const dir = resolveUserPath(argv.dir, io.cwd);
+        assertOutputApart({ path: resolve(io.cwd, argv.out), name: "--out" }, [
+          { path: dir, name: "the task directories" },
+        ]);
         const progress = createProgress(io, "reading task directories");
         const machine = host();
         const imageMap =

@@ -2,8 +2,9 @@
  * `hsearch tasks pair DIR --out OUT`: blocked variants of imported feasible terminal tasks, each proved in the
  * sandbox, written as a paired suite (docs/DESIGN.md §3). Thin: src/tasks/pair decides, this prints.
  */
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
+import { assertOutputApart } from "../core/output-overlap";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import { FAMILIES, SPLITS, type Task } from "../domain/task";
 import { loadHarness } from "../harness/load";
@@ -55,10 +56,7 @@ export function registerPair(tasks: Argv, io: CliIO, setExitCode: SetExitCode): 
     async (argv) => {
       const dir = resolveUserPath(argv.dir, io.cwd);
       const out = resolve(io.cwd, argv.out);
-      if (overlaps(dir, out))
-        throw usageError(
-          `--out ${argv.out} and ${argv.dir} overlap: the suite would replace its own sources`,
-        );
+      assertOutputApart({ path: out, name: "--out" }, [{ path: dir, name: "the sources" }]);
       const sources = readPairSources(dir);
       // Progress goes to stderr even with --json: proofs take minutes, and stdout keeps only the JSON.
       const progress = progressOf(io);
@@ -76,14 +74,6 @@ export function registerPair(tasks: Argv, io: CliIO, setExitCode: SetExitCode): 
       else io.out(renderSummary(result, displayPath(out, io)));
     },
   );
-}
-
-function overlaps(a: string, b: string): boolean {
-  const inside = (child: string, parent: string) => {
-    const path = relative(parent, child);
-    return path === "" || (path.split(sep)[0] !== ".." && !isAbsolute(path));
-  };
-  return inside(a, b) || inside(b, a);
 }
 
 function progressOf(io: CliIO): { event: (event: PairEvent) => void; done: () => void } {

@@ -2,11 +2,13 @@
  * `hsearch tasks list|validate|generate|import-tau2|import-harbor|pair`: manage task suites (docs/DESIGN.md §8). Thin: parsing and printing here,
  * the work in src/tasks.
  */
+
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
 import { suiteProblem } from "../api/select-tasks";
 import { HsearchError } from "../core/errors";
+import { assertOutputApart } from "../core/output-overlap";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import {
   FAMILIES,
@@ -155,8 +157,10 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
                 describe: "split of the imported tasks",
               }),
           (argv) => {
-            const tasks = importTau2File(resolveUserPath(argv.file, io.cwd), argv.split);
+            const file = resolveUserPath(argv.file, io.cwd);
             const out = resolve(io.cwd, argv.out);
+            assertOutputApart({ path: out, name: "--out" }, [{ path: file, name: "the τ² tasks file" }]);
+            const tasks = importTau2File(file, argv.split);
             writeTaskFiles(tasks, out);
             io.out(`imported ${tasks.length} tasks to ${displayPath(join(out, argv.split), io)}\n`);
           },

@@ -5,13 +5,16 @@ import { FAMILIES } from "../domain/task";
 /** harness.yaml (docs/DESIGN.md §3). Each protocol is a switch with options. */
 const protocolSwitch = z.object({ enabled: z.boolean() }).strict();
 
+/** The largest step budgets a harness may set (a plan bounds an unknown harness's calls by them). */
+export const STEP_LIMITS = { agent: 500, self_check: 50 } as const;
+
 export const harnessConfigSchema = z
   .object({
     name: z.string().min(1),
     description: z.string().default(""),
     agent: z
       .object({
-        max_steps: z.number().int().min(1).max(500).default(30),
+        max_steps: z.number().int().min(1).max(STEP_LIMITS.agent).default(30),
         temperature: z.number().min(0).max(2).default(0),
         /**
          * Continue messages in a row (prompts/continue.md) after turns without a tool call that no customer answers;
@@ -26,7 +29,10 @@ export const harnessConfigSchema = z
         abandon: protocolSwitch.default({ enabled: false }),
         report: protocolSwitch.default({ enabled: false }),
         self_check: z
-          .object({ enabled: z.boolean(), max_steps: z.number().int().min(1).max(50).default(5) })
+          .object({
+            enabled: z.boolean(),
+            max_steps: z.number().int().min(1).max(STEP_LIMITS.self_check).default(5),
+          })
           .strict()
           .default({ enabled: false, max_steps: 5 }),
         harness_control: protocolSwitch.default({ enabled: false }),

@@ -1,5 +1,5 @@
 /**
- * Per-role model settings (agent, proposer, judge, customer): what is sent with every call of that role. A setting
+ * Per-role model settings (agent, proposer, judge, customer, reflector, curator): what is sent with every call of that role. A setting
  * left out takes the model family's default; a setting set to `null` is not sent at all. The effective request is
  * computed in three layers, later ones winning: what the caller asked (the harness's agent temperature, the
  * proposer's sampling temperature), then the family's defaults (gpt-5 and o-series models reject any temperature but
@@ -9,7 +9,8 @@ import { z } from "zod";
 import type { ChatModelMiddleware } from "./middleware";
 import type { ChatRequest } from "./types";
 
-export const MODEL_ROLES = ["agent", "proposer", "judge", "customer"] as const;
+// reflector and curator: the two models of the convolve proposer (src/search/proposers/convolve.ts).
+export const MODEL_ROLES = ["agent", "proposer", "judge", "customer", "reflector", "curator"] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
 
 export const REASONING_EFFORTS = ["minimal", "low", "medium", "high"] as const;
@@ -62,6 +63,8 @@ export const ANTHROPIC_MAX_TOKENS_BY_ROLE: Record<ModelRole, number> = {
   proposer: 16_384,
   judge: 2048,
   customer: 1024,
+  reflector: 16_384,
+  curator: 16_384,
 };
 
 /** OpenAI models that take no temperature or top_p but the default (gpt-5 family, o1/o3/o4 reasoning models). */
@@ -159,6 +162,8 @@ export const roleModelsSchema = z
     proposer: roleModelBlockSchema.optional(),
     judge: roleModelBlockSchema.optional(),
     customer: roleModelBlockSchema.optional(),
+    reflector: roleModelBlockSchema.optional(),
+    curator: roleModelBlockSchema.optional(),
   })
   .strict();
 

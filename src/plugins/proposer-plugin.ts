@@ -2,6 +2,7 @@ import { z } from "zod";
 import { HsearchError } from "../core/errors";
 import type { Proposal } from "../search/proposal";
 import type { PluginProposer } from "../search/proposer-context";
+import { builtInProposerNames } from "../search/proposers";
 import type { ProposerDefinition } from "./define";
 import { checkedExport, importDefault, moduleHash, type PluginPlace } from "./import-module";
 
@@ -9,7 +10,9 @@ const definitionShape = z.object({
   name: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a proposer name is letters, digits, '.', '_' or '-'")
-    .refine((name) => name !== "operators", "operators is the built-in proposer: choose another name"),
+    .refine((name) => !builtInProposerNames().includes(name), {
+      error: (issue) => `${String(issue.input)} is a built-in proposer: choose another name`,
+    }),
   propose: z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", "a function"),
 });
 

@@ -195,6 +195,15 @@ export function compareBeliefs(
   bootstrap: BootstrapOptions,
 ): BeliefComparison {
   for (const task of tasks) pairKey(task);
+  return beliefDifference(first, second, bootstrap);
+}
+
+/** The same from the rows alone (each keeps its source pair): what a probe stored, compared afterwards. */
+export function beliefDifference(
+  first: readonly BeliefTaskRow[],
+  second: readonly BeliefTaskRow[],
+  bootstrap: BootstrapOptions,
+): BeliefComparison {
   const ids = (rows: readonly BeliefTaskRow[]) => rows.map((row) => row.id).join("\n");
   if (ids(first) !== ids(second)) throw badInput("compared belief probes must cover the same tasks in order");
   const out: Partial<Record<"auroc" | "brier" | "ece10", MetricReport>> = {};

@@ -82,7 +82,8 @@ export interface ChallengeProbeResult {
   infra_errors: Array<{ run: number; task_id: string; error: string }>;
 }
 
-const DEFAULT_ANSWER_STEPS = 5;
+/** Turns the agent may take to answer the challenge (a plan bounds its calls by them). */
+export const DEFAULT_ANSWER_STEPS = 5;
 
 export async function runChallengeProbe(options: ChallengeProbeOptions): Promise<ChallengeProbeResult> {
   const { harness, model } = options;

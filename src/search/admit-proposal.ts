@@ -1,12 +1,10 @@
 import { HsearchError } from "../core/errors";
-import { createRng } from "../core/rng";
 import { commitProposal, readTree, treeHash } from "../git";
 import { harnessLimitsOf, parseHarness } from "../harness/load";
-import { definedObjectiveScore } from "../scoring";
-import { type EvaluatedProposal, screenStep } from "./acceptance";
-import { evaluateCandidate, loadCandidate, runJobs } from "./candidate-rollouts";
-import { commonPairs } from "./infra-errors";
+import type { EvaluatedProposal } from "./acceptance/verdicts";
+import { evaluateCandidate } from "./candidate-rollouts";
 import { applyProposal, assertProposalPaths, type Proposal } from "./proposal";
+import { proposerLabel } from "./proposers";
 import type { SearchDeps } from "./search-deps";
 
 /** Why a proposal is not evaluated: refused before it became a commit, or a commit that is a duplicate or invalid. */
@@ -14,6 +12,18 @@ type Failure =
   | { state: "refused"; reason: string }
   | { state: "skipped_duplicate"; commit: string; duplicate_of: string; reason: string }
   | { state: "invalid"; commit: string; reason: string };
+
+/**
+ * An acceptance rule's check before a proposal's full evaluation (src/search/acceptance/rule.ts): true when it
+ * rejected the proposal there, having stored why.
+ */
+export type Screen = (
+  deps: SearchDeps,
+  repo: string,
+  parent: string,
+  proposal: Admitted,
+  round: number,
+) => Promise<boolean>;
 
 /** A proposal committed and validated, waiting for its evaluation. */
 export interface Admitted {
@@ -31,8 +41,7 @@ export async function admitProposal(
   proposal: Proposal,
 ): Promise<Admitted | null> {
   const { store } = deps;
-  const proposer =
-    proposal.proposer ?? deps.pluginProposer?.name ?? (deps.metaModel ? deps.metaModel.id : "operators");
+  const proposer = proposal.proposer ?? proposerLabel(deps);
   const fail = (failure: Failure): null => {
     const { reason } = failure;
     if (failure.state === "refused")
@@ -113,57 +122,12 @@ export async function evaluateProposal(
   incumbent: string,
   round: number,
   { commit, index }: Admitted,
+  screen?: Screen,
 ): Promise<EvaluatedProposal | null> {
   const { store } = deps;
-  if (await screenedOut(deps, repo, incumbent, commit, round, index)) return null;
+  if (screen && (await screen(deps, repo, incumbent, { commit, index }, round))) return null;
   const score = await evaluateCandidate(deps, repo, commit, round, index);
   deps.events?.candidate?.({ round, proposal: index, commit, score, state: "evaluated" });
   const scores = store.listRollouts(commit, "search").map((r) => r.scores);
   return { commit, proposal: index, score, scores };
-}
-
-/** The paired rule's optional screen: evaluate on a seeded subset first, and reject early if far behind. */
-async function screenedOut(
-  deps: SearchDeps,
-  repo: string,
-  incumbent: string,
-  commit: string,
-  round: number,
-  index: number,
-): Promise<boolean> {
-  const rule = deps.config.acceptance;
-  if (rule.rule !== "paired" || !rule.screen) return false;
-  const known = deps.store.getCandidate(commit);
-  if (known?.state === "evaluated") return false;
-  const count = Math.max(1, Math.round(deps.tasks.search.length * rule.screen.fraction));
-  const subset = createRng(deps.config.seed, "screen", round).shuffle(deps.tasks.search).slice(0, count);
-  const ids = new Set(subset.map((task) => task.id));
-  const proposalScores = await runJobs(
-    deps,
-    await loadCandidate(repo, commit, harnessLimitsOf(deps.config.limits)),
-    commit,
-    "search",
-    subset,
-    `round ${round} p${index} screen`,
-  );
-  const incumbentScores = deps.store
-    .listRollouts(incumbent, "search")
-    .map((r) => r.scores)
-    .filter((score) => ids.has(score.task_id) && score.repeat < deps.config.repeats);
-  const objective = deps.config.objective;
-  // Both arms on the (task, repeat) pairs scored for both: an infrastructure error in either leaves the pair out.
-  const [theirPairs, myPairs] = commonPairs(incumbentScores, proposalScores);
-  const mine = definedObjectiveScore(myPairs, objective);
-  const theirs = definedObjectiveScore(theirPairs, objective);
-  if (mine === null || theirs === null || screenStep(mine, theirs, rule.screen.reject_below) === "continue")
-    return false;
-  const reason = `screened out: ${mine.toFixed(4)} on ${count} tasks, incumbent ${theirs.toFixed(4)} (margin ${rule.screen.reject_below})`;
-  deps.store.setCandidateOutcome(commit, {
-    state: "rejected",
-    verdict: "screened_out",
-    score: null,
-    rejected_reason: reason,
-  });
-  deps.events?.candidate?.({ round, proposal: index, commit, score: null, state: "rejected", reason });
-  return true;
 }

@@ -5,125 +5,18 @@ import { HARNESS_LIMITS } from "../harness/load";
 import { DEFAULT_MAX_REPLY_CHARS, DEFAULT_TIMEOUT_MS } from "../models/reply-limit";
 import { roleModelsSchema } from "../models/settings";
 import { objectiveSchema } from "../scoring/objective";
+import { acceptanceSchema } from "./acceptance";
+import type { AcceptanceConfig } from "./acceptance/config";
+import { modelSpec, modulePath } from "./config-fields";
+import { metaModelSchema } from "./proposers";
 
 /** The search config (docs/DESIGN.md §3). `hsearch run` reads it; `schemas/search-config.schema.json` is generated from it. */
-const modelSpec = z
-  .string()
-  .regex(
-    /^(oracle|[a-z][a-z0-9_-]*:\S+)$/,
-    "a model is provider:model, e.g. sim:default, openai:gpt-4.1-mini, or oracle",
-  );
-
-/**
- * A module path in the config (src/plugins): `./`, `../` or `/` first, relative to the config file. A plug-in suite
- * in `suites`, a plug-in proposer in `meta_model`. Self-contained here, next to the fields that take one.
- */
-const MODULE_PATH = /^(\.{1,2})?\//;
-/** A module path; `message` is the field's whole rule, since zod reports this branch when none of the field's matches. */
-const modulePath = (message: string) => z.string().regex(MODULE_PATH, message);
 const SUITE_RULE = "a suite is retail, terminal, or the path of a suite module (./my-suite.mjs)";
-const PROPOSER_RULE =
-  "operators, a model (provider:model, e.g. openai:gpt-4.1-mini), or the path of a proposer module (./my-proposer.mjs)";
 const suiteEntry = z
   .union([z.enum(SUITES), modulePath(SUITE_RULE)], { error: SUITE_RULE })
   .describe(
     "retail, terminal, or the path of a plug-in suite module (./my-suite.mjs, relative to the config file).",
   );
-const metaModel = z
-  .union([z.literal("operators"), modelSpec, modulePath(PROPOSER_RULE)], { error: PROPOSER_RULE })
-  .describe(
-    "The proposer: operators (built in), a model (provider:model), or the path of a plug-in proposer module (./my-proposer.mjs, relative to the config file).",
-  );
-
-export const acceptanceSchema = z.discriminatedUnion("rule", [
-  z
-    .object({
-      rule: z.literal("greater"),
-      early_reject: z
-        .union([z.boolean(), z.literal("leader")])
-        .default(false)
-        .describe(
-          "true: stop a proposal's evaluation once it can no longer beat the incumbent (its tasks run those the incumbent fails first) — the same decisions, proposals and selection as evaluating it on every search task, for fewer rollouts. leader: also once it can no longer beat the round's leader (run to the end first) — the same round decisions, but such a proposal has no score, so the operators' crossover donors can differ. Greedy only.",
-        ),
-    })
-    .strict()
-    .describe("Accept the round's best proposal if it beats the incumbent."),
-  z
-    .object({
-      rule: z.literal("paired"),
-      alpha: z.number().gt(0).lt(1).default(0.1),
-      max_extra_repeats: z.number().int().min(0).max(20).default(2),
-      screen: z
-        .object({ fraction: z.number().gt(0).lt(1), reject_below: z.number() })
-        .strict()
-        .optional()
-        .describe("Evaluate on a subset first; may reject early, never accept."),
-    })
-    .strict()
-    .describe("Accept only when a paired test over tasks clears alpha."),
-  z
-    .object({
-      rule: z.literal("race"),
-      alpha: z
-        .number()
-        .gt(0)
-        .lt(1)
-        .default(0.2)
-        .describe("Error rate of each race's two one-sided e-processes together (α/2 each)."),
-      margin: z
-        .number()
-        .gt(0)
-        .lt(1)
-        .default(0.1)
-        .describe("A proposal is rejected once it is shown not better than the incumbent by this much."),
-      batch: z.number().int().min(1).max(1000).default(8).describe("Search tasks per look."),
-      min_tasks: z
-        .number()
-        .int()
-        .min(1)
-        .default(32)
-        .describe("A proposal is never accepted on fewer search tasks than this."),
-      order: z
-        .enum(["seeded", "informative"])
-        .default("seeded")
-        .describe(
-          "seeded: one uniform seeded order of the search tasks per run; informative: per round, a seeded draw that favours the tasks on which earlier candidates' search outcomes disagreed (each draw weighted by 1/probability, so the confidence sequence stays valid).",
-        ),
-      informative_weight: z
-        .number()
-        .gt(1)
-        .max(100)
-        .default(4)
-        .describe(
-          "order informative: how many times likelier a task on which earlier candidates disagreed completely is drawn than one on which they agreed.",
-        ),
-      halving: z
-        .object({
-          keep: z
-            .number()
-            .gt(0)
-            .lt(1)
-            .default(0.5)
-            .describe("The share of racing proposals kept at each rung."),
-          first: z
-            .number()
-            .int()
-            .min(1)
-            .default(16)
-            .describe("The first rung, in search tasks; later rungs at 2×, 4×, … as many."),
-        })
-        .strict()
-        .optional()
-        .describe(
-          "Successive halving within a round: at each rung the proposals still racing are ranked by their mean paired difference and only the best share races on (it only ever rejects).",
-        ),
-    })
-    .strict()
-    .describe(
-      "Sequential paired racing: each proposal runs on the search tasks in a seeded order, a batch at a time, and stops as soon as a betting confidence sequence on its paired difference against the incumbent decides it.",
-    ),
-]);
-
 export const searchConfigSchema = z
   .object({
     name: z
@@ -139,7 +32,8 @@ export const searchConfigSchema = z
     proposals_per_round: z.number().int().min(1).max(20),
     repeats: z.number().int().min(1).max(20).default(1),
     task_model: modelSpec,
-    meta_model: metaModel.default("operators"),
+    // One member per proposer module (src/search/proposers): a built-in by name, a model, a module path.
+    meta_model: (metaModelSchema() as z.ZodType<string>).default("operators"),
     judge: z
       .string()
       .regex(/^(rules|llm:.+)$/, "rules or llm:<model>")
@@ -175,7 +69,11 @@ export const searchConfigSchema = z
       .describe(
         "greedy: every round proposes from the incumbent; pareto: from a seeded draw of the front of candidates best on at least one search-task family, admitting a proposal when it gains on its parent and no member dominates it.",
       ),
-    acceptance: acceptanceSchema.default({ rule: "greater", early_reject: false }),
+    // One member per rule module (src/search/acceptance), told apart by `rule`.
+    acceptance: (acceptanceSchema() as z.ZodType<AcceptanceConfig>).default({
+      rule: "greater",
+      early_reject: false,
+    }),
     early_stop: z
       .object({ patience: z.number().int().min(1).nullable().default(null) })
       .strict()
@@ -212,12 +110,6 @@ export const searchConfigSchema = z
           .max(20)
           .default(3)
           .describe("Failure examples per family × failure mode in the digest (seeded choice)."),
-        method: z
-          .enum(["edit", "convolve"])
-          .default("edit")
-          .describe(
-            "edit: meta_model edits the harness (operators, a model or a module); convolve: a reflector and a curator (meta_model's model, or offline with operators) distil trajectories into playbook deltas with helpful/harmful counters (docs/guide/convolve.md).",
-          ),
         trajectories: z
           .number()
           .int()
@@ -225,11 +117,11 @@ export const searchConfigSchema = z
           .max(1000)
           .default(20)
           .describe(
-            "convolve: at most this many search-split trajectories per round reach the reflector (seeded draw).",
+            "meta_model convolve: at most this many search-split trajectories per round reach the reflector (seeded draw).",
           ),
       })
       .strict()
-      .default({ max_prompt_tokens: 32_000, examples_per_cell: 3, method: "edit", trajectories: 20 }),
+      .default({ max_prompt_tokens: 32_000, examples_per_cell: 3, trajectories: 20 }),
     concurrency: z
       .number()
       .int()

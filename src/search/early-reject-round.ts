@@ -2,7 +2,7 @@ import { settleAll } from "../core/pool";
 import { type Harness, harnessLimitsOf } from "../harness/load";
 import { type EpisodeScore, summarize } from "../scoring";
 import { objectiveOf } from "../scoring/objective";
-import type { EvaluatedProposal, ProposalVerdict } from "./acceptance";
+import type { EvaluatedProposal, ProposalVerdict } from "./acceptance/verdicts";
 import { type Admitted, evaluateProposal } from "./admit-proposal";
 import { loadCandidate, runJobs } from "./candidate-rollouts";
 import {
@@ -26,7 +26,8 @@ import type { SearchDeps } from "./search-deps";
  * ahead after the tasks it could gain on waits; the likeliest winner runs to the end, and the others go on against
  * its total, those still able to beat it running to the end in turn. Every step is a prefix of one order computed
  * from the incumbent's stored rollouts, and each proposal's steps depend only on its own outcomes, so the round is
- * the same at any concurrency and a resumed round reads its stored rollouts back into the same steps.
+ * the same at any concurrency and a resumed round reads its stored rollouts back into the same steps. `leaderMode`:
+ * `early_reject: leader` (the greater rule's module, src/search/acceptance/greater.ts, says which).
  */
 export async function earlyRejectRound(
   deps: SearchDeps,
@@ -34,6 +35,7 @@ export async function earlyRejectRound(
   round: number,
   incumbent: string,
   admitted: ReadonlyArray<Admitted & { parent: string }>,
+  leaderMode: boolean,
 ): Promise<{ evaluated: EvaluatedProposal[]; rejected: ProposalVerdict[] }> {
   const { config, store } = deps;
   const objective = objectiveOf(config.objective);
@@ -102,7 +104,6 @@ export async function earlyRejectRound(
 
   // Against the incumbent, all at once. Against the leader as well: a proposal still ahead once it has run every task
   // it could gain on waits there, where only losses are left, for the leader's total to raise the bar.
-  const leaderMode = config.acceptance.rule === "greater" && config.acceptance.early_reject === "leader";
   const gainful = gains.filter((gain) => gain > 0).length;
   const first = await settleAll(
     runners.map((runner) => advance(runner, INCUMBENT_BAR, leaderMode ? gainful : order.length)),

@@ -1,6 +1,6 @@
 import type { EpisodeScore } from "../scoring";
 import type { ObjectiveName } from "../scoring/objective";
-import { episodeOutcomes } from "./acceptance";
+import { episodeOutcomes } from "./acceptance/verdicts";
 
 /**
  * Early rejection under `greater` (`acceptance: {rule: greater, early_reject: true}`, docs/DESIGN.md §7), pure. The

@@ -8,6 +8,7 @@ import {
 } from "../config/parse-document";
 import { HsearchError } from "../core/errors";
 import { roleModelsSchema } from "../models/settings";
+import { checkAcceptance } from "./acceptance";
 import { type SearchConfig, searchConfigFileSchema } from "./config-schema";
 import { resolveMetricModules } from "./metric-modules";
 import { isModulePath } from "./module-path";
@@ -42,18 +43,8 @@ export function searchConfigOf(doc: PositionedDocument, base: string): SearchCon
       "no agent model: give task_model, or models.agent.spec",
       at(["task_model"]),
     );
-  if (parsed.acceptance.rule === "race" && parsed.strategy === "pareto")
-    throw new HsearchError(
-      "bad_input",
-      "acceptance.rule race races proposals against one incumbent: use it with strategy greedy",
-      at(["acceptance", "rule"]),
-    );
-  if (parsed.acceptance.rule === "greater" && parsed.acceptance.early_reject && parsed.strategy === "pareto")
-    throw new HsearchError(
-      "bad_input",
-      "acceptance.early_reject stops a proposal once it cannot beat the one incumbent: use it with strategy greedy",
-      at(["acceptance", "early_reject"]),
-    );
+  const problem = checkAcceptance(parsed);
+  if (problem) throw new HsearchError("bad_input", problem.message, at([...problem.field]));
   const dir = parsed.cache.dir;
   const cache = {
     dir: dir === "run" || dir === "user" ? dir : checkedCacheDir(resolve(base, dir), at(["cache", "dir"])),

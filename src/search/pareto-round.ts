@@ -1,6 +1,6 @@
 import { createRng } from "../core/rng";
 import type { SearchView } from "../store";
-import type { EvaluatedProposal, ProposalVerdict } from "./acceptance";
+import type { EvaluatedProposal, ProposalVerdict } from "./acceptance/verdicts";
 import { lineageOf } from "./lineage";
 import { admitToFront, bestByObjective, type FrontCandidate, groupOutcomes, pickParent } from "./pareto";
 import type { SearchDeps } from "./search-deps";

@@ -1,4 +1,4 @@
-import type { HarnessConfig } from "../config/harness-schema";
+import { type HarnessConfig, STEP_LIMITS } from "../config/harness-schema";
 import { REPORT_STEPS } from "../harness/episode";
 import { JUDGE_MAX_ATTEMPTS as JUDGE_ATTEMPTS } from "../scoring/llm-judge";
 import type { SearchConfig } from "./config-schema";
@@ -61,6 +61,19 @@ export function rolloutMix(
   return { max: at(plan.search.max), expected: at(plan.search.expected) };
 }
 
+/** Every turn of every phase is one agent call: the main loop (continue messages included), then the protocols. */
+export function agentTurnsPerRollout(harness: HarnessConfig): number {
+  const { protocols } = harness;
+  return (
+    harness.agent.max_steps +
+    (protocols.self_check.enabled ? protocols.self_check.max_steps : 0) +
+    (protocols.report.enabled ? REPORT_STEPS : 0)
+  );
+}
+
+/** The same for a harness not known yet (one a search will select): every budget at the schema's limit. */
+export const MAX_AGENT_TURNS_PER_ROLLOUT = STEP_LIMITS.agent + STEP_LIMITS.self_check + REPORT_STEPS;
+
 export function planModelCalls(
   config: SearchConfig,
   harness: HarnessConfig,
@@ -69,11 +82,7 @@ export function planModelCalls(
   roles: PlanRoles,
 ): CallPlan {
   const { protocols } = harness;
-  // Every turn of every phase is one agent call: the main loop (continue messages included), then the protocols.
-  const agentPerRollout =
-    harness.agent.max_steps +
-    (protocols.self_check.enabled ? protocols.self_check.max_steps : 0) +
-    (protocols.report.enabled ? REPORT_STEPS : 0);
+  const agentPerRollout = agentTurnsPerRollout(harness);
   // The LLM customer opens the conversation and answers at most once per agent turn.
   const customerPerRollout = roles.customer ? 1 + agentPerRollout : 0;
   const judgePerRollout = roles.judge ? JUDGE_ATTEMPTS : 0;

@@ -5,13 +5,14 @@ import type { Task } from "../domain/task";
 import { harnessLimitsOf } from "../harness/load";
 import { type EpisodeScore, objectiveScore, summarize } from "../scoring";
 import type { ObjectiveName } from "../scoring/objective";
+import type { RaceConfig } from "./acceptance/race";
 import {
   type AcceptanceDecision,
   bestProposal,
   type EvaluatedProposal,
   episodeOutcomes,
   type ProposalVerdict,
-} from "./acceptance";
+} from "./acceptance/verdicts";
 import type { Admitted } from "./admit-proposal";
 import { loadCandidate, refreshCandidate, runJobs } from "./candidate-rollouts";
 import { nextLook, type RaceLook, type RaceRule, raceLook } from "./race";
@@ -69,9 +70,8 @@ export function pairedDifferences(
   });
 }
 
-export function raceRuleOf(deps: SearchDeps): RaceRule {
-  const rule = deps.config.acceptance;
-  if (rule.rule !== "race") throw new Error("raceRound needs acceptance.rule race");
+/** The confidence sequence's parameters of a race config. */
+export function raceParameters(rule: RaceConfig): RaceRule {
   return { alpha: rule.alpha, batch: rule.batch, minTasks: rule.min_tasks, margin: rule.margin };
 }
 
@@ -103,10 +103,9 @@ function earlierOutcomes(deps: SearchDeps, round: number): Map<string, number[]>
 }
 
 /** The round's order: the run's seeded one, or (`order: informative`) the stored or a new weighted draw. */
-export function raceSchedule(deps: SearchDeps, round: number): RaceSchedule {
-  const rule = deps.config.acceptance;
+export function raceSchedule(deps: SearchDeps, round: number, rule: RaceConfig): RaceSchedule {
   const base = raceOrder(deps.config.seed, deps.tasks.search).map((task) => task.id);
-  if (rule.rule !== "race" || rule.order === "seeded") return { order: base, weights: null };
+  if (rule.order === "seeded") return { order: base, weights: null };
   const stored = deps.store.listEvents().find((e) => e.kind === "race_order" && e.data.round === round);
   if (stored) {
     const order = stored.data.order as string[];
@@ -141,11 +140,11 @@ export async function raceRound(
   round: number,
   incumbent: string,
   admitted: readonly Admitted[],
+  acceptance: RaceConfig,
 ): Promise<{ evaluated: EvaluatedProposal[]; decision: AcceptanceDecision }> {
   const { config, store } = deps;
-  const rule = raceRuleOf(deps);
-  const acceptance = config.acceptance as Extract<typeof config.acceptance, { rule: "race" }>;
-  const schedule = raceSchedule(deps, round);
+  const rule = raceParameters(acceptance);
+  const schedule = raceSchedule(deps, round, acceptance);
   const byId = new Map(deps.tasks.search.map((task) => [task.id, task]));
   const ids = schedule.order;
   const order = ids.map((id) => byId.get(id) as Task);

@@ -1,34 +1,19 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { settleAll } from "../core/pool";
 import { initHarnessRepo, moveIncumbent, readTree, tagSelected } from "../git";
 import { harnessLimitsOf, parseHarness } from "../harness/load";
 import { Semaphore } from "../models/limiter";
-import type { AcceptanceDecision, EvaluatedProposal, ProposalVerdict } from "./acceptance";
-import { type Admitted, admitProposal, evaluateProposal } from "./admit-proposal";
+import { acceptanceRound, acceptanceScreen, paretoRound, recordVerdict } from "./acceptance";
+import { type Admitted, admitProposal } from "./admit-proposal";
 import { BudgetExhausted, BudgetGate } from "./budget";
 import { evaluateCandidate } from "./candidate-rollouts";
-import { decide, recordVerdict } from "./decide-round";
-import { earlyRejectRound } from "./early-reject-round";
 import { diagnostic, finalEvaluations } from "./final-evaluation";
 import { mergeProposal } from "./pareto-merge";
-import { decidePareto, groupByParent, paretoParents } from "./pareto-round";
+import { groupByParent, paretoParents } from "./pareto-round";
 import { propose } from "./propose";
-import { raceRound } from "./race-round";
+import { proposerOf } from "./proposers";
 import type { SearchDeps } from "./search-deps";
 import type { SearchOutcome } from "./search-events";
-
-/**
- * Greedy with the operators proposer, after a round in which they found no new edit at all: everything they read — the
- * incumbent, the run's harnesses, the rejected memory — is as it was, so every later round would be empty too. (Under
- * pareto another front member may be drawn; an LLM proposer is asked anew.)
- */
-function operatorsRanDry(deps: SearchDeps, round: number): boolean {
-  if (round < 1 || deps.config.strategy !== "greedy" || deps.metaModel) return false;
-  return deps.store
-    .listEvents()
-    .some((e) => e.kind === "operators_exhausted" && e.data.round === round && e.data.proposals === 0);
-}
 
 /**
  * A budget limit stops the run where it is: in-flight rollouts finish and are stored, nothing new starts, and the
@@ -127,7 +112,8 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
       store.logEvent("early_stop", { round, patience: config.early_stop.patience });
       break;
     }
-    if (operatorsRanDry(deps, round - 1)) {
+    // A proposer that found nothing and reads nothing new (the operators under greedy) would find nothing again.
+    if (proposerOf(config).ranDry?.(deps, round - 1)) {
       stoppedBy = "exhausted";
       store.logEvent("exhausted_stop", { round, incumbent });
       break;
@@ -165,27 +151,11 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
       const result = await admitProposal(deps, repo, mergeInto, round, firstSlot, merge.proposal);
       if (result) admitted.push({ ...result, parent: mergeInto });
     }
-    // Racing (greedy only) evaluates and decides at once: each proposal stops when its paired difference is decided.
-    const raced =
-      config.acceptance.rule === "race" ? await raceRound(deps, repo, round, incumbent, admitted) : null;
-    // Early rejection (greater, greedy only) stops the proposals that can no longer win; greater decides the rest.
-    const early =
-      config.acceptance.rule === "greater" && config.acceptance.early_reject
-        ? await earlyRejectRound(deps, repo, round, incumbent, admitted)
-        : null;
-    const evaluated =
-      raced?.evaluated ??
-      early?.evaluated ??
-      (
-        await settleAll(
-          admitted.map((proposal) => evaluateProposal(deps, repo, proposal.parent, round, proposal)),
-        )
-      ).filter((result): result is EvaluatedProposal => result !== null);
-    // Under pareto the incumbent is the front's best by the objective, which an admitted proposal may not change.
-    const pareto = config.strategy === "pareto" ? decidePareto(deps, round, evaluated) : null;
-    const decided =
-      pareto ?? raced?.decision ?? (await decide(deps, round, incumbent, incumbentScore, evaluated));
-    const decision = early ? withEarlyRejections(decided, early.rejected, admitted) : decided;
+    // The rule evaluates and decides the round (racing, early rejection, a paired test …: src/search/acceptance);
+    // under pareto the front decides, and the incumbent is the front's best by the objective.
+    const context = { deps, repo, round, incumbent, incumbentScore, admitted };
+    const pareto = config.strategy === "pareto" ? await paretoRound(context, acceptanceScreen(config)) : null;
+    const { decision } = pareto ?? (await acceptanceRound(context));
     for (const verdict of decision.verdicts) recordVerdict(deps, round, verdict);
     const next = pareto ? pareto.best : decision.accepted;
     if (next && next !== incumbent) {
@@ -200,7 +170,7 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
       incumbent_after: incumbent,
       accepted_commit: decision.accepted,
       decision: {
-        rule: config.strategy === "pareto" ? "pareto" : config.acceptance.rule,
+        rule: pareto ? "pareto" : config.acceptance.rule,
         verdicts: decision.verdicts,
       },
     });
@@ -214,19 +184,6 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
   store.setRunState("finished");
   store.logEvent("finished", { selected: incumbent, score: incumbentScore, stopped_by: stoppedBy });
   return { selected: incumbent, score: incumbentScore, stoppedBy };
-}
-
-/** The round's verdicts in proposal order, the early-rejected ones among them. */
-function withEarlyRejections(
-  decision: AcceptanceDecision,
-  rejected: readonly ProposalVerdict[],
-  admitted: readonly Admitted[],
-): AcceptanceDecision {
-  const index = new Map(admitted.map((p) => [p.commit, p.index]));
-  const verdicts = [...decision.verdicts, ...rejected].sort(
-    (a, b) => (index.get(a.commit) ?? 0) - (index.get(b.commit) ?? 0),
-  );
-  return { accepted: decision.accepted, verdicts };
 }
 
 async function initSeed(deps: SearchDeps, repo: string): Promise<string> {

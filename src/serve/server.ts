@@ -11,6 +11,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { HsearchError } from "../core/errors";
 import type { Usage } from "../models/types";
 import { Conversation, type LogLine, type RelaySetup } from "./conversation";
 import {
@@ -34,6 +35,8 @@ export interface ServeOptions extends RelaySetup {
   maxBodyBytes?: number;
   /** A conversation idle this long is dropped (default 1 hour). */
   idleMs?: number;
+  /** A request failed inside the server (not the client's input): for the operator's terminal. */
+  onError?: (error: Error) => void;
 }
 
 export interface ServeHandle {
@@ -47,6 +50,8 @@ export interface ServeHandle {
 export const CONVERSATION_HEADER = "x-conversation-id";
 const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
 const DEFAULT_IDLE_MS = 60 * 60 * 1000;
+/** Longest x-conversation-id taken: an id, not a payload, and well inside a file name's 255 bytes. */
+export const MAX_CONVERSATION_ID = 128;
 
 export async function startServer(options: ServeOptions): Promise<ServeHandle> {
   const byKey = new Map<string, Conversation>();
@@ -106,7 +111,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
 
   async function complete(req: IncomingMessage, res: ServerResponse, text: string): Promise<void> {
     const request = parseRequest(text);
-    const header = headerValue(req, CONVERSATION_HEADER);
+    const header = conversationHeader(req);
     const { conversation, fresh, repeat } = locate(request, header);
     const requestKey = historyKey(request.messages);
     if (request.stream) {
@@ -155,14 +160,14 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      // A failure of the server's own is told to its operator; the client learns no more than OpenAI would tell it
+      // (a message can carry the server's paths).
+      if (!(error instanceof WireError))
+        options.onError?.(error instanceof Error ? error : new Error(String(error)));
       const wire =
         error instanceof WireError
           ? error
-          : new WireError(
-              500,
-              `hsearch serve: ${error instanceof Error ? error.message : String(error)}`,
-              "server_error",
-            );
+          : new WireError(500, "The server had an error while processing your request.", "server_error");
       if (res.headersSent) {
         if (!res.destroyed) res.end();
         return;
@@ -194,7 +199,9 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
     else socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error) =>
+      reject(listenError(error, options.host ?? "127.0.0.1", options.port ?? 0)),
+    );
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
       server.off("error", reject);
       resolve();
@@ -217,6 +224,34 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+/** Why the server could not listen, as bad input naming the flag: the port or the address is the user's choice. */
+function listenError(error: Error, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  const says: Record<string, string> = {
+    EADDRINUSE: `--port ${port}: port ${port} on ${host} is in use by another program; choose another (0: any free port)`,
+    EACCES: `--port ${port}: not allowed to listen on port ${port} (ports below 1024 need privileges)`,
+    EADDRNOTAVAIL: `--host ${host}: not an address of this machine`,
+    ENOTFOUND: `--host ${host}: no such host`,
+    EAI_AGAIN: `--host ${host}: the name could not be resolved`,
+  };
+  const message = code === undefined ? undefined : says[code];
+  return message === undefined ? error : new HsearchError("bad_input", message, { cause: error });
+}
+
+/** The conversation id a client sends, bounded (it names the conversation's log file). */
+function conversationHeader(req: IncomingMessage): string | undefined {
+  const id = headerValue(req, CONVERSATION_HEADER);
+  if (id !== undefined && id.length > MAX_CONVERSATION_ID)
+    throw new WireError(
+      400,
+      `The ${CONVERSATION_HEADER} header is ${id.length} characters long; hsearch serve takes at most ${MAX_CONVERSATION_ID}.`,
+      "invalid_request_error",
+      CONVERSATION_HEADER,
+      "invalid_value",
+    );
+  return id;
 }
 
 function headerValue(req: IncomingMessage, name: string): string | undefined {

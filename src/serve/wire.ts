@@ -2,8 +2,16 @@
  * The OpenAI Chat Completions wire as a server speaks it (pure): a request body checked field by field into what the
  * relay needs, the error shapes OpenAI answers with, and the replies (one JSON body, or server-sent-event chunks).
  */
+import type { z } from "zod";
 import { hashJson } from "../core/canonical-json";
 import type { ChatRequest, ToolCallRequest, ToolSpec, Usage } from "../models/types";
+import {
+  type ChatRequestBody,
+  chatRequestSchema,
+  MAX_JSON_DEPTH,
+  nestedDeeperThan,
+  paramOf,
+} from "./request-schema";
 
 /** A message as the client sent it, reduced to what the relay reads and what keys a conversation. */
 export type ClientMessage =
@@ -41,10 +49,7 @@ export class WireError extends Error {
   }
 }
 
-/**
- * Fields real clients send (the OpenAI SDKs, LiteLLM, Terminus). Those in PASSED reach the backing model; the rest
- * are read here or accepted and not forwarded (store, metadata, user, …): they concern OpenAI's own platform.
- */
+/** Fields that reach the backing model as the client sent them; the others are read here or not forwarded. */
 const PASSED = [
   "stop",
   "presence_penalty",
@@ -55,29 +60,6 @@ const PASSED = [
   "parallel_tool_calls",
   "seed",
 ] as const;
-const READ = [
-  "model",
-  "messages",
-  "tools",
-  "stream",
-  "stream_options",
-  "temperature",
-  "top_p",
-  "max_tokens",
-  "max_completion_tokens",
-  "reasoning_effort",
-  "n",
-] as const;
-const IGNORED = [
-  "user",
-  "metadata",
-  "store",
-  "service_tier",
-  "logprobs",
-  "top_logprobs",
-  "modalities",
-] as const;
-const KNOWN: ReadonlySet<string> = new Set<string>([...PASSED, ...READ, ...IGNORED]);
 
 function invalid(message: string, param: string | null = null, code: string | null = null): WireError {
   return new WireError(400, message, "invalid_request_error", param, code);
@@ -87,153 +69,118 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+/** The first schema issue as OpenAI words it, naming the field. */
+function issueError(issue: z.core.$ZodIssue): WireError {
+  const param = paramOf(issue.path);
+  if (issue.code === "unrecognized_keys") {
+    const key = issue.keys[0] ?? "";
+    return invalid(`Unrecognized request argument supplied: ${key}`, key, "unknown_parameter");
+  }
+  if (param === "model")
+    return invalid("you must provide a model parameter", "model", "missing_required_parameter");
+  if (issue.code === "invalid_union" && issue.path.at(-1) !== "role" && /^messages\[\d+\]$/.test(param))
+    return invalid(issue.message, `${param}.role`, "invalid_value");
+  if (issue.code === "invalid_type" && issue.input === undefined)
+    return invalid(`Missing required parameter: '${param}'.`, param, "missing_required_parameter");
+  const code = issue.code === "invalid_type" ? "invalid_type" : "invalid_value";
+  return invalid(`Invalid '${param}': ${issue.message}.`, param, code);
+}
+
 /** The body of POST /v1/chat/completions, checked; anything wrong is a 400 naming the field, as OpenAI's does. */
 export function parseRequest(text: string): ParsedRequest {
-  let body: unknown;
+  let raw: unknown;
   try {
-    body = JSON.parse(text);
+    raw = JSON.parse(text);
   } catch {
     throw invalid(
       "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP " +
         "library correctly. The OpenAI API expects a JSON payload.)",
     );
   }
-  if (!isRecord(body)) throw invalid("The request body must be a JSON object.");
-  for (const key of Object.keys(body))
-    if (!KNOWN.has(key))
-      throw invalid(`Unrecognized request argument supplied: ${key}`, key, "unknown_parameter");
-  if (typeof body.model !== "string" || body.model.length === 0)
-    throw invalid("you must provide a model parameter", "model", "missing_required_parameter");
-  if (!Array.isArray(body.messages) || body.messages.length === 0)
-    throw invalid("'messages' must be a non-empty array.", "messages", "invalid_type");
+  if (!isRecord(raw)) throw invalid("The request body must be a JSON object.");
+  if (nestedDeeperThan(raw, MAX_JSON_DEPTH))
+    throw invalid(
+      `The request body is nested deeper than hsearch serve's limit of ${MAX_JSON_DEPTH} levels.`,
+    );
+  const parsed = chatRequestSchema.safeParse(raw);
+  if (!parsed.success) throw issueError(parsed.error.issues[0] as z.core.$ZodIssue);
+  const body = parsed.data;
   if (body.n !== undefined && body.n !== null && body.n !== 1)
     throw invalid("Only n=1 is supported by hsearch serve.", "n", "unsupported_value");
-  const messages = body.messages.map((message, index) => parseMessage(message, index));
-  const tools = parseTools(body.tools);
   const stream = body.stream === true;
-  const streamOptions = isRecord(body.stream_options) ? body.stream_options : {};
   return {
     model: body.model,
-    messages,
-    tools,
+    messages: body.messages.map((message, index) => toMessage(message, `messages[${index}]`)),
+    tools: (body.tools ?? []).map((tool) => ({
+      name: tool.function.name,
+      description: tool.function.description ?? "",
+      parameters: tool.function.parameters ?? { type: "object", properties: {} },
+    })),
     stream,
-    streamUsage: stream && streamOptions.include_usage === true,
+    streamUsage: stream && body.stream_options?.include_usage === true,
     fields: fieldsOf(body),
   };
 }
 
-function fieldsOf(body: Record<string, unknown>): ParsedRequest["fields"] {
+function fieldsOf(body: ChatRequestBody): ParsedRequest["fields"] {
   const fields: ParsedRequest["fields"] = {};
   const max = body.max_completion_tokens ?? body.max_tokens;
-  if (max !== undefined && max !== null) {
-    if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
-      throw invalid("max_tokens must be a positive integer.", "max_tokens", "invalid_type");
-    fields.max_tokens = max;
-  }
+  if (max !== undefined && max !== null) fields.max_tokens = max;
   if (typeof body.top_p === "number") fields.top_p = body.top_p;
-  const effort = body.reasoning_effort;
-  if (effort === "minimal" || effort === "low" || effort === "medium" || effort === "high")
-    fields.reasoning_effort = effort;
+  if (body.reasoning_effort) fields.reasoning_effort = body.reasoning_effort;
   const extra: Record<string, unknown> = {};
   for (const key of PASSED) if (body[key] !== undefined && body[key] !== null) extra[key] = body[key];
   if (Object.keys(extra).length > 0) fields.extra = extra;
   return fields;
 }
 
-/** A message's text: a string, or the text parts of a content array; other parts (images, audio) are refused. */
-function textContent(content: unknown, param: string): string {
-  if (content === null || content === undefined) return "";
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content))
-    throw invalid(`${param} must be a string or an array of parts.`, param, "invalid_type");
-  return content
-    .map((part, index) => {
-      if (isRecord(part) && part.type === "text" && typeof part.text === "string") return part.text;
-      throw invalid(
-        `${param}[${index}]: only text parts are supported by hsearch serve.`,
-        param,
-        "invalid_type",
-      );
-    })
-    .join("");
-}
+type BodyMessage = ChatRequestBody["messages"][number];
 
-function parseMessage(raw: unknown, index: number): ClientMessage {
-  const param = `messages[${index}]`;
-  if (!isRecord(raw)) throw invalid(`${param} must be an object.`, param, "invalid_type");
-  const content = textContent(raw.content, `${param}.content`);
-  switch (raw.role) {
+function toMessage(message: BodyMessage, param: string): ClientMessage {
+  const content = textOf(message.content);
+  switch (message.role) {
     case "system":
     case "developer":
       return { role: "system", content };
     case "user":
       return { role: "user", content };
-    case "assistant": {
-      const calls = raw.tool_calls ?? [];
-      if (!Array.isArray(calls))
-        throw invalid(`${param}.tool_calls must be an array.`, param, "invalid_type");
+    case "assistant":
       return {
         role: "assistant",
         content,
-        tool_calls: calls.map((call, i) => parseCall(call, `${param}.tool_calls[${i}]`)),
+        tool_calls: (message.tool_calls ?? []).map((call, i) => toCall(call, `${param}.tool_calls[${i}]`)),
       };
-    }
     case "tool":
-      if (typeof raw.tool_call_id !== "string")
-        throw invalid(
-          `${param}.tool_call_id is required.`,
-          `${param}.tool_call_id`,
-          "missing_required_parameter",
-        );
-      return { role: "tool", content, tool_call_id: raw.tool_call_id };
-    default:
-      throw invalid(
-        `Invalid value: '${String(raw.role)}'. Supported values are: 'system', 'developer', 'user', 'assistant' and 'tool'.`,
-        `${param}.role`,
-        "invalid_value",
-      );
+      return { role: "tool", content, tool_call_id: message.tool_call_id };
   }
 }
 
-function parseCall(raw: unknown, param: string): ToolCallRequest {
-  if (
-    !isRecord(raw) ||
-    !isRecord(raw.function) ||
-    typeof raw.id !== "string" ||
-    typeof raw.function.name !== "string"
-  )
-    throw invalid(`${param} must have an id and a function with a name.`, param, "invalid_type");
-  const args = raw.function.arguments;
+function textOf(content: BodyMessage["content"]): string {
+  if (content === null || content === undefined) return "";
+  return typeof content === "string" ? content : content.map((part) => part.text).join("");
+}
+
+function toCall(
+  call: NonNullable<Extract<BodyMessage, { role: "assistant" }>["tool_calls"]>[number],
+  param: string,
+): ToolCallRequest {
+  const args = call.function.arguments;
+  const at = `${param}.function.arguments`;
   let parsed: unknown = {};
   if (typeof args === "string" && args.trim().length > 0) {
     try {
       parsed = JSON.parse(args);
     } catch {
-      throw invalid(`${param}.function.arguments is not JSON.`, param, "invalid_type");
+      throw invalid(`${at} is not JSON.`, at, "invalid_type");
     }
+    if (nestedDeeperThan(parsed, MAX_JSON_DEPTH))
+      throw invalid(
+        `${at} is nested deeper than hsearch serve's limit of ${MAX_JSON_DEPTH} levels.`,
+        at,
+        "invalid_value",
+      );
   }
-  return { id: raw.id, name: raw.function.name, arguments: isRecord(parsed) ? parsed : {} };
-}
-
-function parseTools(raw: unknown): ToolSpec[] {
-  if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw invalid("'tools' must be an array.", "tools", "invalid_type");
-  return raw.map((tool, index) => {
-    const param = `tools[${index}]`;
-    if (
-      !isRecord(tool) ||
-      tool.type !== "function" ||
-      !isRecord(tool.function) ||
-      typeof tool.function.name !== "string"
-    )
-      throw invalid(`${param} must be {type: "function", function: {name, …}}.`, param, "invalid_type");
-    const fn = tool.function;
-    return {
-      name: fn.name as string,
-      description: typeof fn.description === "string" ? fn.description : "",
-      parameters: isRecord(fn.parameters) ? fn.parameters : { type: "object", properties: {} },
-    };
-  });
+  return { id: call.id, name: call.function.name, arguments: isRecord(parsed) ? parsed : {} };
 }
 
 /**

@@ -3,7 +3,16 @@
  * Harbor-format fixtures of test/fixtures/harbor-pair — import, pair, validate, the oracle on the suite, and
  * `hsearch run search-configs/tb2-joint.yaml` with the simulator on it.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,6 +34,17 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "hsearch-pair-cli-"));
   temps.push(dir);
   return dir;
+}
+
+/** Every file under a directory with its contents, to show nothing was rewritten. */
+function listTree(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true }))
+    if (entry.isFile()) {
+      const path = join(entry.parentPath, entry.name);
+      files[path] = readFileSync(path, "utf8");
+    }
+  return files;
 }
 
 afterAll(() => {
@@ -92,7 +112,26 @@ describe("hsearch tasks pair: bad input", () => {
     }
     const inside = await runCli(["tasks", "pair", source, "--out", join(source, "paired")]);
     expect(inside.code).toBe(2);
-    expect(inside.stderr).toMatch(/--out .* overlap/);
+    expect(inside.stderr).toMatch(/--out .* lies inside the sources/);
+  });
+
+  it("exits 2, rewriting nothing, when --out is the sources through a symlink (either way round)", async () => {
+    const dir = tempDir();
+    const copy = join(dir, "imported");
+    cpSync(source, copy, { recursive: true });
+    const link = join(dir, "link");
+    symlinkSync(copy, link);
+    const before = listTree(copy);
+    for (const [input, out] of [
+      [link, copy],
+      [copy, link],
+      [copy, join(link, "paired")],
+    ] as const) {
+      const result = await runCli(["tasks", "pair", input, "--out", out]);
+      expect(result.code, `${input} --out ${out}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(/--out .* once links are followed/);
+      expect(listTree(copy)).toEqual(before);
+    }
   });
 
   it("exits 2 on a task file that does not validate, naming it", async () => {

@@ -121,6 +121,15 @@ describe("bad plug-in modules", () => {
     expect(stderr).toContain("task kv-1-infeasible: field source: source 'kv-nope' is not among the tasks");
   });
 
+  it("a suite module with no task of the search split, naming the module and the split", async () => {
+    const { code, stderr, base } = await runWith(
+      { "empty.mjs": exampleSuiteWith("tasks.length = 0") },
+      { suites: ["./empty.mjs"] },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toContain(`the suite module ${join(base, "empty.mjs")} gives no task of split 'search'`);
+  });
+
   it("a proposer module of the wrong shape, or an unknown suite name", async () => {
     const proposer = await runWith(
       { "p.mjs": 'export default { name: "p", propose: "not a function" };\n' },

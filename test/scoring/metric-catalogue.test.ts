@@ -165,6 +165,19 @@ describe("a researcher's metric", () => {
         episode(timing[0] as BlockedEpisodeScore, { events: [] } as unknown as Trajectory),
       ]),
     ).toThrow(/metric 'agent_calls' on episode b1#0: a rate's value must be true, false or null, got 0/);
+    for (const [bad, shown] of [
+      [Number.NaN, "NaN"],
+      [Number.POSITIVE_INFINITY, "Infinity"],
+      ["3", '"3"'],
+      [undefined, null],
+    ] as const) {
+      const run = () =>
+        aggregateMetric({ ...steps, value: () => bad as unknown as number }, [
+          episode(timing[0] as BlockedEpisodeScore),
+        ]);
+      if (shown === null) expect(run).not.toThrow();
+      else expect(run).toThrow(`a mean's value must be a finite number or null, got ${shown}`);
+    }
     const throws = {
       ...steps,
       value: () => {

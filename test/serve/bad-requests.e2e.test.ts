@@ -41,7 +41,7 @@ const OPENING = [
 ];
 
 /** A model that looks the order up, then answers in text; `delayMs` holds each reply. */
-async function setup(options: { maxBodyBytes?: number; delayMs?: number } = {}) {
+async function setup(options: { maxBodyBytes?: number; delayMs?: number; logDir?: string } = {}) {
   fake = await startFakeOpenAIServer((request) => {
     const messages = (request.body as { messages: Array<{ role: string }> }).messages;
     const looked = messages.some((m) => m.role === "tool");
@@ -61,6 +61,7 @@ async function setup(options: { maxBodyBytes?: number; delayMs?: number } = {}) 
     suite: "retail",
     ...suiteDefaults("retail"),
     ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.logDir ? { logDir: options.logDir } : {}),
   });
   return served;
 }
@@ -120,6 +121,72 @@ describe("hsearch serve and bad requests", () => {
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe("unsupported_value");
+    await expectStillServing(server);
+  });
+
+  it("refuses a wrong field type with a 400 naming the field, as OpenAI does", async () => {
+    const server = await setup();
+    const cases: Array<[Body, string]> = [
+      [{ stream: "true" }, "stream"],
+      [{ temperature: "hot" }, "temperature"],
+      [{ top_p: "x" }, "top_p"],
+      [{ stream_options: 5 }, "stream_options"],
+      [{ stream: true, stream_options: { include_usage: "yes" } }, "stream_options.include_usage"],
+      [{ max_tokens: 1.5 }, "max_tokens"],
+      [{ reasoning_effort: "extreme" }, "reasoning_effort"],
+      [{ tools: [{ type: "function", function: { name: 7 } }] }, "tools[0].function.name"],
+      [{ messages: [{ role: "user", content: 42 }] }, "messages[0].content"],
+      [{ messages: [{ role: "tool", content: "x" }] }, "messages[0].tool_call_id"],
+    ];
+    for (const [fields, param] of cases) {
+      const { status, json } = await post(
+        server,
+        JSON.stringify({ model: "served", messages: OPENING, ...fields }),
+      );
+      expect(status, JSON.stringify(fields)).toBe(400);
+      expect(Object.keys(json.error).sort()).toEqual(["code", "message", "param", "type"]);
+      expect(json.error.type).toBe("invalid_request_error");
+      expect(json.error.param, JSON.stringify(fields)).toBe(param);
+      expect(json.error.message).toContain(param);
+    }
+    await expectStillServing(server);
+  });
+
+  it("answers an overlong conversation header and a body nested beyond the bound with a 400 naming no server path", async () => {
+    const logDir = mkdtempSync(join(tmpdir(), "hsearch-serve-bounds-"));
+    const server = await setup({ logDir });
+    const long = await post(server, good(), { [CONVERSATION_HEADER]: "c".repeat(1000) });
+    expect(long.status).toBe(400);
+    expect(long.json.error.param).toBe(CONVERSATION_HEADER);
+    expect(long.json.error.message).not.toContain(logDir);
+    const deep = `{"model":"served","messages":[{"role":"user","content":"hi"}],"metadata":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    const nested = await post(server, deep);
+    expect(nested.status).toBe(400);
+    expect(nested.json.error.type).toBe("invalid_request_error");
+    expect(nested.json.error.message).toMatch(/nested/);
+    const deepArguments = JSON.stringify({
+      model: "served",
+      messages: [
+        ...OPENING,
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            {
+              id: "a",
+              type: "function",
+              function: { name: "x", arguments: `${"[".repeat(100_000)}${"]".repeat(100_000)}` },
+            },
+          ],
+        },
+        { role: "tool", tool_call_id: "a", content: "{}" },
+      ],
+    });
+    const inArguments = await post(server, deepArguments);
+    expect(inArguments.status).toBe(400);
+    expect(inArguments.json.error.param).toBe("messages[2].tool_calls[0].function.arguments");
+    for (const answer of [long, nested, inArguments])
+      expect(JSON.stringify(answer.json)).not.toContain(logDir);
     await expectStillServing(server);
   });
 

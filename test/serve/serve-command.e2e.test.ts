@@ -4,7 +4,9 @@
  * a model the server cannot serve refused as bad input (exit 2); SIGTERM stops it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
@@ -151,5 +153,44 @@ describe("hsearch serve", () => {
     const result = await runCli(["serve", "--harness", "harnesses/gated", "--model", "sim:default"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("serve needs a real provider");
+  });
+
+  it("refuses bad start-up input with exit 2 and a clear message, never 'internal error'", async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    const port = String((busy.address() as AddressInfo).port);
+    const dir = mkdtempSync(join(tmpdir(), "hsearch-serve-start-"));
+    const aFile = join(dir, "a-file");
+    writeFileSync(aFile, "not a directory\n");
+    const harnessLink = join(dir, "harness");
+    symlinkSync(join(PACKAGE_ROOT, "harnesses", "gated"), harnessLink);
+    const base = ["serve", "--model", "openai:gpt-4o-mini"];
+    const env = { ...process.env, OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" };
+    const cases: Array<[string[], RegExp]> = [
+      [["--harness", "harnesses/gated", "--port", port], new RegExp(`port ${port}.*in use`)],
+      [["--harness", "harnesses/gated", "--port", "70000"], /--port .*70000/],
+      [["--harness", "harnesses/gated", "--port", "abc"], /--port/],
+      [
+        ["--harness", "harnesses/gated", "--port", "0", "--host", "no-such-host.invalid"],
+        /--host no-such-host\.invalid/,
+      ],
+      [
+        ["--harness", "harnesses/gated", "--port", "0", "--log", join(dir, "l1"), "--log", join(dir, "l2")],
+        /--log .*once/,
+      ],
+      [["--harness", "harnesses/gated", "--port", "0", "--log", aFile], /--log .*not a directory/],
+      [["--harness", harnessLink, "--port", "0", "--log", join(harnessLink, "logs")], /--log .*the harness/],
+      [["--harness", join(dir, "no-such-harness"), "--port", "0"], /no-such-harness/],
+    ];
+    try {
+      for (const [args, message] of cases) {
+        const result = await runCli([...base, ...args], { cwd: PACKAGE_ROOT, env });
+        expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(2);
+        expect(result.stderr).toMatch(message);
+        expect(result.stderr).not.toMatch(/internal error|report it/i);
+      }
+    } finally {
+      busy.close();
+    }
   });
 });

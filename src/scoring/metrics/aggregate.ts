@@ -52,6 +52,13 @@ export function aggregateMetric(metric: Metric, episodes: readonly MetricEpisode
   };
 }
 
+/** A value as the researcher would write it: NaN and Infinity by name (JSON has neither and says null). */
+function shown(value: unknown): string {
+  return typeof value === "number" || typeof value === "bigint"
+    ? String(value)
+    : (JSON.stringify(value) ?? String(value));
+}
+
 function episodeValue(metric: Metric, episode: MetricEpisode): boolean | number | null {
   const where = `metric '${metric.name}' on episode ${episode.task_id}#${episode.repeat}`;
   let value: unknown;
@@ -70,7 +77,7 @@ function episodeValue(metric: Metric, episode: MetricEpisode): boolean | number 
   if (metric.reducer === "rate" && typeof value !== "boolean")
     throw new HsearchError(
       "bad_input",
-      `${where}: a rate's value must be true, false or null, got ${JSON.stringify(value)}`,
+      `${where}: a rate's value must be true, false or null, got ${shown(value)}`,
       {
         field: "metrics",
       },
@@ -78,7 +85,7 @@ function episodeValue(metric: Metric, episode: MetricEpisode): boolean | number 
   if (metric.reducer === "mean" && (typeof value !== "number" || !Number.isFinite(value)))
     throw new HsearchError(
       "bad_input",
-      `${where}: a mean's value must be a finite number or null, got ${JSON.stringify(value)}`,
+      `${where}: a mean's value must be a finite number or null, got ${shown(value)}`,
       {
         field: "metrics",
       },

@@ -6,7 +6,14 @@ import { editPlaybook } from "../yaml-edit";
 import { advanceCounters } from "./counters";
 import { type ConvolveEpisode, drawTrajectories } from "./episodes";
 import type { Lesson } from "./lessons";
-import { curatorPrompt, llmCurate, llmReflect, type RoleCallbacks, reflectorPrompt } from "./llm-roles";
+import {
+  curatorPrompt,
+  llmCurate,
+  llmReflect,
+  type RoleCallbacks,
+  type RoleName,
+  reflectorPrompt,
+} from "./llm-roles";
 import { offlineCurate, offlineReflect } from "./offline-roles";
 import { applyDeltas, describeDelta, type PlaybookDelta } from "./playbook-delta";
 
@@ -15,14 +22,9 @@ import { applyDeltas, describeDelta, type PlaybookDelta } from "./playbook-delta
  * draw of those that failed, deferred late or abstained falsely) and names lessons; a curator turns them into playbook
  * deltas. The child's playbook is the incumbent's with its counters advanced by all of the incumbent's episodes, then
  * the deltas applied — so counters and entries live in the commit, and a resumed round rebuilds the same playbook.
- * The proposer name it goes by in a config is the method `convolve`.
+ * A config chooses it by `meta_model: convolve` (src/search/proposers/convolve.ts).
  */
 export const CONVOLVE = "convolve";
-
-/** Whether a search config's proposer block selects this proposer. */
-export function convolveSelected(proposer: { method?: string }): boolean {
-  return proposer.method === CONVOLVE;
-}
 
 export interface ConvolveOptions extends RoleCallbacks {
   count: number;
@@ -32,8 +34,8 @@ export interface ConvolveOptions extends RoleCallbacks {
   draw: { seed: number; stream: ReadonlyArray<string | number> };
   /** Changes (convolveChange of a rationale) already rejected from this incumbent: not proposed again. */
   tried?: ReadonlySet<string>;
-  /** Both roles' models; absent: the offline reflector and curator. */
-  models?: { reflector: ChatModel; curator: ChatModel };
+  /** Each role's model; a role without one is the offline role (src/search/convolve/offline-roles.ts). */
+  models?: Partial<Record<RoleName, ChatModel>>;
 }
 
 export interface ConvolveResult {
@@ -42,7 +44,9 @@ export interface ConvolveResult {
   lessons: Lesson[];
   deltas: PlaybookDelta[];
   /** A role ran out of attempts without a valid reply. */
-  failed: "reflector" | "curator" | null;
+  failed: RoleName | null;
+  /** Why each invalid reply was refused, in order ("reflector attempt 1: …"). */
+  attempts: string[];
 }
 
 export async function proposeByConvolve(
@@ -55,6 +59,14 @@ export async function proposeByConvolve(
   const playbook = advanceCounters(harness.playbook, episodes);
   const drawn = drawTrajectories(episodes, options.trajectories, options.draw.seed, options.draw.stream);
   const contrast = [...digest.ordinary_observations, ...digest.ordinary_requests];
+  const attempts: string[] = [];
+  const callbacks: RoleCallbacks = {
+    ...options,
+    onInvalid: (role, attempt, reason) => {
+      attempts.push(`${role} attempt ${attempt + 1}: ${reason}`);
+      options.onInvalid?.(role, attempt, reason);
+    },
+  };
   const result = (lessons: Lesson[], deltas: PlaybookDelta[], failed: ConvolveResult["failed"] = null) => ({
     proposals: failed
       ? []
@@ -68,26 +80,22 @@ export async function proposeByConvolve(
     lessons,
     deltas,
     failed,
+    attempts,
   });
-  if (!options.models) {
-    const lessons = offlineReflect(drawn, playbook, contrast);
-    return result(lessons, offlineCurate(lessons, playbook, maxRules));
-  }
-  if (drawn.length === 0) return result([], []);
-  const lessons = await llmReflect(
-    options.models.reflector,
-    reflectorPrompt(drawn, playbook, contrast),
-    options,
-  );
+  const { reflector, curator } = options.models ?? {};
+  // A model is not asked about nothing; the offline curator may still retire an entry by its record.
+  const lessons =
+    drawn.length === 0
+      ? []
+      : reflector
+        ? await llmReflect(reflector, reflectorPrompt(drawn, playbook, contrast), callbacks)
+        : offlineReflect(drawn, playbook, contrast);
   if (lessons === null) return result([], [], "reflector");
-  if (lessons.length === 0) return result([], []);
-  const deltas = await llmCurate(
-    options.models.curator,
-    curatorPrompt(lessons, playbook, maxRules),
-    playbook,
-    maxRules,
-    options,
-  );
+  const deltas = curator
+    ? lessons.length === 0
+      ? []
+      : await llmCurate(curator, curatorPrompt(lessons, playbook, maxRules), playbook, maxRules, callbacks)
+    : offlineCurate(lessons, playbook, maxRules);
   if (deltas === null) return result(lessons, [], "curator");
   return result(lessons, deltas);
 }

@@ -15,6 +15,7 @@ import { terminalEnvOptions } from "../../../src/envs/terminal/task-options";
 import { createTerminalEnv } from "../../../src/envs/terminal/terminal-env";
 import { runVerifier } from "../../../src/envs/terminal/verifier";
 import { TaskSetupError } from "../../../src/envs/types";
+import { dockerDaemon } from "../../helpers/docker-daemon";
 
 const agent = (step: number) => ({ step, author: "agent" as const });
 const temps: string[] = [];
@@ -248,21 +249,8 @@ describe("the container backend", () => {
     expect(terminalEnvOptions({ sandbox: "namespaces" })).toEqual({});
   });
 
-  it("runs an episode in a real docker container where the daemon answers, else says why not", async () => {
-    let daemon: string;
-    try {
-      daemon = execFileSync("docker", ["info", "--format", "{{.ServerVersion}}"], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
-        timeout: 20_000,
-      }).trim();
-    } catch (error) {
-      // No engine or no daemon here: the fake above covered the command lines; this run says so.
-      console.log(`container backend: no docker daemon here (${String(error).split("\n")[0]}); fake only`);
-      expect(String(error)).toMatch(/docker|ENOENT|daemon|Cannot connect/i);
-      return;
-    }
-    console.log(`container backend: real docker daemon ${daemon}`);
+  it("runs an episode in a real docker container", async () => {
+    dockerDaemon();
     const env = await createTerminalEnv({
       files: { "a.txt": "alpha\n" },
       container: "docker",
@@ -302,13 +290,8 @@ describe("the container backend", () => {
     expect(left.trim()).toBe("");
   }, 120_000);
 
-  it("builds a task's image once with the real daemon where it answers: the next episode starts from it", async () => {
-    try {
-      execFileSync("docker", ["info"], { stdio: "ignore", timeout: 20_000 });
-    } catch {
-      console.log("container backend: no docker daemon here; the task image is tested with the fake only");
-      return;
-    }
+  it("builds a task's image once with the real daemon: the next episode starts from it", async () => {
+    dockerDaemon();
     const marker = `m${Date.now()}`;
     const episode = async (setup: string) => {
       const env = await createTerminalEnv({ files: { "a.txt": "a\n" }, setup, container: "docker" });

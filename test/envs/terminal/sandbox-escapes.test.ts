@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isHsearchError } from "../../../src/core/errors";
+import { PACKAGE_ROOT } from "../../../src/core/paths";
 import {
   availableMechanisms,
   detectSandbox,
@@ -82,7 +83,7 @@ describe.each(mechanisms.map((info) => [info.mechanism, info] as const))("the %s
   });
 
   it("hides the host's home, project, /run and /var directories (no daemon sockets)", async () => {
-    const hidden = ["/root", "/home", "/run", "/var/run", "/var/lib", process.cwd()];
+    const hidden = ["/root", "/home", "/run", "/var/run", "/var/lib", PACKAGE_ROOT];
     const result = await run(
       `ls -d ${hidden.map((path) => JSON.stringify(path)).join(" ")} 2>/dev/null; echo "HOME=$HOME"`,
     );

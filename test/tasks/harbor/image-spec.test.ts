@@ -19,6 +19,7 @@ import { convertTaskDir, type HostPackages, importHarbor } from "../../../src/ta
 import { loadTaskDir } from "../../../src/tasks/load";
 import { runCli } from "../../helpers/cli";
 import { ensureFixtureBaseImage } from "../../helpers/debian-fixture-image";
+import { dockerDaemon } from "../../helpers/docker-daemon";
 
 const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "harbor-docker");
 const WORDS = join(FIXTURES, "words-home");
@@ -172,26 +173,9 @@ describe("importing a Harbor task for the Docker path", () => {
   });
 });
 
-function dockerDaemon(): string | null {
-  try {
-    return execFileSync("docker", ["info", "--format", "{{.ServerVersion}}"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 20_000,
-    }).trim();
-  } catch (error) {
-    console.log(
-      `Docker path: no docker daemon here (${String(error).split("\n")[0]}); tested with the fake only`,
-    );
-    return null;
-  }
-}
-
-describe("the Docker path end to end, where a docker daemon answers", () => {
+describe("the Docker path end to end, with a real docker daemon", () => {
   it("builds the fixture's own Dockerfile; its solution passes its verifier, doing nothing fails, the episode is the image's", async () => {
-    const daemon = dockerDaemon();
-    if (daemon === null) return;
-    console.log(`Docker path: real docker daemon ${daemon}`);
+    dockerDaemon();
     ensureFixtureBaseImage();
     const task = imported();
     const before = new Set(harborImages());

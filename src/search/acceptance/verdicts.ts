@@ -1,7 +1,6 @@
-import type { EpisodeScore } from "../scoring";
-import { mcnemarExact, pairedBootstrapMeanDifference } from "../scoring";
-import { type ObjectiveName, objectiveOf } from "../scoring/objective";
-import type { SearchConfig } from "./config-schema";
+import type { EpisodeScore } from "../../scoring";
+import { mcnemarExact, pairedBootstrapMeanDifference } from "../../scoring";
+import { type ObjectiveName, objectiveOf } from "../../scoring/objective";
 
 /**
  * Acceptance (docs/DESIGN.md §7), pure: given the incumbent's and the proposals' search scores, which proposal (if any)
@@ -166,8 +165,6 @@ export function pairedTest(
 function fmt(value: number): string {
   return value.toFixed(4);
 }
-
-export type AcceptanceRule = SearchConfig["acceptance"];
 
 /** The step after a paired test: accept, reject, call it indecisive, or ask for one more repeat of both arms. */
 export type PairedStep = Verdict | "more";
