@@ -24,8 +24,8 @@ import { retailSubset } from "../helpers/task-subset";
  * suites, resumed after SIGKILL, and with both roles on models behind a local OpenAI-compatible server.
  */
 const bare = join(PACKAGE_ROOT, "harnesses", "bare");
-const configText = (tasks: string, suite: string, extra = "") =>
-  `name: convolve\nsuites: [${suite}]\ntasks: ${tasks}\nobjective: joint\nseed_harness: ${bare}\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\nmeta_model: convolve\nseed: 5\nconcurrency: 4\n${extra}`;
+const configText = (tasks: string | null, suite: string, extra = "") =>
+  `name: convolve\nsuites: [${suite}]\n${tasks ? `tasks: ${tasks}\n` : ""}objective: joint\nseed_harness: ${bare}\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\nmeta_model: convolve\nseed: 5\nconcurrency: 4\n${extra}`;
 
 function playbookAt(runDir: string, commit: string): string {
   return execFileSync("git", ["-C", join(runDir, "harness"), "show", `${commit}:playbook.yaml`], {
@@ -42,13 +42,19 @@ function store0(runDir: string) {
   }
 }
 
-describe.each(["retail", "terminal"])("meta_model: convolve offline on %s", (suite) => {
+describe.each([
+  { suite: "retail", trajectories: 8 },
+  { suite: "terminal", trajectories: 20 },
+])("meta_model: convolve offline on $suite", ({ suite, trajectories }) => {
   let work: string;
   let runDir: string;
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), `hsearch-convolve-${suite}-`));
-    const { dir } = retailSubset({ perFamily: 6, heldoutPerFamily: 2, independent: 2, suites: [suite] });
-    writeFileSync(join(work, "search.yaml"), configText(dir, suite, "proposer: {trajectories: 8}\n"));
+    // The whole suite: a small slice rarely accepts twice in a row, and counters advance on an accepted parent.
+    writeFileSync(
+      join(work, "search.yaml"),
+      configText(null, suite, `proposer: {trajectories: ${trajectories}}\n`),
+    );
     runDir = join(work, "run");
     const run = await runCli(["run", join(work, "search.yaml"), "--out", runDir], { cwd: work });
     expect(run.code, run.stderr).toBe(0);
@@ -67,13 +73,19 @@ describe.each(["retail", "terminal"])("meta_model: convolve offline on %s", (sui
       expect(rounds.length).toBe(3);
       for (const event of rounds) {
         // proposer.trajectories caps what the reflector reads.
-        expect((event.data.drawn as string[]).length).toBeLessThanOrEqual(8);
+        expect((event.data.drawn as string[]).length).toBeLessThanOrEqual(trajectories);
         expect((event.data.drawn as string[]).length).toBeGreaterThan(0);
       }
-      const accepted = proposals.filter((c) => c.state === "accepted");
+      const accepted = proposals.filter((c) => c.verdict === "accepted");
       expect(accepted.length).toBeGreaterThan(0);
       const last = accepted.at(-1);
       expect(playbookAt(runDir, last?.commit ?? "")).toMatch(/helpful: \d+\n\s+harmful: \d+/);
+      // A child of an accepted proposal carries its parent's entries with counters advanced by the parent's episodes.
+      const later = proposals.filter((c) => accepted.some((a) => a.commit === c.parent));
+      expect(later.length).toBeGreaterThan(0);
+      expect(later.some((c) => /helpful: [1-9]|harmful: [1-9]/.test(playbookAt(runDir, c.commit)))).toBe(
+        true,
+      );
     } finally {
       store.close();
     }
@@ -84,7 +96,7 @@ describe.each(["retail", "terminal"])("meta_model: convolve offline on %s", (sui
     const report = await runCli(["report", runDir, "--out", join(work, "report.html")], { cwd: work });
     expect(report.code, report.stderr).toBe(0);
     expect(readFileSync(join(work, "report.html"), "utf8")).toMatch(/\+ {2}helpful: \d+/);
-    const accepted = store0(runDir).find((c) => c.state === "accepted" && c.round > 0)?.commit ?? "";
+    const accepted = store0(runDir).find((c) => c.verdict === "accepted" && c.round > 0)?.commit ?? "";
     const viewer = await startViewer({ runDir, port: 0 });
     try {
       const page = await fetch(
