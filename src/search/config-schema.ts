@@ -48,7 +48,7 @@ export const searchConfigSchema = z
     models: roleModelsSchema
       .optional()
       .describe(
-        "Per-role model settings (agent, proposer, judge, customer): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent.",
+        "Per-role model settings (agent, proposer, judge, customer; reflector and curator for meta_model convolve): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent.",
       ),
     cache: z
       .object({
@@ -234,7 +234,7 @@ export const searchConfigFileSchema = searchConfigSchema.extend({
     ])
     .optional()
     .describe(
-      "Per-role model settings (agent, proposer, judge, customer): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent. Or the path of a file of such blocks.",
+      "Per-role model settings (agent, proposer, judge, customer; reflector and curator for meta_model convolve): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent. Or the path of a file of such blocks.",
     ),
   metrics: z
     .array(z.string().min(1))
