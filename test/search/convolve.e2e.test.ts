@@ -117,11 +117,12 @@ describe("meta_model: convolve resumed after SIGKILL", () => {
     const { dir } = retailSubset({ perFamily: 6, heldoutPerFamily: 2, independent: 2 });
     const config = join(work, "search.yaml");
     writeFileSync(config, configText(dir, "retail"));
-    const clean = join(work, "clean");
+    const clean = join(work, "clean", "run");
     const run = await runCli(["run", config, "--out", clean], { cwd: work });
     expect(run.code, run.stderr).toBe(0);
     const reference = runSummary(clean);
-    const killedDir = join(work, "killed");
+    // The same run name as the reference: a run's commits carry its id.
+    const killedDir = join(work, "killed", "run");
     const child: ChildProcess = spawn(
       process.execPath,
       [...withSignalPreload(cli), "run", config, "--out", killedDir],
