@@ -109,6 +109,9 @@ export async function runPilot(input: PilotInput): Promise<PilotEstimate> {
         customer: perRollout.customer ? scale(perRollout.customer, mix.retail) : NONE,
         judge: perRollout.judge ? scale(perRollout.judge, mix.blocked) : NONE,
         proposer: proposerSpend,
+        // The convolve proposer's roles are not piloted: their spend depends on the trajectories each round draws.
+        reflector: NONE,
+        curator: NONE,
       };
       return { ...spend, total: sum(Object.values(spend)) };
     };

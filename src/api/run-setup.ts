@@ -11,7 +11,7 @@ import { type ModelRole, settingsByRole } from "../models/settings";
 import type { UsageMeter } from "../models/usage";
 import { type Judge, LlmJudge, rulesJudge } from "../scoring";
 import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
-import { proposerModelSpec } from "../search/proposers";
+import { proposerModelSpec, proposerRoleSpecs } from "../search/proposers";
 import { offlineProviders } from "../sim";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 
@@ -98,6 +98,7 @@ export function roleSpecsOf(config: SearchConfig): RoleSpecs {
     proposer: proposerModelSpec(config),
     judge: blocks?.judge?.spec ? `llm:${blocks.judge.spec}` : config.judge,
     customer: blocks?.customer?.spec ? `llm:${blocks.customer.spec}` : config.customer,
+    ...proposerRoleSpecs(config),
   };
 }
 

@@ -309,6 +309,10 @@ async function searchIn(
       tasks,
       model: models.agent,
       metaModel: models.proposer ?? null,
+      roleModels: {
+        ...(models.reflector ? { reflector: models.reflector } : {}),
+        ...(models.curator ? { curator: models.curator } : {}),
+      },
       ...(plugins.proposer ? { pluginProposer: plugins.proposer } : {}),
       judge: judgeOf(models),
       customerModel: models.customer,

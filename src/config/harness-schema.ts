@@ -106,6 +106,12 @@ export const playbookRuleSchema = z
     when: z.object({ any: z.array(pattern).min(1) }).strict(),
     then: z.enum(["abstain", "verify", "continue"]),
     note: z.string().max(1000).default(""),
+    /**
+     * How often the rule was in view (src/search/convolve/counters.ts) in an episode that went right (a blocked task
+     * deferred timely) or wrong (a feasible task abstained falsely). Optional, so playbooks without them still load.
+     */
+    helpful: z.number().int().min(0).optional(),
+    harmful: z.number().int().min(0).optional(),
   })
   .strict();
 

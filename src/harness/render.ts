@@ -36,7 +36,12 @@ export function playbookText(harness: Harness): string {
     ];
     const family = rule.family ? ` [${rule.family}]` : "";
     const note = rule.note ? ` ${rule.note}` : "";
-    return `${index + 1}. (${rule.id})${family} When you see ${cue}: ${action}.${note}`;
+    // A curated entry shows its record, as ACE's playbook does: how often it was right and wrong when in view.
+    const record =
+      rule.helpful !== undefined || rule.harmful !== undefined
+        ? ` (helpful ${rule.helpful ?? 0}, harmful ${rule.harmful ?? 0})`
+        : "";
+    return `${index + 1}. (${rule.id})${family} When you see ${cue}: ${action}.${note}${record}`;
   });
   return `## Playbook of stopping rules\n${lines.join("\n")}`;
 }

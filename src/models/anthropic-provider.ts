@@ -8,6 +8,8 @@ export const ANTHROPIC_MAX_TOKENS_BY_ROLE: Record<ModelRole, number> = {
   proposer: 16_384,
   judge: 2048,
   customer: 1024,
+  reflector: 16_384,
+  curator: 16_384,
 };
 
 /** Anthropic's Messages API. */

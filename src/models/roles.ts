@@ -25,6 +25,9 @@ export interface RoleSpecs {
   judge: string;
   /** `auto` (default: the LLM customer with a real task model, scripted with sim/oracle), `scripted`, `llm:<model>`. */
   customer: string;
+  /** The convolve proposer's models; absent: its offline reflector and curator. */
+  reflector?: string;
+  curator?: string;
 }
 
 export interface RoleModelOptions extends Omit<CreateChatModelOptions, "meter" | "role" | "settings"> {
@@ -43,6 +46,8 @@ export interface RoleModels {
   judge?: ChatModel;
   /** The LLM customer's model; absent for the scripted customer. */
   customer?: ChatModel;
+  reflector?: ChatModel;
+  curator?: ChatModel;
   /** Usage so far, per role (a role with no model shows zeros). */
   usage(): Record<ModelRole, RoleUsage>;
   /** Usage so far per role and model, for a run's store (roles without calls left out). */
@@ -112,6 +117,8 @@ export function createRoleModels(specs: RoleSpecs, options: RoleModelOptions): R
       "customer",
       customerModelSpec(specs.customer, specs.agent, extraDefinitions(modelOptions.extraProviders)),
     ),
+    reflector: build("reflector", specs.reflector),
+    curator: build("curator", specs.curator),
     usage: () =>
       Object.fromEntries(MODEL_ROLES.map((role) => [role, roleUsageOf(meters[role].totals())])) as Record<
         ModelRole,

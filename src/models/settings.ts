@@ -1,5 +1,5 @@
 /**
- * Per-role model settings (agent, proposer, judge, customer): what is sent with every call of that role. A setting
+ * Per-role model settings (agent, proposer, judge, customer, reflector, curator): what is sent with every call of that role. A setting
  * left out takes the model family's default; a setting set to `null` is not sent at all. The effective request is
  * computed in three layers, later ones winning: what the caller asked (the harness's agent temperature, the
  * proposer's sampling temperature), then the family's defaults (gpt-5 and o-series models reject any temperature but
@@ -9,7 +9,8 @@ import { z } from "zod";
 import type { ChatModelMiddleware } from "./middleware";
 import type { ChatRequest } from "./types";
 
-export const MODEL_ROLES = ["agent", "proposer", "judge", "customer"] as const;
+// reflector and curator: the two models of the convolve proposer (src/search/proposers/convolve.ts).
+export const MODEL_ROLES = ["agent", "proposer", "judge", "customer", "reflector", "curator"] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
 
 export const REASONING_EFFORTS = ["minimal", "low", "medium", "high"] as const;
@@ -130,6 +131,8 @@ export const roleModelsSchema = z
     proposer: roleModelBlockSchema.optional(),
     judge: roleModelBlockSchema.optional(),
     customer: roleModelBlockSchema.optional(),
+    reflector: roleModelBlockSchema.optional(),
+    curator: roleModelBlockSchema.optional(),
   })
   .strict();
 

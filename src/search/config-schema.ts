@@ -49,7 +49,7 @@ function buildConfigSchema() {
       models: roleModelsSchema
         .optional()
         .describe(
-          "Per-role model settings (agent, proposer, judge, customer): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent.",
+          "Per-role model settings (agent, proposer, judge, customer; reflector and curator for meta_model convolve): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent.",
         ),
       cache: z
         .object({
@@ -113,9 +113,18 @@ function buildConfigSchema() {
             .max(20)
             .default(3)
             .describe("Failure examples per family × failure mode in the digest (seeded choice)."),
+          trajectories: z
+            .number()
+            .int()
+            .min(1)
+            .max(1000)
+            .default(20)
+            .describe(
+              "meta_model convolve: at most this many search-split trajectories per round reach the reflector (seeded draw).",
+            ),
         })
         .strict()
-        .default({ max_prompt_tokens: 32_000, examples_per_cell: 3 }),
+        .default({ max_prompt_tokens: 32_000, examples_per_cell: 3, trajectories: 20 }),
       concurrency: z
         .number()
         .int()
@@ -245,7 +254,7 @@ function buildConfigFileSchema(config: ReturnType<typeof buildConfigSchema>) {
       ])
       .optional()
       .describe(
-        "Per-role model settings (agent, proposer, judge, customer): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent. Or the path of a file of such blocks.",
+        "Per-role model settings (agent, proposer, judge, customer; reflector and curator for meta_model convolve): temperature, max_tokens, reasoning_effort, thinking, top_p, seed, prompt_cache, extra; null = not sent. Or the path of a file of such blocks.",
       ),
     metrics: z
       .array(z.string().min(1))

@@ -284,7 +284,7 @@ function moments(events: readonly TrajectoryEvent[], step: number): Moment[] {
   return out;
 }
 
-function toMoment(event: TrajectoryEvent): Moment | null {
+export function toMoment(event: TrajectoryEvent): Moment | null {
   const { step } = event;
   switch (event.type) {
     case "message":

@@ -197,34 +197,46 @@ function rejectedSection(input: MetaAgentInput, level: TrimLevel): string {
 
 /** Parse a meta-agent reply: the JSON object (optionally in a ```json fence), validated. */
 export function parseMetaReply(content: string | null): Proposal[] {
+  return parseJsonReply(content, metaReplySchema, "the meta-agent's reply").proposals.map((p) => ({
+    rationale: p.rationale,
+    operator: "llm",
+    files: Object.fromEntries(p.edits.map((edit) => [edit.path, edit.content])),
+  }));
+}
+
+/**
+ * A model's JSON reply (bare, or in a ```json fence) validated by `schema`; a `model_reply` error says why not, naming
+ * the first offending field. `who` begins the message ("the meta-agent's reply").
+ */
+export function parseJsonReply<T extends z.ZodType>(
+  content: string | null,
+  schema: T,
+  who: string,
+): z.output<T> {
   const text = (content ?? "").trim();
-  if (text === "") throw new HsearchError("model_reply", "the meta-agent's reply is empty");
+  if (text === "") throw new HsearchError("model_reply", `${who} is empty`);
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
   const body = fenced?.[1] ?? text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1);
   if (body.trim() === "")
     throw new HsearchError(
       "model_reply",
-      `the meta-agent's reply holds no JSON object: ${JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text)}`,
+      `${who} holds no JSON object: ${JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text)}`,
     );
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch (error) {
-    throw new HsearchError("model_reply", `the meta-agent's reply is not JSON: ${(error as Error).message}`);
+    throw new HsearchError("model_reply", `${who} is not JSON: ${(error as Error).message}`);
   }
-  const parsed = metaReplySchema.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new HsearchError(
       "model_reply",
-      `the meta-agent's reply does not follow the format: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
+      `${who} does not follow the format: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
     );
   }
-  return parsed.data.proposals.map((p) => ({
-    rationale: p.rationale,
-    operator: "llm",
-    files: Object.fromEntries(p.edits.map((edit) => [edit.path, edit.content])),
-  }));
+  return parsed.data;
 }
 
 export interface LlmProposalResult {

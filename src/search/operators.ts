@@ -157,7 +157,10 @@ export interface Template {
  * common to the excerpts once ids, numbers and capitalised names are slots, or two such runs that differ in one
  * word merged into an alternation; as a regex it can only match what it was made from and texts of the same shape.
  */
-export function bestTemplates(failing: readonly FailureExample[], contrast: readonly string[]): Template[] {
+export function bestTemplates(
+  failing: ReadonlyArray<Pick<FailureExample, "task_id" | "excerpt">>,
+  contrast: readonly string[],
+): Template[] {
   const byTask = new Map<string, string>();
   for (const f of failing) if (!byTask.has(f.task_id)) byTask.set(f.task_id, f.excerpt);
   const texts = [...byTask.values()];

@@ -9,6 +9,7 @@ import type { RunStore } from "../store";
 import type { BudgetGate } from "./budget";
 import type { SearchConfig } from "./config-schema";
 import type { ProposerInput } from "./proposer-input";
+import type { ProposerRole } from "./proposers/proposer";
 import type { SearchEvents } from "./search-events";
 
 /** What every step of the search works with: the run's config, store, tasks, models and budget gate. */
@@ -22,6 +23,8 @@ export interface SearchDeps {
   tasks: { search: Task[]; heldout: () => Task[]; independent: () => Task[] };
   model: ChatModel;
   metaModel: ChatModel | null;
+  /** The models of the proposer's own roles (convolve's reflector and curator) the config names. */
+  roleModels?: Partial<Record<ProposerRole, ChatModel>>;
   /** A proposer from a module (`meta_model: ./my-proposer.mjs`, src/plugins); used instead of operators or a model. */
   pluginProposer?: PluginProposer;
   judge: Judge;

@@ -1,17 +1,18 @@
 import { z } from "zod";
 import type { SearchConfig } from "../config-schema";
 import type { SearchDeps } from "../search-deps";
+import { convolveProposer } from "./convolve";
 import { llmProposer } from "./llm";
 import { operatorsProposer } from "./operators";
 import { pluginProposer } from "./plugin";
-import type { Proposer } from "./proposer";
+import type { Proposer, ProposerRole } from "./proposer";
 
 /**
  * The proposers (docs/DESIGN.md §7), one module each; a new one is one module and one line of this list. A proposer
  * with no `form` is chosen by its name (`meta_model: operators`); the config's `meta_model` union, run setup (does
  * it need a model?), the round's call and the commit trailers all go through it.
  */
-export const PROPOSERS: Proposer[] = [operatorsProposer, llmProposer, pluginProposer];
+export const PROPOSERS: Proposer[] = [operatorsProposer, llmProposer, convolveProposer, pluginProposer];
 
 let built: z.ZodType<string> | null = null;
 
@@ -73,6 +74,18 @@ export function proposerModelSpec(config: Pick<SearchConfig, "meta_model" | "mod
   return proposerOf(config).usesModel ? proposerSpec(config) : undefined;
 }
 
+/** The model spec of each of the proposer's own roles that the config names (`models.<role>.spec`). */
+export function proposerRoleSpecs(
+  config: Pick<SearchConfig, "meta_model" | "models">,
+): Partial<Record<ProposerRole, string>> {
+  const out: Partial<Record<ProposerRole, string>> = {};
+  for (const role of proposerOf(config).roles ?? []) {
+    const spec = config.models?.[role]?.spec;
+    if (spec !== undefined) out[role] = spec;
+  }
+  return out;
+}
+
 /** Who proposed a run's candidates, as commit trailers and status name it. */
 export function proposerLabel(deps: SearchDeps): string {
   const proposer = proposerOf(deps.config);
@@ -85,5 +98,6 @@ export {
   type Proposer,
   type ProposerEdit,
   type ProposerForm,
+  type ProposerRole,
   type ProposerRun,
 } from "./proposer";

@@ -3,6 +3,9 @@ import type { ProposerContext } from "../proposer-context";
 import type { ProposerInput } from "../proposer-input-types";
 import type { SearchDeps } from "../search-deps";
 
+/** The model roles a proposer may have besides `proposer` (src/models/settings.ts). */
+export type ProposerRole = "reflector" | "curator";
+
 /**
  * A proposer (docs/DESIGN.md §7): the public plug-in shape (`ProposerDefinition`, src/plugins: a name and
  * `propose(input, context)` returning edits) and what a built-in may add. One module per proposer, listed once in
@@ -60,6 +63,8 @@ export interface Proposer {
   label?(deps: SearchDeps): string;
   /** Whether it calls the proposer role's model: run setup creates one from the spec. */
   usesModel?: boolean;
+  /** Roles of its own whose models it calls when `models.<role>.spec` names one (run setup builds those). */
+  roles?: readonly ProposerRole[];
   /** The rng path its context's `rng` is drawn on (with the round and group); default its name. */
   stream?: string;
   /**
