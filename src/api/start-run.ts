@@ -9,13 +9,7 @@ import { createRejectionMemory, describeRejection, type RejectionMemory } from "
 import { loadPriceTable } from "../models/prices";
 import { mergeUsageRows } from "../models/roles";
 import { settingsByRole } from "../models/settings";
-import {
-  type ConfigPlugins,
-  loadConfigPlugins,
-  type ModuleRecord,
-  PLUGIN_MODULES_EVENT,
-  recordedModules,
-} from "../plugins";
+import { type ConfigPlugins, loadConfigPlugins, type ModuleRecord, recordedModules } from "../plugins";
 import type { SearchConfig } from "../search/config-schema";
 import { loadSearchConfig, searchConfigOf } from "../search/load-config";
 import { loadMetricModules } from "../search/metric-modules";
@@ -187,9 +181,10 @@ async function newRun(
   events.runDir = runDir;
   const store = openRunStore(runDir);
   store.initRun({ id: runId, name: config.name, config, seed: config.seed, objective: config.objective });
-  store.logEvent("config", { file: file ?? null });
+  store.logEvent({ kind: "config", data: { file: file ?? null } });
   // What a resume imports again, and refuses if it changed or vanished (src/plugins).
-  if (plugins.modules.length > 0) store.logEvent(PLUGIN_MODULES_EVENT, { modules: [...plugins.modules] });
+  if (plugins.modules.length > 0)
+    store.logEvent({ kind: "plugin_modules", data: { modules: [...plugins.modules] } });
   return searchIn(store, runDir, config, null, options, host, events, plugins);
 }
 
@@ -264,7 +259,7 @@ async function searchIn(
   if (raised) {
     // Only under the lock: a run still working must not see its budget change underneath it.
     store.setBudget(raised);
-    store.logEvent("budget_changed", { from: config.budget, to: raised });
+    store.logEvent({ kind: "budget_changed", data: { from: config.budget, to: raised } });
     config = { ...config, budget: raised };
   }
   let queue: QueueExecutor | undefined;
@@ -370,7 +365,7 @@ function runRejections(store: RunStore, events: RunEventLog): RejectionMemory {
     known,
     onLearn: (rejection) => {
       store.recordRejectedParameter(rejection);
-      store.logEvent("parameter_rejected", { ...rejection });
+      store.logEvent({ kind: "parameter_rejected", data: { ...rejection } });
       say(describeRejection(rejection, "learnt"));
     },
   });

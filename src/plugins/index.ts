@@ -5,10 +5,10 @@
  * proposer is called where the built-in ones are (src/search/propose.ts) and its edits admitted the same way. A run
  * records each module's path and content hash; a resume imports the same modules and refuses one that changed.
  */
-import { z } from "zod";
 import { HsearchError } from "../core/errors";
 import type { PluginTask } from "../domain/task";
 import type { PluginProposer } from "../search/proposer-context";
+import { type EventRecord, eventsOf, lastEventOf } from "../store";
 import { isModulePath, type ModuleRecord } from "./import-module";
 import { loadProposerModule } from "./proposer-plugin";
 import { loadSuiteModule } from "./suite-plugin";
@@ -73,41 +73,14 @@ export async function loadConfigPlugins(
   return { tasks, proposer, modules };
 }
 
-/** The event that records a run's plug-in modules (path and content hash) when it begins. */
-export const PLUGIN_MODULES_EVENT = "plugin_modules";
-
-const moduleRecordsSchema = z.array(
-  z
-    .object({
-      field: z.enum(["suites", "meta_model"]),
-      path: z.string(),
-      sha256: z.string(),
-      suite: z.string().optional(),
-      tasks: z.array(z.string()).optional(),
-    })
-    .strict(),
-);
-
 /**
- * The plug-in modules a run recorded when it began, and the config file it began from (errors name it; `db`, the
- * run's database, when it began from a config object).
+ * The plug-in modules a run recorded when it began (its `plugin_modules` event), and the config file it began from
+ * (errors name it; `db`, the run's database, when it began from a config object).
  */
 export function recordedModules(
-  events: ReadonlyArray<{ kind: string; data: Record<string, unknown> }>,
+  events: readonly EventRecord[],
   db: string,
 ): { file: string; modules: ModuleRecord[] } {
-  const config = events.find((event) => event.kind === "config");
-  const file = typeof config?.data.file === "string" ? config.data.file : db;
-  const recorded = events.findLast((event) => event.kind === PLUGIN_MODULES_EVENT);
-  if (!recorded) return { file, modules: [] };
-  const modules = moduleRecordsSchema.safeParse(recorded.data.modules);
-  if (!modules.success)
-    throw new HsearchError(
-      "bad_input",
-      `run.db is damaged: the ${PLUGIN_MODULES_EVENT} event does not validate`,
-      {
-        file: db,
-      },
-    );
-  return { file, modules: modules.data };
+  const file = eventsOf(events, "config", db)[0]?.data.file ?? db;
+  return { file, modules: lastEventOf(events, "plugin_modules", db)?.data.modules ?? [] };
 }

@@ -8,6 +8,7 @@ import { builtinMetric } from "../scoring/metrics";
 import { mcnemarExact } from "../scoring/paired-tests";
 import { type Rate, wilson } from "../scoring/wilson";
 import type { Purpose, RolloutRecord } from "../store/records";
+import { RUN_EVENT_SCHEMAS } from "../store/run-events";
 
 export type { Rate };
 export { wilson };
@@ -100,11 +101,12 @@ export function pluginTaskSuites(
   events: ReadonlyArray<{ kind: string; data: Record<string, unknown> }>,
 ): Map<string, string> {
   const suites = new Map<string, string>();
-  const recorded = events.findLast((event) => event.kind === "plugin_modules");
-  const modules = Array.isArray(recorded?.data.modules) ? recorded.data.modules : [];
-  for (const module of modules as Array<{ suite?: unknown; tasks?: unknown }>) {
-    if (typeof module?.suite !== "string" || !Array.isArray(module.tasks)) continue;
-    for (const id of module.tasks) if (typeof id === "string") suites.set(id, module.suite);
+  const recorded = RUN_EVENT_SCHEMAS.plugin_modules.safeParse(
+    events.findLast((event) => event.kind === "plugin_modules")?.data,
+  );
+  for (const module of recorded.success ? recorded.data.modules : []) {
+    if (module.suite === undefined || module.tasks === undefined) continue;
+    for (const id of module.tasks) suites.set(id, module.suite);
   }
   return suites;
 }

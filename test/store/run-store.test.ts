@@ -373,12 +373,10 @@ describe("evaluations, usage and events", () => {
 
   it("logs events in order and lists those after an id", () => {
     const store = newStore();
-    const first = store.logEvent("round_started", { round: 1 });
-    store.logEvent("candidate_evaluated", { commit: "abc", score: 0.5 });
-    expect(store.listEvents().map((event) => event.kind)).toEqual(["round_started", "candidate_evaluated"]);
-    expect(store.listEvents({ afterId: first })).toMatchObject([
-      { kind: "candidate_evaluated", data: { score: 0.5 } },
-    ]);
+    const first = store.logEvent({ kind: "early_stop", data: { round: 1, patience: 2 } });
+    store.logEvent({ kind: "round", data: { round: 1, incumbent: "abc", score: 0.5, accepted: null } });
+    expect(store.listEvents().map((event) => event.kind)).toEqual(["early_stop", "round"]);
+    expect(store.listEvents({ afterId: first })).toMatchObject([{ kind: "round", data: { score: 0.5 } }]);
   });
 
   it("runs several calls in one transaction that rolls back as a whole", () => {
@@ -399,7 +397,7 @@ describe("contentHash", () => {
     const dir = createRunDir(tempDir(), "run").dir;
     let store = openRunStore(dir, { clock: tickingClock(clockStart) });
     addSeedAndProposal(store);
-    store.logEvent("started");
+    store.logEvent({ kind: "config", data: { file: null } });
     store.recordRollouts(SEED, [rollout(SEED, "t1")]);
     if (resumeMidway) {
       // A crash after the trajectory line was fsynced but before its row committed leaves an orphan line.
