@@ -5,7 +5,6 @@
  * proposer is called where the built-in ones are (src/search/propose.ts) and its edits admitted the same way. A run
  * records each module's path and content hash; a resume imports the same modules and refuses one that changed.
  */
-import { HsearchError } from "../core/errors";
 import type { PluginTask } from "../domain/task";
 import type { PluginProposer } from "../search/proposer-context";
 import { type EventRecord, eventsOf, lastEventOf } from "../store";
