@@ -101,10 +101,6 @@ function foldMetrics<N extends string>(
   return out as Record<N, number>;
 }
 
-function rate<T>(items: readonly T[], test: (item: T) => boolean): number {
-  return items.filter(test).length / items.length;
-}
-
 // ---- per-task rows -------------------------------------------------------------------------------------------
 
 interface TaskRowBase {
