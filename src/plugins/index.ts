@@ -7,7 +7,8 @@
  */
 import type { PluginTask } from "../domain/task";
 import type { PluginProposer } from "../search/proposer-context";
-import { type EventRecord, eventsOf, lastEventOf } from "../store";
+import type { EventRecord } from "../store/records";
+import { eventsOf, lastEventOf } from "../store/run-events";
 import { isModulePath, type ModuleRecord } from "./import-module";
 import { loadProposerModule } from "./proposer-plugin";
 import { loadSuiteModule } from "./suite-plugin";
