@@ -9,7 +9,6 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import type * as Builtin from "../../src/scoring/metrics/builtin";
-import { runCli } from "../helpers/cli";
 import { retailSubset } from "../helpers/task-subset";
 
 vi.mock("../../src/scoring/metrics/builtin", async (importOriginal) => {
@@ -35,6 +34,9 @@ vi.mock("../../src/scoring/metrics/builtin", async (importOriginal) => {
 
 describe("a metric added to the catalogue", () => {
   it("shows its values in eval, status and the report", async () => {
+    // Files share a worker's module cache: load the CLI afresh, so every module sees the extended catalogue.
+    vi.resetModules();
+    const { runCli } = await import("../helpers/cli");
     const work = mkdtempSync(join(tmpdir(), "hsearch-catalogue-"));
     const tasks = retailSubset({ perFamily: 2, heldoutPerFamily: 0, independent: 0 }).dir;
     const dir = join(work, "eval");
