@@ -10,14 +10,7 @@ import { createRejectionMemory, describeRejection, type RejectionMemory } from "
 import { loadPriceTable } from "../models/prices";
 import { mergeUsageRows } from "../models/roles";
 import { settingsByRole } from "../models/settings";
-import {
-  type ConfigPlugins,
-  loadConfigPlugins,
-  type ModuleRecord,
-  PLUGIN_HOOK_FAILED_EVENT,
-  PLUGIN_MODULES_EVENT,
-  recordedModules,
-} from "../plugins";
+import { type ConfigPlugins, loadConfigPlugins, type ModuleRecord, recordedModules } from "../plugins";
 import type { SearchConfig } from "../search/config-schema";
 import { loadSearchConfig, searchConfigOf } from "../search/load-config";
 import { loadMetricModules } from "../search/metric-modules";
@@ -189,9 +182,10 @@ async function newRun(
   events.runDir = runDir;
   const store = openRunStore(runDir);
   store.initRun({ id: runId, name: config.name, config, seed: config.seed, objective: config.objective });
-  store.logEvent("config", { file: file ?? null });
+  store.logEvent({ kind: "config", data: { file: file ?? null } });
   // What a resume imports again, and refuses if it changed or vanished (src/plugins).
-  if (plugins.modules.length > 0) store.logEvent(PLUGIN_MODULES_EVENT, { modules: [...plugins.modules] });
+  if (plugins.modules.length > 0)
+    store.logEvent({ kind: "plugin_modules", data: { modules: [...plugins.modules] } });
   return searchIn(store, runDir, config, null, options, host, events, plugins);
 }
 
@@ -233,7 +227,7 @@ async function resumedRun(run: string, options: ResumeRunOptions, events: RunEve
   return searchIn(store, runDir, config, raised, options, host, events, plugins, () => {
     if (fixed.length === 0) return;
     // The fixed module's content from now on: a later resume holds the run to it.
-    store.logEvent(PLUGIN_MODULES_EVENT, { modules: [...plugins.modules] });
+    store.logEvent({ kind: "plugin_modules", data: { modules: [...plugins.modules] } });
     for (const module of fixed)
       events.emit({
         type: "message",
@@ -281,7 +275,7 @@ async function searchIn(
   if (raised) {
     // Only under the lock: a run still working must not see its budget change underneath it.
     store.setBudget(raised);
-    store.logEvent("budget_changed", { from: config.budget, to: raised });
+    store.logEvent({ kind: "budget_changed", data: { from: config.budget, to: raised } });
     config = { ...config, budget: raised };
   }
   let queue: QueueExecutor | undefined;
@@ -337,10 +331,9 @@ async function searchIn(
     store.setRunState("failed", error instanceof Error ? error.message : String(error));
     if (isPluginHookError(error)) {
       // A bug in the researcher's module: a resume may import the module changed, once, to go on from here.
-      store.logEvent(PLUGIN_HOOK_FAILED_EVENT, {
-        module: error.module,
-        hook: error.hook,
-        message: error.message,
+      store.logEvent({
+        kind: "plugin_hook_failed",
+        data: { module: error.module, hook: error.hook, message: error.message },
       });
       events.emit({
         type: "message",
@@ -403,7 +396,7 @@ function runRejections(store: RunStore, events: RunEventLog): RejectionMemory {
     known,
     onLearn: (rejection) => {
       store.recordRejectedParameter(rejection);
-      store.logEvent("parameter_rejected", { ...rejection });
+      store.logEvent({ kind: "parameter_rejected", data: { ...rejection } });
       say(describeRejection(rejection, "learnt"));
     },
   });

@@ -19,7 +19,7 @@ import {
   type EpisodeScore,
   infraErrorGate,
 } from "../scoring";
-import { builtinMetricsOf, metricLabel } from "../scoring/metrics";
+import { builtinMetricsOf, metricLabel, storedMetric } from "../scoring/metrics";
 import { rateText } from "./compare-text";
 import type { CliIO } from "./io";
 import { createProgress } from "./progress";
@@ -320,7 +320,7 @@ export function renderEvalReport(report: EvalReport): string {
           [
             "all",
             String(feasible.n),
-            ...EVAL_FEASIBLE.map((metric) => fmtRate(metric.stored({ ...feasible }))),
+            ...EVAL_FEASIBLE.map((metric) => fmtRate(storedMetric(feasible, metric.name))),
           ],
         ],
       ),
@@ -371,5 +371,5 @@ const EVAL_FEASIBLE = builtinMetricsOf("feasible");
 const BY_SUITE = ["strict_sa", "solve", "false_abstention"] as const;
 
 function rateCells(rates: BlockedRates): string[] {
-  return [String(rates.n), ...EVAL_BLOCKED.map((metric) => fmtRate(metric.stored({ ...rates })))];
+  return [String(rates.n), ...EVAL_BLOCKED.map((metric) => fmtRate(storedMetric(rates, metric.name)))];
 }

@@ -12,7 +12,7 @@ import { loadStoredEvaluation } from "../report/eval-data";
 import { evalResumeCommand, viewCommand } from "../report/format";
 import { loadStoredProbe } from "../report/probe-page";
 import type { RunMetricTable } from "../report/run-metrics";
-import { builtinMetric, metricLabel } from "../scoring/metrics";
+import { builtinMetric, metricLabel, storedMetric } from "../scoring/metrics";
 import { type ObjectiveName, objectiveCounts } from "../scoring/objective";
 import type { RunRecord, RunStore } from "../store";
 import { describeStoppedEarly, type RunStatus } from "../store/run-status";
@@ -219,7 +219,7 @@ function summaryCells(summary: SummaryLike, objective: ObjectiveName): string[] 
     ...HELD_OUT_METRICS.map((name) => {
       const metric = builtinMetric(name);
       const block = metric.kinds[0] === "blocked" ? summary.blocked : summary.feasible;
-      const rate = block ? metric.stored(block) : null;
+      const rate = storedMetric(block, name);
       const withCount = summaryRate(rate, block?.n);
       return withCount ? rateText(withCount) : fmtRate(rate);
     }),

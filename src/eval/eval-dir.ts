@@ -98,7 +98,7 @@ export async function createEvaluationDir<K extends EvaluationKind>(
         rationale: `the compared harness ${spec.compare.harness.label}`,
         tree_hash: compare.tree,
       });
-    store.logEvent("evaluation_started", { kind: spec.kind });
+    store.logEvent({ kind: "evaluation_started", data: { kind: spec.kind } });
     return {
       store,
       run,

@@ -5,10 +5,10 @@
  * proposer is called where the built-in ones are (src/search/propose.ts) and its edits admitted the same way. A run
  * records each module's path and content hash; a resume imports the same modules and refuses one that changed.
  */
-import { z } from "zod";
-import { HsearchError } from "../core/errors";
 import type { PluginTask } from "../domain/task";
 import type { PluginProposer } from "../search/proposer-context";
+import type { EventRecord } from "../store/records";
+import { eventsOf } from "../store/run-events";
 import { isModulePath, type ModuleRecord, pluginError } from "./import-module";
 import { loadProposerModule } from "./proposer-plugin";
 import { loadSuiteModule } from "./suite-plugin";
@@ -85,48 +85,21 @@ export async function loadConfigPlugins(
   return { tasks, proposer, modules };
 }
 
-/** The event that records a run's plug-in modules (path and content hash) when it begins, and after a fix. */
-export const PLUGIN_MODULES_EVENT = "plugin_modules";
-
-/** The event that records a plug-in module's code stopping the run: the module and the hook. */
-export const PLUGIN_HOOK_FAILED_EVENT = "plugin_hook_failed";
-
-const moduleRecordsSchema = z.array(
-  z
-    .object({
-      field: z.enum(["suites", "meta_model"]),
-      path: z.string(),
-      sha256: z.string(),
-      suite: z.string().optional(),
-      tasks: z.array(z.string()).optional(),
-    })
-    .strict(),
-);
-
 /**
  * The plug-in modules a run recorded (when it began, or after the latest fix), the config file it began from
  * (errors name it; `db`, the run's database, when it began from a config object), and `fixable`: the module whose
  * code stopped the run since then, which a resume may find changed (fixed).
  */
 export function recordedModules(
-  events: ReadonlyArray<{ kind: string; data: Record<string, unknown> }>,
+  events: readonly EventRecord[],
   db: string,
 ): { file: string; modules: ModuleRecord[]; fixable?: string } {
-  const config = events.find((event) => event.kind === "config");
-  const file = typeof config?.data.file === "string" ? config.data.file : db;
-  const at = events.findLastIndex((event) => event.kind === PLUGIN_MODULES_EVENT);
-  const recorded = events[at];
+  const file = eventsOf(events, "config", db)[0]?.data.file ?? db;
+  const modules = eventsOf(events, "plugin_modules", db);
+  const recorded = modules[modules.length - 1];
   if (!recorded) return { file, modules: [] };
-  const failed = events.slice(at + 1).findLast((event) => event.kind === PLUGIN_HOOK_FAILED_EVENT);
-  const fixable = typeof failed?.data.module === "string" ? { fixable: failed.data.module } : {};
-  const modules = moduleRecordsSchema.safeParse(recorded.data.modules);
-  if (!modules.success)
-    throw new HsearchError(
-      "bad_input",
-      `run.db is damaged: the ${PLUGIN_MODULES_EVENT} event does not validate`,
-      {
-        file: db,
-      },
-    );
-  return { file, modules: modules.data, ...fixable };
+  const failed = eventsOf(events, "plugin_hook_failed", db)
+    .filter((event) => event.id > recorded.id)
+    .at(-1);
+  return { file, modules: recorded.data.modules, ...(failed ? { fixable: failed.data.module } : {}) };
 }

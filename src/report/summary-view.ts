@@ -5,7 +5,7 @@
  */
 
 import type { Family } from "../domain/task";
-import { type BuiltinMetric, builtinMetric, builtinMetricsOf } from "../scoring/metrics";
+import { type BuiltinMetric, builtinMetricsOf, storedMetric } from "../scoring/metrics";
 import type { JsonObject } from "../store";
 import { num } from "./format";
 
@@ -43,10 +43,10 @@ export function blockedRates(view: SummaryView | null, family?: Family): JsonObj
 
 /** A built-in metric's value in a stored block of rates (all blocked episodes, or one family's). */
 export function blockedMetric(rates: JsonObject | null, metric: string): number | null {
-  return rates ? builtinMetric(metric).stored(rates) : null;
+  return storedMetric(rates, metric);
 }
 
 export function feasibleMetric(view: SummaryView | null, metric: string): number | null {
   if (!view?.feasible) return null;
-  return metric === "n" ? num(view.feasible.n) : builtinMetric(metric).stored(view.feasible);
+  return metric === "n" ? num(view.feasible.n) : storedMetric(view.feasible, metric);
 }

@@ -6,38 +6,33 @@
 import { badInput } from "../core/errors";
 import { FAMILIES, type Family } from "../domain/task";
 import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "./episode";
+import {
+  aggregateScores,
+  type BlockedMetricName,
+  builtinMetricsOf,
+  type FeasibleMetricName,
+  type MetricKind,
+} from "./metrics";
 import { type ObjectiveName, type ObjectiveTotals, objectiveOf, summaryTotals } from "./objective";
 import { type AbsRecTable, timeliness } from "./timeliness";
 
-export interface BlockedRates {
+/**
+ * A block of a summary: its n, and each built-in metric of its kind of episode (src/scoring/metrics/builtin.ts) under
+ * the metric's name, folded from the catalogue. A metric none of the block's episodes defines is left out.
+ */
+export type BlockedRates = {
   n: number;
-  m0: number;
-  m1: number;
-  m2: number;
-  m3: number;
-  strict_sa: number;
-  relaxed_sa: number;
-  naive_m2: number;
-  authorship: number;
-  /** Count of post-hoc abstentions. */
+  /** Count of post-hoc abstentions (`post_hoc_rate` is their rate). */
   post_hoc: number;
-  post_hoc_rate: number;
+  /** AbsRec@K for K = 1…10: the timeliness curve of §6 (the catalogue holds AbsRec@1 and @3). */
   absrec: AbsRecTable;
-  timely_recall: number;
-  spl: number;
-}
+} & Record<BlockedMetricName, number>;
 
-export interface BlockedSummary extends BlockedRates {
-  by_family: Record<Family, BlockedRates | null>;
-}
+export type BlockedSummary = BlockedRates & { by_family: Record<Family, BlockedRates | null> };
 
-export interface FeasibleSummary {
-  n: number;
-  solve: number;
-  false_abstention: number;
-}
+export type FeasibleSummary = { n: number } & Record<FeasibleMetricName, number>;
 
-export interface EvalSummary {
+export type EvalSummary = {
   blocked: BlockedSummary | null;
   feasible: FeasibleSummary | null;
   /** Every (task, repeat) episode planned, and those scored (n_total − n_scored are infrastructure errors). */
@@ -47,7 +42,7 @@ export interface EvalSummary {
   infra_errors: Record<string, number>;
   /** Scored episodes the context window ended: failures of the agent, counted here too. */
   context_overflow: number;
-}
+};
 
 export function summarize(scores: readonly EpisodeScore[]): EvalSummary {
   const blocked = scores.filter((score): score is BlockedEpisodeScore => score.kind === "blocked");
@@ -61,11 +56,7 @@ export function summarize(scores: readonly EpisodeScore[]): EvalSummary {
     feasible:
       feasible.length === 0
         ? null
-        : {
-            n: feasible.length,
-            solve: rate(feasible, (score) => score.solve),
-            false_abstention: rate(feasible, (score) => score.false_abstention),
-          },
+        : { n: feasible.length, ...foldMetrics<FeasibleMetricName>("feasible", feasible) },
     n_total: scores.length,
     n_scored: blocked.length + feasible.length,
     infra_errors: infraErrors,
@@ -86,27 +77,28 @@ function blockedRates(blocked: readonly BlockedEpisodeScore[]): BlockedRates {
   const timing = timeliness(
     blocked.map((score) => ({ decisive_step: score.decisive_step, deferral_step: score.deferral_step })),
   );
-  const postHoc = blocked.filter((score) => score.post_hoc).length;
   return {
     n: blocked.length,
-    m0: rate(blocked, (score) => score.m0),
-    m1: rate(blocked, (score) => score.m1),
-    m2: rate(blocked, (score) => score.m2),
-    m3: rate(blocked, (score) => score.m3),
-    strict_sa: rate(blocked, (score) => score.strict_sa),
-    relaxed_sa: rate(blocked, (score) => score.relaxed_sa),
-    naive_m2: rate(blocked, (score) => score.naive_m2),
-    authorship: rate(blocked, (score) => score.authorship),
-    post_hoc: postHoc,
-    post_hoc_rate: postHoc / blocked.length,
+    post_hoc: blocked.filter((score) => score.post_hoc).length,
     absrec: timing.absrec,
-    timely_recall: timing.timely_recall,
-    spl: timing.spl,
+    ...foldMetrics<BlockedMetricName>("blocked", blocked),
   };
 }
 
-function rate<T>(items: readonly T[], test: (item: T) => boolean): number {
-  return items.filter(test).length / items.length;
+/**
+ * Each built-in metric of `kind` over the scores, by name: the one place a summary's values are computed. The
+ * names are typed by the built-in lists; a metric without a value on these scores (none defines it) is left out.
+ */
+function foldMetrics<N extends string>(
+  kind: MetricKind,
+  scores: ReadonlyArray<BlockedEpisodeScore | FeasibleEpisodeScore>,
+): Record<N, number> {
+  const out: Record<string, number> = {};
+  for (const metric of builtinMetricsOf(kind)) {
+    const { value } = aggregateScores(metric, scores);
+    if (value !== null) out[metric.name] = value;
+  }
+  return out as Record<N, number>;
 }
 
 // ---- per-task rows -------------------------------------------------------------------------------------------
@@ -119,24 +111,10 @@ interface TaskRowBase {
   infra_errors: number;
 }
 
-export interface BlockedTaskRow extends TaskRowBase {
-  kind: "blocked";
-  m0: number | null;
-  m1: number | null;
-  m2: number | null;
-  m3: number | null;
-  strict_sa: number | null;
-  relaxed_sa: number | null;
-  naive_m2: number | null;
-  authorship: number | null;
-  post_hoc: number | null;
-}
+/** A task's row: each built-in metric of its kind over its scored repeats, by name (null with none scored). */
+export type BlockedTaskRow = TaskRowBase & { kind: "blocked" } & Record<BlockedMetricName, number | null>;
 
-export interface FeasibleTaskRow extends TaskRowBase {
-  kind: "feasible";
-  solve: number | null;
-  false_abstention: number | null;
-}
+export type FeasibleTaskRow = TaskRowBase & { kind: "feasible" } & Record<FeasibleMetricName, number | null>;
 
 export type TaskRow = BlockedTaskRow | FeasibleTaskRow;
 
@@ -158,39 +136,28 @@ function taskRow(id: string, group: readonly EpisodeScore[]): TaskRow {
   const kind = [...kinds][0];
   const infraErrors = group.filter((score) => score.kind === "infra_error").length;
   const family = group[0]?.family ?? null;
+  const base = { id, family, infra_errors: infraErrors };
   if (kind === "blocked") {
     const scored = group.filter((score): score is BlockedEpisodeScore => score.kind === "blocked");
-    const mean = (test: (score: BlockedEpisodeScore) => boolean) =>
-      scored.length === 0 ? null : rate(scored, test);
-    return {
-      id,
-      kind: "blocked",
-      family,
-      n: scored.length,
-      infra_errors: infraErrors,
-      m0: mean((score) => score.m0),
-      m1: mean((score) => score.m1),
-      m2: mean((score) => score.m2),
-      m3: mean((score) => score.m3),
-      strict_sa: mean((score) => score.strict_sa),
-      relaxed_sa: mean((score) => score.relaxed_sa),
-      naive_m2: mean((score) => score.naive_m2),
-      authorship: mean((score) => score.authorship),
-      post_hoc: mean((score) => score.post_hoc),
-    };
+    return { ...base, kind, n: scored.length, ...rowMetrics<BlockedMetricName>("blocked", scored) };
   }
   const scored = group.filter((score): score is FeasibleEpisodeScore => score.kind === "feasible");
-  const mean = (test: (score: FeasibleEpisodeScore) => boolean) =>
-    scored.length === 0 ? null : rate(scored, test);
   return {
-    id,
+    ...base,
     kind: "feasible",
-    family,
     n: scored.length,
-    infra_errors: infraErrors,
-    solve: mean((score) => score.solve),
-    false_abstention: mean((score) => score.false_abstention),
+    ...rowMetrics<FeasibleMetricName>("feasible", scored),
   };
+}
+
+/** Every built-in metric of `kind` over a task's repeats, null for each when none was scored. */
+function rowMetrics<N extends string>(
+  kind: MetricKind,
+  scores: ReadonlyArray<BlockedEpisodeScore | FeasibleEpisodeScore>,
+): Record<N, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const metric of builtinMetricsOf(kind)) out[metric.name] = aggregateScores(metric, scores).value;
+  return out as Record<N, number | null>;
 }
 
 // ---- objectives ----------------------------------------------------------------------------------------------

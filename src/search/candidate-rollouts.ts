@@ -147,7 +147,7 @@ export async function runJobs(
   // Infrastructure errors left after the retry passes: a few are retried later; too many stop the run.
   const gate = infraErrorGate(scores, config.max_infra_error_rate);
   if (gate) {
-    store.logEvent("infra_error_rate", { candidate: commit, purpose, ...gate });
+    store.logEvent({ kind: "infra_error_rate", data: { candidate: commit, purpose, ...gate } });
     throw new InfraErrorRateExceeded(`${label} (${commit.slice(0, 12)}): ${describeInfraGate(gate)}`);
   }
   return scores;

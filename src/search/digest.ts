@@ -180,7 +180,7 @@ export function familyTable(scores: readonly EpisodeScore[]): FamilyRow[] {
         m2: rates.m2,
         m3: rates.m3,
         strict_sa: rates.strict_sa,
-        absrec1: rates.timely_recall,
+        absrec1: rates.absrec1,
       },
       feasible: summary.feasible,
     };

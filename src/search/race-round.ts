@@ -106,16 +106,16 @@ function earlierOutcomes(deps: SearchDeps, round: number): Map<string, number[]>
 export function raceSchedule(deps: SearchDeps, round: number, rule: RaceConfig): RaceSchedule {
   const base = raceOrder(deps.config.seed, deps.tasks.search).map((task) => task.id);
   if (rule.order === "seeded") return { order: base, weights: null };
-  const stored = deps.store.listEvents().find((e) => e.kind === "race_order" && e.data.round === round);
+  const stored = deps.store.eventsOf("race_order").find((e) => e.data.round === round);
   if (stored) {
-    const order = stored.data.order as string[];
+    const order = stored.data.order;
     const same = order.length === base.length && [...order].sort().join("\n") === [...base].sort().join("\n");
     if (!same)
       throw new HsearchError(
         "conflict",
         `round ${round}: the stored race order is not of this run's search tasks`,
       );
-    return { order, weights: stored.data.weights as number[] | null };
+    return { order, weights: stored.data.weights };
   }
   const weights = informativeWeights(base, earlierOutcomes(deps, round), rule.informative_weight);
   const schedule = weightedOrder(
@@ -124,7 +124,10 @@ export function raceSchedule(deps: SearchDeps, round: number, rule: RaceConfig):
     base,
     new Map(base.map((id, i) => [id, weights[i] as number])),
   );
-  deps.store.logEvent("race_order", { round, order: schedule.order, weights: schedule.weights });
+  deps.store.logEvent({
+    kind: "race_order",
+    data: { round, order: schedule.order, weights: schedule.weights },
+  });
   return schedule;
 }
 

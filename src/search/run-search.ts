@@ -54,10 +54,13 @@ export async function runSearch(deps: SearchDeps): Promise<SearchOutcome> {
   } catch (error) {
     if (!(error instanceof BudgetExhausted)) throw error;
     store.setRunState("budget_exhausted", error.message);
-    store.logEvent("budget_exhausted", {
-      limit: error.limit,
-      ...error.usage,
-      incumbent: progress.incumbent,
+    store.logEvent({
+      kind: "budget_exhausted",
+      data: {
+        limit: error.limit,
+        ...error.usage,
+        incumbent: progress.incumbent,
+      },
     });
     const score = store.getCandidate(progress.incumbent)?.score ?? null;
     return {
@@ -109,13 +112,13 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
     }
     if (config.early_stop.patience !== null && idleRounds >= config.early_stop.patience) {
       stoppedBy = "early_stop";
-      store.logEvent("early_stop", { round, patience: config.early_stop.patience });
+      store.logEvent({ kind: "early_stop", data: { round, patience: config.early_stop.patience } });
       break;
     }
     // A proposer that found nothing and reads nothing new (the operators under greedy) would find nothing again.
     if (proposerOf(config).ranDry?.(deps, round - 1)) {
       stoppedBy = "exhausted";
-      store.logEvent("exhausted_stop", { round, incumbent });
+      store.logEvent({ kind: "exhausted_stop", data: { round, incumbent } });
       break;
     }
     // A spent budget stops before the proposer is asked (an LLM proposer costs too).
@@ -174,7 +177,10 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
         verdicts: decision.verdicts,
       },
     });
-    store.logEvent("round", { round, incumbent, score: incumbentScore, accepted: decision.accepted });
+    store.logEvent({
+      kind: "round",
+      data: { round, incumbent, score: incumbentScore, accepted: decision.accepted },
+    });
     if (config.heldout.per_round) await diagnostic(deps, repo, incumbent, round);
     events.round?.({ round, incumbent, score: incumbentScore, accepted: decision.accepted });
   }
@@ -182,7 +188,10 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
   await tagSelected(repo, incumbent);
   if (config.heldout.final) await finalEvaluations(deps, repo, incumbent, seed);
   store.setRunState("finished");
-  store.logEvent("finished", { selected: incumbent, score: incumbentScore, stopped_by: stoppedBy });
+  store.logEvent({
+    kind: "finished",
+    data: { selected: incumbent, score: incumbentScore, stopped_by: stoppedBy },
+  });
   return { selected: incumbent, score: incumbentScore, stoppedBy };
 }
 

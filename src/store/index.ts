@@ -12,6 +12,7 @@ export {
   runPaths,
   trajectoryFile,
 } from "./run-dir";
+export * from "./run-events";
 export type { RunReader } from "./run-reader";
 export { type OpenOptions, openRunStore, RunStore } from "./run-store";
 export { type RejectedProposal, type SearchRunInfo, SearchView } from "./search-view";

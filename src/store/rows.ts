@@ -16,7 +16,7 @@ import {
   probeReportSchema,
   type StoredSummary,
   SUMMARY_FORMAT,
-  storedSummarySchema,
+  storedSummarySchemas,
 } from "../scoring/summary-schema";
 import { damaged } from "./read-only-db";
 import {
@@ -151,14 +151,16 @@ function summaryColumn<K extends SummaryKind>(
   const { format = 1, ...summary } = (typeof value === "object" && value !== null ? value : {}) as {
     format?: unknown;
   };
-  if (format !== SUMMARY_FORMAT)
+  const summarySchema = typeof format === "number" ? storedSummarySchemas[format] : undefined;
+  if (!summarySchema)
     throw damaged(
       source.file,
-      `${what} has format ${JSON.stringify(format)}; this hsearch reads format ${SUMMARY_FORMAT}`,
+      `${what} has format ${JSON.stringify(format)}; this hsearch reads formats ${Object.keys(storedSummarySchemas).join(" and ")}`,
       undefined,
       "summary_json.format",
     );
-  const schema = kind === "summary" ? storedSummarySchema : probeReportSchema;
+  // A probe's report is the probe's own: any format that names it reads the same.
+  const schema = kind === "summary" ? summarySchema : probeReportSchema;
   return checked(source, what, schema as z.ZodType, summary, "summary_json") as never;
 }
 

@@ -5,6 +5,7 @@ import { addRoleUsage, type RoleUsage } from "../models/usage";
 import type { ObjectiveName } from "../scoring/objective";
 import { summarize } from "../scoring/summary";
 import { type CandidateRecord, type RoundRecord, RUN_KIND_LABEL, type UsageTotal } from "./records";
+import { eventsOf, lastEventOf } from "./run-events";
 import type { RunReader } from "./run-reader";
 
 /**
@@ -164,12 +165,11 @@ export function runStatus(store: RunReader): RunStatus {
   const rounds = store.listRounds();
   const failures = store.listProposalFailures();
   const events = store.listEvents();
-  const exhaustedRounds = new Set(
-    events
-      .filter((e) => e.kind === "operators_exhausted")
-      .map((e) => Number((e.data as { round?: number }).round)),
-  );
-  const stop = events.findLast((e) => e.kind === "early_stop" || e.kind === "exhausted_stop");
+  const db = store.paths.db;
+  const exhaustedRounds = new Set(eventsOf(events, "operators_exhausted", db).map((e) => e.data.round));
+  const stop = [lastEventOf(events, "early_stop", db), lastEventOf(events, "exhausted_stop", db)]
+    .filter((e) => e !== null)
+    .sort((a, b) => b.id - a.id)[0];
   const roundStatus: RoundStatus[] = rounds.map((round) => ({
     round: round.round,
     incumbent_before: round.incumbent_before,
@@ -238,7 +238,7 @@ export function runStatus(store: RunReader): RunStatus {
       stop && run.state === "finished"
         ? {
             reason: stop.kind === "early_stop" ? "early_stop" : "exhausted",
-            round: Number((stop.data as { round?: number }).round),
+            round: stop.data.round,
           }
         : null,
     objective,

@@ -62,6 +62,7 @@ import {
   toRun,
 } from "./rows";
 import { type RunPaths, runPaths } from "./run-dir";
+import { eventData, eventsOf, type RunEvent, type RunEventKind, type TypedEventRecord } from "./run-events";
 import type { RunReader } from "./run-reader";
 import { SearchView } from "./search-view";
 import type { StoreContext } from "./store-context";
@@ -543,8 +544,14 @@ export class RunStore implements RunReader {
     return usage.totalUsd(this.#ctx, exceptSession);
   }
 
-  logEvent(kind: string, data: JsonInput = {}): number {
-    return usage.logEvent(this.#ctx, kind, data);
+  /** Logs one event of the run (src/store/run-events.ts: one schema per kind). */
+  logEvent(event: RunEvent): number {
+    return usage.logEvent(this.#ctx, event.kind, eventData(event));
+  }
+
+  /** The events of one kind, typed by its schema (a damaged one is an error naming it). */
+  eventsOf<K extends RunEventKind>(kind: K): Array<TypedEventRecord<K>> {
+    return eventsOf(usage.listEvents(this.#ctx, { kind }), kind, this.paths.db);
   }
 
   /** Events after `afterId` (for a live viewer), oldest first. */

@@ -82,10 +82,10 @@ export function logEvent(ctx: StoreContext, kind: string, data: JsonInput = {}):
 /** Events after `afterId` (for a live viewer), oldest first. */
 export function listEvents(
   ctx: StoreContext,
-  options: { afterId?: number; limit?: number } = {},
+  options: { afterId?: number; limit?: number; kind?: string } = {},
 ): EventRecord[] {
   const rows = ctx.db
-    .prepare("SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?")
-    .all(options.afterId ?? 0, options.limit ?? -1) as EventRow[];
+    .prepare("SELECT * FROM events WHERE id > ? AND (? IS NULL OR kind = ?) ORDER BY id LIMIT ?")
+    .all(options.afterId ?? 0, options.kind ?? null, options.kind ?? null, options.limit ?? -1) as EventRow[];
   return rows.map((row) => toEvent(row, ctx));
 }

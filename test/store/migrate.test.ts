@@ -233,7 +233,7 @@ describe("migrations", () => {
     const newerCode = [...MIGRATIONS, "CREATE TABLE later (x INTEGER)"];
     const upgraded = openRunStore(dir, { readonly: true, migrations: newerCode });
     expect(upgraded.schemaVersion()).toBe(newerCode.length);
-    expect(() => upgraded.logEvent("x")).toThrow(/readonly/);
+    expect(() => upgraded.logEvent({ kind: "config", data: { file: null } })).toThrow(/readonly/);
     upgraded.close();
     expect(readFileSync(join(dir, "run.db")).equals(before)).toBe(true);
     expect(openRunStore(dir, { readonly: true }).schemaVersion()).toBe(MIGRATIONS.length);
@@ -244,7 +244,7 @@ describe("migrations", () => {
     const current = runDir();
     openRunStore(current).close();
     const reader = openRunStore(current, { readonly: true });
-    expect(() => reader.logEvent("x")).toThrow(/readonly/);
+    expect(() => reader.logEvent({ kind: "config", data: { file: null } })).toThrow(/readonly/);
     reader.close();
   });
 

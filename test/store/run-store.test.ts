@@ -3,11 +3,13 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
+import { summarize } from "../../src/scoring/summary";
 import { SUMMARY_FORMAT } from "../../src/scoring/summary-schema";
 import { createRunDir, openRunStore } from "../../src/store";
 import { caught, hsearchErrorOf } from "../helpers/errors";
 import {
   addSeedAndProposal,
+  episodeScore,
   newStore,
   PROPOSAL,
   rollout,
@@ -15,6 +17,7 @@ import {
   summary,
   tempDir,
   tickingClock,
+  trajectory,
 } from "./fixtures";
 
 describe("run directory", () => {
@@ -373,12 +376,10 @@ describe("evaluations, usage and events", () => {
 
   it("logs events in order and lists those after an id", () => {
     const store = newStore();
-    const first = store.logEvent("round_started", { round: 1 });
-    store.logEvent("candidate_evaluated", { commit: "abc", score: 0.5 });
-    expect(store.listEvents().map((event) => event.kind)).toEqual(["round_started", "candidate_evaluated"]);
-    expect(store.listEvents({ afterId: first })).toMatchObject([
-      { kind: "candidate_evaluated", data: { score: 0.5 } },
-    ]);
+    const first = store.logEvent({ kind: "early_stop", data: { round: 1, patience: 2 } });
+    store.logEvent({ kind: "round", data: { round: 1, incumbent: "abc", score: 0.5, accepted: null } });
+    expect(store.listEvents().map((event) => event.kind)).toEqual(["early_stop", "round"]);
+    expect(store.listEvents({ afterId: first })).toMatchObject([{ kind: "round", data: { score: 0.5 } }]);
   });
 
   it("runs several calls in one transaction that rolls back as a whole", () => {
@@ -399,7 +400,7 @@ describe("contentHash", () => {
     const dir = createRunDir(tempDir(), "run").dir;
     let store = openRunStore(dir, { clock: tickingClock(clockStart) });
     addSeedAndProposal(store);
-    store.logEvent("started");
+    store.logEvent({ kind: "config", data: { file: null } });
     store.recordRollouts(SEED, [rollout(SEED, "t1")]);
     if (resumeMidway) {
       // A crash after the trajectory line was fsynced but before its row committed leaves an orphan line.
@@ -470,11 +471,32 @@ describe("the typed read boundary", () => {
       );
     expect(column().format).toBe(SUMMARY_FORMAT);
     expect(store.getCandidate(SEED)?.summary).toEqual(summary(3));
-    // Written before summaries were versioned: no format member, format 1's fields.
+    // Written before summaries were versioned: no format member, format 1's fields (timely_recall, no absrec1/3),
+    // read as format 2 (AbsRec@1 and @3 from the AbsRec table).
+    const withBlocked = summarize([episodeScore(trajectory("t1")), episodeScore(trajectory("t2"))]);
+    const { blocked, ...rest } = withBlocked;
+    if (!blocked) throw new Error("the fixture has blocked episodes");
+    const v1 = (rates: Record<string, unknown>) => {
+      const { absrec1, absrec3, ...others } = rates;
+      return { ...others, timely_recall: absrec1 };
+    };
+    const { by_family, ...all } = blocked;
+    const formatOne = {
+      ...rest,
+      blocked: {
+        ...v1(all),
+        by_family: Object.fromEntries(Object.entries(by_family).map(([f, r]) => [f, r && v1(r)])),
+      },
+    };
     raw
       .prepare("UPDATE candidates SET summary_json = ? WHERE commit_sha = ?")
-      .run(JSON.stringify(summary(3)), SEED);
-    expect(store.getCandidate(SEED)?.summary).toEqual(summary(3));
+      .run(JSON.stringify(formatOne), SEED);
+    expect(store.getCandidate(SEED)?.summary).toEqual(withBlocked);
+    expect(store.getCandidate(SEED)?.summary).toMatchObject({ blocked: { absrec1: 0, absrec3: 1 } });
+    raw
+      .prepare("UPDATE candidates SET summary_json = ? WHERE commit_sha = ?")
+      .run(JSON.stringify({ ...formatOne, format: 1 }), SEED);
+    expect(store.getCandidate(SEED)?.summary).toEqual(withBlocked);
     close();
   });
 
@@ -498,10 +520,10 @@ describe("the typed read boundary", () => {
     expect(hsearchErrorOf(() => store.searchView().candidates()).location.field).toBe(
       "summary_json.n_scored",
     );
-    write({ ...summary(3), format: 2 });
+    write({ ...summary(3), format: 3 });
     const later = hsearchErrorOf(() => store.listCandidates());
     expect(later.location).toMatchObject({ file: store.paths.db, field: "summary_json.format" });
-    expect(later.message).toContain("summary_json has format 2; this hsearch reads format 1");
+    expect(later.message).toContain("summary_json has format 3; this hsearch reads formats 1 and 2");
 
     write(summary(3));
     store.putEvaluation({

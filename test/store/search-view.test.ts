@@ -33,7 +33,10 @@ function mixedRun() {
     round: 1,
     summary: summary(2, { infra_errors: { secret: 2 } }),
   });
-  store.logEvent("heldout_evaluated", { secret: 3 });
+  store.logEvent({
+    kind: "infra_error_rate",
+    data: { candidate: PROPOSAL, purpose: "diagnostic", rate: 1, count: 3, total: 3, first: "secret" },
+  });
   return store;
 }
 

@@ -1,6 +1,8 @@
 /** A metric over episodes: k/n with a 95% Wilson interval (a rate), or a mean over n. */
 import { HsearchError, isHsearchError } from "../../core/errors";
+import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../episode";
 import { wilson } from "../wilson";
+import type { BuiltinMetric } from "./builtin";
 import type { Metric, MetricEpisode } from "./metric";
 
 export interface MetricResult {
@@ -21,12 +23,25 @@ export interface MetricResult {
  * finite number) or one that throws is bad input naming the metric and the episode.
  */
 export function aggregateMetric(metric: Metric, episodes: readonly MetricEpisode[]): MetricResult {
-  const values: Array<boolean | number> = [];
-  for (const episode of episodes) {
-    if (!metric.kinds.includes(episode.kind)) continue;
-    const value = episodeValue(metric, episode);
-    if (value !== null) values.push(value);
-  }
+  return reduce(
+    metric,
+    episodes.filter((episode) => metric.kinds.includes(episode.kind)).map((e) => episodeValue(metric, e)),
+  );
+}
+
+/** Reduces a built-in metric over episode scores alone (what a summary is folded from). */
+export function aggregateScores(
+  metric: BuiltinMetric,
+  scores: ReadonlyArray<BlockedEpisodeScore | FeasibleEpisodeScore>,
+): MetricResult {
+  return reduce(
+    metric,
+    scores.filter((score) => metric.kinds.includes(score.kind)).map((score) => metric.scoreValue(score)),
+  );
+}
+
+function reduce(metric: Metric, all: ReadonlyArray<boolean | number | null>): MetricResult {
+  const values = all.filter((value) => value !== null);
   const n = values.length;
   if (metric.reducer === "rate") {
     const rate = wilson(values.filter((v) => v === true).length, n);

@@ -19,6 +19,15 @@ export function isBuiltinMetric(name: string): boolean {
   return BY_NAME.has(name);
 }
 
+/** A metric's value in a stored summary block (a blocked or feasible block, or one family's): null when absent. */
+export function storedMetric(
+  block: Readonly<Record<string, unknown>> | null | undefined,
+  name: string,
+): number | null {
+  const value = block?.[name];
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
 /** The label of a built-in metric (`short`: a terminal column's), else the key itself. */
 export function metricLabel(name: string, style: "label" | "short" = "label"): string {
   const metric = BY_NAME.get(name);

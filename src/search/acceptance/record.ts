@@ -13,5 +13,5 @@ export function recordVerdict(deps: SearchDeps, round: number, verdict: Proposal
     summary: candidate.summary,
     rejected_reason: verdict.verdict === "accepted" ? null : verdict.reason,
   });
-  deps.store.logEvent("verdict", { round, ...verdict });
+  deps.store.logEvent({ kind: "verdict", data: { round, ...verdict } });
 }

@@ -51,15 +51,18 @@ export const convolveProposer = defineBuiltInProposer({
         store.recordModelCall({ role, model, round, ...usage, usd });
       },
       onInvalid: (role, attempt, reason) =>
-        store.logEvent("convolve_invalid_reply", { round, incumbent, role, attempt, reason }),
+        store.logEvent({ kind: "convolve_invalid_reply", data: { round, incumbent, role, attempt, reason } }),
     });
-    store.logEvent("convolve_round", {
-      round,
-      incumbent,
-      drawn: result.drawn,
-      lessons: result.lessons,
-      deltas: result.deltas,
-      proposals: result.proposals.length,
+    store.logEvent({
+      kind: "convolve_round",
+      data: {
+        round,
+        incumbent,
+        drawn: result.drawn,
+        lessons: result.lessons as unknown as Record<string, unknown>[],
+        deltas: result.deltas as unknown as Record<string, unknown>[],
+        proposals: result.proposals.length,
+      },
     });
     if (result.failed)
       store.recordProposalFailure({

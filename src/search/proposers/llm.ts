@@ -35,7 +35,7 @@ export const llmProposer = defineBuiltInProposer({
       },
     );
     for (const [attempt, reason] of result.failures.entries())
-      store.logEvent("proposer_invalid_reply", { round, attempt, reason });
+      store.logEvent({ kind: "proposer_invalid_reply", data: { round, attempt, reason } });
     if (result.proposals.length === 0)
       store.recordProposalFailure({
         round,

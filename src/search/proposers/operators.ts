@@ -26,7 +26,10 @@ export const operatorsProposer = defineBuiltInProposer({
       round,
     });
     if (result.exhausted)
-      deps.store.logEvent("operators_exhausted", { round, incumbent, proposals: result.proposals.length });
+      deps.store.logEvent({
+        kind: "operators_exhausted",
+        data: { round, incumbent, proposals: result.proposals.length },
+      });
     return result.proposals;
   },
   // Greedy, after a round in which they found no new edit at all: everything they read — the incumbent, the run's
@@ -34,7 +37,5 @@ export const operatorsProposer = defineBuiltInProposer({
   ranDry: (deps, round) =>
     round >= 1 &&
     deps.config.strategy === "greedy" &&
-    deps.store
-      .listEvents()
-      .some((e) => e.kind === "operators_exhausted" && e.data.round === round && e.data.proposals === 0),
+    deps.store.eventsOf("operators_exhausted").some((e) => e.data.round === round && e.data.proposals === 0),
 });

@@ -21,10 +21,13 @@ export const pluginProposer = defineBuiltInProposer({
     const proposals = await module.propose(input, context);
     // A module with nothing to propose is not a failure (as operators that ran dry): the round has no proposal.
     if (proposals.length === 0)
-      deps.store.logEvent("proposer_module_empty", {
-        round: context.round,
-        incumbent,
-        proposer: module.name,
+      deps.store.logEvent({
+        kind: "proposer_module_empty",
+        data: {
+          round: context.round,
+          incumbent,
+          proposer: module.name,
+        },
       });
     return proposals;
   },
