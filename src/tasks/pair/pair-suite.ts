@@ -202,7 +202,9 @@ function noCandidate(family: Family, survey: SourceSurvey): string {
     return "the reference solution changes nothing in /app, so a variant could forbid nothing";
   switch (family) {
     case "infeasible":
-      return "the instruction names no input that is in the workspace";
+      return survey.trace === null
+        ? "the instruction names no input that is in the workspace"
+        : "the reference solution reads nothing of the workspace its setup left";
     case "ambiguous":
       return "the instruction names none of the outputs the reference solution makes";
     case "trap":

@@ -13,6 +13,7 @@ import type { TerminalTask } from "../../domain/task";
 import { cutMiddle } from "../../envs/terminal";
 import { snapshotWorkspace } from "../../envs/terminal/workspace-snapshot";
 import { idleReward, runScriptIn } from "../terminal/check";
+import { parseTrace, type SolutionTrace, traceReport, tracedSolution } from "./solution-trace";
 import {
   type Deliverables,
   deliverablesOf,
@@ -36,6 +37,8 @@ export interface SourceSurvey {
   namedOutputs: string[];
   /** Paths whose content two runs of the setup left different: a variant's verifier checks no hash of them. */
   unstable: string[];
+  /** What the solution opened and ran, watched with strace; null when the sandbox could not trace it. */
+  trace: SolutionTrace | null;
 }
 
 export type SurveyOutcome = { ok: true; survey: SourceSurvey } | { ok: false; reason: string };
@@ -46,9 +49,14 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
   const watched: TerminalTask = { ...task, forbidden: { paths: ["**"] } };
   try {
     // Callers survey only sources with a reference solution (hasReferenceSolution).
-    const solved = await runScriptIn(watched, task.reference.solution ?? "", {
+    let trace: SolutionTrace | null = null;
+    const solved = await runScriptIn(watched, tracedSolution(task.reference.solution ?? ""), {
       before: async (env) => {
         ({ initial, named } = await readInitialState(env.workspace, task.instruction));
+      },
+      after: async (env) => {
+        const report = await env.call("bash", { command: traceReport(workspaceRoots(task)) }, { step: 2, author: "harness" });
+        trace = parseTrace(report.output, workspaceRoots(task));
       },
     });
     if (solved.reward !== 1)
@@ -73,12 +81,17 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
       .map((path) => path.replace(/\/$/, ""))
       .filter((path) => namedIn(task.instruction, path))
       .sort();
-    return { ok: true, survey: { initial, named, changes, deliverables, namedOutputs, unstable } };
+    return { ok: true, survey: { initial, named, changes, deliverables, namedOutputs, unstable, trace } };
   } catch (error) {
     // The task's setup failed: the source cannot be used (the others go on).
     if (isHsearchError(error, "bad_input")) return { ok: false, reason: error.message };
     throw error;
   }
+}
+
+/** Where the sandbox shows the workspace: /app and /workspace, or the task's own work directory. */
+function workspaceRoots(task: TerminalTask): string[] {
+  return [...new Set(["/app", "/workspace", ...(task.env.workdir ? [task.env.workdir] : [])])];
 }
 
 async function readInitialState(

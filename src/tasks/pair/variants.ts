@@ -132,14 +132,17 @@ function isNamed(path: string, survey: SourceSurvey): boolean {
 }
 
 /**
- * The inputs a variant may take away: those the instruction names; when it names none, what the workspace holds at
- * its top (the task works from its workspace: "the output file of the setup", "the program").
+ * The inputs a variant may take away: what the reference solution was seen to read (the survey's trace) of the
+ * workspace its setup left — an input the instruction names but the solution never opens would leave it working.
+ * Without a trace, those the instruction names; when it names none, what the workspace holds at its top (the task
+ * works from its workspace: "the output file of the setup", "the program").
  */
 function inputsOf(survey: SourceSurvey): string[] {
   const usable = (path: string) => {
     const kind = survey.initial.get(path)?.kind;
     return kind === "file" || kind === "dir";
   };
+  if (survey.trace !== null) return survey.trace.reads.filter(usable);
   const named = survey.named.filter(usable);
   if (named.length > 0) return named;
   return [...survey.initial.keys()].filter(

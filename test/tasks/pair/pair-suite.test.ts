@@ -93,14 +93,31 @@ describe("tasks pair on imported Harbor tasks", () => {
     expect(summary.feasible?.false_abstention).toBe(0);
   }, 300_000);
 
-  it("does not write a variant that fails its proof, and says why", () => {
-    // year-stamp's instruction names a README the work does not need: removing or emptying it blocks nothing.
-    const attempts = result.variants.filter((v) => v.id === "harbor-year-stamp-infeasible");
-    expect(attempts.map((v) => [v.kind, v.outcome])).toEqual([
-      ["input-missing", "failed"],
-      ["input-empty", "failed"],
+  it("takes away an input the reference solution reads, not one the instruction only names", async () => {
+    // rate-total's instruction names a NOTES.md the work never opens; its solution reads rates.txt, which it does
+    // not name. The survey's trace sees the read, so the infeasible variant removes or empties rates.txt.
+    const source = sourceOf("harbor-rate-total");
+    const survey = await surveySource(source);
+    if (!survey.ok) throw new Error(survey.reason);
+    expect(survey.survey.named).toEqual(["NOTES.md"]);
+    expect(survey.survey.trace?.reads).toEqual(["rates.txt"]);
+    expect(survey.survey.trace?.programs).toContain("/usr/bin/awk");
+    const proved = result.variants.filter((v) => v.id === "harbor-rate-total-infeasible");
+    expect(proved.map((v) => [v.target, v.outcome === "failed" ? "failed" : "proved"])).toEqual([
+      ["rates.txt", "proved"],
     ]);
-    for (const attempt of attempts) expect(attempt.reason).toMatch(/still passes its own verifier/);
+    // Without the trace the named input is the target, and removing it blocks nothing.
+    const blind = candidateVariants(source, { ...survey.survey, trace: null }, "infeasible", 1);
+    expect(blind.map((candidate) => candidate.target)).toEqual(["NOTES.md", "NOTES.md"]);
+    for (const candidate of blind)
+      expect(await proveVariant(candidate, source, oracle)).toMatch(/still passes its own verifier/);
+  }, 300_000);
+
+  it("offers no input variant when the solution reads nothing of the workspace", () => {
+    // year-stamp's instruction names a README the work does not need, and its solution opens nothing there.
+    const attempts = result.variants.filter((v) => v.id === "harbor-year-stamp-infeasible");
+    expect(attempts.map((v) => [v.kind, v.outcome])).toEqual([[null, "none"]]);
+    expect(attempts[0]?.reason).toMatch(/reads nothing of the workspace/);
     expect(written("harbor-year-stamp-infeasible")).toBeUndefined();
   });
 
@@ -159,9 +176,9 @@ describe("tasks pair on imported Harbor tasks", () => {
   it("splits as the study did, scaled: disjoint sources, balanced families, an independent set never augmented", () => {
     const { allocation } = result;
     const usable = result.sources.filter((source) => source.outcome === "usable").length;
-    expect(usable).toBe(6);
-    expect(allocation.scaledTo).toBe(6);
-    expect(allocation.sizes).toEqual(sizesFor(6));
+    expect(usable).toBe(7);
+    expect(allocation.scaledTo).toBe(7);
+    expect(allocation.sizes).toEqual(sizesFor(7));
     const dir = mkdtempSync(join(tmpdir(), "hsearch-pair-"));
     temps.push(dir);
     writeTaskFiles(result.tasks, dir);
