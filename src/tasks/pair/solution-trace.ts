@@ -67,7 +67,7 @@ export function parseTrace(report: string, workspaceRoots: readonly string[]): S
     const [, call, , raw, rest] = match as unknown as [string, string, string | undefined, string, string];
     // openat relative to another directory's descriptor: its path is not known here.
     if (call === "openat" && match[2] === undefined) continue;
-    const path = posix.resolve(cwd, unescape(raw));
+    const path = posix.resolve(cwd, unescapeC(raw));
     const inWorkspace = workspacePath(path, workspaceRoots);
     // A program of the workspace the solution runs is one of its inputs.
     if (call === "execve" && inWorkspace === null) {
@@ -92,7 +92,7 @@ function workspacePath(path: string, roots: readonly string[]): string | null {
 }
 
 /** strace's C-style escapes in a quoted string (\n, \", \\, \ooo, \xhh). */
-function unescape(text: string): string {
+function unescapeC(text: string): string {
   return text.replace(/\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)/g, (_, code: string) => {
     if (code[0] === "x") return String.fromCharCode(Number.parseInt(code.slice(1), 16));
     if (/^[0-7]+$/.test(code)) return String.fromCharCode(Number.parseInt(code, 8));

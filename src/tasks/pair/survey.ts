@@ -13,7 +13,7 @@ import type { TerminalTask } from "../../domain/task";
 import { cutMiddle } from "../../envs/terminal";
 import { snapshotWorkspace } from "../../envs/terminal/workspace-snapshot";
 import { idleReward, runScriptIn } from "../terminal/check";
-import { parseTrace, type SolutionTrace, traceReport, tracedSolution } from "./solution-trace";
+import { parseTrace, type SolutionTrace, tracedSolution, traceReport } from "./solution-trace";
 import {
   type Deliverables,
   deliverablesOf,
@@ -55,7 +55,11 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
         ({ initial, named } = await readInitialState(env.workspace, task.instruction));
       },
       after: async (env) => {
-        const report = await env.call("bash", { command: traceReport(workspaceRoots(task)) }, { step: 2, author: "harness" });
+        const report = await env.call(
+          "bash",
+          { command: traceReport(workspaceRoots(task)) },
+          { step: 2, author: "harness" },
+        );
         trace = parseTrace(report.output, workspaceRoots(task));
       },
     });

@@ -30,7 +30,9 @@ describe("the solution's trace", () => {
 
   it("wraps the solution so a line of it can never end the here-document", () => {
     const command = tracedSolution("echo hi\nexit 3\n");
-    expect(command).toMatch(/^cat > \/tmp\/\.hsearch-solution\.sh <<'HSEARCH_SOLUTION_[0-9a-f]{16}'\necho hi\nexit 3\nHSEARCH/);
+    expect(command).toMatch(
+      /^cat > \/tmp\/\.hsearch-solution\.sh <<'HSEARCH_SOLUTION_[0-9a-f]{16}'\necho hi\nexit 3\nHSEARCH/,
+    );
     expect(traceReport(["/app", "/home/user"])).toContain("(/app|/home/user)");
   });
 });
