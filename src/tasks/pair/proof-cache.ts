@@ -39,9 +39,13 @@ export interface PairCache {
 /** No cache: everything is computed. */
 export function noPairCache(): PairCache {
   let computed = 0;
+  const run = <T>(compute: () => Promise<T>) => {
+    computed++;
+    return compute();
+  };
   return {
-    survey: (_task, compute) => (computed++, compute()),
-    proof: (_source, _candidate, compute) => (computed++, compute()),
+    survey: (_task, compute) => run(compute),
+    proof: (_source, _candidate, compute) => run(compute),
     hasSurvey: () => false,
     stats: () => ({ reused: 0, computed }),
   };
