@@ -356,7 +356,7 @@ function specOf(kind: string, target: string, survey: SourceSurvey, rng: Rng): V
           'for dir in "${dirs[@]}"; do',
           '  [ -d "$dir" ] || continue',
           '  for file in "$dir"/*; do',
-          '    entry=${file##*/}',
+          "    entry=${file##*/}",
           `    [ "$entry" = ${name} ] && continue`,
           '    [ -n "$real" ] && [ "$(readlink -f -- "$file")" = "$real" ] && continue',
           `    [ -e "${PATH_VIEW}/$entry" ] || ln -s -- "$file" "${PATH_VIEW}/$entry"`,
