@@ -5,8 +5,9 @@
  * a seeded target (targets the instruction names first), until one passes its proof (prove.ts):
  *
  *   infeasible (evidence in the state): `input-missing` — an input the instruction names is removed;
- *              `input-empty` — a named input file is emptied (when the instruction names no input, the
- *              workspace's own top-level files and folders are the inputs).
+ *              `input-empty` — such an input file is emptied (inputs: what the solution was seen to read; without
+ *              a trace, the named ones, else the workspace's top level); `tool-missing` — a program the solution
+ *              runs is taken off every command's PATH.
  *   ambiguous  (evidence in the spec): a sentence added to the instruction contradicts its deliverable —
  *              `keep-absent` (a named output must not exist), `stdout-only` (print only, write no file),
  *              `keep-unchanged` (a named file the work changes must stay as it is), `read-only` (/app is read-only).
