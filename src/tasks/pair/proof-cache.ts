@@ -14,7 +14,7 @@ import type { TerminalTask } from "../../domain/task";
 import type { SourceSurvey, SurveyOutcome } from "./survey";
 import type { Candidate } from "./variants";
 
-export const CACHE_FORMAT = 1;
+export const CACHE_FORMAT = 2;
 
 /** `$XDG_CACHE_HOME/hsearch/tasks-pair`, else `~/.cache/hsearch/tasks-pair`. */
 export function defaultPairCacheDir(env: NodeJS.ProcessEnv = process.env): string {

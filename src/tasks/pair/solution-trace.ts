@@ -38,46 +38,53 @@ export function tracedSolution(script: string): string {
   ].join("\n");
 }
 
+/** The compact trace: "X /path" per program run, "R path" per file opened for reading, one of each. */
+const REPORT_FILE = "/tmp/.hsearch-solution.report";
+/** Lines of the report read back per command: well under the 10 KB a command's output shows. */
+export const REPORT_PAGE_LINES = 30;
+
 /**
- * Prints the start directory, then the trace's successful opens in the workspace (or relative) and its execs, one
- * of each (nothing when there is no trace): small enough that the command's output is never cut.
+ * Makes the compact report of the trace (in the sandbox) and prints its line count, or nothing without a trace:
+ * execs by path, opens in the workspace (or relative) that neither write nor create, each line cut to 300 bytes.
  */
 export function traceReport(workspaceRoots: readonly string[]): string {
   const places = workspaceRoots.map((root) => root.replace(/[.[\]*^$\\]/g, "\\$&")).join("|");
-  const keep = `execve\\(|"(${places})(/|")|"[^/"]`;
+  const quoted = String.raw`"((\\.|[^"\\])*)"`;
   return [
-    'echo "cwd $PWD"',
-    `[ -f ${TRACE_FILE} ] && grep -E '(open|openat|execve)\\(' ${TRACE_FILE} | grep -v ' = -1 ' | sed -E 's/^[0-9]+ +//; s/\\) = [0-9]+$//' | grep -E '${keep}' | cut -c1-4200 | sort -u`,
-  ].join("; ");
+    `[ -f ${TRACE_FILE} ] || exit 0`,
+    String.raw`{ grep -v ' = -1 ' ${TRACE_FILE} | sed -nE 's/^[0-9]+ +//; s/^execve\(${quoted}.*/X \1/p'`,
+    String.raw`  grep -v ' = -1 ' ${TRACE_FILE} | grep -vE 'O_WRONLY|O_CREAT' | sed -nE 's/^[0-9]+ +//; s/^openat\(AT_FDCWD, ${quoted}.*/R \1/p; s/^open\(${quoted}.*/R \1/p' | grep -E '^R ((${places})(/|$)|[^/])'`,
+    `} | cut -c1-300 | sort -u > ${REPORT_FILE}`,
+    `echo "cwd $PWD"; wc -l < ${REPORT_FILE}`,
+  ].join("\n");
 }
 
-const LINE = /^(open|openat|execve)\((?:(AT_FDCWD), )?"((?:[^"\\]|\\.)*)"(?:\.\.\.)?,\s*(.*)$/;
+/** Lines [from, from + REPORT_PAGE_LINES) of the compact report. */
+export function reportPage(from: number): string {
+  return `sed -n '${from + 1},${from + REPORT_PAGE_LINES}p' ${REPORT_FILE}`;
+}
 
-/** The trace report read back: null when the sandbox had no strace (only the start directory came back). */
-export function parseTrace(report: string, workspaceRoots: readonly string[]): SolutionTrace | null {
-  const lines = report.split("\n");
-  const cwd = /^cwd (.*)$/.exec(lines[0] ?? "")?.[1] ?? "/app";
-  const body = lines.slice(1).filter((line) => line.trim() !== "");
-  if (body.length === 0) return null;
+/**
+ * The compact report read back (`head`: traceReport's output; `lines`: the report's lines): null when the sandbox
+ * had no strace (traceReport printed nothing).
+ */
+export function parseTrace(
+  head: string,
+  lines: readonly string[],
+  workspaceRoots: readonly string[],
+): SolutionTrace | null {
+  const cwd = /^cwd (.*)$/m.exec(head)?.[1];
+  if (cwd === undefined) return null;
   const reads = new Set<string>();
   const programs = new Set<string>();
-  for (const line of body) {
-    const match = LINE.exec(line);
+  for (const line of lines) {
+    const match = /^([XR]) (.+)$/.exec(line);
     if (match === null) continue;
-    const [, call, , raw, rest] = match as unknown as [string, string, string | undefined, string, string];
-    // openat relative to another directory's descriptor: its path is not known here.
-    if (call === "openat" && match[2] === undefined) continue;
-    const path = posix.resolve(cwd, unescapeC(raw));
+    const path = posix.resolve(cwd, unescapeC(match[2] as string));
     const inWorkspace = workspacePath(path, workspaceRoots);
     // A program of the workspace the solution runs is one of its inputs.
-    if (call === "execve" && inWorkspace === null) {
-      programs.add(path);
-      continue;
-    }
-    if (inWorkspace === null || inWorkspace === "") continue;
-    // A file it creates (a temporary file, an output) is none of its inputs.
-    if (/O_WRONLY|O_CREAT/.test(rest)) continue;
-    reads.add(inWorkspace);
+    if (match[1] === "X" && inWorkspace === null) programs.add(path);
+    else if (inWorkspace !== null && inWorkspace !== "") reads.add(inWorkspace);
   }
   return { reads: [...reads].sort(), programs: [...programs].sort() };
 }

@@ -13,7 +13,14 @@ import type { TerminalTask } from "../../domain/task";
 import { cutMiddle } from "../../envs/terminal";
 import { snapshotWorkspace } from "../../envs/terminal/workspace-snapshot";
 import { idleReward, runScriptIn } from "../terminal/check";
-import { parseTrace, type SolutionTrace, tracedSolution, traceReport } from "./solution-trace";
+import {
+  parseTrace,
+  REPORT_PAGE_LINES,
+  reportPage,
+  type SolutionTrace,
+  tracedSolution,
+  traceReport,
+} from "./solution-trace";
 import {
   type Deliverables,
   deliverablesOf,
@@ -55,12 +62,15 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
         ({ initial, named } = await readInitialState(env.workspace, task.instruction));
       },
       after: async (env) => {
-        const report = await env.call(
-          "bash",
-          { command: traceReport(workspaceRoots(task)) },
-          { step: 2, author: "harness" },
-        );
-        trace = parseTrace(report.output, workspaceRoots(task));
+        const roots = workspaceRoots(task);
+        const ctx = { step: 2, author: "harness" } as const;
+        const head = (await env.call("bash", { command: traceReport(roots) }, ctx)).output;
+        const count = Number(/^\d+$/m.exec(head.replace(/^cwd .*$/m, ""))?.[0] ?? 0);
+        const lines: string[] = [];
+        // Page by page: one command's output is cut past 10 KB.
+        for (let from = 0; from < count; from += REPORT_PAGE_LINES)
+          lines.push(...(await env.call("bash", { command: reportPage(from) }, ctx)).output.split("\n"));
+        trace = parseTrace(head, lines, roots);
       },
     });
     if (solved.reward !== 1)
