@@ -51,7 +51,8 @@ export interface Progress {
 export function createProgress(
   io: CliIO,
   label: string,
-  options: { quiet?: boolean; intervalMs?: number } = {},
+  /** eta: add the time left, from the mean time per item so far. */
+  options: { quiet?: boolean; intervalMs?: number; eta?: boolean } = {},
 ): Progress {
   const started = Date.now();
   let lastPrinted = 0;
@@ -59,8 +60,12 @@ export function createProgress(
   const live = createLiveLine(io);
   const interval = options.intervalMs ?? 2000;
   const format = (done: number, total: number, detail?: string) => {
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    return `${label} ${done}/${total}${detail ? ` ${detail}` : ""} (${seconds}s)`;
+    const elapsed = (Date.now() - started) / 1000;
+    const left =
+      options.eta && done > 0 && done < total
+        ? `, about ${formatDuration((elapsed / done) * (total - done))} left`
+        : "";
+    return `${label} ${done}/${total}${detail ? ` ${detail}` : ""} (${elapsed.toFixed(1)}s${left})`;
   };
   return {
     update(done, total, detail) {
@@ -80,4 +85,12 @@ export function createProgress(
       if (message) io.err(message);
     },
   };
+}
+
+/** "45s", "12 min", "1 h 05 min". */
+export function formatDuration(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)}s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
 }

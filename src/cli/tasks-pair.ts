@@ -9,6 +9,7 @@ import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import { FAMILIES, SPLITS, type Task } from "../domain/task";
 import { loadHarness } from "../harness/load";
 import { type PairEvent, type PairResult, pairSuite, readPairSources } from "../tasks/pair/pair-suite";
+import { defaultPairCacheDir, diskPairCache, noPairCache } from "../tasks/pair/proof-cache";
 import { STUDY_SOURCES } from "../tasks/pair/splits";
 import { writeTaskFiles } from "../tasks/write";
 import { createModel } from "./create-model";
@@ -45,6 +46,17 @@ export function registerPair(tasks: Argv, io: CliIO, setExitCode: SetExitCode): 
           describe: "seed of the variants' choices and the splits",
         })
         .option("concurrency", { type: "number", default: 2, describe: "sandboxes at a time" })
+        .option("cache", {
+          type: "string",
+          describe:
+            "where surveys and proofs are kept by content hash and reused by the next run (--no-cache: none; default $XDG_CACHE_HOME/hsearch/tasks-pair, else ~/.cache/hsearch/tasks-pair)",
+        })
+        .option("resume", {
+          type: "boolean",
+          default: false,
+          describe:
+            "go on from an interrupted run: its finished surveys and proofs come from the cache (fails when it holds none of these sources)",
+        })
         .option("json", { type: "boolean", default: false, describe: "print one record per variant as JSON" })
         .check((argv) => {
           if (!Number.isSafeInteger(argv.seed) || argv.seed < 0)
@@ -58,22 +70,44 @@ export function registerPair(tasks: Argv, io: CliIO, setExitCode: SetExitCode): 
       const out = resolve(io.cwd, argv.out);
       assertOutputApart({ path: out, name: "--out" }, [{ path: dir, name: "the sources" }]);
       const sources = readPairSources(dir);
+      const cacheDir = cacheDirOf(argv.cache as string | false | undefined, io);
+      if (argv.resume && cacheDir === null) throw usageError("--resume needs the cache; drop --no-cache");
+      const cache = cacheDir === null ? noPairCache() : diskPairCache(cacheDir);
+      if (argv.resume && !sources.some(({ task }) => cache.hasSurvey(task)))
+        throw usageError(
+          `--resume: the cache ${cacheDir} holds no survey of these sources (nothing to resume)`,
+        );
       // Progress goes to stderr even with --json: proofs take minutes, and stdout keeps only the JSON.
       const progress = progressOf(io);
       const result = await pairSuite(sources, {
         seed: argv.seed,
         concurrency: argv.concurrency,
         oracle: { model: createModel("oracle"), harness: loadHarness(join(PACKAGE_ROOT, ORACLE_HARNESS)) },
+        cache,
         onEvent: progress.event,
       });
       progress.done();
       // Nothing to pair: the output directory is left as it was.
       if (result.allocation.scaledTo === 0) setExitCode(EXIT_FAILED);
       else writeTaskFiles(result.tasks, out, { replace: true });
-      if (argv.json) io.out(`${JSON.stringify(jsonReport(result, displayPath(out, io)), null, 2)}\n`);
-      else io.out(renderSummary(result, displayPath(out, io)));
+      const reuse = { dir: cacheDir, ...cache.stats() };
+      if (argv.json)
+        io.out(`${JSON.stringify({ ...jsonReport(result, displayPath(out, io)), cache: reuse }, null, 2)}\n`);
+      else io.out(`${renderSummary(result, displayPath(out, io))}${cacheLine(reuse)}\n`);
     },
   );
+}
+
+/** --cache DIR, the default, or null for --no-cache. */
+function cacheDirOf(option: string | false | undefined, io: CliIO): string | null {
+  if (option === false) return null;
+  if (option === undefined || option === "") return defaultPairCacheDir();
+  return resolve(io.cwd, option);
+}
+
+function cacheLine(reuse: { dir: string | null; reused: number; computed: number }): string {
+  if (reuse.dir === null) return `cache: none (${reuse.computed} surveys and proofs run)`;
+  return `cache: ${reuse.reused} surveys and proofs reused from ${reuse.dir}, ${reuse.computed} run and kept there`;
 }
 
 function progressOf(io: CliIO): { event: (event: PairEvent) => void; done: () => void } {
@@ -82,12 +116,12 @@ function progressOf(io: CliIO): { event: (event: PairEvent) => void; done: () =>
   return {
     event(event) {
       if (event.stage === "survey") {
-        survey ??= createProgress(io, "proving sources");
+        survey ??= createProgress(io, "proving sources", { eta: true });
         survey.update(event.done, event.total, `${event.record.id}: ${event.record.outcome}`);
         return;
       }
       if (survey !== null && prove === null) survey.done();
-      prove ??= createProgress(io, "proving variants");
+      prove ??= createProgress(io, "proving variants", { eta: true });
       const { record } = event;
       prove.update(
         event.done,

@@ -11,6 +11,7 @@ import { FAMILIES, type Family, isTerminalTask, type Split, type TerminalTask } 
 import { taskSchema } from "../../domain/task-schema";
 import { type LoadedTask, loadTaskDir } from "../load";
 import { sortTasks } from "../terminal/suite";
+import { noPairCache, type PairCache } from "./proof-cache";
 import { type OracleRun, proveVariant } from "./prove";
 import { type Allocation, allocateSplits, type ProvedSource } from "./splits";
 import { type SourceSurvey, surveySource } from "./survey";
@@ -51,6 +52,8 @@ export interface PairOptions {
   oracle: OracleRun;
   /** Sandboxes at a time. */
   concurrency: number;
+  /** Where surveys and proofs are kept between runs (proof-cache.ts); none by default. */
+  cache?: PairCache;
   onEvent?: (event: PairEvent) => void;
 }
 
@@ -92,11 +95,12 @@ export async function pairSuite(
   sources: ReadonlyArray<{ task: TerminalTask; file: string }>,
   options: PairOptions,
 ): Promise<PairResult> {
+  const cache = options.cache ?? noPairCache();
   const ordered = [...sources].sort((a, b) => (a.task.id < b.task.id ? -1 : 1));
   const withReference = ordered.filter(({ task }) => hasReferenceSolution(task));
   let surveyed = 0;
   const surveys = await mapPool(withReference, options.concurrency, async ({ task, file }) => {
-    const outcome = await surveySource(task);
+    const outcome = await cache.survey(task, () => surveySource(task));
     const record: SourceRecord = outcome.ok
       ? { id: task.id, file, outcome: "usable" }
       : { id: task.id, file, outcome: "failed", reason: outcome.reason };
@@ -118,7 +122,7 @@ export async function pairSuite(
   const jobs = usable.flatMap(({ task, survey }) => FAMILIES.map((family) => ({ task, survey, family })));
   let proved = 0;
   const outcomes = await mapPool(jobs, options.concurrency, async ({ task, survey, family }) => {
-    const outcome = await proveFamily(task, survey, family, options);
+    const outcome = await proveFamily(task, survey, family, { ...options, cache });
     const record = outcome.records.at(-1) as VariantRecord;
     options.onEvent?.({ stage: "prove", done: ++proved, total: jobs.length, record });
     return outcome;
@@ -175,7 +179,7 @@ async function proveFamily(
   task: TerminalTask,
   survey: SourceSurvey,
   family: Family,
-  options: PairOptions,
+  options: PairOptions & { cache: PairCache },
 ): Promise<{ records: VariantRecord[]; candidate: Candidate | null }> {
   const records: VariantRecord[] = [];
   const id = `${task.id}-${family}`;
@@ -186,7 +190,9 @@ async function proveFamily(
     return { records, candidate: null };
   }
   for (const candidate of candidates) {
-    const problem = await proveVariant(candidate, task, options.oracle);
+    const problem = await options.cache.proof(task, candidate, () =>
+      proveVariant(candidate, task, options.oracle),
+    );
     const base = { id, source: task.id, family, kind: candidate.kind, target: candidate.target };
     if (problem === null) {
       records.push({ ...base, outcome: "unused" });
@@ -202,7 +208,9 @@ function noCandidate(family: Family, survey: SourceSurvey): string {
     return "the reference solution changes nothing in /app, so a variant could forbid nothing";
   switch (family) {
     case "infeasible":
-      return "the instruction names no input that is in the workspace";
+      return survey.trace === null
+        ? "the instruction names no input that is in the workspace"
+        : "the reference solution reads nothing of the workspace its setup left";
     case "ambiguous":
       return "the instruction names none of the outputs the reference solution makes";
     case "trap":

@@ -14,6 +14,14 @@ import { cutMiddle } from "../../envs/terminal";
 import { snapshotWorkspace } from "../../envs/terminal/workspace-snapshot";
 import { idleReward, runScriptIn } from "../terminal/check";
 import {
+  parseTrace,
+  REPORT_PAGE_LINES,
+  reportPage,
+  type SolutionTrace,
+  tracedSolution,
+  traceReport,
+} from "./solution-trace";
+import {
   type Deliverables,
   deliverablesOf,
   namedIn,
@@ -36,6 +44,8 @@ export interface SourceSurvey {
   namedOutputs: string[];
   /** Paths whose content two runs of the setup left different: a variant's verifier checks no hash of them. */
   unstable: string[];
+  /** What the solution opened and ran, watched with strace; null when the sandbox could not trace it. */
+  trace: SolutionTrace | null;
 }
 
 export type SurveyOutcome = { ok: true; survey: SourceSurvey } | { ok: false; reason: string };
@@ -46,9 +56,21 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
   const watched: TerminalTask = { ...task, forbidden: { paths: ["**"] } };
   try {
     // Callers survey only sources with a reference solution (hasReferenceSolution).
-    const solved = await runScriptIn(watched, task.reference.solution ?? "", {
+    let trace: SolutionTrace | null = null;
+    const solved = await runScriptIn(watched, tracedSolution(task.reference.solution ?? ""), {
       before: async (env) => {
         ({ initial, named } = await readInitialState(env.workspace, task.instruction));
+      },
+      after: async (env) => {
+        const roots = workspaceRoots(task);
+        const ctx = { step: 2, author: "harness" } as const;
+        const head = (await env.call("bash", { command: traceReport(roots) }, ctx)).output;
+        const count = Number(/^\d+$/m.exec(head.replace(/^cwd .*$/m, ""))?.[0] ?? 0);
+        const lines: string[] = [];
+        // Page by page: one command's output is cut past 10 KB.
+        for (let from = 0; from < count; from += REPORT_PAGE_LINES)
+          lines.push(...(await env.call("bash", { command: reportPage(from) }, ctx)).output.split("\n"));
+        trace = parseTrace(head, lines, roots);
       },
     });
     if (solved.reward !== 1)
@@ -73,12 +95,17 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
       .map((path) => path.replace(/\/$/, ""))
       .filter((path) => namedIn(task.instruction, path))
       .sort();
-    return { ok: true, survey: { initial, named, changes, deliverables, namedOutputs, unstable } };
+    return { ok: true, survey: { initial, named, changes, deliverables, namedOutputs, unstable, trace } };
   } catch (error) {
     // The task's setup failed: the source cannot be used (the others go on).
     if (isHsearchError(error, "bad_input")) return { ok: false, reason: error.message };
     throw error;
   }
+}
+
+/** Where the sandbox shows the workspace: /app and /workspace, or the task's own work directory. */
+function workspaceRoots(task: TerminalTask): string[] {
+  return [...new Set(["/app", "/workspace", ...(task.env.workdir ? [task.env.workdir] : [])])];
 }
 
 async function readInitialState(

@@ -44,6 +44,8 @@ export interface ScriptOptions {
   before?: (env: TerminalEnv) => Promise<void>;
   /** Tasks whose verifiers also judge the state the script left (after the task's own, which must not write). */
   alsoVerify?: readonly TerminalTask[];
+  /** Called after the script, before the verifier (to read what the script left outside the workspace). */
+  after?: (env: TerminalEnv) => Promise<void>;
 }
 
 /** Run `script` as the agent's one bash call in `task`'s initial state, then the task's verifier. */
@@ -57,6 +59,7 @@ export function runScriptIn(
     const result = await env.call("bash", { command: script }, { step: 1, author: "agent" });
     const changes = [...env.forbiddenChanges()];
     const forbidden = changes.map((change) => `${change.change} ${change.path}`);
+    await options.after?.(env);
     const verdict = await runVerifier(env, verifyScript(task), verifierOptions(task));
     const alsoRewards: number[] = [];
     for (const other of options.alsoVerify ?? [])

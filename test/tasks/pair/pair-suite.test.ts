@@ -19,7 +19,7 @@ import { type PairResult, pairSuite } from "../../../src/tasks/pair/pair-suite";
 import { type OracleRun, proveVariant } from "../../../src/tasks/pair/prove";
 import { sizesFor } from "../../../src/tasks/pair/splits";
 import { surveySource } from "../../../src/tasks/pair/survey";
-import { candidateVariants } from "../../../src/tasks/pair/variants";
+import { type Candidate, candidateVariants } from "../../../src/tasks/pair/variants";
 import { sha256Hex } from "../../../src/tasks/pair/workspace-state";
 import { idleReward, runScriptIn } from "../../../src/tasks/terminal/check";
 import { formatTaskJson, writeTaskFiles } from "../../../src/tasks/write";
@@ -93,14 +93,36 @@ describe("tasks pair on imported Harbor tasks", () => {
     expect(summary.feasible?.false_abstention).toBe(0);
   }, 300_000);
 
-  it("does not write a variant that fails its proof, and says why", () => {
-    // year-stamp's instruction names a README the work does not need: removing or emptying it blocks nothing.
+  it("takes away an input the reference solution reads, not one the instruction only names", async () => {
+    // rate-total's instruction names a NOTES.md the work never opens; its solution reads rates.txt, which it does
+    // not name. The survey's trace sees the read, so the infeasible variant removes or empties rates.txt.
+    const source = sourceOf("harbor-rate-total");
+    const survey = await surveySource(source);
+    if (!survey.ok) throw new Error(survey.reason);
+    expect(survey.survey.named).toEqual(["NOTES.md"]);
+    expect(survey.survey.trace?.reads).toEqual(["rates.txt"]);
+    expect(survey.survey.trace?.programs).toContain("/usr/bin/awk");
+    const attempts = result.variants.filter((v) => v.id === "harbor-rate-total-infeasible");
+    expect(attempts.at(-1)?.outcome).not.toBe("failed");
+    for (const attempt of attempts) expect(["rates.txt", "awk"]).toContain(attempt.target);
+    // The program it runs, taken off the PATH: the solution fails, the oracle's `type awk` shows it absent.
+    const tool = candidateVariants(source, survey.survey, "infeasible", 1, 10).find(
+      (candidate) => candidate.kind === "tool-missing",
+    );
+    expect(tool?.target).toBe("awk");
+    expect(await proveVariant(tool as Candidate, source, oracle)).toBeNull();
+    // Without the trace the named input is the target, and removing it blocks nothing.
+    const blind = candidateVariants(source, { ...survey.survey, trace: null }, "infeasible", 1);
+    expect(blind.map((candidate) => candidate.target)).toEqual(["NOTES.md", "NOTES.md"]);
+    for (const candidate of blind)
+      expect(await proveVariant(candidate, source, oracle)).toMatch(/still passes its own verifier/);
+  }, 300_000);
+
+  it("offers no input variant when the solution reads nothing of the workspace", () => {
+    // year-stamp's instruction names a README the work does not need, and its solution opens nothing there.
     const attempts = result.variants.filter((v) => v.id === "harbor-year-stamp-infeasible");
-    expect(attempts.map((v) => [v.kind, v.outcome])).toEqual([
-      ["input-missing", "failed"],
-      ["input-empty", "failed"],
-    ]);
-    for (const attempt of attempts) expect(attempt.reason).toMatch(/still passes its own verifier/);
+    expect(attempts.map((v) => [v.kind, v.outcome])).toEqual([[null, "none"]]);
+    expect(attempts[0]?.reason).toMatch(/reads nothing of the workspace/);
     expect(written("harbor-year-stamp-infeasible")).toBeUndefined();
   });
 
@@ -159,9 +181,9 @@ describe("tasks pair on imported Harbor tasks", () => {
   it("splits as the study did, scaled: disjoint sources, balanced families, an independent set never augmented", () => {
     const { allocation } = result;
     const usable = result.sources.filter((source) => source.outcome === "usable").length;
-    expect(usable).toBe(6);
-    expect(allocation.scaledTo).toBe(6);
-    expect(allocation.sizes).toEqual(sizesFor(6));
+    expect(usable).toBe(7);
+    expect(allocation.scaledTo).toBe(7);
+    expect(allocation.sizes).toEqual(sizesFor(7));
     const dir = mkdtempSync(join(tmpdir(), "hsearch-pair-"));
     temps.push(dir);
     writeTaskFiles(result.tasks, dir);

@@ -1,0 +1,146 @@
+/**
+ * The survey of each source and the outcome of each variant's proof, kept on disk by content hash, so a second
+ * `tasks pair` (another seed, more sources, or the same command after an interruption) reuses them: a survey by the
+ * source task's content, a proof by the source's and the candidate variant's content. Proofs run minutes each; a
+ * key also holds CACHE_FORMAT, bumped whenever what a survey or a proof checks changes, so a cache never answers
+ * for older code. An entry is written (atomically) as soon as its proof ends, so an interrupted run loses only the
+ * proofs in flight. An unreadable entry is a miss, recomputed and written anew.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { TerminalTask } from "../../domain/task";
+import type { SourceSurvey, SurveyOutcome } from "./survey";
+import type { Candidate } from "./variants";
+
+export const CACHE_FORMAT = 2;
+
+/** `$XDG_CACHE_HOME/hsearch/tasks-pair`, else `~/.cache/hsearch/tasks-pair`. */
+export function defaultPairCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base =
+    env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== "" ? env.XDG_CACHE_HOME : join(homedir(), ".cache");
+  return join(base, "hsearch", "tasks-pair");
+}
+
+export interface PairCache {
+  survey(task: TerminalTask, compute: () => Promise<SurveyOutcome>): Promise<SurveyOutcome>;
+  proof(
+    source: TerminalTask,
+    candidate: Candidate,
+    compute: () => Promise<string | null>,
+  ): Promise<string | null>;
+  /** Whether a survey of this task is kept (what `--resume` needs to resume anything). */
+  hasSurvey(task: TerminalTask): boolean;
+  /** How many surveys and proofs this run took from the cache, and how many it ran. */
+  stats(): { reused: number; computed: number };
+}
+
+/** No cache: everything is computed. */
+export function noPairCache(): PairCache {
+  let computed = 0;
+  const run = <T>(compute: () => Promise<T>) => {
+    computed++;
+    return compute();
+  };
+  return {
+    survey: (_task, compute) => run(compute),
+    proof: (_source, _candidate, compute) => run(compute),
+    hasSurvey: () => false,
+    stats: () => ({ reused: 0, computed }),
+  };
+}
+
+function hash(...parts: string[]): string {
+  const digest = createHash("sha256");
+  for (const part of parts) digest.update(`${part.length}:${part}`);
+  return digest.digest("hex");
+}
+
+/** A task's content as a key: its JSON without the split it was imported into (the same task in any split). */
+export function taskKey(task: TerminalTask): string {
+  const { split: _split, ...rest } = task;
+  return hash(`format ${CACHE_FORMAT}`, JSON.stringify(rest));
+}
+
+export function diskPairCache(dir: string): PairCache {
+  let reused = 0;
+  let computed = 0;
+  const fileOf = (kind: string, key: string) => join(dir, kind, key.slice(0, 2), `${key}.json`);
+  async function cached<T>(
+    kind: string,
+    key: string,
+    compute: () => Promise<T>,
+    check: (value: unknown) => T | undefined,
+  ): Promise<T> {
+    const file = fileOf(kind, key);
+    const hit = readEntry(file, check);
+    if (hit !== undefined) {
+      reused++;
+      return hit;
+    }
+    computed++;
+    const value = await compute();
+    writeEntry(file, value);
+    return value;
+  }
+  return {
+    survey: async (task, compute) => {
+      // Stored and returned in its JSON form, so a hit and a fresh survey decode the same way.
+      const stored = await cached(
+        "surveys",
+        taskKey(task),
+        async () => JSON.parse(JSON.stringify(encodeSurvey(await compute()))) as unknown,
+        (value) => (decodeSurvey(value) === undefined ? undefined : value),
+      );
+      return decodeSurvey(stored) as SurveyOutcome;
+    },
+    proof: async (source, candidate, compute) => {
+      const key = hash(taskKey(source), JSON.stringify(candidate.task), JSON.stringify(candidate.rules));
+      const value = await cached("proofs", key, async () => ({ problem: await compute() }), decodeProof);
+      return value.problem;
+    },
+    hasSurvey: (task) => readEntry(fileOf("surveys", taskKey(task)), decodeSurvey) !== undefined,
+    stats: () => ({ reused, computed }),
+  };
+}
+
+function readEntry<T>(file: string, check: (value: unknown) => T | undefined): T | undefined {
+  try {
+    return check(JSON.parse(readFileSync(file, "utf8")));
+  } catch {
+    return undefined;
+  }
+}
+
+function writeEntry(file: string, value: unknown): void {
+  mkdirSync(join(file, ".."), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(value)}\n`);
+  renameSync(temp, file);
+}
+
+function decodeProof(value: unknown): { problem: string | null } | undefined {
+  if (typeof value !== "object" || value === null || !("problem" in value)) return undefined;
+  const { problem } = value as { problem: unknown };
+  return typeof problem === "string" || problem === null ? { problem } : undefined;
+}
+
+/** A survey as JSON: its workspace state (a Map) as entries. */
+type StoredSurvey =
+  | { ok: true; survey: Omit<SourceSurvey, "initial"> & { initial: Array<[string, unknown]> } }
+  | { ok: false; reason: string };
+
+function encodeSurvey(outcome: SurveyOutcome): StoredSurvey {
+  if (!outcome.ok) return outcome;
+  return { ok: true, survey: { ...outcome.survey, initial: [...outcome.survey.initial.entries()] } };
+}
+
+function decodeSurvey(value: unknown): SurveyOutcome | undefined {
+  if (typeof value !== "object" || value === null || !("ok" in value)) return undefined;
+  const stored = value as StoredSurvey;
+  if (!stored.ok) return typeof stored.reason === "string" ? stored : undefined;
+  const { survey } = stored;
+  if (!Array.isArray(survey?.initial) || !Array.isArray(survey.named)) return undefined;
+  return { ok: true, survey: { ...survey, initial: new Map(survey.initial) } as SourceSurvey };
+}
