@@ -42,7 +42,7 @@ describe("two runs side by side in the viewer", () => {
       await expect(section.count()).resolves.toBe(1);
       const all = section.locator('tr[data-group="all"][data-metric="pass"]');
       expect(await all.textContent()).toMatch(
-        /\d+\/\d+.*\d+\/\d+.*[+−]\d\.\d{3}.*\[[+−]\d\.\d{3}, [+−]\d\.\d{3}\]/,
+        /\d+\/\d+.*\d+\/\d+.*[+-]\d\.\d{3} \[[+-]\d\.\d{2}, [+-]\d\.\d{2}\]/,
       );
       expect(await all.locator("td.mcnemar").textContent()).toMatch(/^\d+ vs \d+ · p = [\d.]+$/);
     }
