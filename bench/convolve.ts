@@ -3,15 +3,17 @@
 // `meta_model: operators` (the harness search's offline operators) and `meta_model: convolve` (reflector and curator;
 // offline with `sim`, or on `--reflector`/`--curator` models) — and each selection's held-out AbsRec@1, AbsRec@K,
 // SPL, strict SA, solve and false abstention, with the search rollouts each spent (mean ± SD over seeds).
-// Transfer (`--transfer SPEC`): each selection evaluated on held-out with another task model, beside the seed harness.
+// Transfer (`--transfer-model SPEC`, any model spec the CLI takes): each selection — CONVOLVE's curated playbook and
+// harness search's harness — evaluated on held-out with another task model, beside the seed harness.
 // `nice npx tsx bench/convolve.ts [--seeds N] [--suites retail,terminal] [--rounds R] [--k 3]
-// [--reflector openai:… --curator openai:…] [--transfer sim:./my-profile.yaml|openai:…]`.
+// [--reflector openai:… --curator openai:…] [--transfer-model openai:…|anthropic:…|sim:./profile.yaml|oracle]`.
 // With sim:default every figure is the simulator's, not a model's.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { evaluate, exportHarness, startRun } from "../src/api";
+import { createModel } from "../src/cli/create-model";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import type { EvalSummary } from "../src/scoring";
 import type { SearchConfig } from "../src/search/config-schema";
@@ -29,7 +31,15 @@ const ROUNDS = arg("rounds", "");
 const K = arg("k", "3");
 const REFLECTOR = arg("reflector", "");
 const CURATOR = arg("curator", "");
-const TRANSFER = arg("transfer", "");
+const TRANSFER = arg("transfer-model", "");
+// A bad spec (unknown provider or profile, a missing key) stops the bench before any search is spent on it.
+if (TRANSFER)
+  try {
+    createModel(TRANSFER);
+  } catch (error) {
+    process.stderr.write(`bench/convolve: --transfer-model ${TRANSFER}: ${(error as Error).message}\n`);
+    process.exit(2);
+  }
 const PROPOSERS = ["operators", "convolve"] as const;
 type ProposerName = (typeof PROPOSERS)[number];
 
@@ -61,6 +71,7 @@ function figures(summary: Pick<EvalSummary, "blocked" | "feasible"> | undefined)
   };
 }
 
+let evaluations = 0;
 async function transferOf(harness: string, config: SearchConfig, work: string): Promise<Figures> {
   const outcome = await evaluate(
     harness,
@@ -69,7 +80,7 @@ async function transferOf(harness: string, config: SearchConfig, work: string): 
     {
       seed: config.seed,
       concurrency: config.concurrency,
-      out: join(work, `eval-${Math.random()}`.replace(".", "")),
+      out: join(work, `eval-${++evaluations}`),
     },
   );
   return figures(outcome.report.summary);
