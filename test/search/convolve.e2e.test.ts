@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -24,6 +24,17 @@ import { retailSubset } from "../helpers/task-subset";
  * suites, resumed after SIGKILL, and with both roles on models behind a local OpenAI-compatible server.
  */
 const bare = join(PACKAGE_ROOT, "harnesses", "bare");
+
+// Every directory a test makes (runs, task slices) lives under one of these, removed when the file is done.
+const scratchDirs: string[] = [];
+afterAll(() => {
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function scratch(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratchDirs.push(dir);
+  return dir;
+}
 const configText = (tasks: string | null, suite: string, extra = "") =>
   `name: convolve\nsuites: [${suite}]\n${tasks ? `tasks: ${tasks}\n` : ""}objective: joint\nseed_harness: ${bare}\nrounds: 3\nproposals_per_round: 2\ntask_model: sim:default\nmeta_model: convolve\nseed: 5\nconcurrency: 4\n${extra}`;
 
@@ -49,7 +60,7 @@ describe.each([
   let work: string;
   let runDir: string;
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), `hsearch-convolve-${suite}-`));
+    work = scratch(`hsearch-convolve-${suite}-`);
     // The whole suite: a small slice rarely accepts twice in a row, and counters advance on an accepted parent.
     writeFileSync(
       join(work, "search.yaml"),
@@ -113,8 +124,13 @@ describe.each([
 describe("meta_model: convolve resumed after SIGKILL", () => {
   it("ends where an uninterrupted run ends, with the same playbook", async () => {
     const cli = await compiledCli();
-    const work = mkdtempSync(join(tmpdir(), "hsearch-convolve-resume-"));
-    const { dir } = retailSubset({ perFamily: 6, heldoutPerFamily: 2, independent: 2 });
+    const work = scratch("hsearch-convolve-resume-");
+    const { dir } = retailSubset({
+      perFamily: 6,
+      heldoutPerFamily: 2,
+      independent: 2,
+      into: join(work, "tasks"),
+    });
     const config = join(work, "search.yaml");
     writeFileSync(config, configText(dir, "retail"));
     const clean = join(work, "clean", "run");
@@ -189,8 +205,8 @@ describe("meta_model: convolve with reflector and curator models (OpenAI wire)",
         })}\n\`\`\``,
       });
     });
-    const work = mkdtempSync(join(tmpdir(), "hsearch-convolve-llm-"));
-    const { dir, tasks } = retailSubset({ perFamily: 3, heldoutPerFamily: 2 });
+    const work = scratch("hsearch-convolve-llm-");
+    const { dir, tasks } = retailSubset({ perFamily: 3, heldoutPerFamily: 2, into: join(work, "tasks") });
     const config = join(work, "search.yaml");
     writeFileSync(
       config,
