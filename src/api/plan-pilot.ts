@@ -16,8 +16,9 @@ import type { UsageMeter } from "../models/usage";
 import { type EpisodeScore, objectiveScore } from "../scoring";
 import type { SearchConfig } from "../search/config-schema";
 import { PROPOSER_ATTEMPTS, proposeByLlm } from "../search/llm-proposer";
-import type { CallPlan, TaskMix } from "../search/plan-calls";
+import type { CallPlan, RoleCalls, TaskMix } from "../search/plan-calls";
 import { seedProposerInput } from "../search/proposer-input";
+import { type ProposerRole, proposerOf } from "../search/proposers";
 import { judgeOf, openRunCache, type RunHost, runModels } from "./run-setup";
 
 /**
@@ -48,6 +49,11 @@ export interface PilotEstimate {
     perRollout: { agent: Spend; customer: Spend | null; judge: Spend | null };
     /** The proposer: one round measured by a pilot call; the bound per call from its budget (see `from`). */
     proposer: { perRound: Spend; atMostPerCall: Spend; validReply: boolean; from: string } | null;
+    /**
+     * The proposer's own roles with a model (convolve's reflector and curator): one round measured by a pilot of
+     * them; at most, every call at the pilot's tokens per call.
+     */
+    roles: { spend: Partial<Record<ProposerRole, Spend>>; proposed: boolean; from: string } | null;
     /** The price table the USD come from. */
     prices: string;
     /** Where the pilot's requests were cached: a shared cache the run then reuses, or a throwaway one. */
@@ -103,15 +109,24 @@ export async function runPilot(input: PilotInput): Promise<PilotEstimate> {
     const proposer = models.proposer
       ? await proposerPilot(config, input.harness, models.proposer, meters.proposer, outcomes, prices)
       : null;
-    const at = (mix: TaskMix, proposerSpend: Spend): RoleSpend => {
+    const roles = await rolesPilot(config, input.harness, models, meters, outcomes);
+    const roleAt = (role: ProposerRole, calls: RoleCalls | null, point: "expected" | "max"): Spend => {
+      const measuredRound = roles?.spend[role];
+      if (!measuredRound || !calls) return NONE;
+      // Greedy asks once a round; pareto once per parent drawn, taken here at its most (one per proposal slot).
+      const rounds = calls.expected ?? calls.max / (proposerOf(config).roleAttempts ?? 1);
+      return point === "expected"
+        ? scale(measuredRound, rounds)
+        : scale(per(measuredRound, measuredRound.calls), calls.max);
+    };
+    const at = (mix: TaskMix, proposerSpend: Spend, point: "expected" | "max"): RoleSpend => {
       const spend = {
         agent: scale(perRollout.agent, mix.total),
         customer: perRollout.customer ? scale(perRollout.customer, mix.retail) : NONE,
         judge: perRollout.judge ? scale(perRollout.judge, mix.blocked) : NONE,
         proposer: proposerSpend,
-        // The convolve proposer's roles are not piloted: their spend depends on the trajectories each round draws.
-        reflector: NONE,
-        curator: NONE,
+        reflector: roleAt("reflector", input.calls.reflector, point),
+        curator: roleAt("curator", input.calls.curator, point),
       };
       return { ...spend, total: sum(Object.values(spend)) };
     };
@@ -127,15 +142,21 @@ export async function runPilot(input: PilotInput): Promise<PilotEstimate> {
         infraErrors: infraErrors.length,
         perRollout: perRollout,
         proposer,
+        roles,
         prices: DEFAULT_PRICES_PATH,
         cache: cache.shared
           ? `${cache.path} (the run reuses these answers)`
           : "a throwaway cache (removed); cache.dir run keeps no pilot answer",
       },
-      expected: at(input.rollouts.expected, proposer ? scale(proposer.perRound, proposerRounds) : NONE),
+      expected: at(
+        input.rollouts.expected,
+        proposer ? scale(proposer.perRound, proposerRounds) : NONE,
+        "expected",
+      ),
       atMost: at(
         input.rollouts.max,
         proposer ? scale(proposer.atMostPerCall, proposerCalls?.max ?? 0) : NONE,
+        "max",
       ),
     };
   } finally {
@@ -198,6 +219,56 @@ function sum(parts: readonly Spend[]): Spend {
     usd: parts.some((part) => part.usd === null)
       ? null
       : parts.reduce((total, part) => total + (part.usd ?? 0), 0),
+  };
+}
+
+/**
+ * The proposer's own roles (convolve's reflector and curator), from one piloted round: round 1 as a run would ask it
+ * from the pilot's episodes, on the roles' models. Null when the config names no model for any of them.
+ */
+async function rolesPilot(
+  config: SearchConfig,
+  harness: Harness,
+  models: Partial<Record<ProposerRole, ChatModel | undefined>>,
+  meters: Record<ModelRole, UsageMeter>,
+  outcomes: ReadonlyArray<{
+    job: { task: Task; repeat: number };
+    trajectory: Trajectory;
+    score: EpisodeScore;
+  }>,
+): Promise<PilotEstimate["basis"]["roles"]> {
+  const proposer = proposerOf(config);
+  const roleModels: Partial<Record<ProposerRole, ChatModel>> = {};
+  for (const role of proposer.roles ?? []) {
+    const model = models[role];
+    if (model) roleModels[role] = model;
+  }
+  const roles = Object.keys(roleModels) as ProposerRole[];
+  if (roles.length === 0 || !proposer.pilotRoles) return null;
+  const scored = outcomes.filter((outcome) => outcome.score.kind !== "infra_error");
+  const result = await proposer.pilotRoles({
+    config,
+    input: seedProposerInput(
+      harness,
+      scored,
+      objectiveScore(
+        scored.map((outcome) => outcome.score),
+        config.objective,
+      ),
+      config,
+    ),
+    episodes: scored.map((outcome) => ({
+      key: `${outcome.job.task.id}#${outcome.job.repeat}`,
+      trajectory: outcome.trajectory,
+      score: outcome.score,
+    })),
+    models: roleModels,
+    seed: createRng(config.seed, "plan-pilot", "roles").int(2 ** 31),
+  });
+  return {
+    spend: Object.fromEntries(roles.map((role) => [role, measured(meters[role])])),
+    proposed: result.proposed,
+    from: result.from,
   };
 }
 

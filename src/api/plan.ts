@@ -8,6 +8,7 @@ import { loadConfigPlugins } from "../plugins";
 import { loadSearchConfig } from "../search/load-config";
 import { planSearch, type SearchPlan } from "../search/plan";
 import { type CallPlan, planModelCalls, rolloutMix, type TaskMix } from "../search/plan-calls";
+import { type ProposerRole, proposerOf } from "../search/proposers";
 import { type PilotEstimate, runPilot } from "./plan-pilot";
 import { loadSearchTasks, type RunHost, resolveSeedHarness, roleSpecsOf } from "./run-setup";
 
@@ -39,8 +40,18 @@ export interface RunPlan {
   tasks: { search: number; heldout: number; independent: number };
   rollouts: SearchPlan;
   calls: CallPlan;
-  /** Each role's model spec; null for the scripted customer, the rules judge and the operators or a proposer module. */
-  models: { agent: string; customer: string | null; judge: string | null; proposer: string | null };
+  /**
+   * Each role's model spec; null for the scripted customer, the rules judge, the operators or a proposer module, and
+   * a proposer's own role (convolve's reflector, curator) left to its offline version.
+   */
+  models: {
+    agent: string;
+    customer: string | null;
+    judge: string | null;
+    proposer: string | null;
+    reflector: string | null;
+    curator: string | null;
+  };
   /** What proposes when no model does: `operators`, or a proposer module's absolute path. */
   offlineProposer: string | null;
   /** Whether any role calls a real (paid) provider: only then is there spend to estimate. */
@@ -70,12 +81,17 @@ export async function planRun(configFile: string, options: PlanOptions = {}): Pr
     customer: customerModelSpec(specs.customer, specs.agent) ?? null,
     judge: judgeModelSpec(specs.judge) ?? null,
     proposer: specs.proposer ?? null,
+    reflector: specs.reflector ?? null,
+    curator: specs.curator ?? null,
   };
+  const proposer = proposerOf(config);
+  const ownRoles = (proposer.roles ?? []).filter((role: ProposerRole) => models[role] !== null);
   const mix = { search: mixOf(tasks.search), final: mixOf([...heldout, ...independent]) };
   const calls = planModelCalls(config, seed.config, rollouts, mix, {
     customer: models.customer !== null,
     judge: models.judge !== null,
     proposer: models.proposer !== null,
+    ...(ownRoles.length > 0 ? { own: { roles: ownRoles, attempts: proposer.roleAttempts ?? 1 } } : {}),
   });
   const real = Object.values(models).some((spec) => spec !== null && isRealModelSpec(spec));
   const plan: RunPlan = {

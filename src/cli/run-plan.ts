@@ -41,10 +41,12 @@ export function planText(plan: RunPlan, cwd: string): string[] {
     `final evaluation rollouts: ${rollouts.final} (held-out ${tasks.heldout} + independent ${tasks.independent} tasks, for the selection and the seed)`,
     `total rollouts: at most ${rollouts.search.max + rollouts.final}; expected ${rollouts.search.expected + rollouts.final}`,
   ];
-  const roles = (["agent", "customer", "judge", "proposer"] as const).flatMap((role) => {
-    const planned = calls[role];
-    return planned ? [{ role, planned }] : [];
-  });
+  const roles = (["agent", "customer", "judge", "proposer", "reflector", "curator"] as const).flatMap(
+    (role) => {
+      const planned = calls[role];
+      return planned ? [{ role, planned }] : [];
+    },
+  );
   lines.push(
     "model calls at most (bounds, per role; a provider's retries of a failed call come on top):",
     ...roles.map(({ role, planned }) => `  ${role} ${count(planned.max)}: ${planned.bound}`),
@@ -109,7 +111,7 @@ function estimateText(plan: RunPlan): string[] {
     ...(basis.perRollout.judge ? [`judge (per blocked rollout) ${spendText(basis.perRollout.judge)}`] : []),
   ];
   const roleLine = (spend: RoleSpend) =>
-    (["agent", "customer", "judge", "proposer"] as const)
+    (["agent", "customer", "judge", "proposer", "reflector", "curator"] as const)
       .filter((role) => spend[role].calls > 0)
       .map(
         (role) =>
@@ -126,6 +128,15 @@ function estimateText(plan: RunPlan): string[] {
     ...(basis.proposer
       ? [
           `  proposer per round: ${spendText(basis.proposer.perRound)}${basis.proposer.validReply ? "" : " (no valid proposal in the pilot's replies)"}; at most per call ${count(basis.proposer.atMostPerCall.input_tokens)} input / ${count(basis.proposer.atMostPerCall.output_tokens)} output tokens — from ${basis.proposer.from}`,
+        ]
+      : []),
+    ...(basis.roles
+      ? [
+          `  proposer's roles per round: ${Object.entries(basis.roles.spend)
+            .map(([role, spend]) => `${role} ${spendText(spend)}`)
+            .join(
+              "; ",
+            )}${basis.roles.proposed ? "" : " (no proposal from the pilot's round)"} — from ${basis.roles.from}; at most every call at the pilot's tokens per call`,
         ]
       : []),
     `  prices from ${basis.prices}; pilot requests cached in ${basis.cache}`,

@@ -4,6 +4,7 @@ import { JUDGE_MAX_ATTEMPTS as JUDGE_ATTEMPTS } from "../scoring/llm-judge";
 import type { SearchConfig } from "./config-schema";
 import { PROPOSER_ATTEMPTS } from "./llm-proposer";
 import type { SearchPlan } from "./plan";
+import type { ProposerRole } from "./proposers";
 
 /**
  * The model calls a search will make (`hsearch run --plan`), pure: per role, a bound from the config and the seed
@@ -17,6 +18,8 @@ export interface PlanRoles {
   customer: boolean;
   judge: boolean;
   proposer: boolean;
+  /** The proposer's own roles that have a model (convolve's reflector and curator), and its replies per call to each. */
+  own?: { roles: readonly ProposerRole[]; attempts: number };
 }
 
 /** Tasks of one phase: how many there are, how many are retail (an LLM customer talks) and blocked (judged). */
@@ -44,6 +47,9 @@ export interface CallPlan {
   customer: RoleCalls | null;
   judge: RoleCalls | null;
   proposer: RoleCalls | null;
+  /** The proposer's own roles (null without a model). */
+  reflector: RoleCalls | null;
+  curator: RoleCalls | null;
 }
 
 /** Rollouts of each kind at the bound and at the expected point: search rollouts scaled by the search tasks' mix. */
@@ -91,23 +97,23 @@ export function planModelCalls(
   const stepsBasis = `${agentPerRollout} turns per rollout from the seed harness (agent.max_steps ${harness.agent.max_steps}${
     protocols.self_check.enabled ? ` + self_check ${protocols.self_check.max_steps}` : ""
   }${protocols.report.enabled ? ` + report ${REPORT_STEPS}` : ""}); a proposal may change it`;
-  const proposerCalls = (() => {
-    if (!roles.proposer) return null;
-    // Greedy asks once per round; pareto once per parent drawn (at most one per proposal slot).
-    const callsPerRound = config.strategy === "pareto" ? config.proposals_per_round : 1;
-    return {
-      max: config.rounds * callsPerRound * PROPOSER_ATTEMPTS,
-      expected: config.strategy === "pareto" ? null : config.rounds,
-      bound:
-        config.strategy === "pareto"
-          ? `${config.rounds} rounds × up to ${callsPerRound} parents × ${PROPOSER_ATTEMPTS} replies each`
-          : `${config.rounds} rounds × ${PROPOSER_ATTEMPTS} replies (a valid reply ends the round's asking)`,
-      expectation:
-        config.strategy === "pareto"
-          ? null
-          : "one a round, its first reply valid, in every round; an early stop runs fewer",
-    };
-  })();
+  // Greedy asks once per round; pareto once per parent drawn (at most one per proposal slot).
+  const callsPerRound = config.strategy === "pareto" ? config.proposals_per_round : 1;
+  const askedPerRound = (attempts: number, asked: string): RoleCalls => ({
+    max: config.rounds * callsPerRound * attempts,
+    expected: config.strategy === "pareto" ? null : config.rounds,
+    bound:
+      config.strategy === "pareto"
+        ? `${config.rounds} rounds × up to ${callsPerRound} parents × ${attempts} replies each`
+        : `${config.rounds} rounds × ${attempts} replies (a valid reply ends the round's asking)`,
+    expectation:
+      config.strategy === "pareto"
+        ? null
+        : `one a round${asked}, its first reply valid, in every round; an early stop runs fewer`,
+  });
+  const proposerCalls = roles.proposer ? askedPerRound(PROPOSER_ATTEMPTS, "") : null;
+  const own = (role: ProposerRole, asked: string) =>
+    roles.own?.roles.includes(role) ? askedPerRound(roles.own.attempts, asked) : null;
   return {
     perRollout: { agent: agentPerRollout, customer: customerPerRollout, judge: judgePerRollout },
     agent: {
@@ -133,5 +139,8 @@ export function planModelCalls(
         }
       : null,
     proposer: proposerCalls,
+    // A round whose draw is empty asks no reflector, and one without lessons no curator.
+    reflector: own("reflector", " when the round draws a trajectory"),
+    curator: own("curator", " when the reflector names a lesson"),
   };
 }

@@ -6,6 +6,7 @@ import {
   convolveChange,
   convolveEpisode,
   proposeByConvolve,
+  ROLE_ATTEMPTS,
   type RoleName,
 } from "../convolve";
 import { defineBuiltInProposer } from "./proposer";
@@ -21,6 +22,24 @@ export const convolveProposer = defineBuiltInProposer({
   name: CONVOLVE,
   stream: "convolve",
   roles: ["reflector", "curator"],
+  roleAttempts: ROLE_ATTEMPTS,
+  async pilotRoles({ config, input, episodes, models, seed }) {
+    const reflected = episodes.flatMap(({ key, trajectory, score }) => {
+      const episode = convolveEpisode(key, trajectory, score);
+      return episode ? [episode] : [];
+    });
+    const result = await proposeByConvolve(input, reflected, {
+      count: config.proposals_per_round,
+      trajectories: config.proposer.trajectories,
+      draw: { seed, stream: [] },
+      seed,
+      models,
+    });
+    return {
+      proposed: result.proposals.length > 0,
+      from: `round 1 from the pilot's ${reflected.length} episodes: ${result.drawn.length} drawn for the reflector (a run's rounds draw up to proposer.trajectories ${config.proposer.trajectories} from every search task's episodes), ${result.lessons.length} lessons for the curator`,
+    };
+  },
   async propose(input, { count, rng, round, run }) {
     const { deps, incumbent, group, firstSlot } = run;
     const { store, config } = deps;

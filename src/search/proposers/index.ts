@@ -100,4 +100,6 @@ export {
   type ProposerForm,
   type ProposerRole,
   type ProposerRun,
+  type RolePilotInput,
+  type RolePilotResult,
 } from "./proposer";

@@ -1,4 +1,8 @@
 import type { z } from "zod";
+import type { Trajectory } from "../../harness/trajectory";
+import type { ChatModel } from "../../models/types";
+import type { EpisodeScore } from "../../scoring";
+import type { SearchConfig } from "../config-schema";
 import type { ProposerContext } from "../proposer-context";
 import type { ProposerInput } from "../proposer-input-types";
 import type { SearchDeps } from "../search-deps";
@@ -48,6 +52,25 @@ export interface ProposerForm {
   describe: string;
 }
 
+/** What the plan's pilot gives a proposer with roles of its own: the pilot's episodes and the roles' models. */
+export interface RolePilotInput {
+  config: SearchConfig;
+  /** Round 1's input as a run builds it from the pilot's episodes. */
+  input: ProposerInput;
+  episodes: ReadonlyArray<{ key: string; trajectory: Trajectory; score: EpisodeScore }>;
+  /** The roles the config names a model for (their meters count the calls). */
+  models: Partial<Record<ProposerRole, ChatModel>>;
+  seed: number;
+}
+
+/** What one piloted round of the roles did. */
+export interface RolePilotResult {
+  /** Whether the replies made a proposal. */
+  proposed: boolean;
+  /** What the round rested on, for the plan's reader. */
+  from: string;
+}
+
 export interface Proposer {
   /**
    * `meta_model: <name>` chooses it (unless `form` says which values do), and it is the proposer of its candidates
@@ -65,6 +88,13 @@ export interface Proposer {
   usesModel?: boolean;
   /** Roles of its own whose models it calls when `models.<role>.spec` names one (run setup builds those). */
   roles?: readonly ProposerRole[];
+  /**
+   * At most this many replies of each of `roles` per proposer call (a round, or a parent under pareto): the plan's
+   * bound of those roles' calls.
+   */
+  roleAttempts?: number;
+  /** The plan's pilot of `roles`: round 1 as a run would ask it, from the pilot's episodes (`hsearch run --plan --pilot`). */
+  pilotRoles?(input: RolePilotInput): Promise<RolePilotResult>;
   /** The rng path its context's `rng` is drawn on (with the round and group); default its name. */
   stream?: string;
   /**
