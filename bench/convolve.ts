@@ -130,18 +130,19 @@ async function search(suite: string, proposer: ProposerName, seed: number): Prom
   }
 }
 
-const meanSd = (xs: readonly number[]): string => {
+const meanSd = (xs: readonly number[], digits = 3): string => {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
   const sd = Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, xs.length - 1));
-  return `${mean.toFixed(3)} ± ${sd.toFixed(3)}`;
+  return `${mean.toFixed(digits)} ± ${sd.toFixed(digits)}`;
 };
-const row = (label: string, list: readonly Figures[], extra = "") =>
+const row = (label: string, list: readonly Figures[], extra?: string) =>
   `| ${label} | ${(["absrec1", "absrecK", "spl", "strictSA", "solve", "falseAbst"] as const)
     .map((key) => meanSd(list.map((f) => f[key])))
-    .join(" | ")} | ${extra} |`;
+    .join(" | ")} |${extra === undefined ? "" : ` ${extra} |`}`;
 
+const FIGURE_HEADS = `AbsRec@1 | AbsRec@${K} | SPL | strict SA | solve | false abst.`;
 const lines = [
-  `| suite · proposer | AbsRec@1 | AbsRec@${K} | SPL | strict SA | solve | false abst. | search rollouts |`,
+  `| suite · proposer | ${FIGURE_HEADS} | search rollouts |`,
   "|---|---|---|---|---|---|---|---|",
 ];
 const transfers: string[] = [];
@@ -157,7 +158,10 @@ for (const suite of SUITES)
       row(
         `${suite} · ${proposer}`,
         outcomes.map((o) => o.heldout),
-        meanSd(outcomes.map((o) => o.rollouts)),
+        meanSd(
+          outcomes.map((o) => o.rollouts),
+          0,
+        ),
       ),
     );
     if (TRANSFER) {
@@ -179,5 +183,5 @@ for (const suite of SUITES)
 console.log(`held-out, ${SEEDS} seeds per row (mean ± SD):\n${lines.join("\n")}`);
 if (TRANSFER)
   console.log(
-    `\ntransfer: the selections evaluated on held-out with ${TRANSFER}:\n${lines.slice(0, 2).join("\n").replace(" search rollouts |", "  |")}\n${transfers.join("\n")}`,
+    `\ntransfer: the selections evaluated on held-out with ${TRANSFER}:\n| suite · harness | ${FIGURE_HEADS} |\n|---|---|---|---|---|---|---|\n${transfers.join("\n")}`,
   );
