@@ -34,13 +34,20 @@ import { selectTasks, suiteProblem } from "./select-tasks";
 /** The study `hsearch study` runs without a file: the protocol on both shipped suites, offline. */
 export const DEFAULT_STUDY = "studies/default.yaml";
 
-/** Calls per role; a role that makes none (the rules judge, a scripted customer, the operators) is 0. */
+/**
+ * Calls per role; a role that makes none (the rules judge, a scripted customer, the operators, CONVOLVE's offline
+ * reflector and curator) is 0.
+ */
 export interface StudyCalls {
   agent: number;
   customer: number;
   judge: number;
   proposer: number;
+  reflector: number;
+  curator: number;
 }
+
+export const STUDY_ROLES = ["agent", "customer", "judge", "proposer", "reflector", "curator"] as const;
 
 export interface PlannedStep {
   id: string;
@@ -204,13 +211,16 @@ export async function planLoadedStudy(
   };
   const planned: PlannedStep[] = [];
   for (const step of steps) planned.push(await planStep(step, tasksOf, roles, cwd));
-  const total = { rollouts: 0, calls: { agent: 0, customer: 0, judge: 0, proposer: 0 } };
+  const total = { rollouts: 0, calls: noCalls() };
   for (const step of planned) {
     total.rollouts += step.rollouts;
-    for (const role of ["agent", "customer", "judge", "proposer"] as const)
-      total.calls[role] += step.calls[role];
+    for (const role of STUDY_ROLES) total.calls[role] += step.calls[role];
   }
   return { name: study.name, file: loaded.file, steps: planned, waves: stepWaves(steps), total };
+}
+
+export function noCalls(): StudyCalls {
+  return { agent: 0, customer: 0, judge: 0, proposer: 0, reflector: 0, curator: 0 };
 }
 
 /** What `selectTasks` takes for a step's tasks: a task directory of a built-in suite, or the suite alone. */
@@ -250,6 +260,8 @@ async function planStep(
         customer: plan.calls.customer ? Math.ceil(retailShare * (agent + rollouts)) : 0,
         judge: plan.calls.judge?.max ?? 0,
         proposer: plan.calls.proposer?.max ?? 0,
+        reflector: plan.calls.reflector?.max ?? 0,
+        curator: plan.calls.curator?.max ?? 0,
       },
       basis: `the search's plan (hsearch run --plan): R0's ${seedRollouts} rollouts × ${seedTurns} turns, every proposal's at the harness schema's step limits`,
     };
@@ -272,6 +284,8 @@ async function planStep(
       customer: roles.customer ? retail * (1 + perRollout) : 0,
       judge: judged ? blocked * JUDGE_MAX_ATTEMPTS : 0,
       proposer: 0,
+      reflector: 0,
+      curator: 0,
     },
     basis: `${tasks.length} tasks × ${repeats} × ${perRollout} agent turns (${turns.basis}${extra ? ` + ${extra} probe turns` : ""})`,
   };

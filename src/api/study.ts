@@ -33,6 +33,7 @@ import {
   chosenSteps,
   type LoadedStudy,
   loadStudy,
+  noCalls,
   type PlannedStep,
   planLoadedStudy,
   type StudyCalls,
@@ -381,7 +382,7 @@ function spentBy(dir: string, step: StudyStep): StepSpend {
       step.spec.kind === "beliefs" || step.spec.kind === "challenge"
         ? store.listProbeEpisodes().length
         : store.countRollouts();
-    const calls = { agent: 0, customer: 0, judge: 0, proposer: 0 };
+    const calls = noCalls();
     for (const total of store.usageTotals())
       if (total.role in calls) calls[total.role as keyof StudyCalls] += total.calls + total.cached_calls;
     return { id: step.id, rollouts, calls };

@@ -4,7 +4,7 @@
  */
 import type { Argv } from "yargs";
 import { resumeStudy, runStudy, type StudyEvent, type StudyPlan } from "../api/study";
-import { planStudy } from "../api/study-plan";
+import { planStudy, STUDY_ROLES } from "../api/study-plan";
 import type { CliIO } from "./io";
 import { createLiveLine } from "./progress";
 import type { SetExitCode } from "./shared";
@@ -122,26 +122,19 @@ function formatSeconds(seconds: number): string {
 }
 
 export function renderPlan(plan: StudyPlan): string {
-  const rows = plan.steps.map((step) => [
+  const { total } = plan;
+  // CONVOLVE's reflector and curator get columns when a study has them on models.
+  const roles = STUDY_ROLES.filter(
+    (role) => (role !== "reflector" && role !== "curator") || total.calls[role] > 0,
+  );
+  const rows = [...plan.steps, { id: "total", ...total }].map((step) => [
     step.id,
     String(step.rollouts),
-    String(step.calls.agent),
-    String(step.calls.customer),
-    String(step.calls.judge),
-    String(step.calls.proposer),
-  ]);
-  const { total } = plan;
-  rows.push([
-    "total",
-    String(total.rollouts),
-    String(total.calls.agent),
-    String(total.calls.customer),
-    String(total.calls.judge),
-    String(total.calls.proposer),
+    ...roles.map((role) => String(step.calls[role])),
   ]);
   return [
     `study ${plan.name} (${plan.file}): ${plan.steps.length} steps, at most:`,
-    formatTable(["step", "rollouts", "agent calls", "customer calls", "judge calls", "proposer calls"], rows),
+    formatTable(["step", "rollouts", ...roles.map((role) => `${role} calls`)], rows),
     "",
     `steps that can run together: ${plan.waves.map((wave) => wave.length).join(" → ")}`,
     "Bounds: no run of the study spends more; a step after a search bounds the selected harness by the harness schema's step limits.",

@@ -1,4 +1,5 @@
 import type { Split } from "../domain/task";
+import { CONVOLVE } from "../search/convolve";
 import { CONDITIONS, type Condition, type StudyBenchmark, type StudyFile } from "./study-schema";
 
 /**
@@ -8,6 +9,9 @@ import { CONDITIONS, type Condition, type StudyBenchmark, type StudyFile } from 
 
 export const OBJECTIVES = ["sa-only", "joint"] as const;
 export type StudyObjective = (typeof OBJECTIVES)[number];
+
+/** A search of the study: one per objective (harness search), and CONVOLVE's when `search.convolve` asks for it. */
+export type StudySearch = StudyObjective | typeof CONVOLVE;
 
 /** The initial harness (R0), or the harness a search selected. */
 export type HarnessRef = { path: string } | { selected: string };
@@ -50,8 +54,8 @@ export function benchmarkName(benchmark: StudyBenchmark): string {
   return benchmark.name ?? benchmark.suite.replace(/^.*\//, "").replace(/\.[cm]?[jt]s$/, "");
 }
 
-export function searchStepId(benchmark: string, objective: StudyObjective): string {
-  return `${benchmark}/search-${objective}`;
+export function searchStepId(benchmark: string, search: StudySearch): string {
+  return `${benchmark}/search-${search}`;
 }
 
 export function staticStepId(benchmark: string, condition: Condition): string {
@@ -61,7 +65,7 @@ export function staticStepId(benchmark: string, condition: Condition): string {
 export function comparedStepId(
   benchmark: string,
   what: "heldout" | "independent" | "beliefs",
-  harness: Compared,
+  harness: Compared | typeof CONVOLVE,
 ): string {
   return `${benchmark}/${what}-${harness}`;
 }
@@ -103,37 +107,56 @@ function benchmarkSteps(study: StudyFile, benchmark: StudyBenchmark, name: strin
       seed: study.seed,
     },
   }));
+  const searchConfig = (objective: StudyObjective, index: number, search: StudySearch) => ({
+    name: `${study.name}-${name}-${search}`,
+    suites: [benchmark.suite],
+    ...(benchmark.tasks !== undefined ? { tasks: benchmark.tasks } : {}),
+    objective,
+    seed_harness: benchmark.initial,
+    rounds: study.search.rounds,
+    proposals_per_round: study.search.proposals_per_round,
+    repeats: 1,
+    task_model: study.models.task,
+    meta_model: study.models.meta,
+    judge: study.models.judge,
+    customer: study.models.customer,
+    // The protocol's searches are two independent ones: each its own seed.
+    seed: study.seed + index,
+    concurrency: study.concurrency,
+    // The study evaluates the initial and selected harnesses on held-out tasks itself (its own steps).
+    heldout: { final: false },
+  });
   OBJECTIVES.forEach((objective, index) => {
     steps.push({
       id: searchStepId(name, objective),
       benchmark: name,
       label: `search ${objective}`,
       deps: [],
+      spec: { kind: "search", objective, config: searchConfig(objective, index, objective) },
+    });
+  });
+  if (study.search.convolve) {
+    // Beside the joint search, differing only in the proposer: its objective, seed harness, tasks, budget and seed.
+    const roles = {
+      ...(study.models.reflector ? { reflector: { spec: study.models.reflector } } : {}),
+      ...(study.models.curator ? { curator: { spec: study.models.curator } } : {}),
+    };
+    steps.push({
+      id: searchStepId(name, CONVOLVE),
+      benchmark: name,
+      label: `search ${CONVOLVE}`,
+      deps: [],
       spec: {
         kind: "search",
-        objective,
+        objective: "joint",
         config: {
-          name: `${study.name}-${name}-${objective}`,
-          suites: [benchmark.suite],
-          ...(benchmark.tasks !== undefined ? { tasks: benchmark.tasks } : {}),
-          objective,
-          seed_harness: benchmark.initial,
-          rounds: study.search.rounds,
-          proposals_per_round: study.search.proposals_per_round,
-          repeats: 1,
-          task_model: study.models.task,
-          meta_model: study.models.meta,
-          judge: study.models.judge,
-          customer: study.models.customer,
-          // The protocol's searches are two independent ones: each its own seed.
-          seed: study.seed + index,
-          concurrency: study.concurrency,
-          // The study evaluates the initial and selected harnesses on held-out tasks itself (its own steps).
-          heldout: { final: false },
+          ...searchConfig("joint", OBJECTIVES.indexOf("joint"), CONVOLVE),
+          meta_model: CONVOLVE,
+          ...(Object.keys(roles).length > 0 ? { models: roles } : {}),
         },
       },
     });
-  });
+  }
   const harnessOf = (which: Compared): HarnessRef =>
     which === "initial" ? { path: benchmark.initial } : { selected: searchStepId(name, which) };
   const depsOf = (which: Compared) => (which === "initial" ? [] : [searchStepId(name, which)]);
@@ -180,6 +203,20 @@ function benchmarkSteps(study: StudyFile, benchmark: StudyBenchmark, name: strin
       },
     );
   }
+  if (study.search.convolve)
+    steps.push({
+      id: comparedStepId(name, "heldout", CONVOLVE),
+      benchmark: name,
+      label: `heldout ${CONVOLVE}`,
+      deps: [searchStepId(name, CONVOLVE)],
+      spec: {
+        kind: "eval",
+        harness: { selected: searchStepId(name, CONVOLVE) },
+        tasks: tasksOf("heldout"),
+        repeats: 1,
+        seed: study.seed,
+      },
+    });
   steps.push({
     id: challengeStepId(name),
     benchmark: name,

@@ -59,17 +59,32 @@ export const studyFileSchema = z
         meta: z.string().min(1).default("operators"),
         judge: z.string().min(1).default("rules"),
         customer: z.string().min(1).default("auto"),
+        /** The CONVOLVE search's reflector and curator models (`search.convolve`); null: the offline roles. */
+        reflector: z.string().min(1).nullable().default(null),
+        curator: z.string().min(1).nullable().default(null),
       })
       .strict()
-      .default({ task: "sim:default", meta: "operators", judge: "rules", customer: "auto" }),
+      .default({
+        task: "sim:default",
+        meta: "operators",
+        judge: "rules",
+        customer: "auto",
+        reflector: null,
+        curator: null,
+      }),
     benchmarks: z.array(benchmarkSchema).min(1),
     search: z
       .object({
         rounds: positive.default(8),
         proposals_per_round: positive.default(3),
+        /**
+         * Also a CONVOLVE search (`meta_model: convolve`) beside harness search: the joint search's seed harness,
+         * tasks, rounds, proposals and seed; its selection on the held-out tasks, compared in the report.
+         */
+        convolve: z.boolean().default(false),
       })
       .strict()
-      .default({ rounds: 8, proposals_per_round: 3 }),
+      .default({ rounds: 8, proposals_per_round: 3, convolve: false }),
     /** Episodes per independent feasible task (the study reran its terminal independent set three times). */
     independent_reruns: positive.default(3),
     beliefs: z

@@ -4,9 +4,11 @@ import { parseModelSpec, providerOf } from "../models/registry";
 import { type BeliefSummary, type BeliefTaskRow, beliefDifference, type HoldViewReport } from "../probes";
 import { FAILURE_MODES } from "../report/diagnostics-plot";
 import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../scoring/episode";
+import { CONVOLVE } from "../search/convolve";
 import { blockedModesOf } from "../search/digest";
 import { offlineProviders } from "../sim";
 import type { RolloutRecord } from "../store/records";
+import { type ConvolveRow, convolveTable } from "./convolve-table";
 import {
   benchmarkName,
   COMPARED,
@@ -76,6 +78,29 @@ export function studyTables(
         return result ? [{ which, rollouts: result.rollouts }] : [];
       });
     tables.push(...heldoutTables(maker, evals("heldout"), evals("independent"), study.independent_reruns));
+    const convolveHeldout = get(comparedStepId(name, "heldout", CONVOLVE), "eval");
+    if (convolveHeldout) {
+      const searchRollouts = (search: string) => {
+        const result = get(search, "search");
+        return result ? [...result.rollouts.values()].flat().length : null;
+      };
+      const { reflector, curator } = study.models;
+      const rows: ConvolveRow[] = [
+        ...evals("heldout").map(({ which, rollouts }) => ({
+          harness: HARNESS_NAMES[which],
+          proposer: which === "initial" ? "–" : `harness search (${study.models.meta})`,
+          heldout: rollouts,
+          searchRollouts: which === "initial" ? null : searchRollouts(searchStepId(name, which)),
+        })),
+        {
+          harness: "selected, CONVOLVE (joint)",
+          proposer: `${CONVOLVE} (reflector ${reflector ?? "offline"}, curator ${curator ?? "offline"})`,
+          heldout: convolveHeldout.rollouts,
+          searchRollouts: searchRollouts(searchStepId(name, CONVOLVE)),
+        },
+      ];
+      tables.push(convolveTable(maker, rows));
+    }
     const beliefs = COMPARED.flatMap((which) => {
       const result = get(comparedStepId(name, "beliefs", which), "beliefs");
       return result ? [{ which, report: result.report }] : [];
