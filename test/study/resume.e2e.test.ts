@@ -1,13 +1,14 @@
 /**
  * `hsearch study` killed with SIGKILL at seeded points, then `--resume`d each time: the study ends with the same
- * report, file for file (a content hash of the report directory), as the same study run without a stop.
+ * report, file for file (a content hash of the report directory), as the same study run without a stop. The study
+ * has its CONVOLVE search too (`search.convolve`), so a kill may land in it and its playbook is rebuilt on resume.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRng } from "../../src/core/rng";
 import { openRunStore } from "../../src/store";
 import { runCli } from "../helpers/cli";
@@ -27,7 +28,12 @@ let file: string;
 beforeAll(async () => {
   cli = await compiledCli();
   work = mkdtempSync(join(tmpdir(), "hsearch-study-resume-"));
-  const { dir: tasks } = retailSubset({ perFamily: 1, heldoutPerFamily: 1, independent: 2 });
+  const { dir: tasks } = retailSubset({
+    perFamily: 1,
+    heldoutPerFamily: 1,
+    independent: 2,
+    into: join(work, "tasks"),
+  });
   file = join(work, "study.yaml");
   writeFileSync(
     file,
@@ -37,13 +43,14 @@ concurrency: 4
 benchmarks:
   - suite: retail
     tasks: ${tasks}
-search: {rounds: 2, proposals_per_round: 2}
+search: {rounds: 2, proposals_per_round: 2, convolve: true}
 independent_reruns: 2
 beliefs: {resamples: 200}
 challenge: {replicates: 2}
 `,
   );
 }, 300_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** sha256 over every file of the report directory, by its path there, in path order. */
 function reportDirHash(reportDir: string): { hash: string; files: string[] } {
@@ -103,7 +110,8 @@ describe("hsearch study --resume after SIGKILL", () => {
     expect(JSON.parse(run.stdout).hash).toMatch(/^[0-9a-f]{64}$/);
     // Progress in a log (no terminal): each finished step with the study's share done and, once measured, time left.
     const done = run.stderr.split("\n").filter((line) => line.startsWith("  done: "));
-    expect(done).toHaveLength(17);
+    // The protocol's 17 steps, and the CONVOLVE search with its held-out evaluation.
+    expect(done).toHaveLength(19);
     for (const line of done) expect(line).toMatch(/^ {2}done: retail\/\S+ \(.+\) · \d+\.\d % of the study/);
     expect(done.some((line) => / · \d+ (min \d+ )?s left$/.test(line))).toBe(true);
     expect(done.at(-1)).toContain("· 100.0 % of the study");
