@@ -5,7 +5,8 @@
 // SPL, strict SA, solve and false abstention, with the search rollouts each spent (mean ± SD over seeds).
 // Transfer (`--transfer-model SPEC`, any model spec the CLI takes): each selection — CONVOLVE's curated playbook and
 // harness search's harness — evaluated on held-out with another task model, beside the seed harness.
-// `nice npx tsx bench/convolve.ts [--seeds N] [--suites retail,terminal] [--rounds R] [--k 3]
+// `--task-model SPEC` runs both searches on another task model than the shipped configs' sim:default.
+// `nice npx tsx bench/convolve.ts [--seeds N] [--suites retail,terminal] [--rounds R] [--k 3] [--task-model …]
 // [--reflector openai:… --curator openai:…] [--transfer-model openai:…|anthropic:…|sim:./profile.yaml|oracle]`.
 // With sim:default every figure is the simulator's, not a model's.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -32,14 +33,19 @@ const K = arg("k", "3");
 const REFLECTOR = arg("reflector", "");
 const CURATOR = arg("curator", "");
 const TRANSFER = arg("transfer-model", "");
+const TASK_MODEL = arg("task-model", "");
 // A bad spec (unknown provider or profile, a missing key) stops the bench before any search is spent on it.
-if (TRANSFER)
-  try {
-    createModel(TRANSFER);
-  } catch (error) {
-    process.stderr.write(`bench/convolve: --transfer-model ${TRANSFER}: ${(error as Error).message}\n`);
-    process.exit(2);
-  }
+for (const [flag, spec] of [
+  ["task-model", TASK_MODEL],
+  ["transfer-model", TRANSFER],
+] as const)
+  if (spec)
+    try {
+      createModel(spec);
+    } catch (error) {
+      process.stderr.write(`bench/convolve: --${flag} ${spec}: ${(error as Error).message}\n`);
+      process.exit(2);
+    }
 const PROPOSERS = ["operators", "convolve"] as const;
 type ProposerName = (typeof PROPOSERS)[number];
 
@@ -94,6 +100,7 @@ async function search(suite: string, proposer: ProposerName, seed: number): Prom
     config.seed_harness = resolve(PACKAGE_ROOT, config.seed_harness);
     if (config.tasks) config.tasks = resolve(PACKAGE_ROOT, config.tasks);
     if (ROUNDS) config.rounds = Number(ROUNDS);
+    if (TASK_MODEL) config.task_model = TASK_MODEL;
     if (proposer === "convolve" && (REFLECTOR || CURATOR))
       config.models = {
         ...config.models,
