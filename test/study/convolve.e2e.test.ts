@@ -71,10 +71,11 @@ describe("a study with search.convolve", () => {
     ]);
     const heldout = result.tables.find((t) => t.id === "table-14-retail");
     const initialHeldout = heldout?.rows.find((r) => r.harness === "initial (R0)" && r.split === "heldout");
+    if (!initialHeldout) throw new Error("Table 14 has no held-out row of the initial harness");
     for (const row of table.rows) {
       // Every held-out blocked and feasible episode is counted, for each harness.
-      expect(row.absrec1).toMatchObject({ n: (initialHeldout?.strict_sa as { n: number }).n });
-      expect(row.solve).toMatchObject({ n: (initialHeldout?.solve as { n: number }).n });
+      expect(row.absrec1).toMatchObject({ n: (initialHeldout.strict_sa as { n: number }).n });
+      expect(row.solve).toMatchObject({ n: (initialHeldout.solve as { n: number }).n });
       const at1 = row.absrec1 as { k: number };
       const at3 = row.absrec3 as { k: number };
       expect(at3.k).toBeGreaterThanOrEqual(at1.k);
@@ -85,7 +86,7 @@ describe("a study with search.convolve", () => {
     expect(curated?.proposer).toBe("convolve (reflector offline, curator offline)");
     expect(curated?.search_rollouts).toBeGreaterThan(0);
     // The same outcomes as Table 14 for the harnesses both show.
-    expect(initial?.strict_sa).toEqual(initialHeldout?.strict_sa);
+    expect(initial?.strict_sa).toEqual(initialHeldout.strict_sa);
     const md = readFileSync(join(result.reportDir, "tables", "convolve-retail.md"), "utf8");
     expect(md).toMatch(/\| selected, CONVOLVE \(joint\) \| convolve [^\n]*\(\d+\/\d+\)/);
     expect(readFileSync(join(result.reportDir, "index.html"), "utf8")).toContain(
