@@ -13,11 +13,12 @@
  * under Harbor reaches the model's API. The tasks do not grant internet, so both runs tell the agent its shell has
  * none (`network=false`, the agent's `--no-network`).
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_EXIT_CODES } from "../../src/api/agent";
 import { openRun } from "../../src/api/open-run";
@@ -281,7 +282,7 @@ interface HarborTrial {
  * the verifier as Harbor runs it (the task's tests uploaded to /tests, `bash /tests/test.sh`, the reward read from
  * /logs/verifier/reward.txt).
  */
-function harborTrial(name: Name): HarborTrial {
+async function harborTrial(name: Name): Promise<HarborTrial> {
   const task = tasks.get(name);
   if (!task) throw new Error(`task ${name} was not imported`);
   const image = buildTaskImage(name);
@@ -306,7 +307,8 @@ function harborTrial(name: Name): HarborTrial {
   // The image has no Node: install.sh uses the bundle's.
   expect(() => docker(["exec", container, "bash", "-c", "command -v node"])).toThrow();
   const from = server.requests.length;
-  const out = execFileSync(
+  // Not execFileSync: the model server answers from this process's event loop.
+  const { stdout: out } = await promisify(execFile)(
     "python3",
     [
       join(STAND_IN, "run_trial.py"),
@@ -368,7 +370,7 @@ describe("hsearch agent in a task's container, installed and run as Harbor runs 
     expect(evaluated.get("greet")?.calls).toHaveLength(2);
     expect(evaluated.get("greet")?.effects).not.toEqual([]);
     for (const name of Object.keys(TASKS) as Name[]) {
-      const trial = harborTrial(name);
+      const trial = await harborTrial(name);
       expect(trial.outcome, name).toEqual(evaluated.get(name));
       expect(atifProblems(trial.atif), name).toEqual([]);
       const status = name === "greet" ? "done" : "deferred";
