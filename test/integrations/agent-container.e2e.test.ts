@@ -193,6 +193,7 @@ interface Outcome {
   end: string;
   deferred: boolean;
   reward: number;
+  seed: number;
   score: unknown;
 }
 
@@ -252,6 +253,7 @@ async function evalOutcomes(): Promise<Map<Name, Outcome>> {
         end: trajectory.end.reason,
         deferred: trajectory.events.some((event) => event.type === "deferral"),
         reward: trajectory.reward ?? -1,
+        seed: trajectory.seed,
         score: rollout.scores,
       });
     }
@@ -282,7 +284,7 @@ interface HarborTrial {
  * the verifier as Harbor runs it (the task's tests uploaded to /tests, `bash /tests/test.sh`, the reward read from
  * /logs/verifier/reward.txt).
  */
-async function harborTrial(name: Name): Promise<HarborTrial> {
+async function harborTrial(name: Name, seed: number): Promise<HarborTrial> {
   const task = tasks.get(name);
   if (!task) throw new Error(`task ${name} was not imported`);
   const image = buildTaskImage(name);
@@ -320,6 +322,8 @@ async function harborTrial(name: Name): Promise<HarborTrial> {
       `harness_dir=${HARNESS}`,
       `bundle=${bundle}`,
       "network=false",
+      // The episode's seed eval gave the task: the records (and a seeded provider) then agree.
+      `seed=${seed}`,
     ],
     {
       encoding: "utf8",
@@ -354,6 +358,7 @@ async function harborTrial(name: Name): Promise<HarborTrial> {
       end: own.end.reason,
       deferred: deferred === "yes",
       reward,
+      seed: own.seed,
       score,
     },
     exitCode: Number(readFileSync(join(logs, "hsearch-exit-code"), "utf8").trim()),
@@ -370,7 +375,7 @@ describe("hsearch agent in a task's container, installed and run as Harbor runs 
     expect(evaluated.get("greet")?.calls).toHaveLength(2);
     expect(evaluated.get("greet")?.effects).not.toEqual([]);
     for (const name of Object.keys(TASKS) as Name[]) {
-      const trial = await harborTrial(name);
+      const trial = await harborTrial(name, evaluated.get(name)?.seed ?? -1);
       expect(trial.outcome, name).toEqual(evaluated.get(name));
       expect(atifProblems(trial.atif), name).toEqual([]);
       const status = name === "greet" ? "done" : "deferred";
