@@ -12,16 +12,18 @@ cd "$(dirname "$0")/.."
 # unshare, setpriv, prlimit, ip and bubblewrap (test/envs/terminal/sandbox-detect.test.ts checks none is dropped);
 # imported Harbor tasks run their tests with python3 -m pytest; the container backend and the Harbor Docker path use
 # a docker daemon; the workers' tests start their own redis-server; test/cli/narrow-terminal.e2e.test.ts runs the
-# CLI in tmux; the browser tests drive Debian's Chromium through playwright-core.
+# CLI in tmux; the browser tests drive Debian's Chromium through playwright-core; the Harbor installed agent's tests
+# drive it with python3 through a stand-in of Harbor's interface, which imports jinja2 and pydantic.
 needs=(
   "bash bash" "git git" "make make" "gcc gcc" "g++ g++" "jq jq" "python3 python3"
   "unshare util-linux" "setpriv util-linux" "prlimit util-linux" "ip iproute2" "bwrap bubblewrap"
   "pytest python3-pytest" "dockerd docker.io" "docker docker.io" "redis-server redis-server" "tmux tmux"
-  "chromium chromium"
+  "chromium chromium" "jinja2 python3-jinja2" "pydantic python3-pydantic"
 )
 present() {
   case "$1" in
     pytest) /usr/bin/python3 -m pytest --version >/dev/null 2>&1 ;;
+    jinja2 | pydantic) python3 -c "import $1" >/dev/null 2>&1 ;;
     chromium) [ -x /usr/bin/chromium ] ;;
     *) command -v "$1" >/dev/null 2>&1 ;;
   esac

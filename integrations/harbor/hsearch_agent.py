@@ -55,6 +55,7 @@ class HsearchAgent(BaseInstalledAgent):
         workdir: str = "/app",
         max_steps: int | str | None = None,
         network: bool | str = True,
+        seed: int | str | None = None,
         *args: Any,
         **kwargs: Any,
     ) -> None:
@@ -68,6 +69,7 @@ class HsearchAgent(BaseInstalledAgent):
         self._workdir = workdir
         self._max_steps = int(max_steps) if max_steps not in (None, "") else None
         self._network = str(network).lower() not in ("false", "0", "no")
+        self._seed = int(seed) if seed not in (None, "") else None
 
     @staticmethod
     def name() -> str:
@@ -109,6 +111,8 @@ class HsearchAgent(BaseInstalledAgent):
             argv += ["--max-steps", str(self._max_steps)]
         if not self._network:
             argv.append("--no-network")
+        if self._seed is not None:
+            argv += ["--seed", str(self._seed)]
         argv.append(instruction)
         # The exit status is kept for populate_context_post_run; done, deferred and out of steps are outcomes the
         # verifier judges, so only a failure to run (model error, bad input, crash) fails the command.

@@ -1,3 +1,4 @@
+import { isPluginHookError } from "../core/plugin-hook";
 import type { Task } from "../domain/task";
 import type { EvaluationDir } from "../eval/eval-dir";
 import { runStoredEvaluation } from "../eval/stored-evaluation";
@@ -79,6 +80,16 @@ export async function evaluateInDir(
     return { report, scores, maxInfraErrorRate: options.maxInfraErrorRate, dir };
   } catch (error) {
     store.setRunState("failed", error instanceof Error ? error.message : String(error));
+    if (isPluginHookError(error)) {
+      // A bug in the researcher's module: a resume may import the module changed, once, to go on from here.
+      store.logEvent({
+        kind: "plugin_hook_failed",
+        data: { module: error.module, hook: error.hook, message: error.message },
+      });
+      say(
+        `the evaluation stopped on an error in ${error.module} (${error.hook}); every episode before it is kept. Fix the module, then continue with: hsearch eval --resume ${dir}`,
+      );
+    }
     throw error;
   } finally {
     release();

@@ -131,7 +131,7 @@ export async function resumeEvaluation(
   let tasks: Task[];
   let roleModels: ReturnType<typeof createRoleModels>;
   try {
-    tasks = await recordedTasksAgain(config.tasks, { cwd }, store.paths.db);
+    tasks = await recordedTasksAgain(config.tasks, { cwd }, store, say);
     roleModels = createRoleModels(config.models, {
       env: options.env ?? process.env,
       concurrency: options.concurrency ?? config.concurrency,

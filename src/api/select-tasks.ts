@@ -13,8 +13,9 @@ import {
   type Task,
 } from "../domain/task";
 import type { HarnessTaskConfig } from "../eval/eval-config";
-import { isModulePath } from "../plugins";
+import { isModulePath, type ModuleRecord, recordedModules } from "../plugins";
 import { loadSuiteModule } from "../plugins/suite-plugin";
+import type { RunStore } from "../store";
 import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
 
 export interface TaskSelection {
@@ -100,27 +101,46 @@ export function recordedTasks(
   };
 }
 
-/** The tasks an evaluation began with, selected again; refused when they (or their suite module) changed since. */
+/**
+ * The tasks an evaluation began with, selected again; refused when they (or their suite module) changed since,
+ * except the suite module whose code stopped the evaluation: a fix may change its code (not its tasks), and its new
+ * content is recorded, so that a later resume holds the evaluation to it (as a run's resume does, src/plugins).
+ */
 export async function recordedTasksAgain(
   recorded: HarnessTaskConfig["tasks"],
   io: { cwd: string },
-  db: string,
+  store: Pick<RunStore, "paths" | "listEvents" | "logEvent">,
+  say: (text: string) => void = () => {},
 ): Promise<Task[]> {
+  const db = store.paths.db;
   const { dir, suite_module, ...filters } = recorded.selection;
   const selection = {
     ...filters,
     ...(suite_module ? { suite: suite_module.path } : {}),
     ...(dir ? { tasks: dir } : {}),
   };
-  const { tasks } = await selectTasks(selection, io, suite_module?.sha256);
+  const began: ModuleRecord[] = suite_module ? [{ field: "suites", ...suite_module }] : [];
+  const modules = recordedModules(store.listEvents(), db, began);
+  const module = suite_module && modules.modules.find((entry) => entry.path === suite_module.path);
+  const expected = module && modules.fixable !== module.path ? module.sha256 : undefined;
+  const { tasks, suiteModule } = await selectTasks(selection, io, expected);
   const ids = tasks.map((task) => task.id);
-  const expected = recorded.ids;
-  if (ids.join("\n") !== expected.join("\n") || hashJson(tasks) !== recorded.hash) {
+  const before = recorded.ids;
+  if (ids.join("\n") !== before.join("\n") || hashJson(tasks) !== recorded.hash) {
     const where = dir ?? suite_module?.path ?? "the shipped suites";
     throw new HsearchError(
       "bad_input",
-      `the evaluation's tasks changed since it began (${where}: ${ids.length} tasks now, ${expected.length} then, or their content differs); resume needs the same tasks — start a new evaluation instead`,
+      `the evaluation's tasks changed since it began (${where}: ${ids.length} tasks now, ${before.length} then, or their content differs); resume needs the same tasks — start a new evaluation instead`,
       { file: dir ?? suite_module?.path ?? db },
+    );
+  }
+  if (module && suiteModule && suiteModule.sha256 !== module.sha256) {
+    store.logEvent({
+      kind: "plugin_modules",
+      data: { modules: [{ ...module, sha256: suiteModule.sha256 }] },
+    });
+    say(
+      `${module.path} changed since its code stopped the evaluation; continuing with it (sha256 ${suiteModule.sha256.slice(0, 12)}…)`,
     );
   }
   return tasks;

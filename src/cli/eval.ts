@@ -243,7 +243,7 @@ export async function resumeEval(
   let tasks: Task[];
   let models: ReturnType<typeof createCommandModels>;
   try {
-    tasks = await recordedTasksAgain(config.tasks, io, store.paths.db);
+    tasks = await recordedTasksAgain(config.tasks, io, store, (text) => io.err(`hsearch eval: ${text}`));
     const plan: CommandModelPlan = {
       specs: config.models,
       settings: config.settings,

@@ -88,18 +88,20 @@ export async function loadConfigPlugins(
 /**
  * The plug-in modules a run recorded (when it began, or after the latest fix), the config file it began from
  * (errors name it; `db`, the run's database, when it began from a config object), and `fixable`: the module whose
- * code stopped the run since then, which a resume may find changed (fixed).
+ * code stopped the run since then, which a resume may find changed (fixed). `began`: the modules it began with
+ * when they are not an event (an evaluation keeps its suite module in its config).
  */
 export function recordedModules(
   events: readonly EventRecord[],
   db: string,
+  began: readonly ModuleRecord[] = [],
 ): { file: string; modules: ModuleRecord[]; fixable?: string } {
   const file = eventsOf(events, "config", db)[0]?.data.file ?? db;
-  const modules = eventsOf(events, "plugin_modules", db);
-  const recorded = modules[modules.length - 1];
-  if (!recorded) return { file, modules: [] };
+  const recorded = eventsOf(events, "plugin_modules", db).at(-1);
+  const modules = recorded ? recorded.data.modules : [...began];
+  if (modules.length === 0) return { file, modules };
   const failed = eventsOf(events, "plugin_hook_failed", db)
-    .filter((event) => event.id > recorded.id)
+    .filter((event) => event.id > (recorded?.id ?? 0))
     .at(-1);
-  return { file, modules: recorded.data.modules, ...(failed ? { fixable: failed.data.module } : {}) };
+  return { file, modules, ...(failed ? { fixable: failed.data.module } : {}) };
 }

@@ -109,6 +109,62 @@ describe("hsearch eval on a plug-in suite", () => {
     expect(refused.stderr).toContain(`--suite: module ${join(cwd, "my-suite.mjs")}: changed since`);
   }, 120_000);
 
+  it("resume takes the module fixed after its code stopped the evaluation, once; it ends as an unbroken one", async () => {
+    const args = (out: string) => [
+      "eval",
+      "--harness",
+      HARNESS,
+      "--suite",
+      "./my-suite.mjs",
+      "--split",
+      "heldout",
+      "--out",
+      out,
+      "--json",
+    ];
+    const unbroken = project("fix-unbroken");
+    const expected = await runCli(args(join(unbroken, "ev")), { cwd: unbroken });
+    expect(expected.code, expected.stderr).toBe(0);
+
+    const cwd = project("fix");
+    const out = join(cwd, "ev");
+    const module = join(cwd, "my-suite.mjs");
+    const original = readFileSync(module, "utf8");
+    const healthy = "createEnvironment: (task, { readOnly }) => new KvEnvironment(task.env, readOnly),";
+    expect(original).toContain(healthy);
+    writeFileSync(
+      module,
+      original.replace(
+        healthy,
+        'createEnvironment: (task, { readOnly }) => { if (task.id === "kv-8") throw new Error("no store for kv-8"); return new KvEnvironment(task.env, readOnly); },',
+      ),
+    );
+    const failed = await runCli(args(out), { cwd });
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain(`module ${module}: createEnvironment(kv-8) threw: no store for kv-8`);
+    expect(failed.stderr).toContain(`continue with: hsearch eval --resume ${out}`);
+
+    writeFileSync(module, original);
+    const resumed = await runCli(["eval", "--resume", out, "--json"], { cwd: work });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`${module} changed since its code stopped the evaluation`);
+    expect(JSON.parse(resumed.stdout).summary).toEqual(JSON.parse(expected.stdout).summary);
+
+    // The fixed content is what a later resume holds the evaluation to: another change is refused.
+    const store = openRunStore(out);
+    store.setRunState("running");
+    store.close();
+    const again = await runCli(["eval", "--resume", out], { cwd: work });
+    expect(again.code, again.stderr).toBe(0);
+    const reopened = openRunStore(out);
+    reopened.setRunState("running");
+    reopened.close();
+    appendFileSync(module, "\n// edited\n");
+    const refused = await runCli(["eval", "--resume", out], { cwd: work });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`--suite: module ${module}: changed since`);
+  }, 180_000);
+
   it("the probes take a plug-in suite too", async () => {
     const cwd = project("probe");
     const beliefs = await runCli(
