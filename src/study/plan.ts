@@ -86,7 +86,7 @@ export function studySteps(study: StudyFile): StudyStep[] {
 function benchmarkSteps(study: StudyFile, benchmark: StudyBenchmark, name: string): StudyStep[] {
   const tasksOf = (split: Split, kind?: "blocked"): StepTasks => ({
     suite: benchmark.suite,
-    ...(benchmark.tasks !== undefined ? { tasks: benchmark.tasks } : {}),
+    ...(typeof benchmark.tasks === "string" ? { tasks: benchmark.tasks } : {}),
     split,
     ...(kind ? { kind } : {}),
   });
@@ -115,7 +115,7 @@ function benchmarkSteps(study: StudyFile, benchmark: StudyBenchmark, name: strin
         config: {
           name: `${study.name}-${name}-${objective}`,
           suites: [benchmark.suite],
-          ...(benchmark.tasks !== undefined ? { tasks: benchmark.tasks } : {}),
+          ...(typeof benchmark.tasks === "string" ? { tasks: benchmark.tasks } : {}),
           objective,
           seed_harness: benchmark.initial,
           rounds: study.search.rounds,
