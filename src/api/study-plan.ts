@@ -3,7 +3,7 @@
  * and model calls per role, bounds no run of the study exceeds. Nothing is run or written but a temporary copy of
  * each search config for `planRun`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
@@ -28,6 +28,7 @@ import {
   studyFileSchema,
   studySteps,
 } from "../study";
+import { PAIRED_SUITE_DIR } from "../tasks/pair/pair-suite";
 import { planRun } from "./plan";
 import { selectTasks, suiteProblem } from "./select-tasks";
 
@@ -130,11 +131,12 @@ export function loadStudy(file: string | undefined, cwd: string): LoadedStudy {
         harness(value, ["benchmarks", index, "conditions", key]),
       ]),
     ) as typeof benchmark.conditions;
+    const { tasks: _given, ...rest } = benchmark;
     return {
-      ...benchmark,
+      ...rest,
       name,
       suite: isBuiltinSuite(benchmark.suite) ? benchmark.suite : resolveUserPath(benchmark.suite, base),
-      ...(benchmark.tasks !== undefined ? { tasks: resolveUserPath(benchmark.tasks, base) } : {}),
+      ...tasksOfBenchmark(benchmark, base, cwd),
       initial: harness(benchmark.initial, ["benchmarks", index, "initial"]),
       conditions,
     };
@@ -145,6 +147,30 @@ export function loadStudy(file: string | undefined, cwd: string): LoadedStudy {
     study: { ...parsed, benchmarks, reference: referenceFile },
     reference: referenceFile === null ? null : loadReference(referenceFile, doc),
   };
+}
+
+/**
+ * A benchmark's task directory: the file's `tasks` (null: the shipped suite); without one, a terminal benchmark takes
+ * the paired Terminal-Bench 2 suite `tasks pair` writes by default (PAIRED_SUITE_DIR under the directory the study
+ * runs in) when that directory is there, as the study's terminal benchmark was.
+ */
+function tasksOfBenchmark(
+  benchmark: StudyFile["benchmarks"][number],
+  base: string,
+  cwd: string,
+): { tasks?: string } {
+  if (benchmark.tasks === null) return {};
+  if (benchmark.tasks !== undefined) return { tasks: resolveUserPath(benchmark.tasks, base) };
+  const paired = join(cwd, PAIRED_SUITE_DIR);
+  return benchmark.suite === "terminal" && isDirectory(paired) ? { tasks: paired } : {};
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function loadReference(file: string, studyDoc: PositionedDocument): ReferenceValues {

@@ -8,7 +8,13 @@ import { assertOutputApart } from "../core/output-overlap";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import { FAMILIES, SPLITS, type Task } from "../domain/task";
 import { loadHarness } from "../harness/load";
-import { type PairEvent, type PairResult, pairSuite, readPairSources } from "../tasks/pair/pair-suite";
+import {
+  PAIRED_SUITE_DIR,
+  type PairEvent,
+  type PairResult,
+  pairSuite,
+  readPairSources,
+} from "../tasks/pair/pair-suite";
 import { defaultPairCacheDir, diskPairCache, noPairCache } from "../tasks/pair/proof-cache";
 import { STUDY_SOURCES } from "../tasks/pair/splits";
 import { writeTaskFiles } from "../tasks/write";
@@ -37,7 +43,7 @@ export function registerPair(tasks: Argv, io: CliIO, setExitCode: SetExitCode): 
         })
         .option("out", {
           type: "string",
-          default: "tasks/tb2",
+          default: PAIRED_SUITE_DIR,
           describe: "output directory (tasks go to OUT/SPLIT/ID.json; its split folders are replaced)",
         })
         .option("seed", {

@@ -90,7 +90,7 @@ export function studySteps(study: StudyFile): StudyStep[] {
 function benchmarkSteps(study: StudyFile, benchmark: StudyBenchmark, name: string): StudyStep[] {
   const tasksOf = (split: Split, kind?: "blocked"): StepTasks => ({
     suite: benchmark.suite,
-    ...(benchmark.tasks !== undefined ? { tasks: benchmark.tasks } : {}),
+    ...(typeof benchmark.tasks === "string" ? { tasks: benchmark.tasks } : {}),
     split,
     ...(kind ? { kind } : {}),
   });
@@ -110,7 +110,7 @@ function benchmarkSteps(study: StudyFile, benchmark: StudyBenchmark, name: strin
   const searchConfig = (objective: StudyObjective, index: number, search: StudySearch) => ({
     name: `${study.name}-${name}-${search}`,
     suites: [benchmark.suite],
-    ...(benchmark.tasks !== undefined ? { tasks: benchmark.tasks } : {}),
+    ...(typeof benchmark.tasks === "string" ? { tasks: benchmark.tasks } : {}),
     objective,
     seed_harness: benchmark.initial,
     rounds: study.search.rounds,

@@ -27,8 +27,11 @@ const benchmarkSchema = z
       .optional(),
     /** `retail`, `terminal` or a suite module's path. */
     suite: z.string().min(1),
-    /** A task directory instead of the shipped suite (a Terminal-Bench 2 paired suite: `tasks/tb2`). */
-    tasks: z.string().min(1).optional(),
+    /**
+     * A task directory instead of the shipped suite (a Terminal-Bench 2 paired suite); null: the shipped suite.
+     * Without it a terminal benchmark takes `tasks/tb2` when that directory exists where the study runs.
+     */
+    tasks: z.string().min(1).nullable().optional(),
     /** The initial harness (R0) of both searches and of the held-out, belief comparisons. */
     initial: harnessPath.default("harnesses/abandon"),
     conditions: z

@@ -17,6 +17,12 @@ import { type Allocation, allocateSplits, type ProvedSource } from "./splits";
 import { type SourceSurvey, surveySource } from "./survey";
 import { type Candidate, candidateVariants } from "./variants";
 
+/**
+ * Where `tasks pair` writes the suite unless told (relative to the directory it runs in): the path the shipped
+ * search configs (`search-configs/tb2-*.yaml`) name and the study takes as its terminal benchmark when it is there.
+ */
+export const PAIRED_SUITE_DIR = "tasks/tb2";
+
 export interface SourceRecord {
   id: string;
   file: string;
