@@ -35,10 +35,11 @@ import {
 } from "../types";
 import type { DockerfileImage } from "./image-plan";
 import { cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
+import { startSandboxSession } from "./sandbox-backends";
 import { detectSandbox } from "./sandbox-detect";
 import { handWorkspaceTo, sandboxUserFor } from "./sandbox-host";
 import { runWithMechanism } from "./sandbox-run";
-import { SandboxSession, type SessionCommand } from "./sandbox-session";
+import type { SandboxSession, SessionCommand } from "./sandbox-session";
 import {
   SANDBOX_PATHS,
   type SandboxInfo,
@@ -284,7 +285,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
         env.runCommand(command, { timeoutMs, mergeOutput: true }),
       );
     };
-    session = await SandboxSession.start({
+    session = await startSandboxSession({
       info,
       dir,
       workspace,
