@@ -32,6 +32,7 @@ export const imageBackend: SandboxBackend = {
       image,
       options.dir,
       options.container?.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS,
+      options.container?.imageSource ?? "auto",
     );
     const workspace = workspaceMountPoint(built.config);
     await copyOutOfImage(binary, built.tag, [
@@ -68,6 +69,7 @@ export const imageBackend: SandboxBackend = {
       name,
       binary,
       ownLimitsOnly: true,
+      image: built.origin,
       ...(handBack ? { beforeRemove: handBack } : {}),
     });
   },

@@ -10,7 +10,11 @@ export function openContainer(
   options: SessionOptions,
   paths: SessionPaths,
   invocation: Invocation,
-  container: { name: string; binary: string; ownLimitsOnly?: boolean; beforeRemove?: () => Promise<void> },
+  container: Pick<Supervisor, "ownLimitsOnly" | "image"> & {
+    name: string;
+    binary: string;
+    beforeRemove?: () => Promise<void>;
+  },
 ): Promise<SandboxSession> {
   const child = spawn(invocation.file, invocation.args, {
     env: { ...process.env },
@@ -22,6 +26,7 @@ export function openContainer(
     repliesOnStdout: true,
     containerName: container.name,
     ownLimitsOnly: container.ownLimitsOnly ?? false,
+    ...(container.image ? { image: container.image } : {}),
     stop: async () => {
       await container.beforeRemove?.();
       await engineCommand(container.binary, ["rm", "--force", container.name]).catch(() => {});

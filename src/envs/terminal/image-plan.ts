@@ -24,9 +24,20 @@ export type BuildNetwork = (typeof BUILD_NETWORKS)[number];
 /** The repository of the images hsearch builds from task Dockerfiles. */
 export const IMAGE_REPOSITORY = "hsearch-harbor";
 
+/**
+ * Where a task's image comes from when it names a prebuilt one (Harbor's `[environment].docker_image`): `auto`
+ * runs the prebuilt image where the engine has it or can pull it and builds the Dockerfile otherwise, as Harbor
+ * does; `prebuilt` and `dockerfile` force one (a prebuilt image that cannot be pulled is then the task's setup
+ * error). A task without a prebuilt image always builds its Dockerfile.
+ */
+export const IMAGE_SOURCES = ["auto", "prebuilt", "dockerfile"] as const;
+export type ImageSource = (typeof IMAGE_SOURCES)[number];
+
 /** A task's image as the environment takes it (the task format's `image`, decoded). */
 export interface DockerfileImage {
   dockerfile: string;
+  /** The prebuilt image Harbor pulls instead of building (`[environment].docker_image`), when the task names one. */
+  prebuilt?: string;
   /** The build context's files (not the Dockerfile), by relative path. */
   context: ReadonlyMap<string, Buffer>;
   /** Context files written executable. */
@@ -48,6 +59,11 @@ export function imageTag(image: Pick<DockerfileImage, "dockerfile" | "context" |
     hash.update(bytes);
   }
   return `${IMAGE_REPOSITORY}:${hash.digest("hex").slice(0, 16)}`;
+}
+
+/** `hsearch-harbor:prebuilt-<16 hex>`: the local tag of a pulled prebuilt image (a reference may carry a digest). */
+export function prebuiltTag(reference: string): string {
+  return `${IMAGE_REPOSITORY}:prebuilt-${createHash("sha256").update(reference).digest("hex").slice(0, 16)}`;
 }
 
 /** The tag of `base` with the run-time packages layer on top: `<base>-<8 hex>`; `base` itself when there are none. */

@@ -16,7 +16,8 @@ import { randomBytes } from "node:crypto";
 import { chown, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { badInput, HsearchError } from "../../core/errors";
-import type { DockerfileImage } from "./image-plan";
+import type { EpisodeImage } from "../types";
+import type { DockerfileImage, ImageSource } from "./image-plan";
 import { CommandOutput, cutMiddle } from "./output-cut";
 import { commandArgv, DEFAULT_LIMITS, resolveLimits } from "./sandbox-plan";
 import {
@@ -63,6 +64,8 @@ export interface SessionOptions {
     image?: DockerfileImage;
     /** The limit of that image's build. */
     buildTimeoutMs?: number;
+    /** Where that image comes from when the task names a prebuilt one (default `auto`). */
+    imageSource?: ImageSource;
   };
 }
 
@@ -110,6 +113,8 @@ export interface Supervisor {
    * container's cpus and memory and the wall time bound the rest, as in Harbor).
    */
   ownLimitsOnly?: boolean;
+  /** The task image the episode runs in (the task image backend). */
+  image?: EpisodeImage;
 }
 
 export class SandboxSession implements ShellSession {
@@ -126,6 +131,8 @@ export class SandboxSession implements ShellSession {
   private readonly ownLimitsOnly: boolean;
   /** The container's name (container sessions only). */
   readonly containerName: string | undefined;
+  /** The task image the episode runs in (task image sessions only). */
+  readonly image: EpisodeImage | undefined;
 
   private constructor(
     readonly info: SandboxInfo,
@@ -138,6 +145,7 @@ export class SandboxSession implements ShellSession {
     this.stop = supervisor.stop;
     this.ownLimitsOnly = supervisor.ownLimitsOnly ?? false;
     this.containerName = supervisor.containerName;
+    this.image = supervisor.image;
   }
 
   /** The session of a supervisor a backend started, once it is ready (stopped when it never gets ready). */

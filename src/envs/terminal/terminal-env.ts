@@ -29,11 +29,12 @@ import {
   type Author,
   type EffectRecord,
   type Environment,
+  type EpisodeImage,
   TaskSetupError,
   type ToolResult,
   type ToolSpec,
 } from "../types";
-import type { DockerfileImage } from "./image-plan";
+import type { DockerfileImage, ImageSource } from "./image-plan";
 import { cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
 import { startSandboxSession } from "./sandbox-backends";
 import { detectSandbox } from "./sandbox-detect";
@@ -110,6 +111,8 @@ export interface TerminalEnvOptions {
    * runs in its file system as its user, from its WORKDIR — the workspace (see image-plan.ts).
    */
   image?: DockerfileImage;
+  /** Where that image comes from when the task names a prebuilt one (image-plan.ts; default `auto`). */
+  imageSource?: ImageSource;
   /**
    * The task's own work directory (an imported Harbor task's WORKDIR outside /app, checked by workdir.ts): the
    * workspace is shown there (and at /workspace) instead of at /app, and every command starts there.
@@ -304,6 +307,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
               ...(options.image
                 ? {
                     image: options.image,
+                    ...(options.imageSource ? { imageSource: options.imageSource } : {}),
                     ...(options.setupTimeoutMs !== undefined
                       ? { buildTimeoutMs: options.setupTimeoutMs }
                       : {}),
@@ -341,6 +345,8 @@ export interface ShellSession {
    * take paths under it too. Absent for the sandbox, which shows the workspace at /workspace and /app.
    */
   readonly workdir?: string;
+  /** The task image the commands run in (a task image's sandbox). */
+  readonly image?: EpisodeImage;
 }
 
 export class TerminalEnv<Session extends ShellSession = SandboxSession> implements Environment {
@@ -465,6 +471,10 @@ export class TerminalEnv<Session extends ShellSession = SandboxSession> implemen
   /** @internal createTerminalEnv: the state the episode starts from. */
   async takeInitialSnapshot(): Promise<void> {
     this.snapshot = await snapshotWorkspace(this.workspace);
+  }
+
+  episodeImage(): EpisodeImage | undefined {
+    return this.session.image;
   }
 
   async close(): Promise<void> {
