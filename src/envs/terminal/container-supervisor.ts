@@ -10,7 +10,7 @@ export function openContainer(
   options: SessionOptions,
   paths: SessionPaths,
   invocation: Invocation,
-  container: Pick<Supervisor, "ownLimitsOnly" | "image"> & {
+  container: Pick<Supervisor, "ownLimitsOnly" | "image" | "hostPaths"> & {
     name: string;
     binary: string;
     beforeRemove?: () => Promise<void>;
@@ -27,6 +27,7 @@ export function openContainer(
     containerName: container.name,
     ownLimitsOnly: container.ownLimitsOnly ?? false,
     ...(container.image ? { image: container.image } : {}),
+    ...(container.hostPaths ? { hostPaths: container.hostPaths } : {}),
     stop: async () => {
       await container.beforeRemove?.();
       await engineCommand(container.binary, ["rm", "--force", container.name]).catch(() => {});

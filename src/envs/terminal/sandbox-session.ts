@@ -115,6 +115,8 @@ export interface Supervisor {
   ownLimitsOnly?: boolean;
   /** The task image the episode runs in (the task image backend). */
   image?: EpisodeImage;
+  /** Where the host sees the episode's workspace and /tmp, when not at the session's own paths. */
+  hostPaths?: { workspace: string; tmp: string };
 }
 
 export class SandboxSession implements ShellSession {
@@ -133,6 +135,8 @@ export class SandboxSession implements ShellSession {
   readonly containerName: string | undefined;
   /** The task image the episode runs in (task image sessions only). */
   readonly image: EpisodeImage | undefined;
+  /** Where the host sees the workspace and /tmp: a task image's container root, or the session's own paths. */
+  readonly hostPaths: { workspace: string; tmp: string };
 
   private constructor(
     readonly info: SandboxInfo,
@@ -146,6 +150,7 @@ export class SandboxSession implements ShellSession {
     this.ownLimitsOnly = supervisor.ownLimitsOnly ?? false;
     this.containerName = supervisor.containerName;
     this.image = supervisor.image;
+    this.hostPaths = supervisor.hostPaths ?? { workspace: paths.workspace, tmp: paths.tmp };
   }
 
   /** The session of a supervisor a backend started, once it is ready (stopped when it never gets ready). */

@@ -317,7 +317,9 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
           }
         : {}),
     });
-    const env = new TerminalEnv(info, dir, workspace, tmp, user, options, session);
+    // A task image's episode may keep its workspace in the container's own root (backend-image.ts).
+    const seen = session.hostPaths;
+    const env = new TerminalEnv(info, dir, seen.workspace, seen.tmp, user, options, session);
     if (setup && !options.readOnly && !imaged)
       await runSetupScript(setup, options, (command, timeoutMs) =>
         env.runCommand(command, { timeoutMs, mergeOutput: true }),
