@@ -48,7 +48,7 @@ export const imageBackend: SandboxBackend = {
       options.container?.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS,
       options.container?.imageSource ?? "auto",
     );
-    if (process.geteuid?.() === 0 && !options.readOnlyWorkspace && (await hasMergedRoot(binary))) {
+    if (process.geteuid?.() === 0 && !options.readOnlyWorkspace && MERGED_DRIVERS.has(built.driver)) {
       const session = await startInPlace(input, binary, built);
       if (session) return session;
     }
@@ -147,17 +147,6 @@ async function startBound(input: BackendStart, binary: string, built: BuiltImage
     image: built.origin,
     ...(handBack ? { beforeRemove: handBack } : {}),
   });
-}
-
-const drivers = new Map<string, Promise<string>>();
-
-async function hasMergedRoot(binary: string): Promise<boolean> {
-  let driver = drivers.get(binary);
-  if (!driver) {
-    driver = engineCommand(binary, ["info", "--format", "{{.Driver}}"]).catch(() => "");
-    drivers.set(binary, driver);
-  }
-  return MERGED_DRIVERS.has((await driver).trim());
 }
 
 /** Everything in `from` into `to`, owners and modes kept (nothing to do when `from` is empty). */

@@ -31,6 +31,8 @@ export interface BuiltImage {
   config: ImageConfig;
   /** Whether the engine can cap the container's writable layer (`--storage-opt size=`). */
   storageLimits: boolean;
+  /** The engine's storage driver (`docker info`), "" when it does not say. */
+  driver: string;
 }
 
 const builds = new Map<string, Promise<BuiltImage>>();
@@ -73,9 +75,9 @@ async function buildImage(
   timeoutMs: number,
   source: ImageSource,
 ): Promise<BuiltImage> {
-  const { base, origin } = await baseImage(binary, engine, image, scratch, timeoutMs, source);
+  const { base, origin, layered } = await baseImage(binary, engine, image, scratch, timeoutMs, source);
   const tag = runLayerTag(base, image.runPackages);
-  if (!(await present(binary, tag))) {
+  if (!layered && tag !== base) {
     const user = parseImageConfig(await inspectConfig(binary, base)).user;
     const layer = runLayerContext(base, user, image.runPackages);
     await buildContext(
@@ -94,15 +96,14 @@ async function buildImage(
     );
   }
   const config = parseImageConfig(await inspectConfig(binary, tag));
-  const storageLimits =
-    image.resources.storageMb !== undefined &&
-    engineLimitsStorage(await engineCommand(binary, ["info", "--format", "{{.Driver}}"]).catch(() => ""));
-  return { tag, config, storageLimits, origin };
+  const driver = (await engineCommand(binary, ["info", "--format", "{{.Driver}}"]).catch(() => "")).trim();
+  const storageLimits = image.resources.storageMb !== undefined && engineLimitsStorage(driver);
+  return { tag, config, storageLimits, driver, origin };
 }
 
 /**
  * The image the run-time layer goes on: the prebuilt one where `source` allows and the engine has or pulls it,
- * else the Dockerfile's (built unless present, or its layer is). Whichever is present counts as made.
+ * else the Dockerfile's (built unless present, or its layer is). `layered`: the layer on it is there already.
  */
 async function baseImage(
   binary: string,
@@ -111,10 +112,15 @@ async function baseImage(
   scratch: string,
   timeoutMs: number,
   source: ImageSource,
-): Promise<{ base: string; origin: EpisodeImage }> {
+): Promise<{ base: string; origin: EpisodeImage; layered: boolean }> {
   const reference = image.prebuilt;
+  /** "layer" when the run-time layer on `tag` is there (its base need not be), "base" when only `tag` is. */
   const made = async (tag: string) =>
-    (await present(binary, tag)) || (await present(binary, runLayerTag(tag, image.runPackages)));
+    (await present(binary, runLayerTag(tag, image.runPackages)))
+      ? ("layer" as const)
+      : (await present(binary, tag))
+        ? ("base" as const)
+        : undefined;
   let pullError: string | undefined;
   if (source === "prebuilt" && reference === undefined)
     throw new TaskSetupError(
@@ -124,7 +130,8 @@ async function baseImage(
   if (reference !== undefined && source !== "dockerfile") {
     const local = prebuiltTag(reference);
     const origin: EpisodeImage = { source: "prebuilt", reference };
-    if (await made(local)) return { base: local, origin };
+    const have = await made(local);
+    if (have) return { base: local, origin, layered: have === "layer" };
     if (!(await present(binary, reference))) {
       const pulled = await runLogged(binary, ["pull", reference], timeoutMs);
       if (pulled.code !== 0 || pulled.timedOut) {
@@ -140,7 +147,7 @@ async function baseImage(
     }
     if (pullError === undefined) {
       await engineCommand(binary, ["tag", reference, local]);
-      return { base: local, origin };
+      return { base: local, origin, layered: false };
     }
   }
   const base = imageTag(image);
@@ -150,7 +157,8 @@ async function baseImage(
     ...(reference !== undefined ? { prebuilt: reference } : {}),
     ...(pullError !== undefined ? { pull_error: cutMiddle(pullError, 500) } : {}),
   };
-  if (!(await made(base)))
+  const have = await made(base);
+  if (!have)
     await buildContext(
       binary,
       engine,
@@ -165,7 +173,7 @@ async function baseImage(
         executable: image.executable,
       },
     );
-  return { base, origin };
+  return { base, origin, layered: have === "layer" };
 }
 
 function lastLine(output: string): string {
