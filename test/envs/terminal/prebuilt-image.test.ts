@@ -10,7 +10,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DockerfileImage, ImageSource } from "../../../src/envs/terminal/image-plan";
+import {
+  type DockerfileImage,
+  type ImageSource,
+  imageTag,
+  prebuiltTag,
+} from "../../../src/envs/terminal/image-plan";
 import { imageSourceChosen } from "../../../src/envs/terminal/image-source";
 import { createTerminalEnv } from "../../../src/envs/terminal/terminal-env";
 import { TaskSetupError } from "../../../src/envs/types";
@@ -28,12 +33,6 @@ const docker = (args: string[], input?: string) =>
     input,
     timeout: 240_000,
   });
-
-/** Images hsearch makes (the Dockerfile's builds and the local tags of pulled images). */
-const harborImages = () =>
-  docker(["image", "ls", "--format", "{{.Repository}}:{{.Tag}}", "hsearch-harbor"])
-    .split("\n")
-    .filter(Boolean);
 
 /** A Dockerfile whose image says it was built from it; the prebuilt image says "prebuilt" in the same place. */
 function taskImage(prebuilt: string): DockerfileImage {
@@ -65,7 +64,6 @@ async function origin(prebuilt: string, imageSource: ImageSource) {
 beforeAll(async () => {
   dockerDaemon();
   ensureFixtureBaseImage();
-  before = new Set(harborImages());
   registry = await startRegistry();
   pullable = `${registry.host}/hsearch-test/origin:1`;
   const context = mkdtempSync(join(tmpdir(), "hsearch-prebuilt-"));
@@ -84,9 +82,8 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  const made = harborImages().filter((tag) => !before.has(tag));
-  if (made.length > 0) docker(["rmi", "--force", ...made]);
-  docker(["rmi", "--force", pullable]);
+  // Only this file's images: other files build theirs at the same time.
+  docker(["rmi", "--force", imageTag(taskImage(pullable)), prebuiltTag(pullable)]);
   await registry?.stop();
 });
 
