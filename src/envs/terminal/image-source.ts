@@ -19,3 +19,22 @@ export function imageSourceChosen(env: NodeJS.ProcessEnv = process.env): ImageSo
     );
   return source;
 }
+
+/**
+ * Run `work` with `source` as the image source of the episodes this process makes (the variable restored after);
+ * without a source, the environment's own choice stands.
+ */
+export async function withImageSource<T>(
+  source: ImageSource | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (source === undefined) return work();
+  const before = process.env[IMAGE_SOURCE_VARIABLE];
+  process.env[IMAGE_SOURCE_VARIABLE] = source;
+  try {
+    return await work();
+  } finally {
+    if (before === undefined) delete process.env[IMAGE_SOURCE_VARIABLE];
+    else process.env[IMAGE_SOURCE_VARIABLE] = before;
+  }
+}
