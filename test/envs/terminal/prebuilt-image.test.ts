@@ -6,19 +6,25 @@
  * container, as in Harbor's (a rename from /app to /tmp works).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PACKAGE_ROOT } from "../../../src/core/paths";
+import type { Task, TerminalEnvSpec } from "../../../src/domain/task";
 import {
   type DockerfileImage,
   type ImageSource,
   imageTag,
   prebuiltTag,
+  runLayerTag,
 } from "../../../src/envs/terminal/image-plan";
 import { imageSourceChosen } from "../../../src/envs/terminal/image-source";
+import { dockerfileImage } from "../../../src/envs/terminal/task-options";
 import { createTerminalEnv } from "../../../src/envs/terminal/terminal-env";
 import { TaskSetupError } from "../../../src/envs/types";
+import { convertTaskDir } from "../../../src/tasks/harbor/import-harbor";
+import { runCli } from "../../helpers/cli";
 import { ensureFixtureBaseImage, FIXTURE_BASE_IMAGE } from "../../helpers/debian-fixture-image";
 import { dockerDaemon } from "../../helpers/docker-daemon";
 import { startRegistry, type TestRegistry } from "../../helpers/local-registry";
@@ -162,3 +168,70 @@ describe("the task image's file system", () => {
     }
   }, 240_000);
 });
+
+describe("eval --image-source", () => {
+  it("records with each episode which image it ran in, as the flag chose", async () => {
+    const converted = convertTaskDir(
+      join(PACKAGE_ROOT, "test", "fixtures", "harbor-docker", "words-home"),
+      "search",
+      {
+        sandbox: "docker",
+        buildNetwork: "none",
+      },
+    );
+    if (!converted.ok) throw new Error(converted.reason);
+    const task: Task = converted.task;
+    const env = task.env as TerminalEnvSpec;
+    if (!env.image) throw new Error("the fixture has no image");
+    env.image.prebuilt = pullable;
+    const dir = mkdtempSync(join(tmpdir(), "hsearch-prebuilt-eval-"));
+    try {
+      writeFileSync(join(dir, `${task.id}.json`), JSON.stringify(task));
+      const images = async (source: ImageSource) => {
+        const out = join(dir, `out-${source}`);
+        const ran = await runCli([
+          "eval",
+          "--harness",
+          join(PACKAGE_ROOT, "harnesses", "abandon"),
+          "--tasks",
+          join(dir, `${task.id}.json`),
+          "--model",
+          "oracle",
+          "--image-source",
+          source,
+          "--out",
+          out,
+          "--json",
+        ]);
+        expect(ran.code, ran.stderr).toBe(0);
+        return trajectories(out).map((trajectory) => trajectory.image);
+      };
+      expect(await images("prebuilt")).toEqual([{ source: "prebuilt", reference: pullable }]);
+      const built = await images("dockerfile");
+      expect(built).toHaveLength(1);
+      expect(built[0]?.source).toBe("dockerfile");
+      expect(built[0]?.prebuilt).toBe(pullable);
+      const bad = await runCli(["eval", "--tasks", dir, "--harness", "x", "--image-source", "pull"]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain("image-source");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      const image = dockerfileImage(env.image);
+      const base = imageTag(image);
+      docker(["rmi", "--force", base, runLayerTag(base, image.runPackages)]);
+      docker(["rmi", "--force", runLayerTag(prebuiltTag(pullable), image.runPackages)]);
+    }
+  }, 300_000);
+});
+
+/** Every stored trajectory of an evaluation directory (its trajectories/*.jsonl lines). */
+function trajectories(
+  out: string,
+): Array<{ image?: { source: string; reference: string; prebuilt?: string } }> {
+  const dir = join(out, "trajectories");
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".jsonl"))
+    .flatMap((name) => readFileSync(join(dir, name), "utf8").split("\n").filter(Boolean))
+    .map((line) => JSON.parse(line))
+    .map((record) => record.trajectory ?? record);
+}
