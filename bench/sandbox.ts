@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { availableMechanisms, prepareWorkspace, runInSandbox } from "../src/envs/terminal/sandbox";
-import { SandboxSession } from "../src/envs/terminal/sandbox-session";
+import { startSandboxSession } from "../src/envs/terminal/sandbox-backends";
 import { createTerminalEnv } from "../src/envs/terminal/terminal-env";
 
 const RUNS = Number(process.argv[2] ?? 200);
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     await mkdir(episodeTmp);
     const user = await prepareWorkspace(episodeWorkspace, info);
     await prepareWorkspace(episodeTmp, info);
-    const session = await SandboxSession.start({
+    const session = await startSandboxSession({
       info,
       dir: episode,
       workspace: episodeWorkspace,

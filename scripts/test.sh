@@ -11,13 +11,15 @@ cd "$(dirname "$0")/.."
 # sandbox (g++ and python3 also build the native modules when npm ci finds no prebuilt binary); the sandbox uses
 # unshare, setpriv, prlimit, ip and bubblewrap (test/envs/terminal/sandbox-detect.test.ts checks none is dropped);
 # imported Harbor tasks run their tests with python3 -m pytest; the container backend and the Harbor Docker path use
-# a docker daemon; the workers' tests start their own redis-server; test/cli/narrow-terminal.e2e.test.ts runs the
-# CLI in tmux; the browser tests drive Debian's Chromium through playwright-core; the Harbor installed agent's tests
-# drive it with python3 through a stand-in of Harbor's interface, which imports jinja2 and pydantic.
+# a docker daemon, and a task's prebuilt image is pulled from a docker-registry the test starts on 127.0.0.1; the
+# workers' tests start their own redis-server; test/cli/narrow-terminal.e2e.test.ts runs the CLI in tmux; the
+# browser tests drive Debian's Chromium through playwright-core; the Harbor installed agent's tests drive it with
+# python3 through a stand-in of Harbor's interface, which imports jinja2 and pydantic.
 needs=(
   "bash bash" "git git" "make make" "gcc gcc" "g++ g++" "jq jq" "python3 python3"
   "unshare util-linux" "setpriv util-linux" "prlimit util-linux" "ip iproute2" "bwrap bubblewrap"
-  "pytest python3-pytest" "dockerd docker.io" "docker docker.io" "redis-server redis-server" "tmux tmux"
+  "pytest python3-pytest" "dockerd docker.io" "docker docker.io" "docker-registry docker-registry"
+  "redis-server redis-server" "tmux tmux"
   "chromium chromium" "jinja2 python3-jinja2" "pydantic python3-pydantic"
 )
 present() {

@@ -5,6 +5,7 @@ import { newRunId } from "../core/ids";
 import { assertOutputApart } from "../core/output-overlap";
 import { resolveUserPath } from "../core/paths";
 import { isPluginHookError } from "../core/plugin-hook";
+import { withImageSource } from "../envs/terminal";
 import { harnessLimitsOf, loadHarness } from "../harness/load";
 import { createRejectionMemory, describeRejection, type RejectionMemory } from "../models/parameter-fallback";
 import { loadPriceTable } from "../models/prices";
@@ -294,36 +295,39 @@ async function searchIn(
       proposalsPerRound: config.proposals_per_round,
       model: models.agent.id,
     });
-    const outcome = await runSearch({
-      config,
-      runId,
-      runDir,
-      store,
-      seedHarnessDir: resolveSeedHarness(config, host.cwd),
-      tasks,
-      model: models.agent,
-      metaModel: models.proposer ?? null,
-      roleModels: {
-        ...(models.reflector ? { reflector: models.reflector } : {}),
-        ...(models.curator ? { curator: models.curator } : {}),
-      },
-      ...(plugins.proposer ? { pluginProposer: plugins.proposer } : {}),
-      judge: judgeOf(models),
-      customerModel: models.customer,
-      prices: loadPriceTable(),
-      ...(queue ? { executor: queue.execute } : {}),
-      // With workers the agent's and customer's calls are made there; each rollout's usage comes back with it.
-      usage: workers
-        ? () => mergeUsageRows([...models.usageRows(), ...workers.usageRows()])
-        : models.usageRows,
-      events: {
-        phase: (message) => events.emit({ type: "phase", message }),
-        rollouts: (done, total, label) => events.emit({ type: "rollouts", done, total, label }),
-        candidate: (info) => events.emit({ type: "candidate", ...info }),
-        round: (info) => events.emit({ type: "round", ...info }),
-      },
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    // The config's image source reaches the episodes this process makes (workers take their own environment's).
+    const outcome = await withImageSource(config.image_source, () =>
+      runSearch({
+        config,
+        runId,
+        runDir,
+        store,
+        seedHarnessDir: resolveSeedHarness(config, host.cwd),
+        tasks,
+        model: models.agent,
+        metaModel: models.proposer ?? null,
+        roleModels: {
+          ...(models.reflector ? { reflector: models.reflector } : {}),
+          ...(models.curator ? { curator: models.curator } : {}),
+        },
+        ...(plugins.proposer ? { pluginProposer: plugins.proposer } : {}),
+        judge: judgeOf(models),
+        customerModel: models.customer,
+        prices: loadPriceTable(),
+        ...(queue ? { executor: queue.execute } : {}),
+        // With workers the agent's and customer's calls are made there; each rollout's usage comes back with it.
+        usage: workers
+          ? () => mergeUsageRows([...models.usageRows(), ...workers.usageRows()])
+          : models.usageRows,
+        events: {
+          phase: (message) => events.emit({ type: "phase", message }),
+          rollouts: (done, total, label) => events.emit({ type: "rollouts", done, total, label }),
+          candidate: (info) => events.emit({ type: "candidate", ...info }),
+          round: (info) => events.emit({ type: "round", ...info }),
+        },
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    );
     events.emit({ type: "finished", outcome });
     // The run's own metrics over its episodes, imported again as status, report and view will import them.
     return { runId, runDir, status: await statusWithMetrics(store), outcome };

@@ -5,6 +5,7 @@ import { evaluationLocation } from "../api/probe";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { FAMILIES, type Task } from "../domain/task";
+import { IMAGE_SOURCE_VARIABLE, IMAGE_SOURCES, withImageSource } from "../envs/terminal";
 import { ALLOW_INTERNET_VARIABLE } from "../envs/terminal/internet";
 import { cutMiddle } from "../envs/terminal/output-cut";
 import type { HarnessTaskConfig } from "../eval/eval-config";
@@ -98,6 +99,10 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
           type: "boolean",
           describe: `give network to the tasks whose task.toml says allow_internet = true (off by default; ${ALLOW_INTERNET_VARIABLE}=1 does the same)`,
         })
+        .option("image-source", {
+          choices: IMAGE_SOURCES,
+          describe: `where a task with a prebuilt image (Harbor's docker_image) gets it: auto pulls it and builds the task's Dockerfile when it cannot, prebuilt or dockerfile force one (default auto; ${IMAGE_SOURCE_VARIABLE} does the same)`,
+        })
         .check((argv) => {
           const rate = argv["max-infra-error-rate"];
           if (rate !== undefined && !(rate >= 0 && rate <= 1))
@@ -147,9 +152,10 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
       // The sandbox reads the grant where it makes each episode (workers read their own environment).
       const before = process.env[ALLOW_INTERNET_VARIABLE];
       if (argv.allowInternet) process.env[ALLOW_INTERNET_VARIABLE] = "1";
-      const { report, scores, maxInfraErrorRate } = await (argv.resume === undefined
-        ? runEval(options, io)
-        : resumeEval(argv.resume, { ...options, concurrency: argv.concurrency }, io)
+      const { report, scores, maxInfraErrorRate } = await withImageSource(argv.imageSource, () =>
+        argv.resume === undefined
+          ? runEval(options, io)
+          : resumeEval(argv.resume, { ...options, concurrency: argv.concurrency }, io),
       ).finally(() => {
         if (before === undefined) delete process.env[ALLOW_INTERNET_VARIABLE];
         else process.env[ALLOW_INTERNET_VARIABLE] = before;

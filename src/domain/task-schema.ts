@@ -81,6 +81,11 @@ const terminalImage = z
   .object({
     /** The Dockerfile's text. */
     dockerfile: z.string().min(1),
+    /**
+     * The prebuilt image Harbor pulls and runs instead of building the Dockerfile (task.toml
+     * `[environment].docker_image`); hsearch runs it where the engine can pull it (the user's image source).
+     */
+    prebuilt: z.string().min(1).optional(),
     /** The build context's text files (UTF-8), by path relative to the context (Harbor: environment/). */
     context: z.record(z.string(), z.string()).optional(),
     /** The build context's other files, base64 by path. */

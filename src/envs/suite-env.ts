@@ -88,9 +88,11 @@ const terminal: SuiteRuntime = {
    */
   async createEnvironment(task, options) {
     const { env } = terminalTask(task);
-    const { createTerminalEnv, internetAllowed, terminalEnvOptions } = await import("./terminal");
+    const { createTerminalEnv, imageSourceChosen, internetAllowed, terminalEnvOptions } = await import(
+      "./terminal"
+    );
     return createTerminalEnv({
-      ...terminalEnvOptions(env, internetAllowed()),
+      ...terminalEnvOptions(env, internetAllowed(), imageSourceChosen()),
       forbidden: task.forbidden,
       ...(options.readOnly ? { readOnly: true } : {}),
     });

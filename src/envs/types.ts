@@ -47,6 +47,20 @@ export interface EffectRecord {
   files?: { created: string[]; modified: string[]; deleted: string[] };
 }
 
+/**
+ * The container image a task's episode ran in, when it ran in its own (Harbor's path): the prebuilt image it
+ * pulled, or the Dockerfile's it built (then the prebuilt one it named and why it was not pulled).
+ */
+export interface EpisodeImage {
+  source: "prebuilt" | "dockerfile";
+  /** The prebuilt image's reference, or the built image's tag. */
+  reference: string;
+  /** The prebuilt image the task names, when the Dockerfile was built instead. */
+  prebuilt?: string;
+  /** Why the prebuilt image could not be pulled (`auto`), when it was not. */
+  pull_error?: string;
+}
+
 export interface Environment {
   /** The suite whose environment this is. */
   readonly suite: SuiteName;
@@ -72,6 +86,8 @@ export interface Environment {
   isDeferralCall?(name: string, args: unknown): boolean;
   /** Harness control: make the certified deferral as the harness, with `reason`; what the environment recorded. */
   deferAsHarness(reason: string, step: number): Promise<DeferralChange | undefined>;
+  /** The image the episode runs in, where it runs in a task's own image (recorded with the trajectory). */
+  episodeImage?(): EpisodeImage | undefined;
   /** Release resources (temp dirs). Safe to call twice. */
   close(): Promise<void>;
 }

@@ -146,7 +146,11 @@ export async function withOpenRollout<T>(
             completed: !UNFINISHED.has(episode.end.reason),
           })
         : null;
-    const trajectory = episodeTrajectory({ ...input, model }, episode, tally, verified);
+    const image = env.episodeImage?.();
+    const trajectory = {
+      ...episodeTrajectory({ ...input, model }, episode, tally, verified),
+      ...(image ? { image } : {}),
+    };
     return await use({ task, env, episode, engine, trajectory: await withUnmetInternet(task, trajectory) });
   } finally {
     await env.close();

@@ -114,6 +114,14 @@ export const trajectorySchema: z.ZodType<Trajectory> = z.strictObject({
     error_class: z.string().optional(),
   }),
   reward: z.number().nullable(),
+  image: z
+    .strictObject({
+      source: z.enum(["prebuilt", "dockerfile"]),
+      reference: z.string(),
+      prebuilt: z.string().optional(),
+      pull_error: z.string().optional(),
+    })
+    .optional(),
   verifier: z
     .strictObject({
       output: z.string(),

@@ -5,7 +5,7 @@
 
 import type { Family, Kind, SuiteName } from "../domain/task";
 import type { DeferralVia } from "../envs/deferral";
-import type { Author } from "../envs/types";
+import type { Author, EpisodeImage } from "../envs/types";
 
 export type { DeferralVia };
 
@@ -114,6 +114,8 @@ export interface Trajectory {
   end: EpisodeEnd;
   /** Native verifier reward (0 or 1); null for infra errors. */
   reward: number | null;
+  /** The task's own container image the episode ran in (prebuilt or built from its Dockerfile), where it had one. */
+  image?: EpisodeImage;
   /** The verifier's own report, where it gives one (terminal tasks whose verifier ran). */
   verifier?: VerifierReport;
   usage: TrajectoryUsage;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
 import { SUITES } from "../domain/task";
+import { IMAGE_SOURCES } from "../envs/terminal";
 import { HARNESS_LIMITS } from "../harness/load";
 import { DEFAULT_MAX_REPLY_CHARS, DEFAULT_TIMEOUT_MS } from "../models/reply-limit";
 import { roleModelsSchema } from "../models/settings";
@@ -211,6 +212,12 @@ function buildConfigSchema() {
         })
         .describe(
           "Limits on input a run reads: harness files and model replies, and how long a model call may take.",
+        ),
+      image_source: z
+        .enum(IMAGE_SOURCES)
+        .optional()
+        .describe(
+          "Where a terminal task with a prebuilt image (Harbor's docker_image) gets it: auto (pull it, else build its Dockerfile), prebuilt or dockerfile. Default auto, or HSEARCH_IMAGE_SOURCE.",
         ),
       metrics: z
         .array(

@@ -8,14 +8,16 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { HsearchError } from "../../core/errors";
-import { TaskSetupError } from "../types";
+import { type EpisodeImage, TaskSetupError } from "../types";
 import {
   buildInvocation,
   type DockerfileImage,
   engineLimitsStorage,
   type ImageConfig,
+  type ImageSource,
   imageTag,
   parseImageConfig,
+  prebuiltTag,
   runLayerContext,
   runLayerTag,
 } from "./image-plan";
@@ -24,16 +26,22 @@ import type { ContainerEngine } from "./session-plan";
 
 export interface BuiltImage {
   tag: string;
+  /** Which image the episode runs from, recorded with it. */
+  origin: EpisodeImage;
   config: ImageConfig;
   /** Whether the engine can cap the container's writable layer (`--storage-opt size=`). */
   storageLimits: boolean;
+  /** The engine's storage driver (`docker info`), "" when it does not say. */
+  driver: string;
 }
 
 const builds = new Map<string, Promise<BuiltImage>>();
 
 /**
- * The task's image, built unless the engine has it (concurrent episodes of a task wait for one build). A failed
- * build is the task's setup error, with the end of the build's output; nothing is cached for it.
+ * The task's image: its prebuilt image or its Dockerfile's as `source` says (`ImageSource`), then the run-time
+ * packages layer, each made unless the engine has it (concurrent episodes of a task wait for one build). A failed
+ * build, or a forced prebuilt image that cannot be pulled, is the task's setup error with the end of the engine's
+ * output; nothing is cached for it.
  */
 export function ensureDockerfileImage(
   binary: string,
@@ -41,13 +49,18 @@ export function ensureDockerfileImage(
   image: DockerfileImage,
   scratch: string,
   timeoutMs: number,
+  source: ImageSource = "auto",
 ): Promise<BuiltImage> {
-  const base = imageTag(image);
-  const tag = runLayerTag(base, image.runPackages);
-  const key = `${binary} ${tag}`;
+  const key = [
+    binary,
+    source,
+    imageTag(image),
+    image.prebuilt ?? "",
+    runLayerTag("", image.runPackages),
+  ].join(" ");
   let built = builds.get(key);
   if (!built) {
-    built = buildImage(binary, engine, image, base, tag, scratch, timeoutMs);
+    built = buildImage(binary, engine, image, scratch, timeoutMs, source);
     builds.set(key, built);
     built.catch(() => builds.delete(key));
   }
@@ -58,51 +71,120 @@ async function buildImage(
   binary: string,
   engine: ContainerEngine,
   image: DockerfileImage,
-  base: string,
-  tag: string,
   scratch: string,
   timeoutMs: number,
+  source: ImageSource,
 ): Promise<BuiltImage> {
-  if (!(await present(binary, tag))) {
-    if (!(await present(binary, base)))
-      await buildContext(
-        binary,
-        engine,
-        scratch,
-        timeoutMs,
-        image.buildNetwork,
-        base,
-        "the task's Dockerfile",
-        {
-          Dockerfile: Buffer.from(image.dockerfile),
-          context: image.context,
-          executable: image.executable,
-        },
-      );
-    if (tag !== base) {
-      const user = parseImageConfig(await inspectConfig(binary, base)).user;
-      const layer = runLayerContext(base, user, image.runPackages);
-      await buildContext(
-        binary,
-        engine,
-        scratch,
-        timeoutMs,
-        image.buildNetwork,
-        tag,
-        "the layer of the tests' and solution's packages",
-        {
-          Dockerfile: Buffer.from(layer.dockerfile),
-          context: new Map([["hsearch-run-packages.sh", Buffer.from(layer.script)]]),
-          executable: [],
-        },
-      );
-    }
+  const { base, origin, layered } = await baseImage(binary, engine, image, scratch, timeoutMs, source);
+  const tag = runLayerTag(base, image.runPackages);
+  if (!layered && tag !== base) {
+    const user = parseImageConfig(await inspectConfig(binary, base)).user;
+    const layer = runLayerContext(base, user, image.runPackages);
+    await buildContext(
+      binary,
+      engine,
+      scratch,
+      timeoutMs,
+      image.buildNetwork,
+      tag,
+      "the layer of the tests' and solution's packages",
+      {
+        Dockerfile: Buffer.from(layer.dockerfile),
+        context: new Map([["hsearch-run-packages.sh", Buffer.from(layer.script)]]),
+        executable: [],
+      },
+    );
   }
   const config = parseImageConfig(await inspectConfig(binary, tag));
-  const storageLimits =
-    image.resources.storageMb !== undefined &&
-    engineLimitsStorage(await engineCommand(binary, ["info", "--format", "{{.Driver}}"]).catch(() => ""));
-  return { tag, config, storageLimits };
+  const driver = (await engineCommand(binary, ["info", "--format", "{{.Driver}}"]).catch(() => "")).trim();
+  const storageLimits = image.resources.storageMb !== undefined && engineLimitsStorage(driver);
+  return { tag, config, storageLimits, driver, origin };
+}
+
+/**
+ * The image the run-time layer goes on: the prebuilt one where `source` allows and the engine has or pulls it,
+ * else the Dockerfile's (built unless present, or its layer is). `layered`: the layer on it is there already.
+ */
+async function baseImage(
+  binary: string,
+  engine: ContainerEngine,
+  image: DockerfileImage,
+  scratch: string,
+  timeoutMs: number,
+  source: ImageSource,
+): Promise<{ base: string; origin: EpisodeImage; layered: boolean }> {
+  const reference = image.prebuilt;
+  /** "layer" when the run-time layer on `tag` is there (its base need not be), "base" when only `tag` is. */
+  const made = async (tag: string) =>
+    (await present(binary, runLayerTag(tag, image.runPackages)))
+      ? ("layer" as const)
+      : (await present(binary, tag))
+        ? ("base" as const)
+        : undefined;
+  let pullError: string | undefined;
+  if (source === "prebuilt" && reference === undefined)
+    throw new TaskSetupError(
+      "the image source is prebuilt, but the task names no prebuilt image ([environment].docker_image)",
+      { field: "env.image.prebuilt" },
+    );
+  if (reference !== undefined && source !== "dockerfile") {
+    const local = prebuiltTag(reference);
+    const origin: EpisodeImage = { source: "prebuilt", reference };
+    const have = await made(local);
+    if (have) return { base: local, origin, layered: have === "layer" };
+    if (!(await present(binary, reference))) {
+      const pulled = await runLogged(binary, ["pull", reference], timeoutMs);
+      if (pulled.code !== 0 || pulled.timedOut) {
+        const why = pulled.timedOut
+          ? `did not finish in ${Math.round(timeoutMs / 1000)} s`
+          : lastLine(pulled.output) || `exit status ${pulled.code}`;
+        if (source === "prebuilt")
+          throw new TaskSetupError(`${engine} cannot pull the task's prebuilt image ${reference}: ${why}`, {
+            field: "env.image.prebuilt",
+          });
+        pullError = why;
+      }
+    }
+    if (pullError === undefined) {
+      await engineCommand(binary, ["tag", reference, local]);
+      return { base: local, origin, layered: false };
+    }
+  }
+  const base = imageTag(image);
+  const origin: EpisodeImage = {
+    source: "dockerfile",
+    reference: base,
+    ...(reference !== undefined ? { prebuilt: reference } : {}),
+    ...(pullError !== undefined ? { pull_error: cutMiddle(pullError, 500) } : {}),
+  };
+  const have = await made(base);
+  if (!have)
+    await buildContext(
+      binary,
+      engine,
+      scratch,
+      timeoutMs,
+      image.buildNetwork,
+      base,
+      "the task's Dockerfile",
+      {
+        Dockerfile: Buffer.from(image.dockerfile),
+        context: image.context,
+        executable: image.executable,
+      },
+    );
+  return { base, origin, layered: have === "layer" };
+}
+
+function lastLine(output: string): string {
+  return (
+    output
+      .trim()
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "")
+      .at(-1) ?? ""
+  );
 }
 
 async function buildContext(

@@ -6,10 +6,11 @@
  *
  * The episode runs as Harbor runs it: in the image's own file system, as the image's user (root in Terminal-Bench's
  * images) with the engine's default capabilities, starting in the image's WORKDIR, with the task's cpus and memory.
- * hsearch adds what it needs to observe and score: no network at all, a process limit, the WORKDIR bound from the
- * host (its content first copied out of the image, owners kept) so every change there is an effect it sees, /tmp
- * bound likewise (long commands reach the episode as script files there), /tests and /logs for the verifier, and
- * the control directory. The supervisor is the entrypoint, so the image's ENTRYPOINT and CMD do not run.
+ * hsearch adds what it needs to observe and score: no network at all, a process limit, /tests and /logs for the
+ * verifier, and the control directory. The WORKDIR and /tmp (where long commands arrive as script files) must be
+ * seen from the host: as root on an overlay engine they stay in the container's own file system, read by the host
+ * in its merged root (`inPlace`, as in Harbor: a rename between them works); otherwise they are bound from the host,
+ * their content first copied out of the image with owners kept (two mounts: a rename between them gives EXDEV). The supervisor is the entrypoint, so the image's ENTRYPOINT and CMD do not run.
  */
 import { createHash } from "node:crypto";
 import { HsearchError } from "../../core/errors";
@@ -24,9 +25,20 @@ export type BuildNetwork = (typeof BUILD_NETWORKS)[number];
 /** The repository of the images hsearch builds from task Dockerfiles. */
 export const IMAGE_REPOSITORY = "hsearch-harbor";
 
+/**
+ * Where a task's image comes from when it names a prebuilt one (Harbor's `[environment].docker_image`): `auto`
+ * runs the prebuilt image where the engine has it or can pull it and builds the Dockerfile otherwise, as Harbor
+ * does; `prebuilt` and `dockerfile` force one (a prebuilt image that cannot be pulled is then the task's setup
+ * error). A task without a prebuilt image always builds its Dockerfile.
+ */
+export const IMAGE_SOURCES = ["auto", "prebuilt", "dockerfile"] as const;
+export type ImageSource = (typeof IMAGE_SOURCES)[number];
+
 /** A task's image as the environment takes it (the task format's `image`, decoded). */
 export interface DockerfileImage {
   dockerfile: string;
+  /** The prebuilt image Harbor pulls instead of building (`[environment].docker_image`), when the task names one. */
+  prebuilt?: string;
   /** The build context's files (not the Dockerfile), by relative path. */
   context: ReadonlyMap<string, Buffer>;
   /** Context files written executable. */
@@ -48,6 +60,11 @@ export function imageTag(image: Pick<DockerfileImage, "dockerfile" | "context" |
     hash.update(bytes);
   }
   return `${IMAGE_REPOSITORY}:${hash.digest("hex").slice(0, 16)}`;
+}
+
+/** `hsearch-harbor:prebuilt-<16 hex>`: the local tag of a pulled prebuilt image (a reference may carry a digest). */
+export function prebuiltTag(reference: string): string {
+  return `${IMAGE_REPOSITORY}:prebuilt-${createHash("sha256").update(reference).digest("hex").slice(0, 16)}`;
 }
 
 /** The tag of `base` with the run-time packages layer on top: `<base>-<8 hex>`; `base` itself when there are none. */
@@ -169,12 +186,18 @@ export interface ImageRunInput {
   storageLimits: boolean;
   /** The engine's default network instead of none (a task's allow_internet, granted by the user). */
   network?: boolean;
+  /**
+   * The WORKDIR and /tmp stay in the container's own file system, as in Harbor's (a rename between them works):
+   * the container is created, not run, so the host can find them in its merged root before it starts.
+   */
+  inPlace?: boolean;
 }
 
 /** `docker run` of the episode: the image's file system and user, the supervisor as its first process. */
 export function imageRunInvocation(input: ImageRunInput): Invocation {
   const { paths, resources } = input;
-  const args = ["run", "-i", "--rm", "--name", input.name, "--network", input.network ? "bridge" : "none"];
+  const verb = input.inPlace ? "create" : "run";
+  const args = [verb, "-i", "--rm", "--name", input.name, "--network", input.network ? "bridge" : "none"];
   if (resources.cpus !== undefined) args.push("--cpus", String(resources.cpus));
   if (resources.memoryMb !== undefined) args.push("--memory", `${resources.memoryMb}m`);
   if (resources.storageMb !== undefined && input.storageLimits)
@@ -182,8 +205,10 @@ export function imageRunInvocation(input: ImageRunInput): Invocation {
   // The episode's own limit plus the supervisor and its helpers, as in the other container backend.
   args.push("--pids-limit", String(input.maxProcs + 16));
   const mount = workspaceMountPoint(input.config);
-  args.push("--volume", `${paths.workspace}:${mount}${input.readOnlyWorkspace ? ":ro" : ""}`);
-  args.push("--volume", `${paths.tmp}:${SANDBOX_PATHS.tmp}`);
+  if (!input.inPlace) {
+    args.push("--volume", `${paths.workspace}:${mount}${input.readOnlyWorkspace ? ":ro" : ""}`);
+    args.push("--volume", `${paths.tmp}:${SANDBOX_PATHS.tmp}`);
+  }
   args.push("--volume", `${paths.tests}:${SANDBOX_PATHS.tests}:ro`);
   args.push("--volume", `${paths.logs}:${SANDBOX_PATHS.logs}`);
   args.push("--volume", `${paths.control}:${CONTROL_PATH}:ro`);

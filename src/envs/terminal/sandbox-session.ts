@@ -1,9 +1,9 @@
 /**
- * The persistent sandbox of one episode: started once (session-plan.ts says how), then each command is sent to its
- * supervisor and framed back: output up to the command's marker on stdout and stderr, exit status on fd 4. The
- * namespaces, background processes, /tmp and the writable root live until `close`, which kills every process of
- * the episode (the PID namespace dies with its launcher). In a container (docker/podman) the episode is one container;
- * a task with a setup gets an image of its own, built once per content hash and reused (see `TaskImage`).
+ * The persistent sandbox of one episode: started once by its backend (sandbox-backends.ts lists them: namespaces,
+ * a container, a task's Dockerfile image), then each command is sent to its supervisor and framed back: output up to
+ * the command's marker on stdout and stderr, exit status on fd 4 (after the marker on stdout in a container). The
+ * background processes, /tmp and the writable root live until `close`, which ends every process of the episode as
+ * its backend says (the PID namespace dies with its launcher; a container is removed by name).
  *
  * Host layout under the episode's directory `dir`:
  *   root/      the episode's / (mount points, symlinks, writable directories)
@@ -11,24 +11,15 @@
  *   verifier/tests, verifier/logs   /tests and /logs (runVerifier fills and hands them over)
  *   passwd, group, fstab            identity files (root only) and the unshare mounts
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { chown, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chown, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { badInput, HsearchError } from "../../core/errors";
-import { copyOutOfImage, engineCommand, ensureDockerfileImage, openTmp } from "./image-build";
-import { type DockerfileImage, imageRunInvocation, workspaceMountPoint } from "./image-plan";
+import type { EpisodeImage } from "../types";
+import type { DockerfileImage, ImageSource } from "./image-plan";
 import { CommandOutput, cutMiddle } from "./output-cut";
-import {
-  findTool,
-  handWorkspaceTo,
-  hostEntries,
-  identityTexts,
-  isDirectory,
-  sandboxUserFor,
-} from "./sandbox-host";
-import { commandArgv, DEFAULT_LIMITS, type HostEntry, resolveLimits } from "./sandbox-plan";
-import { checkLimits } from "./sandbox-run";
+import { commandArgv, DEFAULT_LIMITS, resolveLimits } from "./sandbox-plan";
 import {
   SANDBOX_PATHS,
   type SandboxInfo,
@@ -36,32 +27,13 @@ import {
   type SandboxResult,
   type SandboxUser,
 } from "./sandbox-types";
-import {
-  bwrapSessionInvocation,
-  CONTROL_PATH,
-  type ContainerEngine,
-  containerImageLayout,
-  containerRunInvocation,
-  encodeRequest,
-  episodeRootLayout,
-  HOST_VAR_LIB,
-  IMAGE_OWNER_PATH,
-  type SessionPaths,
-  type SessionPlanInput,
-  sessionFstab,
-  supervisorEnv,
-  unshareSessionInvocation,
-  WRITABLE_ROOT_DIRS,
-  writableRootDirs,
-} from "./session-plan";
+import { CONTROL_PATH, type ContainerEngine, encodeRequest, type SessionPaths } from "./session-plan";
 import type { ShellSession } from "./terminal-env";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** How long past a command's own timeout the host waits for the supervisor before giving the episode up. */
 const SUPERVISOR_GRACE_MS = 10_000;
-const START_TIMEOUT_MS = 30_000;
-/** A task image's build without a limit of its own (Harbor's default build_timeout_sec). */
-const DEFAULT_BUILD_TIMEOUT_MS = 600_000;
+export const START_TIMEOUT_MS = 30_000;
 
 export interface SessionOptions {
   info: SandboxInfo;
@@ -92,6 +64,8 @@ export interface SessionOptions {
     image?: DockerfileImage;
     /** The limit of that image's build. */
     buildTimeoutMs?: number;
+    /** Where that image comes from when the task names a prebuilt one (default `auto`). */
+    imageSource?: ImageSource;
   };
 }
 
@@ -105,9 +79,6 @@ export interface TaskImage {
   /** Runs the task's setup in the build container (a failure is the task's setup error). */
   build: (session: SandboxSession) => Promise<void>;
 }
-
-/** Where a task image keeps the workspace its setup left (restored into each episode's workspace). */
-const IMAGE_WORKSPACE = "/.hsearch-workspace";
 
 export interface SessionCommand {
   /** A string runs as `bash -c COMMAND`; an array is an argv run as is. */
@@ -128,6 +99,26 @@ interface Pending {
   fail: (error: Error) => void;
 }
 
+/** What a backend started: the supervisor's process and how the session talks to it and ends it. */
+export interface Supervisor {
+  child: ChildProcess;
+  /** Replies follow each marker on stdout (containers have no fd 4) instead of coming on fd 4. */
+  repliesOnStdout: boolean;
+  /** Ends the episode's processes (a container outlives its client, so it is removed by name). */
+  stop: () => Promise<void>;
+  /** The container's name (container backends only). */
+  containerName?: string;
+  /**
+   * Per-command CPU, memory and file-size limits are the episode's own only (a task image's episode: the
+   * container's cpus and memory and the wall time bound the rest, as in Harbor).
+   */
+  ownLimitsOnly?: boolean;
+  /** The task image the episode runs in (the task image backend). */
+  image?: EpisodeImage;
+  /** Where the host sees the episode's workspace and /tmp, when not at the session's own paths. */
+  hostPaths?: { workspace: string; tmp: string };
+}
+
 export class SandboxSession implements ShellSession {
   readonly commandTmp = SANDBOX_PATHS.tmp;
   private nextId = 0;
@@ -136,267 +127,47 @@ export class SandboxSession implements ShellSession {
   private replies = "";
   private exited = false;
   private stderrTail = "";
-  /** Replies after each marker on stdout (containers) instead of on fd 4. */
+  private readonly child: ChildProcess;
   private readonly repliesOnStdout: boolean;
+  private readonly stop: () => Promise<void>;
+  private readonly ownLimitsOnly: boolean;
+  /** The container's name (container sessions only). */
+  readonly containerName: string | undefined;
+  /** The task image the episode runs in (task image sessions only). */
+  readonly image: EpisodeImage | undefined;
+  /** Where the host sees the workspace and /tmp: a task image's container root, or the session's own paths. */
+  readonly hostPaths: { workspace: string; tmp: string };
 
   private constructor(
     readonly info: SandboxInfo,
     readonly paths: SessionPaths,
-    private readonly child: ChildProcess,
     private readonly options: SessionOptions,
-    /** Ends the episode's processes (a container outlives its client, so it is removed by name). */
-    private readonly stop: () => Promise<void>,
+    supervisor: Supervisor,
   ) {
-    this.repliesOnStdout = options.container !== undefined;
+    this.child = supervisor.child;
+    this.repliesOnStdout = supervisor.repliesOnStdout;
+    this.stop = supervisor.stop;
+    this.ownLimitsOnly = supervisor.ownLimitsOnly ?? false;
+    this.containerName = supervisor.containerName;
+    this.image = supervisor.image;
+    this.hostPaths = supervisor.hostPaths ?? { workspace: paths.workspace, tmp: paths.tmp };
   }
 
-  /** Lay out the episode's root and start its namespaces and supervisor. */
-  static async start(options: SessionOptions): Promise<SandboxSession> {
-    const { info, dir, user } = options;
-    checkLimits(options.limits ?? {});
-    const paths: SessionPaths = {
-      root: join(dir, "root"),
-      workspace: options.workspace,
-      tmp: options.tmp,
-      tests: join(dir, "verifier", "tests"),
-      logs: join(dir, "verifier", "logs"),
-      control: join(dir, "control"),
-    };
-    const entries = hostEntries();
-    // In a user namespace, mount(8) cannot bind /var/lib alone when mounts lie below it (a docker daemon's): the
-    // kernel refuses to uncover what they hide. That sandbox goes without it rather than show those mounts.
-    const hasVarLib = isDirectory(HOST_VAR_LIB) && (info.privileged || info.mechanism !== "unshare");
-    await mkdir(paths.tests, { recursive: true, mode: 0o755 });
-    await mkdir(paths.logs, { recursive: true, mode: 0o755 });
-    await mkdir(paths.control, { mode: 0o700 });
-    if (options.container?.image) return SandboxSession.startImage(options, paths, options.container.image);
-    if (options.container) return SandboxSession.startContainer(options, paths, entries, hasVarLib);
-    await buildEpisodeRoot(
-      paths.root,
-      episodeRootLayout(entries, hasVarLib, options.workdir),
-      user,
-      writableRootDirs(options.workdir),
-    );
-    const input: SessionPlanInput = {
-      info,
-      hostEntries: entries,
-      paths,
-      readOnlyWorkspace: options.readOnlyWorkspace ?? false,
-      user: info.privileged ? user : undefined,
-      hasVarLib,
-      ...(options.workdir !== undefined ? { workdir: options.workdir } : {}),
-      ...(options.network ? { network: true } : {}),
-    };
-    const texts = info.privileged && user ? identityTexts(user) : undefined;
-    if (texts) {
-      input.identity = { passwd: join(dir, "passwd"), group: join(dir, "group") };
-      await writeFile(input.identity.passwd, texts.passwd, { mode: 0o644 });
-      await writeFile(input.identity.group, texts.group, { mode: 0o644 });
-    }
-    if (info.mechanism === "unshare") {
-      input.fstabPath = join(dir, "fstab");
-      await writeFile(input.fstabPath, sessionFstab(input), { mode: 0o644 });
-    }
-    const invocation =
-      info.mechanism === "bwrap" ? bwrapSessionInvocation(input) : unshareSessionInvocation(input);
-    const child = spawn(invocation.file, invocation.args, {
-      env: supervisorEnv(),
-      stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
-      // A new session: nothing in the sandbox has our terminal, and the whole group can be killed at once.
-      detached: true,
-    });
-    const session = new SandboxSession(info, paths, child, options, async () => killGroup(child.pid));
-    await session.waitReady();
-    return session;
-  }
-
-  private static async startContainer(
+  /** The session of a supervisor a backend started, once it is ready (stopped when it never gets ready). */
+  static async open(
     options: SessionOptions,
     paths: SessionPaths,
-    entries: HostEntry[],
-    hasVarLib: boolean,
+    supervisor: Supervisor,
   ): Promise<SandboxSession> {
-    const { dir } = options;
-    const engine = options.container?.engine ?? "docker";
-    const binary = findTool(engine);
-    if (!binary)
-      throw new HsearchError("sandbox", `the task asks for ${engine}, which is not installed here`);
-    const user = options.user ?? (process.geteuid?.() === 0 ? sandboxUserFor(options.workspace) : undefined);
-    const texts = user ? identityTexts(user) : undefined;
-    let identity: { passwd: string; group: string } | undefined;
-    if (texts) {
-      identity = { passwd: join(dir, "passwd"), group: join(dir, "group") };
-      await writeFile(identity.passwd, texts.passwd, { mode: 0o644 });
-      await writeFile(identity.group, texts.group, { mode: 0o644 });
-    }
-    const base = await ensureBaseImage(binary, engine, containerImageLayout(entries, hasVarLib), dir);
-    const launch = (image: string, keep: boolean) =>
-      SandboxSession.launchContainer(options, {
-        engine,
-        binary,
-        paths,
-        entries,
-        hasVarLib,
-        user,
-        identity,
-        image,
-        keep,
-      });
-    const task = options.container?.taskImage;
-    if (!task) return launch(base, false);
-    const image = `hsearch-task:${createHash("sha256").update(`${base}\n${task.key}`).digest("hex").slice(0, 16)}`;
-    const builtHere = await ensureTaskImage(binary, engine, image, async () => {
-      const builder = await launch(base, true);
-      try {
-        await task.build(builder);
-      } catch (error) {
-        await builder.close();
-        throw error;
-      }
-      await finishBuild(binary, builder, image, paths.workspace, user);
-    });
-    if (!builtHere) await restoreWorkspace(binary, image, paths.workspace, user);
-    return launch(image, false);
-  }
-
-  /**
-   * A task image's episode (image-plan.ts): build the image unless the engine has it, copy its WORKDIR and /tmp
-   * out to the host directories the container binds there, and start the supervisor as the image's user.
-   */
-  private static async startImage(
-    options: SessionOptions,
-    paths: SessionPaths,
-    image: DockerfileImage,
-  ): Promise<SandboxSession> {
-    const engine = options.container?.engine ?? "docker";
-    const binary = findTool(engine);
-    if (!binary)
-      throw new HsearchError("sandbox", `the task asks for ${engine}, which is not installed here`);
-    const built = await ensureDockerfileImage(
-      binary,
-      engine,
-      image,
-      options.dir,
-      options.container?.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS,
-    );
-    const workspace = workspaceMountPoint(built.config);
-    await copyOutOfImage(binary, built.tag, [
-      ...(workspace === built.config.workdir ? [{ from: workspace, to: paths.workspace }] : []),
-      { from: SANDBOX_PATHS.tmp, to: paths.tmp, optional: true },
-    ]);
-    await openTmp(paths.tmp);
-    const name = `hsearch-${randomBytes(8).toString("hex")}`;
-    const invocation = imageRunInvocation({
-      binary,
-      image: built.tag,
-      name,
-      config: built.config,
-      paths,
-      readOnlyWorkspace: options.readOnlyWorkspace ?? false,
-      resources: image.resources,
-      maxProcs: options.limits?.maxProcs ?? DEFAULT_LIMITS.maxProcs,
-      storageLimits: built.storageLimits,
-      ...(options.network ? { network: true } : {}),
-    });
-    // Without root, what the container's root made in the bound directories is handed back before it goes.
-    const uid = process.geteuid?.();
-    const handBack =
-      uid !== undefined && uid !== 0
-        ? async () => {
-            const owner = `${uid}:${process.getegid?.() ?? uid}`;
-            const dirs = [workspaceMountPoint(built.config), SANDBOX_PATHS.tmp, SANDBOX_PATHS.logs];
-            await engineCommand(binary, ["exec", "--user", "0", name, "chown", "-R", owner, ...dirs]).catch(
-              () => {},
-            );
-          }
-        : undefined;
-    const session = await SandboxSession.spawnContainer(options, paths, invocation, name, binary, handBack);
-    session.imageEpisode = true;
-    return session;
-  }
-
-  /** One container of `image` with the supervisor as its first process; `keep` leaves it for a commit. */
-  private static async launchContainer(
-    options: SessionOptions,
-    spec: {
-      engine: ContainerEngine;
-      binary: string;
-      paths: SessionPaths;
-      entries: HostEntry[];
-      hasVarLib: boolean;
-      user: SandboxUser | undefined;
-      identity: { passwd: string; group: string } | undefined;
-      image: string;
-      keep: boolean;
-    },
-  ): Promise<SandboxSession> {
-    const { info } = options;
-    const timeout = info.tools.timeout ?? findTool("timeout");
-    if (!timeout) throw new HsearchError("sandbox", "coreutils timeout is not installed");
-    const name = `hsearch-${randomBytes(8).toString("hex")}`;
-    const invocation = containerRunInvocation({
-      engine: spec.engine,
-      binary: spec.binary,
-      image: spec.image,
-      name,
-      tools: { timeout, setpriv: info.tools.setpriv },
-      hostEntries: spec.entries,
-      hasVarLib: spec.hasVarLib,
-      paths: spec.paths,
-      readOnlyWorkspace: options.readOnlyWorkspace ?? false,
-      user: spec.user,
-      identity: spec.identity,
-      maxProcs: options.limits?.maxProcs ?? DEFAULT_LIMITS.maxProcs,
-      network: options.container?.network ?? options.network ?? false,
-      keep: spec.keep,
-      ...(options.workdir !== undefined ? { workdir: options.workdir } : {}),
-    });
-    return SandboxSession.spawnContainer(
-      { ...options, user: spec.user },
-      spec.paths,
-      invocation,
-      name,
-      spec.binary,
-    );
-  }
-
-  /** Start a container's `run` and wait for its supervisor; `beforeRemove` runs when the episode ends. */
-  private static async spawnContainer(
-    options: SessionOptions,
-    paths: SessionPaths,
-    invocation: { file: string; args: string[] },
-    name: string,
-    binary: string,
-    beforeRemove?: () => Promise<void>,
-  ): Promise<SandboxSession> {
-    const child = spawn(invocation.file, invocation.args, {
-      env: { ...process.env },
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
-    });
-    const stop = async () => {
-      await beforeRemove?.();
-      await engineCommand(binary, ["rm", "--force", name]).catch(() => {});
-      killGroup(child.pid);
-    };
-    const session = new SandboxSession(options.info, paths, child, options, stop);
-    session.containerName = name;
+    const session = new SandboxSession(options.info, paths, options, supervisor);
     try {
       await session.waitReady();
     } catch (error) {
-      await stop();
+      await supervisor.stop();
       throw error;
     }
     return session;
   }
-
-  /** The container's name (container sessions only). */
-  containerName: string | undefined;
-  /**
-   * A task image's episode: per-command CPU, memory and file-size limits are the task's own only (the container's
-   * cpus and memory and the wall time bound the rest, as in Harbor).
-   */
-  private imageEpisode = false;
 
   /** Let the supervisor end on its own (no more requests) and wait for it: a kept container then stops. */
   async finish(): Promise<void> {
@@ -520,7 +291,7 @@ export class SandboxSession implements ShellSession {
       id,
       marker,
       ...limits,
-      ...(this.imageEpisode
+      ...(this.ownLimitsOnly
         ? {
             cpuSeconds: own.cpuSeconds ?? "unlimited",
             memoryMb: own.memoryMb ?? "unlimited",
@@ -635,25 +406,8 @@ function markerPrefixAtEnd(data: Buffer, marker: Buffer): number {
   return 0;
 }
 
-/** Lay out the episode's root; the sandbox user owns its writable directories. */
-async function buildEpisodeRoot(
-  root: string,
-  entries: ReturnType<typeof episodeRootLayout>,
-  user: SandboxUser | undefined,
-  writable: readonly string[] = WRITABLE_ROOT_DIRS,
-): Promise<void> {
-  await mkdir(root, { mode: 0o755 });
-  for (const entry of entries) {
-    const path = join(root, entry.name);
-    if (entry.kind === "symlink") await symlink(entry.target, path);
-    else if (entry.kind === "dir") await mkdir(path, { recursive: true, mode: 0o755 });
-    else await writeFile(path, "", { mode: 0o644 });
-  }
-  if (!user || process.geteuid?.() !== 0) return;
-  for (const name of writable) await chown(join(root, name), user.uid, user.gid);
-}
-
-function killGroup(pid: number | undefined): void {
+/** SIGKILL a process group and its leader (the launcher of an episode). */
+export function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;
   for (const target of [-pid, pid]) {
     try {
@@ -662,144 +416,4 @@ function killGroup(pid: number | undefined): void {
       // already gone
     }
   }
-}
-
-const baseImages = new Map<string, Promise<string>>();
-
-/**
- * The engine's base image for episodes: the episode root's directories and symlinks, imported once from a local
- * tar (no registry), tagged by the hash of its content so that a changed layout makes a new image.
- */
-export function ensureBaseImage(
-  binary: string,
-  engine: ContainerEngine,
-  layout: ReturnType<typeof containerImageLayout>,
-  scratch: string,
-): Promise<string> {
-  const hash = createHash("sha256").update(JSON.stringify(layout)).digest("hex").slice(0, 16);
-  const tag = `hsearch-base:${hash}`;
-  const key = `${binary} ${tag}`;
-  let image = baseImages.get(key);
-  if (!image) {
-    image = buildBaseImage(binary, tag, layout, scratch);
-    baseImages.set(key, image);
-    image.catch(() => baseImages.delete(key));
-  }
-  return image.catch((error: Error) => {
-    throw new HsearchError("sandbox", `${engine} cannot make the episode image ${tag}: ${error.message}`);
-  });
-}
-
-async function buildBaseImage(
-  binary: string,
-  tag: string,
-  layout: ReturnType<typeof containerImageLayout>,
-  scratch: string,
-): Promise<string> {
-  const present = await engineCommand(binary, ["image", "inspect", "--format", "{{.Id}}", tag]).then(
-    () => true,
-    () => false,
-  );
-  if (present) return tag;
-  const dir = await mkdtemp(join(scratch, "image-"));
-  try {
-    const root = join(dir, "root");
-    await buildEpisodeRoot(root, layout, undefined);
-    const tar = join(dir, "root.tar");
-    await run("tar", ["--create", "--file", tar, "--directory", root, "--numeric-owner", "."]);
-    await engineCommand(binary, ["import", tar, tag]);
-    return tag;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-const taskImages = new Map<string, Promise<void>>();
-
-/**
- * Make `image` unless the engine has it: `build` runs at most once per image in this process (concurrent episodes
- * of a task wait for it). True when this call built it (its workspace already holds what the setup left).
- */
-async function ensureTaskImage(
-  binary: string,
-  engine: ContainerEngine,
-  image: string,
-  build: () => Promise<void>,
-): Promise<boolean> {
-  const key = `${binary} ${image}`;
-  const pending = taskImages.get(key);
-  if (pending) {
-    await pending;
-    return false;
-  }
-  const present = await engineCommand(binary, ["image", "inspect", "--format", "{{.Id}}", image]).then(
-    () => true,
-    () => false,
-  );
-  if (present) return false;
-  const building = build();
-  taskImages.set(key, building);
-  building.catch(() => taskImages.delete(key));
-  try {
-    await building;
-  } catch (error) {
-    if (error instanceof HsearchError) throw error;
-    throw new HsearchError(
-      "sandbox",
-      `${engine} cannot make the task image ${image}: ${(error as Error).message}`,
-    );
-  }
-  return true;
-}
-
-/** After the setup ran in the kept build container: stop it, put the workspace and its uid in, commit, remove it. */
-async function finishBuild(
-  binary: string,
-  builder: SandboxSession,
-  image: string,
-  workspace: string,
-  user: SandboxUser | undefined,
-): Promise<void> {
-  const name = builder.containerName ?? "";
-  try {
-    await builder.finish();
-    await engineCommand(binary, ["cp", workspace, `${name}:${IMAGE_WORKSPACE}`]);
-    if (user) {
-      const owner = join(dirname(workspace), "image-owner");
-      await writeFile(owner, `${user.uid}:${user.gid}\n`, { mode: 0o644 });
-      await engineCommand(binary, ["cp", owner, `${name}:${IMAGE_OWNER_PATH}`]);
-      await rm(owner, { force: true });
-    }
-    await engineCommand(binary, ["commit", name, image]);
-  } finally {
-    await engineCommand(binary, ["rm", "--force", name]).catch(() => {});
-  }
-}
-
-/** An episode of a task image starts from the workspace its setup left, copied out of the image. */
-async function restoreWorkspace(
-  binary: string,
-  image: string,
-  workspace: string,
-  user: SandboxUser | undefined,
-): Promise<void> {
-  for (const name of await readdir(workspace))
-    await rm(join(workspace, name), { recursive: true, force: true });
-  const name = `hsearch-${randomBytes(8).toString("hex")}`;
-  await engineCommand(binary, ["create", "--name", name, image, "/bin/true"]);
-  try {
-    await engineCommand(binary, ["cp", `${name}:${IMAGE_WORKSPACE}/.`, workspace]);
-  } finally {
-    await engineCommand(binary, ["rm", "--force", name]).catch(() => {});
-  }
-  if (user) await handWorkspaceTo(workspace, user);
-}
-
-function run(file: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${file} ${args[0] ?? ""}: ${String(stderr).trim() || error.message}`));
-      else resolve(String(stdout));
-    });
-  });
 }

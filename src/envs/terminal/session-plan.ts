@@ -342,7 +342,7 @@ export function supervisorEnv(): Record<string, string> {
 export const CONTAINER_ENGINES = ["docker", "podman"] as const;
 export type ContainerEngine = (typeof CONTAINER_ENGINES)[number];
 
-/** Where a task image notes the uid:gid that built it (sandbox-session.ts writes it). */
+/** Where a task image notes the uid:gid that built it (backend-container.ts writes it). */
 export const IMAGE_OWNER_PATH = "/.hsearch-owner";
 
 /** The container's supervisor also hands the writable root to the episode's uid when it starts. */

@@ -4,11 +4,18 @@
  * command's limit, the setup's or image build's, the verifier's), its sandbox and its own image.
  */
 import type { TerminalEnvSpec } from "../../domain/task";
-import type { DockerfileImage } from "./image-plan";
+import type { DockerfileImage, ImageSource } from "./image-plan";
 import type { TerminalEnvOptions } from "./terminal-env";
 
-/** `allowInternet`: the user's explicit grant (internet.ts); a task's allow_internet alone gives no network. */
-export function terminalEnvOptions(spec: TerminalEnvSpec, allowInternet = false): TerminalEnvOptions {
+/**
+ * `allowInternet`: the user's explicit grant (internet.ts); a task's allow_internet alone gives no network.
+ * `imageSource`: the user's choice between a task's prebuilt image and its Dockerfile (image-source.ts).
+ */
+export function terminalEnvOptions(
+  spec: TerminalEnvSpec,
+  allowInternet = false,
+  imageSource?: ImageSource,
+): TerminalEnvOptions {
   const timeouts = spec.timeouts ?? {};
   return {
     ...(spec.files ? { files: spec.files } : {}),
@@ -21,6 +28,7 @@ export function terminalEnvOptions(spec: TerminalEnvSpec, allowInternet = false)
     ...(spec.sandbox === "docker" || spec.sandbox === "podman" ? { container: spec.sandbox } : {}),
     ...(spec.limits ? { limits: sandboxLimits(spec.limits) } : {}),
     ...(spec.image ? { image: dockerfileImage(spec.image) } : {}),
+    ...(spec.image && imageSource ? { imageSource } : {}),
     ...(spec.workdir !== undefined ? { workdir: spec.workdir } : {}),
     ...(spec.allow_internet === true && allowInternet ? { network: true } : {}),
   };
@@ -36,6 +44,7 @@ export function dockerfileImage(image: NonNullable<TerminalEnvSpec["image"]>): D
   const resources = image.resources ?? {};
   return {
     dockerfile: image.dockerfile,
+    ...(image.prebuilt !== undefined ? { prebuilt: image.prebuilt } : {}),
     context,
     executable: image.executable ?? [],
     buildNetwork: image.build_network ?? "default",

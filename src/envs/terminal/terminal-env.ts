@@ -29,16 +29,18 @@ import {
   type Author,
   type EffectRecord,
   type Environment,
+  type EpisodeImage,
   TaskSetupError,
   type ToolResult,
   type ToolSpec,
 } from "../types";
-import type { DockerfileImage } from "./image-plan";
+import type { DockerfileImage, ImageSource } from "./image-plan";
 import { cutMiddle, DISPLAY_LIMIT_BYTES } from "./output-cut";
+import { startSandboxSession } from "./sandbox-backends";
 import { detectSandbox } from "./sandbox-detect";
 import { handWorkspaceTo, sandboxUserFor } from "./sandbox-host";
 import { runWithMechanism } from "./sandbox-run";
-import { SandboxSession, type SessionCommand } from "./sandbox-session";
+import type { SandboxSession, SessionCommand } from "./sandbox-session";
 import {
   SANDBOX_PATHS,
   type SandboxInfo,
@@ -109,6 +111,8 @@ export interface TerminalEnvOptions {
    * runs in its file system as its user, from its WORKDIR — the workspace (see image-plan.ts).
    */
   image?: DockerfileImage;
+  /** Where that image comes from when the task names a prebuilt one (image-plan.ts; default `auto`). */
+  imageSource?: ImageSource;
   /**
    * The task's own work directory (an imported Harbor task's WORKDIR outside /app, checked by workdir.ts): the
    * workspace is shown there (and at /workspace) instead of at /app, and every command starts there.
@@ -284,7 +288,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
         env.runCommand(command, { timeoutMs, mergeOutput: true }),
       );
     };
-    session = await SandboxSession.start({
+    session = await startSandboxSession({
       info,
       dir,
       workspace,
@@ -303,6 +307,7 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
               ...(options.image
                 ? {
                     image: options.image,
+                    ...(options.imageSource ? { imageSource: options.imageSource } : {}),
                     ...(options.setupTimeoutMs !== undefined
                       ? { buildTimeoutMs: options.setupTimeoutMs }
                       : {}),
@@ -312,7 +317,9 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
           }
         : {}),
     });
-    const env = new TerminalEnv(info, dir, workspace, tmp, user, options, session);
+    // A task image's episode may keep its workspace in the container's own root (backend-image.ts).
+    const seen = session.hostPaths;
+    const env = new TerminalEnv(info, dir, seen.workspace, seen.tmp, user, options, session);
     if (setup && !options.readOnly && !imaged)
       await runSetupScript(setup, options, (command, timeoutMs) =>
         env.runCommand(command, { timeoutMs, mergeOutput: true }),
@@ -340,6 +347,8 @@ export interface ShellSession {
    * take paths under it too. Absent for the sandbox, which shows the workspace at /workspace and /app.
    */
   readonly workdir?: string;
+  /** The task image the commands run in (a task image's sandbox). */
+  readonly image?: EpisodeImage;
 }
 
 export class TerminalEnv<Session extends ShellSession = SandboxSession> implements Environment {
@@ -464,6 +473,10 @@ export class TerminalEnv<Session extends ShellSession = SandboxSession> implemen
   /** @internal createTerminalEnv: the state the episode starts from. */
   async takeInitialSnapshot(): Promise<void> {
     this.snapshot = await snapshotWorkspace(this.workspace);
+  }
+
+  episodeImage(): EpisodeImage | undefined {
+    return this.session.image;
   }
 
   async close(): Promise<void> {

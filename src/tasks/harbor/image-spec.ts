@@ -113,6 +113,8 @@ export function imageEnvironment(
     workdir: lastWorkdir(text) ?? "/app",
     image: {
       dockerfile: text,
+      // Harbor runs the prebuilt image where it can pull it; the episode does too where the user's engine can.
+      ...(typeof prebuilt === "string" && prebuilt.trim() !== "" ? { prebuilt: prebuilt.trim() } : {}),
       ...(Object.keys(files).length > 0 ? { context: files } : {}),
       ...(Object.keys(binary).length > 0 ? { context_binary: binary } : {}),
       ...(executable.length > 0 ? { executable } : {}),

@@ -294,7 +294,8 @@ function installFakeDocker(): { log: string; state: string; root: string; restor
     FAKE_DOCKER_STATE: state,
     FAKE_IMAGE_ROOT: root,
     FAKE_IMAGE_CONFIG: '{"WorkingDir":"/home/user","User":""}',
-    FAKE_DRIVER: "overlay2",
+    // No merged root on the host: the episode binds its WORKDIR and /tmp (the real daemon's test keeps them in place).
+    FAKE_DRIVER: "vfs",
   });
   const restore = () => {
     for (const name of names) {

@@ -121,6 +121,7 @@ describe("importing a Harbor task for the Docker path", () => {
     const env = imported(join(dir, "t")).env as TerminalEnvSpec;
     expect(env.image).toEqual({
       dockerfile: "FROM example.org/team/task:1\n",
+      prebuilt: "example.org/team/task:1",
       build_network: "none",
       resources: { memory_mb: 512 },
       run_packages: { debian: ["hsearch-fixture-words"], python: [] },
