@@ -202,7 +202,15 @@ async function evalOutcomes(): Promise<Map<Name, Outcome>> {
 function linkHsearchInto(tmp: string): string {
   const target = join(tmp, "hsearch");
   mkdirSync(target);
-  for (const entry of ["src", "node_modules", "package.json", "tsconfig.json", "harnesses", "config", "data"]) {
+  for (const entry of [
+    "src",
+    "node_modules",
+    "package.json",
+    "tsconfig.json",
+    "harnesses",
+    "config",
+    "data",
+  ]) {
     if (!existsSync(join(PACKAGE_ROOT, entry))) continue;
     try {
       execFileSync("cp", ["-al", join(PACKAGE_ROOT, entry), join(target, entry)], { stdio: "pipe" });
