@@ -3,10 +3,11 @@
  */
 export { HsearchError, type HsearchErrorCode, isHsearchError } from "../core/errors";
 export type { Rng } from "../core/rng";
-export type { PluginTask, Task } from "../domain/task";
+export { FAMILIES, KINDS, type PluginTask, SPLITS, SUITES, type Task } from "../domain/task";
 export { ABSTAINED, abstainDeferral, abstainTool, type DeferralChange } from "../envs/deferral";
 export { EffectLog } from "../envs/effect-log";
 export type { EpisodeOutcome } from "../envs/suite-runtime";
+export { ALLOW_INTERNET_VARIABLE } from "../envs/terminal/internet";
 export type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../envs/types";
 export type { Trajectory } from "../harness/trajectory";
 export type { AtifTrajectory } from "../interop";
@@ -23,6 +24,8 @@ export {
   type ProposerDefinition,
   type SuiteDefinition,
 } from "../plugins";
+export { viewCommand } from "../report/format";
+export { DEFAULT_MAX_INFRA_ERROR_RATE, DEFAULT_RESAMPLES } from "../scoring";
 export {
   defineMetric,
   type Metric,
@@ -49,12 +52,28 @@ export { type CandidateDiff, diffCandidates, exportHarness, type RunRef } from "
 export type { EvalOutcome } from "./eval-outcome";
 export { type EvaluateModels, type EvaluateOptions, evaluate } from "./evaluate";
 export {
+  type EvaluateContext,
+  type EvaluateRequest,
+  type EvaluateRequestOutcome,
+  evaluateRequest,
+  resumeEvaluationRequest,
+} from "./evaluate-request";
+export {
   EXPORT_FORMATS,
   type ExportFormat,
   exportAtifTrajectories,
   exportInspectLog,
   trajectoryFileAsAtif,
 } from "./export-log";
+export {
+  DEFAULT_CUSTOMER,
+  DEFAULT_JUDGE,
+  DEFAULT_TASK_MODEL,
+  type HarnessTaskRequest,
+  type ModelPlan,
+  type RequestContext,
+} from "./harness-task";
+export { locateRun, locateRunToCome } from "./locate-run";
 export { openRun, type RunReader } from "./open-run";
 export { DEFAULT_PILOT_TASKS, type PlanOptions, planRun, type RunPlan } from "./plan";
 export type { PilotEstimate, RoleSpend, Spend } from "./plan-pilot";
@@ -65,10 +84,11 @@ export {
   probeBeliefs,
   probeChallenge,
 } from "./probe";
+export { type ProbeRequest, probeBeliefsRequest, probeChallengeRequest } from "./probe-request";
 export type { RunEvent, RunEventListener } from "./run-events";
 export type { StatusWithSuites } from "./run-result";
 export type { BudgetRaise } from "./run-setup";
-export type { TaskSelection } from "./select-tasks";
+export { suiteProblem, type TaskSelection } from "./select-tasks";
 export {
   DEFAULT_CONFIG,
   type ResumeRunOptions,

@@ -1,11 +1,11 @@
 import type { Argv } from "yargs";
 import { compareRuns, loadSide } from "../compare";
 import { startViewer } from "../report";
-import { runComparisonText } from "./compare-runs-text";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { locateRun } from "./shared";
-import { paintFor } from "./table";
+import { runComparisonText } from "./text/compare-runs-text";
+import { paintFor } from "./text/table";
 import { untilInterrupted } from "./until-interrupted";
 import { usageError } from "./usage-error";
 

@@ -5,11 +5,12 @@ import { diff } from "../git";
 import { storedComparisons } from "../report/comparisons";
 import { objectiveDelta } from "../report/report-data";
 import { type CandidateRecord, candidateName, type RunStore, resolveCandidate } from "../store";
-import { comparisonText, pairedDeltaText } from "./compare-text";
 import type { CliIO } from "./io";
 import { openRunForReading } from "./open-run";
 import type { SetExitCode } from "./shared";
-import { fitLines, type Paint, paintFor, wrapLine } from "./table";
+import { comparisonText, pairedDeltaText } from "./text/compare-text";
+import { colourDiff, fitDiff } from "./text/diff-text";
+import { fitLines, type Paint, paintFor } from "./text/table";
 import { usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
@@ -125,37 +126,6 @@ function header(store: RunStore, c: CandidateRecord, paint: Paint): string {
   const score = `score ${c.score === null ? "-" : c.score.toFixed(4)}${vsParent.length > 0 ? ` (${vsParent.join(", ")})` : ""}`;
   const parent = c.parent ? ` · parent ${c.parent.slice(0, 12)}` : "";
   return `round ${c.round} proposal ${c.proposal} · ${c.branch} · ${c.commit.slice(0, 12)}${parent} · ${verdict.replace("_", " ")} · ${score} · reason ${c.rejected_reason ?? "-"}`;
-}
-
-/**
- * A diff fitted to `width`: a longer line goes on under its own sign, each further line marked `↪` (the harness
- * files hold prose lines of a hundred and more characters). Without a width (piped) the diff is as git prints it.
- */
-export function fitDiff(text: string, width: number | undefined): string {
-  if (width === undefined) return text;
-  return text
-    .split("\n")
-    .flatMap((line) => {
-      const sign = /^[-+ ]/.test(line) && !/^(\+\+\+|---) /.test(line) ? (line[0] as string) : "";
-      return wrapLine(line.slice(sign.length), width - sign.length, { indent: "↪ " }).map(
-        (part) => sign + part,
-      );
-    })
-    .join("\n");
-}
-
-/** A unified diff with added lines painted good and removed ones bad (headers left plain). */
-export function colourDiff(text: string, paint: Paint): string {
-  return text
-    .split("\n")
-    .map((line) =>
-      line.startsWith("+") && !line.startsWith("+++")
-        ? paint.good(line)
-        : line.startsWith("-") && !line.startsWith("---")
-          ? paint.bad(line)
-          : line,
-    )
-    .join("\n");
 }
 
 /** `--round 3` → 3; `--round abc` names the flag and the value (yargs' own number type would give NaN). */

@@ -5,11 +5,11 @@ import { DEFAULT_CONFIG, resumeRun, startRun } from "../api/start-run";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_QUEUE } from "../workers/rollout-job";
 import type { CliIO } from "./io";
-import { createLiveLine, type LiveLine } from "./progress";
-import { planCommand } from "./run-plan";
 import type { SetExitCode } from "./shared";
-import { renderStatus } from "./status";
-import { paintFor } from "./table";
+import { planCommand } from "./text/plan-text";
+import { createLiveLine, type LiveLine } from "./text/progress";
+import { renderStatus } from "./text/status-text";
+import { paintFor } from "./text/table";
 import { usageError } from "./usage-error";
 
 export { DEFAULT_CONFIG };

@@ -6,9 +6,9 @@ import type { Argv } from "yargs";
 import { resumeStudy, runStudy, type StudyEvent, type StudyPlan } from "../api/study";
 import { planStudy } from "../api/study-plan";
 import type { CliIO } from "./io";
-import { createLiveLine } from "./progress";
 import type { SetExitCode } from "./shared";
-import { formatTable } from "./table";
+import { createLiveLine } from "./text/progress";
+import { formatTable } from "./text/table";
 import { usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {

@@ -31,8 +31,8 @@ import type { TaskRequirements } from "../tasks/harbor/requirements";
 import { writeTaskFiles } from "../tasks/write";
 import { EXIT_BAD_INPUT, EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
-import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";
+import { createProgress } from "./text/progress";
 
 export interface HarborCliDeps {
   /** This machine's Debian packages; tests substitute their own. */

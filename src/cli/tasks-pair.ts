@@ -15,10 +15,10 @@ import { writeTaskFiles } from "../tasks/write";
 import { createModel } from "./create-model";
 import { EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
-import { createProgress, type Progress } from "./progress";
 import type { SetExitCode } from "./shared";
-import { formatTable } from "./table";
 import { displayPath } from "./tasks-harbor";
+import { createProgress, type Progress } from "./text/progress";
+import { formatTable } from "./text/table";
 import { usageError } from "./usage-error";
 
 const ORACLE_HARNESS = "harnesses/abandon";

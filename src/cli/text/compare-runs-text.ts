@@ -1,8 +1,8 @@
 /** `hsearch compare` as terminal text: who is compared, what each spent, paired outcomes per split, config, diff. */
-import type { PairedRow, PairedSplit, RunComparison } from "../compare";
-import { metricLabel } from "../scoring/metrics";
-import { pairedIntervalText, pValueText } from "../scoring/pairing";
-import { colourDiff, fitDiff } from "./diff";
+import type { PairedRow, PairedSplit, RunComparison } from "../../compare";
+import { metricLabel } from "../../scoring/metrics";
+import { pairedIntervalText, pValueText } from "../../scoring/pairing";
+import { colourDiff, fitDiff } from "./diff-text";
 import { fitLines, formatTable, type Paint } from "./table";
 
 const SPLIT_LABEL: Record<string, string> = {
