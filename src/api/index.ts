@@ -49,6 +49,7 @@ export type {
 } from "../store/records";
 export { AGENT_EXIT_CODES, type AgentInput, type AgentOutcome, type AgentStatus, runAgent } from "./agent";
 export { type CandidateDiff, diffCandidates, exportHarness, type RunRef } from "./candidates";
+export { type DigestOptions, digestPrompt } from "./digest";
 export type { EvalOutcome } from "./eval-outcome";
 export { type EvaluateModels, type EvaluateOptions, evaluate } from "./evaluate";
 export {
@@ -114,3 +115,12 @@ export {
   type StudyPlanOptions,
   type StudyResult,
 } from "./study";
+export {
+  type CompareOptions,
+  compareRunDirs,
+  type ServingViewer,
+  type ViewOptions,
+  viewComparison,
+  viewRun,
+  writeRunReport,
+} from "./view";

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Argv } from "yargs";
-import { AGENT_EXIT_CODES, runAgent } from "../api/agent";
+import { AGENT_EXIT_CODES, runAgent } from "../api";
 import { loadHarness } from "../harness/load";
 import { createModel } from "./create-model";
 import type { CliIO } from "./io";

@@ -1,7 +1,6 @@
 import type { Argv } from "yargs";
-import { DEFAULT_PILOT_TASKS } from "../api/plan";
-import type { RunEvent } from "../api/run-events";
-import { DEFAULT_CONFIG, resumeRun, startRun } from "../api/start-run";
+import type { RunEvent } from "../api";
+import { DEFAULT_CONFIG, DEFAULT_PILOT_TASKS, resumeRun, startRun } from "../api";
 import { resolveUserPath } from "../core/paths";
 import { DEFAULT_QUEUE } from "../workers/rollout-job";
 import type { CliIO } from "./io";

@@ -1,5 +1,5 @@
 import type { Argv } from "yargs";
-import type { BeliefsReport, ChallengeReport } from "../api/probe";
+import type { BeliefsReport, ChallengeReport } from "../api";
 import { statusWithMetrics } from "../api/run-result";
 import { loadStoredEvaluation } from "../report/eval-data";
 import { evalResumeCommand, viewCommand } from "../report/format";

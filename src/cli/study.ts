@@ -3,8 +3,7 @@
  * options and printing here, the work in the library (src/api/study.ts).
  */
 import type { Argv } from "yargs";
-import { resumeStudy, runStudy, type StudyEvent, type StudyPlan } from "../api/study";
-import { planStudy } from "../api/study-plan";
+import { planStudy, resumeStudy, runStudy, type StudyEvent, type StudyPlan } from "../api";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { createLiveLine } from "./text/progress";

@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from "node:path";
-import { DEFAULT_PILOT_TASKS, planRun, type RunPlan } from "../../api/plan";
-import type { RoleSpend, Spend } from "../../api/plan-pilot";
+import type { RoleSpend, Spend } from "../../api";
+import { DEFAULT_PILOT_TASKS, planRun, type RunPlan } from "../../api";
 import { isModulePath } from "../../plugins";
 import type { CliIO } from "../io";
 

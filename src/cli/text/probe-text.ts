@@ -2,7 +2,7 @@
  * The probes' reports as text: `hsearch probe` prints them, `hsearch status` of a probe's directory too.
  */
 
-import type { BeliefsReport, ChallengeReport } from "../../api/probe";
+import type { BeliefsReport, ChallengeReport } from "../../api";
 import type { BeliefSummary, HoldViewReport, MetricReport } from "../../probes";
 import type { MeanSd } from "../../scoring";
 import { describeUsage } from "./eval-text";
