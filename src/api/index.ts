@@ -24,7 +24,7 @@ export {
   type ProposerDefinition,
   type SuiteDefinition,
 } from "../plugins";
-export { viewCommand } from "../report/format";
+export { evalResumeCommand, viewCommand } from "../report/format";
 export { DEFAULT_MAX_INFRA_ERROR_RATE, DEFAULT_RESAMPLES } from "../scoring";
 export {
   defineMetric,
@@ -88,6 +88,7 @@ export {
 export { type ProbeRequest, probeBeliefsRequest, probeChallengeRequest } from "./probe-request";
 export type { RunEvent, RunEventListener } from "./run-events";
 export type { StatusWithSuites } from "./run-result";
+export { type RunStatusReport, readRunStatus, type StoredProgress } from "./status";
 export type { BudgetRaise } from "./run-setup";
 export { suiteProblem, type TaskSelection } from "./select-tasks";
 export {

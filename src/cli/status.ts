@@ -1,12 +1,13 @@
 import type { Argv } from "yargs";
-import type { BeliefsReport, ChallengeReport } from "../api";
-import { statusWithMetrics } from "../api/run-result";
-import { loadStoredEvaluation } from "../report/eval-data";
-import { evalResumeCommand, viewCommand } from "../report/format";
-import { loadStoredProbe } from "../report/probe-page";
-import type { RunRecord, RunStore } from "../store";
+import {
+  type BeliefsReport,
+  type ChallengeReport,
+  evalResumeCommand,
+  type RunStatusReport,
+  readRunStatus,
+  viewCommand,
+} from "../api";
 import type { CliIO } from "./io";
-import { openRunDirForReading, storedConfig } from "./open-run";
 import type { SetExitCode } from "./shared";
 import { renderEvalReport } from "./text/eval-text";
 import { renderBeliefs, renderChallenge } from "./text/probe-text";
@@ -27,27 +28,21 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         .option("json", { type: "boolean", default: false })
         .option("wide", { type: "boolean", default: false, describe: "do not fit tables to the terminal" }),
     async (argv) => {
-      const store = openRunDirForReading(argv.run, io.cwd);
-      try {
-        const kind = store.getRun()?.kind;
-        if (kind !== undefined && kind !== "search") {
-          io.out(evaluationStatus(store, argv.json));
-          return;
-        }
-        storedConfig(store);
-        const status = await statusWithMetrics(store);
-        io.out(
-          argv.json
-            ? JSON.stringify(status, null, 2)
-            : renderStatus(status, {
-                maxWidth: argv.wide ? undefined : io.outColumns,
-                paint: paintFor(io, argv.color as boolean | undefined),
-                suites: status.suites,
-              }),
-        );
-      } finally {
-        store.close();
+      const read = await readRunStatus(argv.run, { cwd: io.cwd });
+      if (read.kind !== "search") {
+        io.out(evaluationStatus(read, argv.json));
+        return;
       }
+      const { status } = read;
+      io.out(
+        argv.json
+          ? JSON.stringify(status, null, 2)
+          : renderStatus(status, {
+              maxWidth: argv.wide ? undefined : io.outColumns,
+              paint: paintFor(io, argv.color as boolean | undefined),
+              suites: status.suites,
+            }),
+      );
     },
   );
 }
@@ -56,55 +51,34 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
  * An evaluation's or a probe's status: where it stands (stored of planned episodes, how to resume one that stopped)
  * and its tables as the command printed them — over the episodes stored so far while it is not finished.
  */
-function evaluationStatus(store: RunStore, json: boolean): string {
-  const run = store.getRun() as RunRecord;
-  const dir = store.paths.dir;
-  if (run.kind === "eval") {
-    const stored = loadStoredEvaluation(store);
-    const about = {
-      id: run.id,
-      kind: run.kind,
-      state: run.state,
-      error: run.error,
-      directory: dir,
-      created_at: run.created_at,
-      ended_at: run.ended_at,
-      episodes_planned: stored.planned,
-      episodes_stored: stored.stored,
-    };
-    if (json) return JSON.stringify({ evaluation: about, ...stored.report }, null, 2);
+function evaluationStatus(read: Exclude<RunStatusReport, { kind: "search" }>, json: boolean): string {
+  if (read.kind === "eval") {
+    const { evaluation: about, report } = read;
+    if (json) return JSON.stringify({ evaluation: about, ...report }, null, 2);
+    const dir = about.directory;
     return [
-      `evaluation ${run.id} · ${run.state} · ${stored.stored}/${stored.planned} episodes stored · ${dir}`,
-      ...(run.state !== "finished" && run.error ? [`stopped: ${run.error}`] : []),
-      ...(run.state !== "finished"
+      `evaluation ${about.id} · ${about.state} · ${about.episodes_stored}/${about.episodes_planned} episodes stored · ${dir}`,
+      ...(about.state !== "finished" && about.error ? [`stopped: ${about.error}`] : []),
+      ...(about.state !== "finished"
         ? [`continue it with: ${evalResumeCommand(dir)} (the tables below are over the stored episodes)`]
         : []),
       `every episode with its trajectory and verifier output: ${viewCommand(dir)}`,
       "",
-      renderEvalReport(stored.report),
+      renderEvalReport(report),
     ].join("\n");
   }
-  const probe = loadStoredProbe(store);
-  const about = {
-    id: run.id,
-    kind: run.kind,
-    state: run.state,
-    error: run.error,
-    directory: dir,
-    episodes_planned: probe.planned,
-    episodes_stored: probe.episodes.length,
-  };
-  if (json) return JSON.stringify({ probe: about, report: probe.report }, null, 2);
-  const report = probe.report
-    ? probe.probe === "beliefs"
-      ? renderBeliefs(probe.report as unknown as BeliefsReport)
-      : renderChallenge(probe.report as unknown as ChallengeReport)
+  const { probe: about, report } = read;
+  if (json) return JSON.stringify({ probe: about, report }, null, 2);
+  const text = report
+    ? read.name === "beliefs"
+      ? renderBeliefs(report as BeliefsReport)
+      : renderChallenge(report as ChallengeReport)
     : "no report yet: the probe has not finished";
   return [
-    `${probe.probe} probe ${run.id} · ${run.state} · ${probe.episodes.length}/${probe.planned} episodes stored · ${dir}`,
-    ...(run.state !== "finished" && run.error ? [`stopped: ${run.error}`] : []),
-    `every episode with its trajectory: ${viewCommand(dir)}`,
+    `${read.name} probe ${about.id} · ${about.state} · ${about.episodes_stored}/${about.episodes_planned} episodes stored · ${about.directory}`,
+    ...(about.state !== "finished" && about.error ? [`stopped: ${about.error}`] : []),
+    `every episode with its trajectory: ${viewCommand(about.directory)}`,
     "",
-    report,
+    text,
   ].join("\n");
 }
