@@ -49,6 +49,7 @@ export type {
 } from "../store/records";
 export { AGENT_EXIT_CODES, type AgentInput, type AgentOutcome, type AgentStatus, runAgent } from "./agent";
 export { type CandidateDiff, diffCandidates, exportHarness, type RunRef } from "./candidates";
+export { type DiffedCandidate, type DiffOptions, diffRun, type RunDiff } from "./diff";
 export { type DigestOptions, digestPrompt } from "./digest";
 export type { EvalOutcome } from "./eval-outcome";
 export { type EvaluateModels, type EvaluateOptions, evaluate } from "./evaluate";
@@ -88,7 +89,6 @@ export {
 export { type ProbeRequest, probeBeliefsRequest, probeChallengeRequest } from "./probe-request";
 export type { RunEvent, RunEventListener } from "./run-events";
 export type { StatusWithSuites } from "./run-result";
-export { type RunStatusReport, readRunStatus, type StoredProgress } from "./status";
 export type { BudgetRaise } from "./run-setup";
 export { suiteProblem, type TaskSelection } from "./select-tasks";
 export {
@@ -101,6 +101,7 @@ export {
   type StartRunOptions,
   startRun,
 } from "./start-run";
+export { type RunStatusReport, readRunStatus, type StoredProgress } from "./status";
 export {
   DEFAULT_STUDY,
   type PlannedStep,

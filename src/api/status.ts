@@ -1,10 +1,10 @@
-import type { BeliefsReport, ChallengeReport } from "./probe";
 import type { EvalReport } from "../report/eval-data";
 import { loadStoredEvaluation } from "../report/eval-data";
 import { loadStoredProbe } from "../report/probe-page";
 import { openRunStore, type RunStore } from "../store";
 import type { RunRecord } from "../store/records";
 import { locateRun, storedConfig } from "./locate-run";
+import type { BeliefsReport, ChallengeReport } from "./probe";
 import { type StatusWithSuites, statusWithMetrics } from "./run-result";
 
 /** Where an evaluation or a probe stands: stored of planned episodes, and its directory. */
