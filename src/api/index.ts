@@ -3,7 +3,16 @@
  */
 export { HsearchError, type HsearchErrorCode, isHsearchError } from "../core/errors";
 export type { Rng } from "../core/rng";
-export { FAMILIES, KINDS, type PluginTask, SPLITS, SUITES, type Task } from "../domain/task";
+export {
+  FAMILIES,
+  KINDS,
+  type PluginTask,
+  SPLITS,
+  type Split,
+  SUITES,
+  type Suite,
+  type Task,
+} from "../domain/task";
 export { ABSTAINED, abstainDeferral, abstainTool, type DeferralChange } from "../envs/deferral";
 export { EffectLog } from "../envs/effect-log";
 export type { EpisodeOutcome } from "../envs/suite-runtime";
@@ -117,6 +126,14 @@ export {
   type StudyPlanOptions,
   type StudyResult,
 } from "./study";
+export {
+  type GenerateSuiteOptions,
+  generateSuite,
+  importTau2,
+  listTasks,
+  type ValidatedTasks,
+  validateTasks,
+} from "./tasks";
 export {
   type CompareOptions,
   compareRunDirs,

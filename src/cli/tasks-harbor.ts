@@ -32,6 +32,7 @@ import { writeTaskFiles } from "../tasks/write";
 import { EXIT_BAD_INPUT, EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
+import { displayPath } from "./text/display-path";
 import { createProgress } from "./text/progress";
 
 export interface HarborCliDeps {
@@ -393,10 +394,4 @@ function renderInstall(install: InstallReport, asked: number): string {
     for (const task of install.unrunnable) lines.push(`  ${task.id}: ${task.packages.join(" ")}`);
   }
   return `${lines.join("\n")}\n`;
-}
-
-/** A path as the user would type it from their working directory. */
-export function displayPath(path: string, io: CliIO): string {
-  const shown = relative(io.cwd, path);
-  return shown === "" ? "." : shown.startsWith("..") ? path : shown;
 }

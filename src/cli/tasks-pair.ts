@@ -16,7 +16,7 @@ import { createModel } from "./create-model";
 import { EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
-import { displayPath } from "./tasks-harbor";
+import { displayPath } from "./text/display-path";
 import { createProgress, type Progress } from "./text/progress";
 import { formatTable } from "./text/table";
 import { usageError } from "./usage-error";
