@@ -1,7 +1,7 @@
 import { describeRejection } from "../../models/parameter-fallback";
 import { type Comparison, summaryRate, wilson } from "../../report/compare";
 import type { RunMetricTable } from "../../report/run-metrics";
-import { builtinMetric, metricLabel, storedMetric } from "../../scoring/metrics";
+import { BUILTIN_METRICS, builtinMetric, metricLabel, storedMetric } from "../../scoring/metrics";
 import { type ObjectiveName, objectiveCounts } from "../../scoring/objective";
 import { describeStoppedEarly, type RunStatus } from "../../store/run-status";
 import { comparisonText, rateText } from "./compare-text";
@@ -144,8 +144,8 @@ export function renderStatus(
   return fitLines(lines.join("\n"), options.maxWidth);
 }
 
-/** The held-out table's metrics after the objective, by their catalogue keys. */
-const HELD_OUT_METRICS = ["strict_sa", "absrec1", "solve", "false_abstention"] as const;
+/** The held-out table's metrics after the objective: the catalogue's entries marked for it, in its order. */
+const HELD_OUT_METRICS = BUILTIN_METRICS.filter((metric) => metric.heldOut).map((metric) => metric.name);
 
 /**
  * A held-out summary's rate cells (the objective, then HELD_OUT_METRICS), each with k/n and its 95% Wilson interval
