@@ -1,6 +1,12 @@
 /**
  * hsearch as a library: what `import … from "hsearch"` gives. The CLI is a layer over these same functions.
  */
+
+/*
+ * What hsearch prints with, for a program that prints the same: labels and directions from the metric catalogue,
+ * the paired interval and p-value formats, Wilson rates, usage and the notes of a stopped run.
+ */
+export type { PairedRow, PairedSplit, RunComparison } from "../compare";
 export { HsearchError, type HsearchErrorCode, isHsearchError } from "../core/errors";
 export type { Rng } from "../core/rng";
 export {
@@ -17,13 +23,17 @@ export { ABSTAINED, abstainDeferral, abstainTool, type DeferralChange } from "..
 export { EffectLog } from "../envs/effect-log";
 export type { EpisodeOutcome } from "../envs/suite-runtime";
 export { ALLOW_INTERNET_VARIABLE } from "../envs/terminal/internet";
+export { cutMiddle } from "../envs/terminal/output-cut";
 export type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../envs/types";
+export { type Harness, loadHarness } from "../harness/load";
 export type { Trajectory } from "../harness/trajectory";
 export type { AtifTrajectory } from "../interop";
+export { describeRejection, type LearntRejection } from "../models/parameter-fallback";
 export type { ParameterFallbacks, ProviderClientOptions, ProviderDefinition } from "../models/provider";
 export { ProviderCallError } from "../models/provider-error";
 export { registerProvider } from "../models/providers";
 export type { ChatModel, ChatRequest, ChatResponse } from "../models/types";
+export { formatUsd, type RoleUsage } from "../models/usage";
 export {
   defineProposer,
   defineSuite,
@@ -33,17 +43,31 @@ export {
   type ProposerDefinition,
   type SuiteDefinition,
 } from "../plugins";
+export type { BeliefSummary, HoldViewReport, MetricReport } from "../probes";
+export { type Comparison, type Difference, type Rate, summaryRate, wilson } from "../report/compare";
+export type { EvalReport } from "../report/eval-data";
 export { evalResumeCommand, viewCommand } from "../report/format";
+export type { RunMetricCell, RunMetricTable } from "../report/run-metrics";
+export type { BlockedRates, MeanSd } from "../scoring";
 export { DEFAULT_MAX_INFRA_ERROR_RATE, DEFAULT_RESAMPLES } from "../scoring";
 export {
+  BUILTIN_METRICS,
+  type BuiltinMetric,
+  builtinMetric,
+  builtinMetricsOf,
   defineMetric,
   type Metric,
   type MetricEpisode,
   type MetricKind,
   type MetricResult,
+  metricLabel,
+  storedMetric,
 } from "../scoring/metrics";
+export { type ObjectiveName, objectiveCounts } from "../scoring/objective";
+export { type PairedDelta, pairedIntervalText, pValueText } from "../scoring/pairing";
 export type { SearchConfig } from "../search/config-schema";
 export type { Digest } from "../search/digest";
+export { isModulePath } from "../search/module-path";
 export type { ProposerInput } from "../search/proposer-input-types";
 export type { SearchOutcome } from "../search/search-events";
 export type {
@@ -56,8 +80,11 @@ export type {
   RunRecord,
   UsageTotal,
 } from "../store/records";
+export { describeStoppedEarly, type RunStatus } from "../store/run-status";
+export { DEFAULT_QUEUE } from "../workers/rollout-job";
 export { AGENT_EXIT_CODES, type AgentInput, type AgentOutcome, type AgentStatus, runAgent } from "./agent";
 export { type CandidateDiff, diffCandidates, exportHarness, type RunRef } from "./candidates";
+export { createModel } from "./create-model";
 export { type DiffedCandidate, type DiffOptions, diffRun, type RunDiff } from "./diff";
 export { type DigestOptions, digestPrompt } from "./digest";
 export type { EvalOutcome } from "./eval-outcome";
@@ -101,6 +128,14 @@ export type { StatusWithSuites } from "./run-result";
 export type { BudgetRaise } from "./run-setup";
 export { suiteProblem, type TaskSelection } from "./select-tasks";
 export {
+  isRealModelSpec,
+  realModelForms,
+  type ServedTotals,
+  type ServeHarnessOptions,
+  type ServingHarness,
+  serveHarness,
+} from "./serve";
+export {
   DEFAULT_CONFIG,
   type ResumeRunOptions,
   type RunHandle,
@@ -143,3 +178,4 @@ export {
   viewRun,
   writeRunReport,
 } from "./view";
+export { type RunningWorker, type StopOutcome, startWorker, type WorkerOptions } from "./worker";

@@ -4,15 +4,15 @@
  */
 import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
+import { createModel, loadHarness } from "../api";
 import { assertOutputApart } from "../core/output-overlap";
 import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import { FAMILIES, SPLITS, type Task } from "../domain/task";
-import { loadHarness } from "../harness/load";
 import { type PairEvent, type PairResult, pairSuite, readPairSources } from "../tasks/pair/pair-suite";
 import { defaultPairCacheDir, diskPairCache, noPairCache } from "../tasks/pair/proof-cache";
 import { STUDY_SOURCES } from "../tasks/pair/splits";
 import { writeTaskFiles } from "../tasks/write";
-import { createModel } from "./create-model";
+
 import { EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";

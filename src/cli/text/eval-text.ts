@@ -1,9 +1,14 @@
-import { FAMILIES } from "../../domain/task";
-import { cutMiddle } from "../../envs/terminal/output-cut";
-import { formatUsd, type RoleUsage } from "../../models/usage";
-import type { EvalReport } from "../../report/eval-data";
-import type { BlockedRates } from "../../scoring";
-import { builtinMetricsOf, metricLabel, storedMetric } from "../../scoring/metrics";
+import {
+  type BlockedRates,
+  builtinMetricsOf,
+  cutMiddle,
+  type EvalReport,
+  FAMILIES,
+  formatUsd,
+  metricLabel,
+  type RoleUsage,
+  storedMetric,
+} from "../../api";
 import { rateText } from "./compare-text";
 import { fmtRate, formatTable } from "./table";
 

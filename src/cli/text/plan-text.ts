@@ -1,7 +1,12 @@
 import { isAbsolute, relative } from "node:path";
-import type { RoleSpend, Spend } from "../../api";
-import { DEFAULT_PILOT_TASKS, planRun, type RunPlan } from "../../api";
-import { isModulePath } from "../../plugins";
+import {
+  DEFAULT_PILOT_TASKS,
+  isModulePath,
+  planRun,
+  type RoleSpend,
+  type RunPlan,
+  type Spend,
+} from "../../api";
 import type { CliIO } from "../io";
 
 /**

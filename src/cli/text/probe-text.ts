@@ -2,9 +2,14 @@
  * The probes' reports as text: `hsearch probe` prints them, `hsearch status` of a probe's directory too.
  */
 
-import type { BeliefsReport, ChallengeReport } from "../../api";
-import type { BeliefSummary, HoldViewReport, MetricReport } from "../../probes";
-import type { MeanSd } from "../../scoring";
+import type {
+  BeliefSummary,
+  BeliefsReport,
+  ChallengeReport,
+  HoldViewReport,
+  MeanSd,
+  MetricReport,
+} from "../../api";
 import { describeUsage } from "./eval-text";
 import { fmtRate, formatTable } from "./table";
 

@@ -1,9 +1,18 @@
-import { describeRejection } from "../../models/parameter-fallback";
-import { type Comparison, summaryRate, wilson } from "../../report/compare";
-import type { RunMetricTable } from "../../report/run-metrics";
-import { BUILTIN_METRICS, builtinMetric, metricLabel, storedMetric } from "../../scoring/metrics";
-import { type ObjectiveName, objectiveCounts } from "../../scoring/objective";
-import { describeStoppedEarly, type RunStatus } from "../../store/run-status";
+import {
+  BUILTIN_METRICS,
+  builtinMetric,
+  type Comparison,
+  describeRejection,
+  describeStoppedEarly,
+  metricLabel,
+  type ObjectiveName,
+  objectiveCounts,
+  type RunMetricTable,
+  type RunStatus,
+  storedMetric,
+  summaryRate,
+  wilson,
+} from "../../api";
 import { comparisonText, rateText } from "./compare-text";
 import { describeUsage } from "./eval-text";
 import { metricTableText } from "./metrics-text";

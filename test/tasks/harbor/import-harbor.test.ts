@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yargs from "yargs";
-import { createModel } from "../../../src/cli/create-model";
+import { createModel } from "../../../src/api/create-model";
 import type { CliIO } from "../../../src/cli/io";
 import { registerHarbor, requirementsReport } from "../../../src/cli/tasks-harbor";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
