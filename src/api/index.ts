@@ -126,6 +126,14 @@ export { type ProbeRequest, probeBeliefsRequest, probeChallengeRequest } from ".
 export type { RunEvent, RunEventListener } from "./run-events";
 export type { StatusWithSuites } from "./run-result";
 export type { BudgetRaise } from "./run-setup";
+export {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  runSandboxCommand,
+  SANDBOX_MECHANISMS,
+  type SandboxCommandOptions,
+  type SandboxCommandResult,
+  type SandboxMechanism,
+} from "./sandbox";
 export { suiteProblem, type TaskSelection } from "./select-tasks";
 export {
   isRealModelSpec,
