@@ -104,6 +104,26 @@ export {
   trajectoryFileAsAtif,
 } from "./export-log";
 export {
+  type AptRunner,
+  aptInstallCommand,
+  BUILD_NETWORKS,
+  type DebianHost,
+  debianApt,
+  debianHost,
+  HARBOR_SANDBOXES,
+  type HarborImport,
+  type HarborImported,
+  type HarborImportOptions,
+  harborRequirements,
+  type InstallPlan,
+  type InstallReport,
+  importHarborTasks,
+  installHarborRequirements,
+  type RequirementsReport,
+  requirementsReport,
+  type TaskRequirements,
+} from "./harbor";
+export {
   DEFAULT_CUSTOMER,
   DEFAULT_JUDGE,
   DEFAULT_TASK_MODEL,
