@@ -133,6 +133,14 @@ export {
 } from "./harness-task";
 export { locateRun, locateRunToCome } from "./locate-run";
 export { openRun, type RunReader } from "./open-run";
+export {
+  type PairEvent,
+  type PairedTasks,
+  type PairResult,
+  type PairTasksOptions,
+  pairTasks,
+  STUDY_SOURCES,
+} from "./pair";
 export { DEFAULT_PILOT_TASKS, type PlanOptions, planRun, type RunPlan } from "./plan";
 export type { PilotEstimate, RoleSpend, Spend } from "./plan-pilot";
 export {
