@@ -5,8 +5,8 @@ import type { Comparison } from "../report/compare";
 import { storedComparisons } from "../report/comparisons";
 import { objectiveDelta } from "../report/report-data";
 import type { PairedDelta } from "../scoring/pairing";
-import { type CandidateRecord, candidateName, openRunStore, type RunStore, resolveCandidate } from "../store";
-import type { RejectedProposal } from "../store/records";
+import { candidateName, openRunStore, type RunStore, resolveCandidate } from "../store";
+import type { CandidateRecord, RejectedProposal } from "../store/records";
 import { locateRun, storedConfig } from "./locate-run";
 
 /** A candidate as `hsearch diff` heads it: its verdict, score against its parent's, and the harness diff. */

@@ -7,6 +7,11 @@ import { resolveUserPath } from "../core/paths";
 import type { Task } from "../domain/task";
 import { createEvaluationDir, type EvaluationDir, openEvaluationDir } from "../eval/eval-dir";
 import { loadHarness } from "../harness/load";
+import {
+  createRejectionMemory,
+  type LearntRejection,
+  type RejectionMemory,
+} from "../models/parameter-fallback";
 import type { RoleModels } from "../models/roles";
 import { loadStoredEvaluation } from "../report/eval-data";
 import {
@@ -15,6 +20,7 @@ import {
   type EpisodeScore,
   infraErrorGate,
 } from "../scoring";
+import type { RunStore } from "../store";
 import type { EvalOutcome } from "./eval-outcome";
 import { evaluateInDir } from "./evaluate-in-dir";
 import {
@@ -24,7 +30,7 @@ import {
   modelConfigOf,
   planModels,
   type RequestContext,
-  storedRejections,
+  sayRejection,
 } from "./harness-task";
 import { locateRun } from "./locate-run";
 import { evaluationLocation } from "./probe";
@@ -155,4 +161,29 @@ async function evaluateWith(
 function withGate(outcome: EvalOutcome): EvaluateRequestOutcome {
   const gate = infraErrorGate(outcome.scores, outcome.maxInfraErrorRate);
   return { ...outcome, infraGate: gate ? describeInfraGate(gate) : null };
+}
+
+/**
+ * The rejection memory of a request that keeps its episodes in a directory (eval): it starts from what the
+ * directory's earlier sessions learnt (`known`, a resume), says each new rejection once, and records it in the
+ * directory's store once `keepIn` names it (the models are made before the directory, so bad input leaves none).
+ */
+function storedRejections(
+  context: RequestContext,
+  known: readonly LearntRejection[] = [],
+): { memory: RejectionMemory; keepIn(store: RunStore): void } {
+  let kept: RunStore | undefined;
+  const say = sayRejection(context);
+  return {
+    memory: createRejectionMemory({
+      known,
+      onLearn: (rejection) => {
+        say(rejection);
+        kept?.recordRejectedParameter(rejection);
+      },
+    }),
+    keepIn: (store) => {
+      kept = store;
+    },
+  };
 }

@@ -26,7 +26,6 @@ import {
   settingsByRole,
 } from "../models/settings";
 import { offlineProviders } from "../sim";
-import type { RunStore } from "../store";
 import { checkCustomerSpec } from "./run-setup";
 import type { TaskSelection } from "./select-tasks";
 
@@ -123,32 +122,7 @@ export function createPlannedModels(
   });
 }
 
-/**
- * The rejection memory of a request that keeps its episodes in a directory (eval): it starts from what the
- * directory's earlier sessions learnt (`known`, a resume), says each new rejection once, and records it in the
- * directory's store once `keepIn` names it (the models are made before the directory, so bad input leaves none).
- */
-export function storedRejections(
-  context: RequestContext,
-  known: readonly LearntRejection[] = [],
-): { memory: RejectionMemory; keepIn(store: RunStore): void } {
-  let kept: RunStore | undefined;
-  const say = sayRejection(context);
-  return {
-    memory: createRejectionMemory({
-      known,
-      onLearn: (rejection) => {
-        say(rejection);
-        kept?.recordRejectedParameter(rejection);
-      },
-    }),
-    keepIn: (store) => {
-      kept = store;
-    },
-  };
-}
-
-function sayRejection(context: RequestContext): (rejection: LearntRejection) => void {
+export function sayRejection(context: RequestContext): (rejection: LearntRejection) => void {
   return (rejection) => context.onRejection?.(describeRejection(rejection, "learnt"));
 }
 

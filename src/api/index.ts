@@ -6,7 +6,8 @@
  * What hsearch prints with, for a program that prints the same: labels and directions from the metric catalogue,
  * the paired interval and p-value formats, Wilson rates, usage and the notes of a stopped run.
  */
-export type { PairedRow, PairedSplit, RunComparison } from "../compare";
+export type { RunComparison } from "../compare/compare-runs";
+export type { PairedRow, PairedSplit } from "../compare/paired-split";
 export { HsearchError, type HsearchErrorCode, isHsearchError } from "../core/errors";
 export type { Rng } from "../core/rng";
 export {
@@ -131,7 +132,6 @@ export {
   type ModelPlan,
   type RequestContext,
 } from "./harness-task";
-export { locateRun, locateRunToCome } from "./locate-run";
 export { openRun, type RunReader } from "./open-run";
 export {
   type PairEvent,

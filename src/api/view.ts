@@ -3,7 +3,8 @@
  * two runs compared (`hsearch report`, `view`, `compare`). The CLI parses flags, calls these and prints.
  */
 import { resolve } from "node:path";
-import { compareRuns, loadSide, type RunComparison } from "../compare";
+import { compareRuns, loadSide } from "../compare";
+import type { RunComparison } from "../compare/compare-runs";
 import { startViewer, writeReport } from "../report";
 import { isLoopbackHost } from "../report/viewer/access";
 import { openRunStore, runDirState } from "../store";

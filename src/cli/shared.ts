@@ -15,8 +15,6 @@ import { usageError } from "./usage-error";
 /** Sets the process exit code from inside a command handler (for "finished, but the run failed"). */
 export type SetExitCode = (code: number) => void;
 
-export { locateRun, locateRunToCome } from "../api";
-
 /** Where a harness-on-tasks request runs and says things: warnings and rejected parameters on stderr. */
 export function requestContext(io: CliIO): RequestContext {
   return {
