@@ -104,8 +104,16 @@ describe("hsearch tasks import-harbor", () => {
     ]);
     expect(strict.code).toBe(2);
     const all = temp("hsearch-harbor-all-");
-    const included = await runCli(["tasks", "import-harbor", FIXTURES, "--out", all, "--include-unrunnable"]);
-    expect(included.stdout).toContain("imported 7, skipped 0, failed 1");
+    const included = await runCli([
+      "tasks",
+      "import-harbor",
+      FIXTURES,
+      "--out",
+      all,
+      "--include-unrunnable",
+      "--json",
+    ]);
+    expect(JSON.parse(included.stdout)).toMatchObject({ imported: 7, skipped: 0, failed: 1 });
     expect(loadTaskDir(all).map((loaded) => loaded.task.id)).toContain("harbor-net-fetch");
     const missing = await runCli(["tasks", "import-harbor", join(FIXTURES, "nowhere")]);
     expect(missing.code).toBe(2);
