@@ -6,7 +6,7 @@
  * The tasks ask for internet (granted here) so the sandbox shares the host's network and reaches the server.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -195,13 +195,22 @@ async function evalOutcomes(): Promise<Map<Name, Outcome>> {
   }
 }
 
-/** hsearch's sources and modules, hard-linked into the sandbox's /tmp (host and sandbox share the file system). */
+/**
+ * hsearch's sources and modules in the sandbox's /tmp: hard links when the checkout and the temporary directory share
+ * a file system, a copy when they do not (a tmpfs /tmp).
+ */
 function linkHsearchInto(tmp: string): string {
   const target = join(tmp, "hsearch");
   mkdirSync(target);
-  for (const entry of ["src", "node_modules", "package.json", "tsconfig.json", "harnesses", "config", "data"])
-    if (existsSync(join(PACKAGE_ROOT, entry)))
-      execFileSync("cp", ["-al", join(PACKAGE_ROOT, entry), join(target, entry)]);
+  for (const entry of ["src", "node_modules", "package.json", "tsconfig.json", "harnesses", "config", "data"]) {
+    if (!existsSync(join(PACKAGE_ROOT, entry))) continue;
+    try {
+      execFileSync("cp", ["-al", join(PACKAGE_ROOT, entry), join(target, entry)], { stdio: "pipe" });
+    } catch {
+      rmSync(join(target, entry), { recursive: true, force: true });
+      execFileSync("cp", ["-a", join(PACKAGE_ROOT, entry), join(target, entry)]);
+    }
+  }
   return "/tmp/hsearch";
 }
 

@@ -144,6 +144,33 @@ export function candidateVariants(
   );
 }
 
+/**
+ * The setup lines that take a program off every command's PATH: a directory of links to every other program on the
+ * PATH, and a BASH_ENV file that makes it the PATH. `view` and `envFile` are the sandbox's unless a test says.
+ */
+export function pathWithoutProgram(program: string, view = PATH_VIEW, envFile = PATH_ENV): string {
+  const name = shellQuote(program);
+  return [
+    `mkdir -p ${view}`,
+    `hidden=$(command -v -- ${name} || true); real=$( [ -n "$hidden" ] && readlink -f -- "$hidden" || true)`,
+    `IFS=: read -r -a dirs <<< "$PATH"`,
+    'for dir in "${dirs[@]}"; do',
+    '  [ -d "$dir" ] || continue',
+    '  for file in "$dir"/*; do',
+    // An empty directory leaves the pattern itself; an entry already there may be a dangling link.
+    '    [ -e "$file" ] || [ -L "$file" ] || continue',
+    "    entry=${file##*/}",
+    `    [ "$entry" = ${name} ] && continue`,
+    // Another name of the same program (a link to it) goes too; -ef compares without a process per file.
+    '    [ -n "$real" ] && [ "$file" -ef "$real" ] && continue',
+    `    [ -e "${view}/$entry" ] || [ -L "${view}/$entry" ] || ln -s -- "$file" "${view}/$entry"`,
+    "  done",
+    "done",
+    `printf 'PATH=${view}\nhash -r\n' > ${envFile}`,
+    "",
+  ].join("\n");
+}
+
 /** Does the instruction name this path, or an output below it? Such targets are tried first. */
 function isNamed(path: string, survey: SourceSurvey): boolean {
   return (
@@ -350,22 +377,7 @@ function specOf(kind: string, target: string, survey: SourceSurvey, rng: Rng): V
       const name = shellQuote(program);
       return {
         edits: [],
-        setup: [
-          `mkdir -p ${PATH_VIEW}`,
-          `hidden=$(command -v -- ${name} || true); real=$( [ -n "$hidden" ] && readlink -f -- "$hidden" || true)`,
-          `IFS=: read -r -a dirs <<< "$PATH"`,
-          'for dir in "${dirs[@]}"; do',
-          '  [ -d "$dir" ] || continue',
-          '  for file in "$dir"/*; do',
-          "    entry=${file##*/}",
-          `    [ "$entry" = ${name} ] && continue`,
-          '    [ -n "$real" ] && [ "$(readlink -f -- "$file")" = "$real" ] && continue',
-          `    [ -e "${PATH_VIEW}/$entry" ] || ln -s -- "$file" "${PATH_VIEW}/$entry"`,
-          "  done",
-          "done",
-          `printf 'PATH=${PATH_VIEW}\nhash -r\n' > ${PATH_ENV}`,
-          "",
-        ].join("\n"),
+        setup: pathWithoutProgram(program),
         envVars: { BASH_ENV: PATH_ENV },
         reads: [bash(`type ${name}`)],
         evidence: "state",
