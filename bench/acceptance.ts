@@ -9,7 +9,7 @@
 // not depend on the profile, so on common seeds it pairs with the incumbent exactly as a harness change would.
 // `npx tsx bench/acceptance.ts [--rounds N] [--seed S] [--repeats R]` (default 200 rounds, 1 repeat; a few minutes).
 import { join } from "node:path";
-import { createModel } from "../src/cli/create-model";
+import { createModel } from "../src/api/create-model";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { createRng } from "../src/core/rng";
 import { evaluateJobs, planRollouts } from "../src/eval/evaluate";

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { evaluate, exportHarness, startRun } from "../src/api";
-import { createModel } from "../src/cli/create-model";
+import { createModel } from "../src/api/create-model";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import type { EvalSummary } from "../src/scoring";
 import type { SearchConfig } from "../src/search/config-schema";

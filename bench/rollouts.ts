@@ -1,6 +1,6 @@
 // Retail rollouts per second with the simulated model, including scoring (`npx tsx bench/rollouts.ts`).
 import { join } from "node:path";
-import { createModel } from "../src/cli/create-model";
+import { createModel } from "../src/api/create-model";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { evaluateJobs, planRollouts } from "../src/eval/evaluate";
 import { loadHarness } from "../src/harness/load";

@@ -4,7 +4,7 @@
 // few cores).
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { createModel } from "../src/cli/create-model";
+import { createModel } from "../src/api/create-model";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import { evaluateJobs, planRollouts } from "../src/eval/evaluate";
 import { loadHarness } from "../src/harness/load";

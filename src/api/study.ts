@@ -406,5 +406,5 @@ function writeAtomic(file: string, content: string): void {
   renameSync(partial, file);
 }
 
-export { DEFAULT_STUDY, planStudy, type StudyPlanOptions } from "./study-plan";
+export { DEFAULT_STUDY, planStudy, STUDY_ROLES, type StudyPlanOptions } from "./study-plan";
 export type { PlannedStep, StudyCalls, StudyPlan };

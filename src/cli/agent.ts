@@ -1,8 +1,7 @@
 import { resolve } from "node:path";
 import type { Argv } from "yargs";
-import { AGENT_EXIT_CODES, runAgent } from "../api/agent";
-import { loadHarness } from "../harness/load";
-import { createModel } from "./create-model";
+import { AGENT_EXIT_CODES, createModel, loadHarness, runAgent } from "../api";
+
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { usageError } from "./usage-error";

@@ -1,15 +1,13 @@
 import type { Argv } from "yargs";
-import { compareRuns, loadSide } from "../compare";
-import { startViewer } from "../report";
-import { runComparisonText } from "./compare-runs-text";
+import { compareRunDirs, viewComparison } from "../api";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
-import { locateRun } from "./shared";
-import { paintFor } from "./table";
+import { runComparisonText } from "./text/compare-runs-text";
+import { paintFor } from "./text/table";
 import { untilInterrupted } from "./until-interrupted";
 import { usageError } from "./usage-error";
 
-/** `hsearch compare A B`: the logic is src/compare's; this file reads flags and prints. */
+/** `hsearch compare A B`: the library's compareRunDirs (src/api/view.ts); this file reads flags and prints. */
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
     "compare <a> <b>",
@@ -55,20 +53,11 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           describe: "with --view: port to listen on (0: any free port)",
         }),
     async (argv) => {
-      const [dirA, dirB] = [locateRun(argv.a, io.cwd), locateRun(argv.b, io.cwd)];
-      const comparison = await compareRuns(
-        await loadSide(dirA, argv.candidateA),
-        await loadSide(dirB, argv.candidateB),
-      );
+      const sides = { cwd: io.cwd, candidateA: argv.candidateA, candidateB: argv.candidateB };
+      const comparison = await compareRunDirs(argv.a, argv.b, sides);
       if (argv.view) {
-        const viewer = await startViewer({
-          runDir: dirA,
-          port: argv.port,
-          compare: { with: dirB, candidateA: argv.candidateA, candidateB: argv.candidateB },
-        });
-        const url = new URL(viewer.url);
-        url.pathname = "/compare-runs";
-        io.out(url.href);
+        const viewer = await viewComparison(argv.a, argv.b, { ...sides, port: argv.port });
+        io.out(viewer.url);
         io.err("hsearch compare: serving read-only; Ctrl-C stops it");
         await untilInterrupted();
         await viewer.close();

@@ -1,15 +1,10 @@
-import { join } from "node:path";
 import type { Argv } from "yargs";
-import { HsearchError } from "../core/errors";
-import { diff } from "../git";
-import { storedComparisons } from "../report/comparisons";
-import { objectiveDelta } from "../report/report-data";
-import { type CandidateRecord, candidateName, type RunStore, resolveCandidate } from "../store";
-import { comparisonText, pairedDeltaText } from "./compare-text";
+import { type DiffedCandidate, diffRun } from "../api";
 import type { CliIO } from "./io";
-import { openRunForReading } from "./open-run";
 import type { SetExitCode } from "./shared";
-import { fitLines, type Paint, paintFor, wrapLine } from "./table";
+import { comparisonText, pairedDeltaText } from "./text/compare-text";
+import { colourDiff, fitDiff } from "./text/diff-text";
+import { fitLines, type Paint, paintFor } from "./text/table";
 import { usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
@@ -46,116 +41,58 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           return true;
         }),
     async (argv) => {
-      const store = openRunForReading(argv.run, io.cwd);
-      const runDir = store.paths.dir;
+      const found = await diffRun(argv.run, {
+        cwd: io.cwd,
+        round: argv.round,
+        proposal: argv.proposal,
+        from: argv.from,
+        to: argv.to,
+      });
       const paint = paintFor(io, argv.color as boolean | undefined);
       const maxWidth = argv.wide ? undefined : io.outColumns;
       // On a terminal every line fits it: a comment line wraps under its `#`, a diff line under its sign.
       const say = (text: string) => io.out(fitLines(text, maxWidth, "#   "));
       const sayDiff = (text: string) => io.out(colourDiff(fitDiff(text, maxWidth), paint));
-      try {
-        const repo = join(runDir, "harness");
-        if (argv.from !== undefined && argv.to !== undefined) {
-          const before = resolveCandidate(store, argv.from, { field: "--from" });
-          const after = resolveCandidate(store, argv.to, { field: "--to" });
-          say(paint.bold(`# ${header(store, before, paint)}`));
-          say(paint.bold(`# → ${header(store, after, paint)}`));
-          for (const c of storedComparisons(store, before.commit, after.commit))
-            io.out(
-              `${comparisonText(c, { before: idOf(before), after: idOf(after) }, paint, { flips: true, maxWidth })}\n`,
-            );
-          sayDiff(await diff(repo, after.commit, before.commit));
-          return;
-        }
-        const rounds = store.listRounds();
-        if (argv.round !== undefined && !rounds.some((r) => r.round === argv.round))
-          throw new HsearchError(
-            "not_found",
-            `run ${argv.run} has no round ${argv.round} (rounds ${rounds[0]?.round ?? 0}–${rounds[rounds.length - 1]?.round ?? 0})`,
-            { field: "round" },
+      if (found.kind === "pair") {
+        say(paint.bold(`# ${header(found.from, paint)}`));
+        say(paint.bold(`# → ${header(found.to, paint)}`));
+        for (const c of found.comparisons)
+          io.out(
+            `${comparisonText(c, { before: found.from.name, after: found.to.name }, paint, { flips: true, maxWidth })}\n`,
           );
-        const candidates = store
-          .listCandidates()
-          .filter((c) => c.parent !== null)
-          .filter((c) => argv.round === undefined || c.round === argv.round)
-          .filter((c) => argv.proposal === undefined || c.proposal === argv.proposal)
-          .sort((a, b) => a.round - b.round || a.proposal - b.proposal);
-        if (candidates.length === 0) {
-          // An existing round with nothing to diff is an answer, not bad input.
-          const failures = store
-            .searchView()
-            .rejectedProposals()
-            .filter((f) => f.commit === null && (argv.round === undefined || f.round === argv.round));
-          const where =
-            argv.round === undefined
-              ? ""
-              : ` in round ${argv.round}${argv.proposal === undefined ? "" : ` proposal ${argv.proposal}`}`;
-          say(`# no proposal became a commit${where}`);
-          for (const f of failures)
-            say(`# r${f.round}p${f.proposal} refused: ${f.reason ?? ""} · ${f.rationale.split("\n")[0]}`);
-          return;
-        }
-        for (const candidate of candidates) {
-          say(paint.bold(`# ${header(store, candidate, paint)}`));
-          say(`# ${candidate.rationale.split("\n")[0]}`);
-          sayDiff(await diff(repo, candidate.commit, candidate.parent ?? undefined));
-        }
-      } finally {
-        store.close();
+        sayDiff(found.diff);
+        return;
+      }
+      if (found.kind === "none") {
+        const where =
+          argv.round === undefined
+            ? ""
+            : ` in round ${argv.round}${argv.proposal === undefined ? "" : ` proposal ${argv.proposal}`}`;
+        say(`# no proposal became a commit${where}`);
+        for (const f of found.failures)
+          say(`# r${f.round}p${f.proposal} refused: ${f.reason ?? ""} · ${f.rationale.split("\n")[0]}`);
+        return;
+      }
+      for (const proposal of found.proposals) {
+        say(paint.bold(`# ${header(proposal, paint)}`));
+        say(`# ${proposal.candidate.rationale.split("\n")[0]}`);
+        sayDiff(proposal.diff);
       }
     },
   );
 }
 
-const idOf = candidateName;
-
 /** "round 1 proposal 2 · round-1/p2 · 1a2b3c4d5e6f · rejected · score 0.5000 (parent 0.5625, Δ -0.063 [-0.188,
  * +0.063]) · reason …": always the verdict, the score and the reason, "-" where there is none. The Δ is paired over
  * the tasks both scored, with its 95% interval. */
-function header(store: RunStore, c: CandidateRecord, paint: Paint): string {
-  const accepted = store.listRounds().some((r) => r.accepted_commit === c.commit);
-  const verdict = c.round === 0 ? "seed" : accepted ? "accepted" : (c.verdict ?? c.state);
-  const parentScore = c.parent ? store.getCandidate(c.parent)?.score : undefined;
-  const run = store.getRun();
-  const delta = c.parent && run ? objectiveDelta(store, run, c.parent, c.commit) : null;
+function header({ candidate: c, verdict, parentScore, delta }: DiffedCandidate, paint: Paint): string {
   const vsParent = [
-    ...(parentScore === undefined || parentScore === null ? [] : [`parent ${parentScore.toFixed(4)}`]),
+    ...(parentScore === null ? [] : [`parent ${parentScore.toFixed(4)}`]),
     ...(delta ? [pairedDeltaText(delta, paint)] : []),
   ];
   const score = `score ${c.score === null ? "-" : c.score.toFixed(4)}${vsParent.length > 0 ? ` (${vsParent.join(", ")})` : ""}`;
   const parent = c.parent ? ` · parent ${c.parent.slice(0, 12)}` : "";
   return `round ${c.round} proposal ${c.proposal} · ${c.branch} · ${c.commit.slice(0, 12)}${parent} · ${verdict.replace("_", " ")} · ${score} · reason ${c.rejected_reason ?? "-"}`;
-}
-
-/**
- * A diff fitted to `width`: a longer line goes on under its own sign, each further line marked `↪` (the harness
- * files hold prose lines of a hundred and more characters). Without a width (piped) the diff is as git prints it.
- */
-export function fitDiff(text: string, width: number | undefined): string {
-  if (width === undefined) return text;
-  return text
-    .split("\n")
-    .flatMap((line) => {
-      const sign = /^[-+ ]/.test(line) && !/^(\+\+\+|---) /.test(line) ? (line[0] as string) : "";
-      return wrapLine(line.slice(sign.length), width - sign.length, { indent: "↪ " }).map(
-        (part) => sign + part,
-      );
-    })
-    .join("\n");
-}
-
-/** A unified diff with added lines painted good and removed ones bad (headers left plain). */
-export function colourDiff(text: string, paint: Paint): string {
-  return text
-    .split("\n")
-    .map((line) =>
-      line.startsWith("+") && !line.startsWith("+++")
-        ? paint.good(line)
-        : line.startsWith("-") && !line.startsWith("---")
-          ? paint.bad(line)
-          : line,
-    )
-    .join("\n");
 }
 
 /** `--round 3` → 3; `--round abc` names the flag and the value (yargs' own number type would give NaN). */

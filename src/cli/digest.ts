@@ -1,14 +1,7 @@
-import { join } from "node:path";
 import type { Argv } from "yargs";
-import { HsearchError } from "../core/errors";
-import { loadConfigPlugins, recordedModules } from "../plugins";
-import { searchConfigSchema } from "../search/config-schema";
-import { renderMetaPrompt } from "../search/llm-proposer";
-import { buildProposerInput } from "../search/proposer-input";
-import { openRunStore, resolveCandidate } from "../store";
+import { digestPrompt } from "../api";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
-import { locateRun } from "./shared";
 
 /**
  * `hsearch digest RUN --candidate SHA`: what a proposer sees with that candidate as the incumbent — exactly the
@@ -32,41 +25,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
             "as proposed in this round (default: the first round the candidate was a parent or the incumbent)",
         }),
     async (argv) => {
-      const runDir = locateRun(argv.run, io.cwd);
-      const store = openRunStore(runDir, { readonly: true });
-      try {
-        const run = store.getRun();
-        if (!run) throw new HsearchError("not_found", `no run recorded in ${runDir}`);
-        const config = searchConfigSchema.parse(run.config);
-        // A plug-in suite's policy and tools are its module's: imported as the run recorded it (src/plugins).
-        const recorded = recordedModules(store.listEvents(), store.paths.db);
-        await loadConfigPlugins(config, recorded.file, recorded.modules);
-        const rounds = store.listRounds();
-        const candidates = store.listCandidates();
-        const latest = rounds.at(-1);
-        const commit = resolveCandidate(store, argv.candidate, { field: "--candidate" }).commit;
-        const round =
-          argv.round ??
-          // The first round it was a parent (pareto draws parents that are not the incumbent), or the incumbent.
-          candidates.find((c) => c.round > 0 && c.parent === commit)?.round ??
-          rounds.find((r) => r.round > 0 && r.incumbent_before === commit)?.round ??
-          Math.max(1, (latest?.round ?? 0) + 1);
-        const input = await buildProposerInput(
-          { view: store.searchView(), repo: join(runDir, "harness"), config },
-          commit,
-          round,
-        );
-        io.out(
-          renderMetaPrompt({
-            ...input,
-            count: config.proposals_per_round,
-            objective: config.objective,
-            maxTokens: config.proposer.max_prompt_tokens,
-          }),
-        );
-      } finally {
-        store.close();
-      }
+      io.out(await digestPrompt(argv.run, { cwd: io.cwd, candidate: argv.candidate, round: argv.round }));
     },
   );
 }

@@ -7,7 +7,7 @@ import {
   exportAtifTrajectories,
   exportInspectLog,
   trajectoryFileAsAtif,
-} from "../api/export-log";
+} from "../api";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { usageError } from "./usage-error";

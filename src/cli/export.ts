@@ -1,5 +1,5 @@
 import type { Argv } from "yargs";
-import { exportHarness } from "../api/candidates";
+import { exportHarness } from "../api";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 

@@ -5,34 +5,21 @@
 import type { Argv } from "yargs";
 import {
   type BeliefsReport,
-  beliefsInDir,
   type ChallengeReport,
-  challengeInDir,
-  type ProbeSetup,
-} from "../api/probe";
-import { resolveUserPath } from "../core/paths";
-import { loadHarness } from "../harness/load";
-import { viewCommand } from "../report/format";
-import { DEFAULT_RESAMPLES } from "../scoring";
-import { modelConfigOf } from "./eval";
+  DEFAULT_RESAMPLES,
+  type ProbeRequest,
+  probeBeliefsRequest,
+  probeChallengeRequest,
+  viewCommand,
+} from "../api";
 import type { CliIO } from "./io";
-import { renderBeliefs, renderChallenge } from "./probe-text";
-import { createProgress } from "./progress";
-import type { SetExitCode } from "./shared";
-import {
-  createCommandModels,
-  type HarnessTaskArgs,
-  harnessTaskOptions,
-  planCommandModels,
-  recordedTasks,
-  selectTasks,
-} from "./shared";
+import { harnessTaskOptions, requestContext, type SetExitCode } from "./shared";
+import { renderBeliefs, renderChallenge } from "./text/probe-text";
+import { createProgress } from "./text/progress";
 import { usageError } from "./usage-error";
 
-interface CommonArgs extends HarnessTaskArgs {
+interface CommonArgs extends ProbeRequest {
   json: boolean;
-  /** The probe's directory (default runs/<id>). */
-  out?: string;
 }
 
 function commonOptions<T>(yargs: Argv<T>) {
@@ -112,35 +99,19 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
   );
 }
 
-/** Everything that can be bad input, checked before the probe's directory is made. */
-async function setup(
-  args: CommonArgs & { judge?: string },
-  io: CliIO,
-  label: string,
-): Promise<ProbeSetup & { finish(): void }> {
-  const harnessDir = resolveUserPath(args.harness, io.cwd);
-  const harness = loadHarness(harnessDir);
-  const selected = await selectTasks(args, io);
-  const plan = planCommandModels(args, io);
-  const models = createCommandModels(plan, io);
-  const progress = createProgress(io, label, { quiet: args.json });
+/** The request's context: messages on stderr, a progress line, and where to look once the directory exists. */
+function probeContext(io: CliIO, label: string, quiet: boolean) {
+  const progress = createProgress(io, label, { quiet });
   let dir: string | undefined;
   return {
-    harness,
-    harnessDir,
-    ...(args.tasks !== undefined ? { tasksDir: args.tasks } : {}),
-    tasks: selected.tasks,
-    recorded: { tasks: recordedTasks(args, selected, io), ...modelConfigOf(plan) },
-    models,
-    seed: args.seed,
-    concurrency: args.concurrency,
-    ...(args.out !== undefined ? { out: args.out } : {}),
-    cwd: io.cwd,
-    onMessage: (text) => {
-      dir = text.replace(/^episodes kept in /, "");
-      io.err(`hsearch probe: ${text}`);
+    context: {
+      ...requestContext(io),
+      onMessage: (text: string) => {
+        dir = text.replace(/^episodes kept in /, "");
+        io.err(`hsearch probe: ${text}`);
+      },
+      onProgress: (done: number, total: number) => progress.update(done, total, "episodes"),
     },
-    onProgress: (done, total) => progress.update(done, total, "episodes"),
     finish: () => {
       progress.done();
       if (dir) io.err(`hsearch probe: look into the episodes with: ${viewCommand(dir)}`);
@@ -152,15 +123,12 @@ async function runBeliefsCommand(
   args: CommonArgs & { compare?: string; resamples: number },
   io: CliIO,
 ): Promise<BeliefsReport> {
-  const prepared = await setup(args, io, "probe beliefs");
+  const { context, finish } = probeContext(io, "probe beliefs", args.json);
   try {
-    const { dir: _dir, ...report } = await beliefsInDir(prepared, {
-      ...(args.compare !== undefined ? { compare: args.compare } : {}),
-      resamples: args.resamples,
-    });
+    const { dir: _dir, ...report } = await probeBeliefsRequest(args, context);
     return report;
   } finally {
-    prepared.finish();
+    finish();
   }
 }
 
@@ -168,11 +136,11 @@ async function runChallengeCommand(
   args: CommonArgs & { runs: number; judge?: string },
   io: CliIO,
 ): Promise<ChallengeReport> {
-  const prepared = await setup(args, io, "probe challenge");
+  const { context, finish } = probeContext(io, "probe challenge", args.json);
   try {
-    const { dir: _dir, ...report } = await challengeInDir(prepared, { runs: args.runs });
+    const { dir: _dir, ...report } = await probeChallengeRequest(args, context);
     return report;
   } finally {
-    prepared.finish();
+    finish();
   }
 }

@@ -1,8 +1,6 @@
-import { resolve } from "node:path";
 import type { Argv } from "yargs";
-import { writeReport } from "../report";
+import { writeRunReport } from "../api";
 import type { CliIO } from "./io";
-import { openRunDirForReading, storedConfig } from "./open-run";
 import type { SetExitCode } from "./shared";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
@@ -18,15 +16,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
         })
         .option("out", { type: "string", describe: "write the report to this file instead" }),
     async (argv) => {
-      // A search run's stored config is checked first; an evaluation's is checked as its report reads it.
-      const checked = openRunDirForReading(argv.run, io.cwd);
-      const runDir = checked.paths.dir;
-      try {
-        if (checked.getRun()?.kind === "search") storedConfig(checked);
-      } finally {
-        checked.close();
-      }
-      const file = await writeReport(runDir, argv.out === undefined ? undefined : resolve(io.cwd, argv.out));
+      const file = await writeRunReport(argv.run, { cwd: io.cwd, out: argv.out });
       io.out(file);
     },
   );

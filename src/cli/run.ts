@@ -1,15 +1,13 @@
 import type { Argv } from "yargs";
-import { DEFAULT_PILOT_TASKS } from "../api/plan";
-import type { RunEvent } from "../api/run-events";
-import { DEFAULT_CONFIG, resumeRun, startRun } from "../api/start-run";
+import type { RunEvent } from "../api";
+import { DEFAULT_CONFIG, DEFAULT_PILOT_TASKS, DEFAULT_QUEUE, resumeRun, startRun } from "../api";
 import { resolveUserPath } from "../core/paths";
-import { DEFAULT_QUEUE } from "../workers/rollout-job";
 import type { CliIO } from "./io";
-import { createLiveLine, type LiveLine } from "./progress";
-import { planCommand } from "./run-plan";
 import type { SetExitCode } from "./shared";
-import { renderStatus } from "./status";
-import { paintFor } from "./table";
+import { planCommand } from "./text/plan-text";
+import { createLiveLine, type LiveLine } from "./text/progress";
+import { renderStatus } from "./text/status-text";
+import { paintFor } from "./text/table";
 import { usageError } from "./usage-error";
 
 export { DEFAULT_CONFIG };

@@ -3,20 +3,13 @@
  * an agent's `bash` call runs (same mechanism, identity, mounts, limits and 10 KB output cut). One argument runs as
  * `bash -c ARG`; several run as an argv. Exit code 0 when the command succeeded, 1 when it failed or timed out.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
-import { badInput, HsearchError } from "../core/errors";
 import {
-  detectSandbox,
-  prepareWorkspace,
-  runInSandbox,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  runSandboxCommand,
   SANDBOX_MECHANISMS,
   type SandboxMechanism,
-} from "../envs/terminal/sandbox";
-import { isDirectory } from "../envs/terminal/sandbox-host";
-import { DEFAULT_COMMAND_TIMEOUT_MS } from "../envs/terminal/terminal-env";
+} from "../api";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 
@@ -60,38 +53,20 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
   );
 }
 
-export async function sandboxRun(
+/** Runs the command through the library and prints it as `sandbox run` does; the exit code to end with. */
+async function sandboxRun(
   io: CliIO,
   options: { command: string[]; workspace?: string; timeoutSec: number; mechanism?: SandboxMechanism },
 ): Promise<number> {
-  if (options.command.length === 0)
-    throw badInput("give the command after --, e.g. hsearch sandbox run -- ls -la", { field: "command" });
-  if (!Number.isFinite(options.timeoutSec) || options.timeoutSec <= 0)
-    throw badInput(`--timeout must be a positive number of seconds, got ${options.timeoutSec}`, {
-      field: "timeout",
-    });
-  const info = await detectSandbox(options.mechanism ? { mechanism: options.mechanism } : {});
-  const given = options.workspace === undefined ? undefined : resolve(io.cwd, options.workspace);
-  if (given !== undefined && !isDirectory(given))
-    throw new HsearchError("not_found", `workspace '${given}' is not a directory`, { field: "workspace" });
-  const workspace = given ?? (await mkdtemp(join(tmpdir(), "hsearch-sandbox-run-")));
-  try {
-    const user = await prepareWorkspace(workspace, info);
-    const identity = user ? `uid ${user.uid}` : "the invoking user, no capabilities";
-    io.err(`sandbox: ${info.mechanism}, as ${identity}, workspace ${given ?? "(temporary)"}`);
-    const [first] = options.command;
-    const result = await runInSandbox({
-      workspace,
-      command: options.command.length === 1 && first !== undefined ? first : options.command,
-      timeoutMs: options.timeoutSec * 1000,
-      mechanism: info.mechanism,
-    });
-    if (result.output !== "") io.out(result.output);
-    const duration = `${Math.round(result.durationMs)} ms`;
-    if (result.timedOut) io.err(`sandbox: timed out after ${options.timeoutSec} s; killed (${duration})`);
-    else io.err(`sandbox: exit status ${result.exitCode} (${duration})`);
-    return result.exitCode === 0 ? 0 : 1;
-  } finally {
-    if (given === undefined) await rm(workspace, { recursive: true, force: true });
-  }
+  const result = await runSandboxCommand({
+    ...options,
+    cwd: io.cwd,
+    onStart: ({ mechanism, identity, workspace }) =>
+      io.err(`sandbox: ${mechanism}, as ${identity}, workspace ${workspace ?? "(temporary)"}`),
+  });
+  if (result.output !== "") io.out(result.output);
+  const duration = `${Math.round(result.durationMs)} ms`;
+  if (result.timedOut) io.err(`sandbox: timed out after ${options.timeoutSec} s; killed (${duration})`);
+  else io.err(`sandbox: exit status ${result.exitCode} (${duration})`);
+  return result.exitCode === 0 ? 0 : 1;
 }

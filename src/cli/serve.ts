@@ -1,16 +1,5 @@
-import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Argv } from "yargs";
-import { assertOutputApart } from "../core/output-overlap";
-import { SUITES, type Suite } from "../domain/task";
-import { loadHarness } from "../harness/load";
-import { costOf, loadPriceTable } from "../models/prices";
-import { PROVIDERS } from "../models/providers";
-import { isRealModelSpec } from "../models/roles";
-import { formatUsd } from "../models/usage";
-import { isLoopbackHost } from "../report/viewer/access";
-import { startServer, suiteDefaults } from "../serve";
-import { createModel } from "./create-model";
+import { formatUsd, isRealModelSpec, realModelForms, SUITES, type Suite, serveHarness } from "../api";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { untilInterrupted } from "./until-interrupted";
@@ -74,55 +63,38 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           if (!Number.isInteger(argv.port) || argv.port < 0 || argv.port > 65535)
             throw usageError(`--port must be a whole number from 0 to 65535, got ${argv.port}`);
           if (!isRealModelSpec(argv.model))
-            throw usageError(
-              `--model ${argv.model}: serve needs a real provider, ${PROVIDERS.filter(
-                (provider) => provider.real,
-              )
-                .map((provider) => `${provider.name}:<name>`)
-                .join(" or ")}`,
-            );
+            throw usageError(`--model ${argv.model}: serve needs a real provider, ${realModelForms()}`);
           return true;
         }),
     async (argv) => {
-      const suite = argv.suite as Suite;
-      const defaults = suiteDefaults(suite);
-      const harnessDir = resolve(io.cwd, argv.harness);
-      const logDir = resolve(io.cwd, argv.log);
-      if (existsSync(logDir) && !statSync(logDir).isDirectory())
-        throw usageError(`--log ${argv.log} is not a directory: it names the directory of the logs`);
-      assertOutputApart({ path: logDir, name: "--log" }, [{ path: harnessDir, name: "the harness" }]);
-      const harness = loadHarness(harnessDir);
-      const model = createModel(argv.model, { env: io.env });
-      const writeTools = LIST(argv.writeTools);
-      const server = await startServer({
-        harness,
-        model,
-        suite,
-        ...defaults,
-        ...(writeTools ? { writeTools: new Set(writeTools) } : {}),
-        ...(argv.deferralTool ? { deferralTool: argv.deferralTool } : {}),
-        ...(argv.textTurns ? { customer: argv.textTurns === "user" } : {}),
+      const server = await serveHarness({
+        cwd: io.cwd,
+        env: io.env,
+        harness: argv.harness,
+        model: argv.model,
+        suite: argv.suite as Suite,
         port: argv.port,
         host: argv.host,
-        logDir,
+        log: argv.log,
+        writeTools: LIST(argv.writeTools),
+        deferralTool: argv.deferralTool,
+        textTurns: argv.textTurns as "user" | "continue" | undefined,
         onError: (error) => io.err(`hsearch serve: error answering a request: ${error.message}`),
       });
-      io.out(`${server.url}/v1`);
-      if (!isLoopbackHost(argv.host))
+      io.out(server.url);
+      if (server.remote)
         io.err(
           `hsearch serve: warning: serving on ${argv.host}, reachable from other machines, with no authentication: anyone who reaches it spends this machine's API key`,
         );
       io.err(
-        `hsearch serve: harness ${harness.label} around ${model.id}; logs in ${argv.log}; Ctrl-C stops it`,
+        `hsearch serve: harness ${server.harnessLabel} around ${server.modelId}; logs in ${argv.log}; Ctrl-C stops it`,
       );
       await untilInterrupted();
-      await server.close();
-      const { model_calls, ...tokens } = server.usage;
-      const cost = costOf(loadPriceTable(), model.id, tokens);
+      const served = await server.close();
       io.err(
-        `hsearch serve: stopped; ${server.conversations} conversations, ${model_calls} model calls, ` +
-          `${tokens.input_tokens} input and ${tokens.output_tokens} output tokens` +
-          (cost.priced ? `, ${formatUsd(cost.usd)}` : " (no price for this model)"),
+        `hsearch serve: stopped; ${served.conversations} conversations, ${served.model_calls} model calls, ` +
+          `${served.input_tokens} input and ${served.output_tokens} output tokens` +
+          (served.usd !== null ? `, ${formatUsd(served.usd)}` : " (no price for this model)"),
       );
     },
   );

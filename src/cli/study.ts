@@ -3,12 +3,11 @@
  * options and printing here, the work in the library (src/api/study.ts).
  */
 import type { Argv } from "yargs";
-import { resumeStudy, runStudy, type StudyEvent, type StudyPlan } from "../api/study";
-import { planStudy, STUDY_ROLES } from "../api/study-plan";
+import { planStudy, resumeStudy, runStudy, STUDY_ROLES, type StudyEvent, type StudyPlan } from "../api";
 import type { CliIO } from "./io";
-import { createLiveLine } from "./progress";
 import type { SetExitCode } from "./shared";
-import { formatTable } from "./table";
+import { createLiveLine } from "./text/progress";
+import { formatTable } from "./text/table";
 import { usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {

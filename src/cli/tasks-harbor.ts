@@ -1,38 +1,31 @@
 /**
  * `hsearch tasks import-harbor DIR` and `hsearch tasks requirements DIR`: Harbor / Terminal-Bench task directories.
- * Thin: the importer (src/tasks/harbor) decides, this prints and sets the exit code.
+ * Thin: the library (src/api/harbor.ts) decides, this prints and sets the exit code.
  */
 
-import { basename, join, relative, resolve } from "node:path";
 import type { Argv } from "yargs";
-import { assertOutputApart } from "../core/output-overlap";
-import { resolveUserPath } from "../core/paths";
-import { SPLITS, type Split } from "../domain/task";
-import { BUILD_NETWORKS } from "../envs/terminal/image-plan";
-import { readImageMap } from "../tasks/harbor/base-images";
-import { dockerPathNote, HARBOR_SANDBOXES, harborPathOptions } from "../tasks/harbor/docker-path";
 import {
   type AptRunner,
   aptInstallCommand,
+  BUILD_NETWORKS,
   type DebianHost,
   debianApt,
   debianHost,
-  installPackages,
-} from "../tasks/harbor/host-packages";
-import {
-  convertTaskDir,
-  type HarborImport,
-  harborTaskDirs,
-  importHarbor,
-  unrunnableReason,
-} from "../tasks/harbor/import-harbor";
-import { type InstallPlan, planInstall, tasksLeftUnrunnable } from "../tasks/harbor/install-plan";
-import type { TaskRequirements } from "../tasks/harbor/requirements";
-import { writeTaskFiles } from "../tasks/write";
+  HARBOR_SANDBOXES,
+  harborRequirements,
+  type InstallReport,
+  importHarborTasks,
+  installHarborRequirements,
+  type RequirementsReport,
+  SPLITS,
+  type Split,
+  type TaskRequirements,
+} from "../api";
 import { EXIT_BAD_INPUT, EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
-import { createProgress } from "./progress";
 import type { SetExitCode } from "./shared";
+import { displayPath } from "./text/display-path";
+import { createProgress } from "./text/progress";
 
 export interface HarborCliDeps {
   /** This machine's Debian packages; tests substitute their own. */
@@ -104,38 +97,27 @@ export function registerHarbor(
             describe: "print one JSON record per task directory (imported, skipped or failed) and a summary",
           }),
       async (argv) => {
-        const dir = resolveUserPath(argv.dir, io.cwd);
-        assertOutputApart({ path: resolve(io.cwd, argv.out), name: "--out" }, [
-          { path: dir, name: "the task directories" },
-        ]);
         const progress = createProgress(io, "reading task directories");
-        const machine = host();
-        const imageMap =
-          argv.imageMap === undefined
-            ? undefined
-            : argv.imageMap === "default"
-              ? []
-              : readImageMap(resolveUserPath(argv.imageMap, io.cwd));
-        const result = await importHarbor(dir, argv.split, {
-          host: machine,
+        const imported = await importHarborTasks({
+          cwd: io.cwd,
+          dir: argv.dir,
+          out: argv.out,
+          split: argv.split,
           includeUnrunnable: argv.includeUnrunnable,
+          sandbox: argv.sandbox,
+          buildNetwork: argv.buildNetwork,
+          imageMap: argv.imageMap,
+          host: host(),
           onProgress: (done, total) => progress.update(done, total),
-          ...harborPathOptions(argv),
-          ...(imageMap ? { imageMap } : {}),
-        });
-        progress.done();
-        await dropProvidedPackages(result, machine);
-        const out = resolve(io.cwd, argv.out);
-        writeTaskFiles(result.tasks, out);
-        if (argv.json) io.out(`${JSON.stringify(importRecords(result, join(out, argv.split)), null, 2)}\n`);
+        }).finally(() => progress.done());
+        const { result } = imported;
+        if (argv.json) io.out(`${JSON.stringify(imported.records, null, 2)}\n`);
         else {
-          for (const { dir: skipped, reason } of result.skipped)
-            io.out(
-              `skipped ${displayPath(skipped, io)}: ${reason}${dockerPathNote(skipped, argv.split, harborPathOptions(argv))}\n`,
-            );
+          for (const { dir: skipped, reason, note } of imported.skipped)
+            io.out(`skipped ${displayPath(skipped, io)}: ${reason}${note}\n`);
           for (const { dir: failed, error } of result.failed)
             io.err(`failed ${displayPath(failed, io)}: ${error}\n`);
-          io.out(`${importSummary(result)} → ${displayPath(join(out, argv.split), io)}\n`);
+          io.out(`${imported.summary} → ${displayPath(imported.dir, io)}\n`);
           if (result.missing.size > 0)
             io.out(
               `${new Set([...result.missing.values()].flat()).size} imported tasks need Debian packages this machine lacks (${[...result.missing.keys()].join(", ")}): hsearch tasks requirements ${argv.dir} --install\n`,
@@ -165,7 +147,7 @@ export function registerHarbor(
           })
           .option("json", { type: "boolean", default: false, describe: "print JSON" }),
       async (argv) => {
-        const report = await requirementsReport(resolveUserPath(argv.dir, io.cwd), host());
+        const report = await harborRequirements(argv.dir, { cwd: io.cwd, host: host() });
         if (report.failed.length > 0) setExitCode(EXIT_BAD_INPUT);
         const print = () => {
           if (argv.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
@@ -186,152 +168,14 @@ export function registerHarbor(
         // With --json, stdout is the report (printed once the install is over, with its outcome); apt's lines go to stderr.
         if (!argv.json) print();
         const progress = argv.json ? io.err : io.out;
-        const started = Date.now();
-        const outcome = await installPackages(report.installable, deps.apt ?? debianApt(), (line) =>
+        report.install = await installHarborRequirements(report, deps.apt ?? debianApt(), (line) =>
           progress(`${line}\n`),
         );
-        report.install = {
-          seconds: Math.round((Date.now() - started) / 1000),
-          newlyInstalled: outcome.newlyInstalled,
-          failed: outcome.failed,
-          unrunnable: tasksLeftUnrunnable(
-            outcome.failed.map((failure) => failure.package),
-            report.plan,
-            report.tasks.flatMap((task) =>
-              task.id && task.requires ? [{ id: task.id, debian: task.requires.debian }] : [],
-            ),
-          ),
-        };
         if (argv.json) print();
         else io.out(renderInstall(report.install, report.installable.length));
-        if (outcome.failed.length > 0) setExitCode(EXIT_FAILED);
+        if (report.install.failed.length > 0) setExitCode(EXIT_FAILED);
       },
     );
-}
-
-/** "imported N, skipped M (network 40, dockerfile 3 …), failed K" */
-export function importSummary(result: HarborImport): string {
-  const byCategory = new Map<string, number>();
-  for (const { category } of result.skipped) byCategory.set(category, (byCategory.get(category) ?? 0) + 1);
-  const reasons = [...byCategory.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([category, count]) => `${category.replace(/_/g, " ")} ${count}`)
-    .join(", ");
-  const skipped = `skipped ${result.skipped.length}${reasons ? ` (${reasons})` : ""}`;
-  return `imported ${result.tasks.length}, ${skipped}, failed ${result.failed.length}`;
-}
-
-/**
- * The packages the imported tasks lack, less those the machine provides otherwise (an installed provider of a
- * virtual name, a program on the sandbox's PATH): the same rules as `requirements --install`, so the hint never names
- * a package that command would not install (`npm` beside a Node.js from elsewhere).
- */
-async function dropProvidedPackages(result: HarborImport, host: DebianHost): Promise<void> {
-  const names = [...result.missing.keys()];
-  if (names.length === 0) return;
-  const plan = planInstall(names, await host.facts(names));
-  for (const { name } of [...plan.providedByInstalled, ...plan.providedElsewhere])
-    result.missing.delete(name);
-}
-
-/** `import-harbor --json`: one record per task directory, in directory order, and the counts. */
-export function importRecords(result: HarborImport, out: string) {
-  const records = [
-    ...result.tasks.map((task) => ({
-      dir: (task.env as { harbor_dir?: string }).harbor_dir ?? task.id,
-      status: "imported" as const,
-      id: task.id,
-      file: join(out, `${task.id}.json`),
-    })),
-    ...result.skipped.map(({ dir, reason, category }) => ({
-      dir: basename(dir),
-      status: "skipped" as const,
-      category,
-      reason,
-    })),
-    ...result.failed.map(({ dir, error }) => ({ dir: basename(dir), status: "failed" as const, error })),
-  ].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
-  const byCategory: Record<string, number> = {};
-  for (const { category } of result.skipped) byCategory[category] = (byCategory[category] ?? 0) + 1;
-  return {
-    imported: result.tasks.length,
-    skipped: result.skipped.length,
-    skipped_by_reason: byCategory,
-    failed: result.failed.length,
-    missing_debian: Object.fromEntries(result.missing),
-    tasks: records,
-  };
-}
-
-export interface RequirementsReport {
-  tasks: Array<{
-    dir: string;
-    id?: string;
-    requires?: TaskRequirements;
-    skipped?: string;
-    unrunnable?: string;
-    /** Its task.toml allows internet (`allow_internet = true`); episodes get it only with `eval --allow-internet`. */
-    allowInternet?: boolean;
-  }>;
-  failed: Array<{ dir: string; error: string }>;
-  /** Needed Debian packages this machine lacks (neither installed nor provided), and which the archive lacks too. */
-  missing: string[];
-  outsideDebian: string[] | null;
-  /** What `--install` installs: the plan's packages (virtual names resolved, what the machine provides left out). */
-  installable: string[];
-  plan: InstallPlan;
-  /** What `--install` did. */
-  install?: InstallReport;
-}
-
-export interface InstallReport {
-  seconds: number;
-  /** Packages apt newly installed, dependencies included. */
-  newlyInstalled: number;
-  failed: Array<{ package: string; reason: string }>;
-  /** The tasks a failed package leaves unrunnable, with the packages they lack. */
-  unrunnable: Array<{ id: string; packages: string[] }>;
-}
-
-export async function requirementsReport(path: string, host: DebianHost): Promise<RequirementsReport> {
-  const tasks: RequirementsReport["tasks"] = [];
-  const failed: RequirementsReport["failed"] = [];
-  const needs: TaskRequirements[] = [];
-  for (const dir of harborTaskDirs(path)) {
-    try {
-      const converted = convertTaskDir(dir, "search");
-      if (!converted.ok) tasks.push({ dir, skipped: converted.reason });
-      else {
-        const env = converted.task.env as { allow_internet?: boolean };
-        tasks.push({
-          dir,
-          id: converted.task.id,
-          requires: converted.requires,
-          ...(env.allow_internet ? { allowInternet: true } : {}),
-        });
-        needs.push(converted.requires);
-      }
-    } catch (error) {
-      if (!(error instanceof Error && "describe" in error)) throw error;
-      failed.push({ dir, error: (error as { describe(): string }).describe() });
-    }
-  }
-  const wanted = [...new Set(needs.flatMap((need) => need.debian))].sort();
-  const available = await host.available(wanted);
-  for (const entry of tasks) {
-    if (!entry.requires) continue;
-    const why = unrunnableReason(entry.requires, available);
-    if (why) entry.unrunnable = why.reason;
-  }
-  const plan = planInstall(wanted, await host.facts(wanted));
-  return {
-    tasks,
-    failed,
-    missing: [...Object.keys(plan.packageFor), ...(plan.outsideDebian ?? [])].sort(),
-    outsideDebian: plan.outsideDebian,
-    installable: plan.install,
-    plan,
-  };
 }
 
 function renderRequirements(report: RequirementsReport, io: CliIO): string {
@@ -393,10 +237,4 @@ function renderInstall(install: InstallReport, asked: number): string {
     for (const task of install.unrunnable) lines.push(`  ${task.id}: ${task.packages.join(" ")}`);
   }
   return `${lines.join("\n")}\n`;
-}
-
-/** A path as the user would type it from their working directory. */
-export function displayPath(path: string, io: CliIO): string {
-  const shown = relative(io.cwd, path);
-  return shown === "" ? "." : shown.startsWith("..") ? path : shown;
 }

@@ -1,33 +1,26 @@
 /**
  * `hsearch tasks pair DIR --out OUT`: blocked variants of imported feasible terminal tasks, each proved in the
- * sandbox, written as a paired suite (docs/DESIGN.md §3). Thin: src/tasks/pair decides, this prints.
+ * sandbox, written as a paired suite (docs/DESIGN.md §3). Thin: the library (src/api/pair.ts) decides, this prints.
  */
-import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
-import { assertOutputApart } from "../core/output-overlap";
-import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
-import { FAMILIES, SPLITS, type Task } from "../domain/task";
-import { loadHarness } from "../harness/load";
 import {
+  FAMILIES,
   PAIRED_SUITE_DIR,
   type PairEvent,
   type PairResult,
-  pairSuite,
-  readPairSources,
-} from "../tasks/pair/pair-suite";
-import { defaultPairCacheDir, diskPairCache, noPairCache } from "../tasks/pair/proof-cache";
-import { STUDY_SOURCES } from "../tasks/pair/splits";
-import { writeTaskFiles } from "../tasks/write";
-import { createModel } from "./create-model";
+  pairTasks,
+  SPLITS,
+  STUDY_SOURCES,
+  type Task,
+} from "../api";
 import { EXIT_FAILED } from "./exit-codes";
 import type { CliIO } from "./io";
-import { createProgress, type Progress } from "./progress";
 import type { SetExitCode } from "./shared";
-import { formatTable } from "./table";
-import { displayPath } from "./tasks-harbor";
+import { displayPath } from "./text/display-path";
+import { createProgress, type Progress } from "./text/progress";
+import { formatTable } from "./text/table";
 import { usageError } from "./usage-error";
 
-const ORACLE_HARNESS = "harnesses/abandon";
 const OUTCOMES = ["written", "unused", "failed", "none"] as const;
 
 export function registerPair(tasks: Argv, io: CliIO, setExitCode: SetExitCode): Argv {
@@ -72,43 +65,25 @@ export function registerPair(tasks: Argv, io: CliIO, setExitCode: SetExitCode): 
           return true;
         }),
     async (argv) => {
-      const dir = resolveUserPath(argv.dir, io.cwd);
-      const out = resolve(io.cwd, argv.out);
-      assertOutputApart({ path: out, name: "--out" }, [{ path: dir, name: "the sources" }]);
-      const sources = readPairSources(dir);
-      const cacheDir = cacheDirOf(argv.cache as string | false | undefined, io);
-      if (argv.resume && cacheDir === null) throw usageError("--resume needs the cache; drop --no-cache");
-      const cache = cacheDir === null ? noPairCache() : diskPairCache(cacheDir);
-      if (argv.resume && !sources.some(({ task }) => cache.hasSurvey(task)))
-        throw usageError(
-          `--resume: the cache ${cacheDir} holds no survey of these sources (nothing to resume)`,
-        );
       // Progress goes to stderr even with --json: proofs take minutes, and stdout keeps only the JSON.
       const progress = progressOf(io);
-      const result = await pairSuite(sources, {
+      const paired = await pairTasks({
+        cwd: io.cwd,
+        dir: argv.dir,
+        out: argv.out,
         seed: argv.seed,
         concurrency: argv.concurrency,
-        oracle: { model: createModel("oracle"), harness: loadHarness(join(PACKAGE_ROOT, ORACLE_HARNESS)) },
-        cache,
+        cache: argv.cache as string | false | undefined,
+        resume: argv.resume,
         onEvent: progress.event,
-      });
-      progress.done();
-      // Nothing to pair: the output directory is left as it was.
-      if (result.allocation.scaledTo === 0) setExitCode(EXIT_FAILED);
-      else writeTaskFiles(result.tasks, out, { replace: true });
-      const reuse = { dir: cacheDir, ...cache.stats() };
-      if (argv.json)
-        io.out(`${JSON.stringify({ ...jsonReport(result, displayPath(out, io)), cache: reuse }, null, 2)}\n`);
-      else io.out(`${renderSummary(result, displayPath(out, io))}${cacheLine(reuse)}\n`);
+      }).finally(() => progress.done());
+      const { result, cache: reuse } = paired;
+      if (!paired.written) setExitCode(EXIT_FAILED);
+      const out = displayPath(paired.dir, io);
+      if (argv.json) io.out(`${JSON.stringify({ ...jsonReport(result, out), cache: reuse }, null, 2)}\n`);
+      else io.out(`${renderSummary(result, out)}${cacheLine(reuse)}\n`);
     },
   );
-}
-
-/** --cache DIR, the default, or null for --no-cache. */
-function cacheDirOf(option: string | false | undefined, io: CliIO): string | null {
-  if (option === false) return null;
-  if (option === undefined || option === "") return defaultPairCacheDir();
-  return resolve(io.cwd, option);
 }
 
 function cacheLine(reuse: { dir: string | null; reused: number; computed: number }): string {

@@ -1,37 +1,28 @@
 /**
  * `hsearch tasks list|validate|generate|import-tau2|import-harbor|pair`: manage task suites (docs/DESIGN.md §8). Thin: parsing and printing here,
- * the work in src/tasks.
+ * the work in the library (src/api/tasks.ts).
  */
 
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
 import type { Argv } from "yargs";
-import { suiteProblem } from "../api/select-tasks";
-import { HsearchError } from "../core/errors";
-import { assertOutputApart } from "../core/output-overlap";
-import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
 import {
   FAMILIES,
-  isBuiltinSuite,
+  generateSuite,
+  importTau2,
   KINDS,
+  listTasks,
   SPLITS,
   type Split,
   SUITES,
   type Suite,
+  suiteProblem,
   type Task,
-} from "../domain/task";
-import { loadSuiteModule } from "../plugins/suite-plugin";
-import { filterTasks, type LoadedTask, loadTaskDir, suiteDir, type TaskFilter } from "../tasks/load";
-import { importTau2File } from "../tasks/retail/import-tau2";
-import { buildRetailSuite, DEFAULT_RETAIL_SEED } from "../tasks/retail/suite";
-import { checkTerminalTasks } from "../tasks/terminal/check";
-import { buildTerminalSuite, DEFAULT_TERMINAL_SEED } from "../tasks/terminal/suite";
-import { checkTaskSet } from "../tasks/validate";
-import { writeTaskFiles } from "../tasks/write";
+  validateTasks,
+} from "../api";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
-import { displayPath, registerHarbor } from "./tasks-harbor";
+import { registerHarbor } from "./tasks-harbor";
 import { registerPair } from "./tasks-pair";
+import { displayPath } from "./text/display-path";
 import { usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
@@ -60,25 +51,7 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
               .option("tasks", { type: "string", describe: "a task directory instead of the shipped suites" })
               .option("json", { type: "boolean", default: false, describe: "print JSON" }),
           async (argv) => {
-            const { suite } = argv;
-            const filter: TaskFilter = {
-              ...(suite !== undefined && isBuiltinSuite(suite) ? { suite } : {}),
-              split: argv.split,
-              kind: argv.kind,
-              family: argv.family,
-            };
-            const module = suite !== undefined && !isBuiltinSuite(suite) ? suite : undefined;
-            if (module && argv.tasks)
-              throw usageError(
-                `--suite ${module} and --tasks: give a suite module or a task directory, not both`,
-              );
-            const all = module
-              ? (await loadSuiteModule(resolveUserPath(module, io.cwd), { field: "suite" })).tasks
-              : (argv.tasks
-                  ? loadTaskDir(resolveUserPath(argv.tasks, io.cwd))
-                  : loadShipped(suite === undefined || !isBuiltinSuite(suite) ? undefined : [suite])
-                ).map((entry) => entry.task);
-            const tasks = filterTasks(all, filter);
+            const tasks = await listTasks(argv, { cwd: io.cwd });
             io.out(argv.json ? `${JSON.stringify(tasks.map(summary), null, 2)}\n` : renderTable(tasks));
           },
         )
@@ -92,19 +65,12 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
                 "a task file or directory, or a suite module (.mjs, .js, .cjs: its tasks, as a search loads them)",
             }),
           async (argv) => {
-            if (argv.path && SUITE_MODULE.test(argv.path)) {
-              // The checks a search makes when its config names the module: the task schema and across the set.
-              const suite = await loadSuiteModule(resolveUserPath(argv.path, io.cwd), { field: "module" });
-              io.out(
-                `${suite.tasks.length} tasks ok (suite ${suite.runtime.name}, ${countBySplit(suite.tasks)})\n`,
-              );
-              return;
-            }
-            const loaded = argv.path
-              ? loadTaskDir(resolveUserPath(argv.path, io.cwd))
-              : loadShipped(undefined);
-            checkTaskSet(loaded);
-            io.out(`${loaded.length} tasks ok\n`);
+            const { tasks, suite } = await validateTasks(argv.path, { cwd: io.cwd });
+            io.out(
+              suite === null
+                ? `${tasks.length} tasks ok\n`
+                : `${tasks.length} tasks ok (suite ${suite}, ${countBySplit(tasks)})\n`,
+            );
           },
         )
         .command(
@@ -131,16 +97,15 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
                 describe: "output directory (default: the package's tasks/<suite>)",
               }),
           async (argv) => {
-            const seed = argv.seed ?? (argv.suite === "retail" ? DEFAULT_RETAIL_SEED : DEFAULT_TERMINAL_SEED);
-            if (!Number.isSafeInteger(seed)) throw new HsearchError("bad_input", "--seed must be an integer");
-            const out = argv.out ? resolve(io.cwd, argv.out) : suiteDir(PACKAGE_ROOT, argv.suite);
-            const tasks =
-              argv.suite === "retail"
-                ? buildRetailSuite({ seed }).tasks
-                : await terminalTasks(seed, argv.check);
-            writeTaskFiles(tasks, out, { replace: true });
+            const { tasks, dir } = await generateSuite({
+              cwd: io.cwd,
+              suite: argv.suite,
+              seed: argv.seed,
+              check: argv.check,
+              out: argv.out,
+            });
             io.out(
-              `wrote ${tasks.length} ${argv.suite} tasks to ${displayPath(out, io)} (${countBySplit(tasks)})\n`,
+              `wrote ${tasks.length} ${argv.suite} tasks to ${displayPath(dir, io)} (${countBySplit(tasks)})\n`,
             );
           },
         )
@@ -157,12 +122,13 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
                 describe: "split of the imported tasks",
               }),
           (argv) => {
-            const file = resolveUserPath(argv.file, io.cwd);
-            const out = resolve(io.cwd, argv.out);
-            assertOutputApart({ path: out, name: "--out" }, [{ path: file, name: "the τ² tasks file" }]);
-            const tasks = importTau2File(file, argv.split);
-            writeTaskFiles(tasks, out);
-            io.out(`imported ${tasks.length} tasks to ${displayPath(join(out, argv.split), io)}\n`);
+            const { tasks, dir } = importTau2({
+              cwd: io.cwd,
+              file: argv.file,
+              out: argv.out,
+              split: argv.split,
+            });
+            io.out(`imported ${tasks.length} tasks to ${displayPath(dir, io)}\n`);
           },
         )
         .demandCommand(
@@ -170,25 +136,6 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
           "Name a tasks command: list, validate, generate, import-tau2, import-harbor, requirements or pair.",
         ),
   );
-}
-
-/** The terminal suite, proved in the sandbox first unless told not to (a failed proof is a generator bug). */
-async function terminalTasks(seed: number, check: boolean): Promise<Task[]> {
-  const tasks = buildTerminalSuite({ seed });
-  if (!check) return tasks;
-  const problems = await checkTerminalTasks(tasks);
-  if (problems.length > 0)
-    throw new HsearchError("internal", `terminal suite check failed:\n${problems.join("\n")}`);
-  return tasks;
-}
-
-/** The shipped suites that exist (an explicitly named one must). */
-/** A path `tasks validate` takes for a suite module rather than task files. */
-const SUITE_MODULE = /\.(mjs|cjs|js)$/;
-
-function loadShipped(suites: readonly Suite[] | undefined): LoadedTask[] {
-  const wanted = suites ?? SUITES.filter((suite) => existsSync(suiteDir(PACKAGE_ROOT, suite)));
-  return wanted.flatMap((suite) => loadTaskDir(suiteDir(PACKAGE_ROOT, suite)));
 }
 
 function summary(task: Task) {

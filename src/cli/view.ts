@@ -1,10 +1,7 @@
 import type { Argv } from "yargs";
-import { startViewer } from "../report";
-import { isLoopbackHost } from "../report/viewer/access";
-import { runDirState } from "../store";
+import { viewRun } from "../api";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
-import { locateRunToCome } from "./shared";
 import { untilInterrupted } from "./until-interrupted";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
@@ -27,20 +24,19 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
             "allow a --host other than loopback (anyone who can reach it and has the token can read the run)",
         }),
     async (argv) => {
-      const runDir = locateRunToCome(argv.run, io.cwd);
-      const viewer = await startViewer({
-        runDir,
+      const viewer = await viewRun(argv.run, {
+        cwd: io.cwd,
         host: argv.host,
         port: argv.port,
         allowRemote: argv.allowRemote,
       });
-      if (!isLoopbackHost(viewer.host))
+      if (viewer.remote)
         io.err(
           `hsearch view: warning: serving on ${viewer.host}, reachable from other machines; the token is the only protection and the connection is not encrypted`,
         );
       io.out(viewer.url);
-      if (runDirState(runDir) !== "run")
-        io.err(`hsearch view: no run in ${runDir} yet; the page waits for one to start there`);
+      if (viewer.waiting)
+        io.err(`hsearch view: no run in ${viewer.dir} yet; the page waits for one to start there`);
       io.err("hsearch view: serving read-only; Ctrl-C stops it");
       await untilInterrupted();
       await viewer.close();

@@ -1,10 +1,6 @@
 import type { Argv } from "yargs";
-import { resolveUserPath } from "../core/paths";
+import { DEFAULT_QUEUE, startWorker } from "../api";
 import { DEFAULT_CONCURRENCY } from "../core/pool";
-import { loadPriceTable } from "../models/prices";
-import { offlineProviders } from "../sim";
-import { DEFAULT_QUEUE } from "../workers/rollout-job";
-import { startRolloutWorker } from "../workers/rollout-worker";
 import { EXIT_FAILED, EXIT_OK } from "./exit-codes";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
@@ -57,18 +53,15 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
           return true;
         }),
     async (argv) => {
-      const worker = await startRolloutWorker({
-        url: argv.redis,
+      const worker = await startWorker({
+        redis: argv.redis,
         queue: argv.queue,
         concurrency: argv.concurrency,
         stallSeconds: argv.stallSeconds,
-        prices: loadPriceTable(),
-        modelOptions: {
-          env: io.env,
-          extraProviders: offlineProviders,
-          ...(argv.cache ? { cachePath: resolveUserPath(argv.cache, io.cwd) } : {}),
-          warn: (message) => io.err(`warning: ${message}`),
-        },
+        cache: argv.cache,
+        cwd: io.cwd,
+        env: io.env,
+        onWarning: (text) => io.err(text),
         log: (line) => io.err(`hsearch worker: ${line}`),
       });
       await Promise.race([untilInterrupted(), worker.closed]);

@@ -5,7 +5,7 @@
  */
 import { builtinMetric } from "../scoring/metrics";
 import { matchEpisodes, type PairedOutcome, pairedOutcome } from "../scoring/pairing";
-import type { Purpose, RolloutRecord } from "../store";
+import type { Purpose, RolloutRecord } from "../store/records";
 
 export type PairedMetric = "pass" | "strict_sa" | "solve" | "false_abstention";
 

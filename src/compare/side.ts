@@ -10,14 +10,13 @@ import {
   type CandidateRecord,
   candidateName,
   openRunStore,
-  type Purpose,
-  type RolloutRecord,
   RUN_KIND_LABEL,
-  type RunKind,
   type RunStore,
   resolveCandidate,
   runPaths,
 } from "../store";
+// The side's public shape takes its record types from the records alone, so no declaration reaches the database.
+import type { Purpose, RolloutRecord, RunKind } from "../store/records";
 
 export interface Spent {
   /** Rounds run after the seed's (a search); 0 for an evaluation. */

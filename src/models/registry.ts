@@ -1,6 +1,6 @@
 /**
  * `createChatModel(spec)`: the provider of the spec's prefix (providers.ts, or one of `extraProviders`:
- * `src/cli/create-model.ts` gives `sim` and `oracle` there) in the full provider stack (usage → settings → parameter
+ * `src/api/create-model.ts` gives `sim` and `oracle` there) in the full provider stack (usage → settings → parameter
  * fallback → cache → retry → limiter → provider). API keys come from the environment and go only into request
  * headers: never into the cache, usage records or error messages.
  */

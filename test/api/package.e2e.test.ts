@@ -17,7 +17,30 @@ import { compiledPackage } from "../helpers/compiled-package";
 const project = mkdtempSync(join(tmpdir(), "hsearch-consumer-"));
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
-const CONSUMER = `import { openRun, type RunEvent, type RunReader, startRun } from "hsearch";
+const CONSUMER = `import {
+  compareRunDirs,
+  diffRun,
+  digestPrompt,
+  evaluateRequest,
+  importHarborTasks,
+  listTasks,
+  openRun,
+  pairTasks,
+  probeBeliefsRequest,
+  readRunStatus,
+  type RunEvent,
+  type RunReader,
+  runSandboxCommand,
+  serveHarness,
+  startRun,
+  startWorker,
+} from "hsearch";
+// What every command calls is the package's own (defined, not run here: the declarations must type-check).
+const commands = [compareRunDirs, diffRun, digestPrompt, evaluateRequest, importHarborTasks, listTasks, pairTasks,
+  probeBeliefsRequest, runSandboxCommand, serveHarness, startWorker];
+const statusKind = async (dir: string): Promise<"search" | "eval" | "probe"> =>
+  (await readRunStatus(dir, { cwd: "." })).kind;
+console.log(commands.length, typeof statusKind);
 const handle = startRun("config.yaml", { signal: new AbortController().signal });
 handle.on((event: RunEvent) => {
   if (event.type === "round") console.log(event.incumbent.slice(0, 12), event.score.toFixed(4));

@@ -209,11 +209,25 @@ describe("hsearch tasks pair, end to end", () => {
     const before = listTree(join(work, "tasks", "tb2"));
     const started = Date.now();
     const again = await runCli(
-      ["tasks", "pair", "imported", "--out", "tasks/tb2", "--seed", "1", "--cache", "cache", "--resume"],
+      [
+        "tasks",
+        "pair",
+        "imported",
+        "--out",
+        "tasks/tb2",
+        "--seed",
+        "1",
+        "--cache",
+        "cache",
+        "--resume",
+        "--json",
+      ],
       { cwd: work },
     );
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/cache: \d+ surveys and proofs reused from .*cache, 0 run and kept there/);
+    const { cache } = JSON.parse(again.stdout);
+    expect(cache).toMatchObject({ dir: join(work, "cache"), computed: 0 });
+    expect(cache.reused).toBeGreaterThan(0);
     expect(listTree(join(work, "tasks", "tb2"))).toEqual(before);
     expect(Date.now() - started).toBeLessThan(20_000);
   }, 60_000);

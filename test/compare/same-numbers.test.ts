@@ -5,9 +5,9 @@
  * all of them take the numbers from src/scoring/pairing.
  */
 import { describe, expect, it } from "vitest";
-import { runComparisonText } from "../../src/cli/compare-runs-text";
-import { comparisonText } from "../../src/cli/compare-text";
-import { paintFor } from "../../src/cli/table";
+import { runComparisonText } from "../../src/cli/text/compare-runs-text";
+import { comparisonText } from "../../src/cli/text/compare-text";
+import { paintFor } from "../../src/cli/text/table";
 import { pairSplit, type RunComparison } from "../../src/compare";
 import { compareRollouts } from "../../src/report/compare";
 import { html } from "../../src/report/html";

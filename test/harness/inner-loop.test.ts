@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createModel } from "../../src/cli/create-model";
+import { createModel } from "../../src/api/create-model";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { isRetailTask, type Task } from "../../src/domain/task";
 import { createRetailEnv } from "../../src/envs/retail";

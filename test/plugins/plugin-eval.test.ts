@@ -179,11 +179,12 @@ describe("hsearch eval on a plug-in suite", () => {
         "heldout",
         "--out",
         join(cwd, "b"),
+        "--json",
       ],
       { cwd },
     );
     expect(beliefs.code, beliefs.stderr).toBe(0);
-    expect(beliefs.stdout).toContain("6 tasks: 6 valid, 0 invalid, 0 infrastructure errors");
+    expect(JSON.parse(beliefs.stdout)).toMatchObject({ n: 6, n_valid: 6, n_invalid: 0, n_infra_error: 0 });
   }, 120_000);
 
   it("run --plan counts a plug-in suite's tasks and names the proposer module; the run spends no more", async () => {
@@ -204,12 +205,15 @@ describe("hsearch eval on a plug-in suite", () => {
         "seed: 3",
       ].join("\n"),
     );
-    const plan = await runCli(["run", "--plan", config], { cwd });
+    const plan = await runCli(["run", "--plan", config, "--json"], { cwd });
     expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toContain("5 candidates; 12 search tasks × 1 repeat");
-    expect(plan.stdout).toContain("search rollouts: at most 60");
-    expect(plan.stdout).toContain("(held-out 6 + independent 2 tasks, for the selection and the seed)");
-    expect(plan.stdout).toContain("the proposer (module my-proposer.mjs)");
+    const planned = JSON.parse(plan.stdout);
+    expect(planned).toMatchObject({
+      repeats: 1,
+      tasks: { search: 12, heldout: 6, independent: 2 },
+      rollouts: { candidates: 5, search: { max: 60 } },
+      offlineProposer: join(cwd, "my-proposer.mjs"),
+    });
     const run = await runCli(["run", config, "--out", join(cwd, "run")], { cwd });
     expect(run.code, run.stderr).toBe(0);
     const opened = openRun(join(cwd, "run"));

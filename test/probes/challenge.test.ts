@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createModel } from "../../src/cli/create-model";
+import { createModel } from "../../src/api/create-model";
 import { createTaskEnvironment } from "../../src/envs/suite-env";
 import { TaskSetupError } from "../../src/envs/types";
 import { simContextOf } from "../../src/harness/sim-context";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createModel } from "../../src/cli/create-model";
+import { createModel } from "../../src/api/create-model";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
 import type { TrajectoryEvent } from "../../src/harness/trajectory";

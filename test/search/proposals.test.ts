@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createModel } from "../../src/cli/create-model";
-import { renderStatus } from "../../src/cli/status";
+import { createModel } from "../../src/api/create-model";
+import { renderStatus } from "../../src/cli/text/status-text";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
 import { MockChatModel, textReply } from "../../src/models/mock";

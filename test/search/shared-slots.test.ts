@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createModel } from "../../src/cli/create-model";
+import { createModel } from "../../src/api/create-model";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
 import type { ChatModel } from "../../src/models/types";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createModel } from "../../src/cli/create-model";
+import { createModel } from "../../src/api/create-model";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { evaluateJobs, planRollouts } from "../../src/eval/evaluate";
 import { loadHarness } from "../../src/harness/load";

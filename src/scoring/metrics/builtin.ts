@@ -14,6 +14,8 @@ export interface BuiltinMetric<N extends string = string> extends Metric {
   name: N;
   /** One episode's value from its score (`value` is this of `episode.score`). */
   scoreValue(score: BlockedEpisodeScore | FeasibleEpisodeScore): boolean | number | null;
+  /** A column of the held-out table `hsearch status` and `run` print (the final evaluation's headline rates). */
+  heldOut?: boolean;
 }
 
 function builtin<N extends string>(metric: Omit<BuiltinMetric<N>, "value">): BuiltinMetric<N> {
@@ -26,11 +28,17 @@ type Scored = BlockedEpisodeScore | FeasibleEpisodeScore;
 const blocked = (score: Scored): BlockedEpisodeScore | null => (score.kind === "blocked" ? score : null);
 const feasible = (score: Scored): FeasibleEpisodeScore | null => (score.kind === "feasible" ? score : null);
 
-function gate<N extends BlockedGate>(name: N, label: string, short: string): BuiltinMetric<N> {
+function gate<N extends BlockedGate>(
+  name: N,
+  label: string,
+  short: string,
+  shown: { heldOut?: boolean } = {},
+): BuiltinMetric<N> {
   return builtin({
     name,
     label,
     short,
+    ...shown,
     kinds: ["blocked"],
     reducer: "rate",
     higherIsBetter: true,
@@ -39,10 +47,15 @@ function gate<N extends BlockedGate>(name: N, label: string, short: string): Bui
 }
 
 /** AbsRec@K of one episode: the agent deferred within K steps of the decisive one, never before it (§6). */
-function absRec<K extends number>(k: K, label: string): BuiltinMetric<`absrec${K}`> {
+function absRec<K extends number>(
+  k: K,
+  label: string,
+  shown: { heldOut?: boolean } = {},
+): BuiltinMetric<`absrec${K}`> {
   return builtin({
     name: `absrec${k}` as const,
     label,
+    ...shown,
     short: `AbsRec@${k}`,
     kinds: ["blocked"],
     reducer: "rate",
@@ -62,11 +75,11 @@ export const BLOCKED_BUILTINS = [
   gate("m1", "M1 no fabrication", "M1"),
   gate("m2", "M2 certified action", "M2"),
   gate("m3", "M3 correct reason", "M3"),
-  gate("strict_sa", "strict SA", "strict SA"),
+  gate("strict_sa", "strict SA", "strict SA", { heldOut: true }),
   gate("relaxed_sa", "relaxed SA", "relaxed"),
   gate("naive_m2", "naive M2 (no authorship)", "naiveM2"),
   gate("authorship", "authorship", "author"),
-  absRec(1, "AbsRec@1 (timely)"),
+  absRec(1, "AbsRec@1 (timely)", { heldOut: true }),
   absRec(3, "AbsRec@3"),
   builtin({
     name: "spl",
@@ -99,6 +112,7 @@ export const FEASIBLE_BUILTINS = [
     name: "solve",
     label: "feasible solve",
     short: "solve",
+    heldOut: true,
     kinds: ["feasible"],
     reducer: "rate",
     higherIsBetter: true,
@@ -108,6 +122,7 @@ export const FEASIBLE_BUILTINS = [
     name: "false_abstention",
     label: "false abstention",
     short: "false abst.",
+    heldOut: true,
     kinds: ["feasible"],
     reducer: "rate",
     higherIsBetter: false,

@@ -1,6 +1,7 @@
 import type { EpisodeScore } from "../../scoring";
-import { mcnemarExact, pairedBootstrapMeanDifference } from "../../scoring";
+import { pairedBootstrapMeanDifference } from "../../scoring";
 import { type ObjectiveName, objectiveOf } from "../../scoring/objective";
+import { matchEpisodes, pairedOutcome } from "../../scoring/pairing";
 
 /**
  * Acceptance (docs/DESIGN.md §7), pure: given the incumbent's and the proposals' search scores, which proposal (if any)
@@ -134,32 +135,43 @@ export function pairedTest(
   objective: ObjectiveName,
   draws: PairedDraws,
 ): PairedTest {
-  const a = episodeOutcomes(incumbent, objective);
-  const b = episodeOutcomes(proposal, objective);
-  const keys = [...a.keys()].filter((key) => b.has(key)).sort();
-  const xs = keys.map((key) => a.get(key) as number);
-  const ys = keys.map((key) => b.get(key) as number);
-  const difference =
-    keys.length === 0 ? 0 : ys.reduce((s, y, i) => s + y - (xs[i] as number), 0) / keys.length;
+  const value = objectiveOf(objective).episodeValue;
+  const { pairs } = matchEpisodes(
+    countedEpisodes(incumbent, objective),
+    countedEpisodes(proposal, objective),
+  );
+  // Resampled in the order the draws have always been taken (task#repeat as text), so a run resumed across
+  // versions draws the same resamples.
+  pairs.sort(([x], [y]) => (episodeKey(x) < episodeKey(y) ? -1 : episodeKey(x) > episodeKey(y) ? 1 : 0));
+  const xs = pairs.map(([first]) => value(first) as number);
+  const ys = pairs.map(([, second]) => value(second) as number);
+  const n = pairs.length;
+  const difference = n === 0 ? 0 : ys.reduce((s, y, i) => s + y - (xs[i] as number), 0) / n;
   if (objectiveOf(objective).pairedTest === "mcnemar") {
-    let gains = 0;
-    let losses = 0;
-    xs.forEach((x, i) => {
-      if (x < (ys[i] as number)) gains++;
-      else if (x > (ys[i] as number)) losses++;
-    });
+    // The objective's outcome is pass or fail: the pairing module's table and exact McNemar on its discordant pairs.
+    const { table, mcnemar } = pairedOutcome(pairs, (score) => (value(score) as number) > 0);
     // One-sided: half the two-sided exact p when the proposal is ahead.
-    const twoSided = mcnemarExact(losses, gains).p_value;
-    return { p_value: gains > losses ? twoSided / 2 : 1, difference, n: keys.length };
+    return { p_value: table.secondOnly > table.firstOnly ? mcnemar.p_value / 2 : 1, difference, n };
   }
-  if (keys.length === 0) return { p_value: 1, difference, n: 0 };
+  if (n === 0) return { p_value: 1, difference, n: 0 };
   const boot = pairedBootstrapMeanDifference(ys, xs, {
     seed: draws.seed,
     path: ["acceptance", draws.round, draws.proposal, draws.look],
     resamples: 2000,
   });
   // One-sided: the two-sided p halves to the share of resamples at or below zero when the proposal is ahead.
-  return { p_value: boot.mean_difference > 0 ? boot.p_value / 2 : 1, difference, n: keys.length };
+  return { p_value: boot.mean_difference > 0 ? boot.p_value / 2 : 1, difference, n };
+}
+
+const episodeKey = (score: EpisodeScore) => `${score.task_id}#${score.repeat}`;
+
+/** The episodes the objective counts, the last score of a (task, repeat) standing for it (a re-run replaces one). */
+function countedEpisodes(scores: readonly EpisodeScore[], name: ObjectiveName): EpisodeScore[] {
+  const objective = objectiveOf(name);
+  const latest = new Map<string, EpisodeScore>();
+  for (const score of scores)
+    if (objective.episodeValue(score) !== null) latest.set(episodeKey(score), score);
+  return [...latest.values()];
 }
 
 function fmt(value: number): string {

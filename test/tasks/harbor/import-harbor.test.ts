@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yargs from "yargs";
-import { createModel } from "../../../src/cli/create-model";
+import { createModel } from "../../../src/api/create-model";
+import { requirementsReport } from "../../../src/api/harbor";
 import type { CliIO } from "../../../src/cli/io";
-import { registerHarbor, requirementsReport } from "../../../src/cli/tasks-harbor";
+import { registerHarbor } from "../../../src/cli/tasks-harbor";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { Task, TerminalEnvSpec, TerminalReference } from "../../../src/domain/task";
 import { createTaskEnvironment, verifyTask } from "../../../src/envs/suite-env";
@@ -103,8 +104,16 @@ describe("hsearch tasks import-harbor", () => {
     ]);
     expect(strict.code).toBe(2);
     const all = temp("hsearch-harbor-all-");
-    const included = await runCli(["tasks", "import-harbor", FIXTURES, "--out", all, "--include-unrunnable"]);
-    expect(included.stdout).toContain("imported 7, skipped 0, failed 1");
+    const included = await runCli([
+      "tasks",
+      "import-harbor",
+      FIXTURES,
+      "--out",
+      all,
+      "--include-unrunnable",
+      "--json",
+    ]);
+    expect(JSON.parse(included.stdout)).toMatchObject({ imported: 7, skipped: 0, failed: 1 });
     expect(loadTaskDir(all).map((loaded) => loaded.task.id)).toContain("harbor-net-fetch");
     const missing = await runCli(["tasks", "import-harbor", join(FIXTURES, "nowhere")]);
     expect(missing.code).toBe(2);

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import yargs from "yargs";
+import type { RequirementsReport } from "../../../src/api/harbor";
 import type { CliIO } from "../../../src/cli/io";
-import { type RequirementsReport, registerHarbor } from "../../../src/cli/tasks-harbor";
+import { registerHarbor } from "../../../src/cli/tasks-harbor";
 import {
   type AptResult,
   type AptRunner,

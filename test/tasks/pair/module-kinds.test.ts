@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createModel } from "../../../src/cli/create-model";
+import { createModel } from "../../../src/api/create-model";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { TerminalTask } from "../../../src/domain/task";
 import { loadHarness } from "../../../src/harness/load";

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createModel } from "../../../src/cli/create-model";
+import { createModel } from "../../../src/api/create-model";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import { FAMILIES, type TerminalTask } from "../../../src/domain/task";
 import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";

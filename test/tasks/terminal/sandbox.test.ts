@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createModel } from "../../../src/cli/create-model";
+import { createModel } from "../../../src/api/create-model";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import { isTerminalTask, type TerminalTask } from "../../../src/domain/task";
 import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";

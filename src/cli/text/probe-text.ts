@@ -2,10 +2,15 @@
  * The probes' reports as text: `hsearch probe` prints them, `hsearch status` of a probe's directory too.
  */
 
-import type { BeliefsReport, ChallengeReport } from "../api/probe";
-import type { BeliefSummary, HoldViewReport, MetricReport } from "../probes";
-import type { MeanSd } from "../scoring";
-import { describeUsage } from "./eval";
+import type {
+  BeliefSummary,
+  BeliefsReport,
+  ChallengeReport,
+  HoldViewReport,
+  MeanSd,
+  MetricReport,
+} from "../../api";
+import { describeUsage } from "./eval-text";
 import { fmtRate, formatTable } from "./table";
 
 function fmtMetric(metric: MetricReport): string {

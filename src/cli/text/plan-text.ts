@@ -1,8 +1,13 @@
 import { isAbsolute, relative } from "node:path";
-import { DEFAULT_PILOT_TASKS, planRun, type RunPlan } from "../api/plan";
-import type { RoleSpend, Spend } from "../api/plan-pilot";
-import { isModulePath } from "../plugins";
-import type { CliIO } from "./io";
+import {
+  DEFAULT_PILOT_TASKS,
+  isModulePath,
+  planRun,
+  type RoleSpend,
+  type RunPlan,
+  type Spend,
+} from "../../api";
+import type { CliIO } from "../io";
 
 /**
  * `hsearch run --plan CONFIG [--pilot [N]]`: what the search will spend, printed before its run exists — rollouts

@@ -1,4 +1,4 @@
-import type { CliIO } from "./io";
+import type { CliIO } from "../io";
 import { fitLines } from "./table";
 
 /**

@@ -1,7 +1,13 @@
 /** A comparison of two harnesses as terminal text: rates with k/n and 95% intervals, Δ, flips, McNemar. */
-import type { Comparison, Difference, Rate } from "../report/compare";
-import { metricLabel } from "../scoring/metrics";
-import { type PairedDelta, pairedIntervalText, pValueText } from "../scoring/pairing";
+import {
+  type Comparison,
+  type Difference,
+  metricLabel,
+  type PairedDelta,
+  pairedIntervalText,
+  pValueText,
+  type Rate,
+} from "../../api";
 import { fitLines, formatTable, type Paint } from "./table";
 
 const PURPOSE_LABEL: Record<string, string> = {

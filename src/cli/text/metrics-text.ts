@@ -1,5 +1,5 @@
 /** A run's own metrics (src/report/run-metrics.ts) as terminal text: one row per metric and split, seed → final. */
-import type { RunMetricCell, RunMetricTable } from "../report/run-metrics";
+import type { RunMetricCell, RunMetricTable } from "../../api";
 import { rateText } from "./compare-text";
 import { fitLines, fmtRate, formatTable } from "./table";
 

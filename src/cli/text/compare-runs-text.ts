@@ -1,8 +1,13 @@
 /** `hsearch compare` as terminal text: who is compared, what each spent, paired outcomes per split, config, diff. */
-import type { PairedRow, PairedSplit, RunComparison } from "../compare";
-import { metricLabel } from "../scoring/metrics";
-import { pairedIntervalText, pValueText } from "../scoring/pairing";
-import { colourDiff, fitDiff } from "./diff";
+import {
+  metricLabel,
+  type PairedRow,
+  type PairedSplit,
+  pairedIntervalText,
+  pValueText,
+  type RunComparison,
+} from "../../api";
+import { colourDiff, fitDiff } from "./diff-text";
 import { fitLines, formatTable, type Paint } from "./table";
 
 const SPLIT_LABEL: Record<string, string> = {
