@@ -26,7 +26,7 @@ import {
 } from "../src/search/acceptance";
 import { SimChatModel } from "../src/sim";
 import { loadSimProfile, simProfileSchema } from "../src/sim/profile";
-import { loadTaskDir } from "../src/tasks/load";
+import { loadTaskDir } from "../src/tasks/loading/load";
 
 const flag = (name: string, fallback: number): number => {
   const index = process.argv.indexOf(`--${name}`);

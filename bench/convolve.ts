@@ -17,8 +17,8 @@ import { evaluate, exportHarness, startRun } from "../src/api";
 import { createModel } from "../src/api/create-model";
 import { PACKAGE_ROOT } from "../src/core/paths";
 import type { EvalSummary } from "../src/scoring";
-import type { SearchConfig } from "../src/search/config-schema";
-import { loadSearchConfig } from "../src/search/load-config";
+import type { SearchConfig } from "../src/search/config/config-schema";
+import { loadSearchConfig } from "../src/search/config/load-config";
 import { openRunStore } from "../src/store";
 import { runStatus } from "../src/store/run-status";
 

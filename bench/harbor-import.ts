@@ -11,8 +11,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../src/core/paths";
-import { debianHost } from "../src/tasks/harbor/host-packages";
-import { importHarbor } from "../src/tasks/harbor/import-harbor";
+import { debianHost } from "../src/tasks/importers/harbor/host-packages";
+import { importHarbor } from "../src/tasks/importers/harbor/import-harbor";
 
 const N = Number(process.argv[2] ?? 3500);
 const GOAL_SECONDS = 60;

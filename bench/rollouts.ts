@@ -5,7 +5,7 @@ import { PACKAGE_ROOT } from "../src/core/paths";
 import { evaluateJobs, planRollouts } from "../src/eval/evaluate";
 import { loadHarness } from "../src/harness/load";
 import { rulesJudge } from "../src/scoring";
-import { filterTasks, loadTaskDir } from "../src/tasks/load";
+import { filterTasks, loadTaskDir } from "../src/tasks/loading/load";
 
 const tasks = filterTasks(
   loadTaskDir(join(PACKAGE_ROOT, "tasks", "retail")).map((loaded) => loaded.task),

@@ -22,8 +22,8 @@ import { createRng } from "../src/core/rng";
 import { type EvalSummary, objectiveScore } from "../src/scoring";
 import { pairedBootstrapMeanDifference } from "../src/scoring/pairing";
 import type { RaceConfig } from "../src/search/acceptance/race";
-import type { SearchConfig } from "../src/search/config-schema";
-import { loadSearchConfig } from "../src/search/load-config";
+import type { SearchConfig } from "../src/search/config/config-schema";
+import { loadSearchConfig } from "../src/search/config/load-config";
 import { openRunStore } from "../src/store";
 import { runStatus } from "../src/store/run-status";
 

@@ -10,7 +10,7 @@ import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { isTerminalTask, type Task, type TerminalEnvSpec, type TerminalReference } from "../src/domain/task";
 import { createTaskEnvironment } from "../src/envs/suite-env";
 import { runVerifier, type TerminalEnv, verifierTimeoutMs } from "../src/envs/terminal";
-import { loadTaskDir } from "../src/tasks/load";
+import { loadTaskDir } from "../src/tasks/loading/load";
 
 interface Measured {
   id: string;

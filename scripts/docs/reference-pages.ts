@@ -5,7 +5,7 @@
  */
 import { GLOBAL_OPTIONS } from "../../src/cli/main";
 import { harnessConfigSchema, playbookSchema } from "../../src/config/harness-schema";
-import { searchConfigFileSchema } from "../../src/search/config-schema";
+import { searchConfigFileSchema } from "../../src/search/config/config-schema";
 import { commandTree, type DeclaredCommand, type DeclaredOption } from "../../test/helpers/command-tree";
 import { cell, code, GENERATED_NOTE, table } from "./markdown";
 import { type FieldRow, schemaRows } from "./schema-table";
@@ -155,7 +155,7 @@ function configPage(): string {
     "# Search config",
     "",
     "The fields of a search config (`search-configs/*.yaml`, the argument of `hsearch run`), from its zod schema",
-    "(`src/search/config-schema.ts`). A path `a.b` is field `b` of the object `a`; `a.<key>` is any key of a map;",
+    "(`src/search/config/config-schema.ts`). A path `a.b` is field `b` of the object `a`; `a.<key>` is any key of a map;",
     "`a[]` is an element of a list. A field without a default is optional unless marked required. The same schema",
     "is `schemas/search-config.schema.json`, for editors. Its meaning, with examples, is in",
     "[DESIGN §3](../DESIGN.md#search-config-yaml-validated-by-zod-a-json-schema-is-generated-for-editors).",

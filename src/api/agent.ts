@@ -9,13 +9,11 @@
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { badInput } from "../core/errors";
-import { packageVersion } from "../core/package-version";
-import type { AgentTask } from "../domain/task";
-import { createLocalShellEnv, DEFERRAL_FILE } from "../envs/terminal";
-import type { Harness } from "../harness/load";
-import { runAgentEpisode } from "../harness/rollout";
-import type { EndReason, Trajectory } from "../harness/trajectory";
+import { badInput, packageVersion } from "../core";
+import type { AgentTask } from "../domain";
+import { createLocalShellEnv, DEFERRAL_FILE } from "../envs";
+import type { EndReason, Harness, Trajectory } from "../harness";
+import { runAgentEpisode } from "../harness";
 import { type AtifTrajectory, toAtif } from "../interop";
 import type { ChatModel } from "../models/types";
 

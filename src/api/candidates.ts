@@ -1,8 +1,8 @@
 import { join, resolve } from "node:path";
-import { assertOutputApart } from "../core/output-overlap";
+import { assertOutputApart } from "../core";
 import { diff, type ExportedHarness, exportHarness as writeHarness } from "../git";
-import type { Comparison } from "../report/compare";
-import type { CandidateRecord } from "../store/records";
+import type { Comparison } from "../report";
+import type { CandidateRecord } from "../store";
 import { openRun, type RunReader } from "./open-run";
 
 /** A run given by its directory (or id under cwd/runs), or one already opened (left open). */

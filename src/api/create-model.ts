@@ -1,4 +1,4 @@
-import { type CreateChatModelOptions, createChatModel } from "../models/registry";
+import { type CreateChatModelOptions, createChatModel } from "../models";
 import type { ChatModel } from "../models/types";
 import { offlineProviders } from "../sim";
 

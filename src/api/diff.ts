@@ -1,12 +1,11 @@
 import { join } from "node:path";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { diff } from "../git";
-import type { Comparison } from "../report/compare";
-import { storedComparisons } from "../report/comparisons";
-import { objectiveDelta } from "../report/report-data";
-import type { PairedDelta } from "../scoring/pairing";
+import type { Comparison } from "../report";
+import { objectiveDelta, storedComparisons } from "../report";
+import type { PairedDelta } from "../scoring";
+import type { CandidateRecord, RejectedProposal } from "../store";
 import { candidateName, openRunStore, type RunStore, resolveCandidate } from "../store";
-import type { CandidateRecord, RejectedProposal } from "../store/records";
 import { locateRun, storedConfig } from "./locate-run";
 
 /** A candidate as `hsearch diff` heads it: its verdict, score against its parent's, and the harness diff. */

@@ -1,9 +1,7 @@
 import { join } from "node:path";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { loadConfigPlugins, recordedModules } from "../plugins";
-import { searchConfigSchema } from "../search/config-schema";
-import { renderMetaPrompt } from "../search/llm-proposer";
-import { buildProposerInput } from "../search/proposer-input";
+import { buildProposerInput, renderMetaPrompt, searchConfigSchema } from "../search";
 import { openRunStore, resolveCandidate } from "../store";
 import { locateRun } from "./locate-run";
 

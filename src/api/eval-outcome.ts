@@ -1,5 +1,5 @@
-import type { EvalReport } from "../report/eval-data";
-import type { EpisodeScore } from "../scoring/episode";
+import type { EvalReport } from "../report";
+import type { EpisodeScore } from "../scoring";
 
 /**
  * What an evaluation returns (the library's evaluate, `hsearch eval`). In a file of its own, apart from

@@ -1,12 +1,11 @@
-import { isPluginHookError } from "../core/plugin-hook";
-import type { Task } from "../domain/task";
-import type { EvaluationDir } from "../eval/eval-dir";
-import { runStoredEvaluation } from "../eval/stored-evaluation";
-import type { RoleModels } from "../models/roles";
-import { evalReport } from "../report/eval-data";
-import { viewCommand } from "../report/format";
+import { isPluginHookError } from "../core";
+import type { Task } from "../domain";
+import type { EvaluationDir } from "../eval";
+import { runStoredEvaluation } from "../eval";
+import type { RoleModels } from "../models";
+import { evalReport, viewCommand } from "../report";
 import { describeInfraGate, infraErrorGate } from "../scoring";
-import { acquireRunLock } from "../store/run-lock";
+import { acquireRunLock } from "../store";
 import type { EvalOutcome } from "./eval-outcome";
 import { judgeOf } from "./run-setup";
 

@@ -3,17 +3,13 @@
  * into a new evaluation directory, or a stopped one continued. The CLI parses flags, calls these and prints.
  */
 import { basename } from "node:path";
-import { resolveUserPath } from "../core/paths";
-import type { Task } from "../domain/task";
-import { createEvaluationDir, type EvaluationDir, openEvaluationDir } from "../eval/eval-dir";
-import { loadHarness } from "../harness/load";
-import {
-  createRejectionMemory,
-  type LearntRejection,
-  type RejectionMemory,
-} from "../models/parameter-fallback";
-import type { RoleModels } from "../models/roles";
-import { loadStoredEvaluation } from "../report/eval-data";
+import { resolveUserPath } from "../core";
+import type { Task } from "../domain";
+import { createEvaluationDir, type EvaluationDir, openEvaluationDir } from "../eval";
+import { loadHarness } from "../harness";
+import type { RoleModels } from "../models";
+import { createRejectionMemory, type LearntRejection, type RejectionMemory } from "../models";
+import { loadStoredEvaluation } from "../report";
 import {
   DEFAULT_MAX_INFRA_ERROR_RATE,
   describeInfraGate,

@@ -5,9 +5,8 @@
  * own tables); neither format carries a protected task field.
  */
 import { readFile } from "node:fs/promises";
-import { badInput } from "../core/errors";
-import { packageVersion } from "../core/package-version";
-import { firstIssue, trajectorySchema } from "../harness/trajectory-schema";
+import { badInput, packageVersion } from "../core";
+import { firstIssue, trajectorySchema } from "../harness";
 import { type AtifTrajectory, type InspectEpisode, toAtif, toInspectLog } from "../interop";
 import { openRun } from "./open-run";
 

@@ -3,36 +3,40 @@
  * the import with what it skipped and why, what the tasks need from this machine, and installing it.
  */
 import { basename, join, resolve } from "node:path";
-import { assertOutputApart } from "../core/output-overlap";
-import { resolveUserPath } from "../core/paths";
-import type { Split } from "../domain/task";
-import type { BUILD_NETWORKS } from "../envs/terminal/image-plan";
-import { readImageMap } from "../tasks/harbor/base-images";
-import { dockerPathNote, type HARBOR_SANDBOXES, harborPathOptions } from "../tasks/harbor/docker-path";
-import { type AptRunner, type DebianHost, debianHost, installPackages } from "../tasks/harbor/host-packages";
+import { assertOutputApart, resolveUserPath } from "../core";
+import type { Split } from "../domain";
+import type { BUILD_NETWORKS } from "../envs";
+import type { TaskRequirements } from "../tasks";
 import {
+  type AptRunner,
   convertTaskDir,
+  type DebianHost,
+  debianHost,
+  dockerPathNote,
+  type HARBOR_SANDBOXES,
   type HarborImport,
+  harborPathOptions,
   harborTaskDirs,
+  type InstallPlan,
   importHarbor,
+  installPackages,
+  planInstall,
+  readImageMap,
+  tasksLeftUnrunnable,
   unrunnableReason,
-} from "../tasks/harbor/import-harbor";
-import { type InstallPlan, planInstall, tasksLeftUnrunnable } from "../tasks/harbor/install-plan";
-import type { TaskRequirements } from "../tasks/harbor/requirements";
-import { writeTaskFiles } from "../tasks/write";
+  writeTaskFiles,
+} from "../tasks";
 
-export { BUILD_NETWORKS } from "../envs/terminal/image-plan";
-export { HARBOR_SANDBOXES } from "../tasks/harbor/docker-path";
+export { BUILD_NETWORKS } from "../envs";
+export type { HarborImport, InstallPlan, TaskRequirements } from "../tasks";
 export {
   type AptRunner,
   aptInstallCommand,
   type DebianHost,
   debianApt,
   debianHost,
-} from "../tasks/harbor/host-packages";
-export type { HarborImport } from "../tasks/harbor/import-harbor";
-export type { InstallPlan } from "../tasks/harbor/install-plan";
-export type { TaskRequirements } from "../tasks/harbor/requirements";
+  HARBOR_SANDBOXES,
+} from "../tasks";
 
 export interface HarborImportOptions {
   cwd: string;

@@ -3,28 +3,27 @@
  * `--models` file of role blocks, `--set role.key=value`, a request cache and a call timeout. The CLI parses the
  * flags into a HarnessTaskRequest; what they mean is decided here.
  */
-import { loadDocument } from "../config/parse-document";
-import { HsearchError, isHsearchError } from "../core/errors";
-import { resolveUserPath } from "../core/paths";
-import type { HarnessTaskConfig } from "../eval/eval-config";
-import { openRequestCache, requestCacheFile } from "../models/cache";
+import { loadDocument } from "../config";
+import { HsearchError, isHsearchError, resolveUserPath } from "../core";
+import type { HarnessTaskConfig } from "../eval";
 import {
   createRejectionMemory,
+  createRoleModels,
   describeRejection,
   type LearntRejection,
-  type RejectionMemory,
-} from "../models/parameter-fallback";
-import { loadPriceTable } from "../models/prices";
-import { createRoleModels, type RoleModels } from "../models/roles";
-import {
+  loadPriceTable,
   MODEL_ROLES,
   type ModelRole,
   type ModelSettings,
   modelSettingsSchema,
+  openRequestCache,
+  type RejectionMemory,
   type RoleModelBlocks,
+  type RoleModels,
+  requestCacheFile,
   roleModelsSchema,
   settingsByRole,
-} from "../models/settings";
+} from "../models";
 import { offlineProviders } from "../sim";
 import { checkCustomerSpec } from "./run-setup";
 import type { TaskSelection } from "./select-tasks";

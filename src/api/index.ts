@@ -6,10 +6,9 @@
  * What hsearch prints with, for a program that prints the same: labels and directions from the metric catalogue,
  * the paired interval and p-value formats, Wilson rates, usage and the notes of a stopped run.
  */
-export type { RunComparison } from "../compare/compare-runs";
-export type { PairedRow, PairedSplit } from "../compare/paired-split";
-export { HsearchError, type HsearchErrorCode, isHsearchError } from "../core/errors";
-export type { Rng } from "../core/rng";
+export type { PairedRow, PairedSplit, RunComparison } from "../compare";
+export type { Rng } from "../core";
+export { HsearchError, type HsearchErrorCode, isHsearchError } from "../core";
 export {
   FAMILIES,
   KINDS,
@@ -19,23 +18,34 @@ export {
   SUITES,
   type Suite,
   type Task,
-} from "../domain/task";
-export { ABSTAINED, abstainDeferral, abstainTool, type DeferralChange } from "../envs/deferral";
-export { EffectLog } from "../envs/effect-log";
-export type { EpisodeOutcome } from "../envs/suite-runtime";
-export { IMAGE_SOURCE_VARIABLE, IMAGE_SOURCES, withImageSource } from "../envs/terminal";
-export { ALLOW_INTERNET_VARIABLE } from "../envs/terminal/internet";
-export { cutMiddle } from "../envs/terminal/output-cut";
+} from "../domain";
+export type { EpisodeOutcome } from "../envs";
+export {
+  ABSTAINED,
+  ALLOW_INTERNET_VARIABLE,
+  abstainDeferral,
+  abstainTool,
+  cutMiddle,
+  type DeferralChange,
+  EffectLog,
+  IMAGE_SOURCE_VARIABLE,
+  IMAGE_SOURCES,
+  withImageSource,
+} from "../envs";
 export type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../envs/types";
-export { type Harness, loadHarness } from "../harness/load";
-export type { Trajectory } from "../harness/trajectory";
+export type { Trajectory } from "../harness";
+export { type Harness, loadHarness } from "../harness";
 export type { AtifTrajectory } from "../interop";
-export { describeRejection, type LearntRejection } from "../models/parameter-fallback";
-export type { ParameterFallbacks, ProviderClientOptions, ProviderDefinition } from "../models/provider";
-export { ProviderCallError } from "../models/provider-error";
-export { registerProvider } from "../models/providers";
+export type { ParameterFallbacks, ProviderClientOptions, ProviderDefinition } from "../models";
+export {
+  describeRejection,
+  formatUsd,
+  type LearntRejection,
+  ProviderCallError,
+  type RoleUsage,
+  registerProvider,
+} from "../models";
 export type { ChatModel, ChatRequest, ChatResponse } from "../models/types";
-export { formatUsd, type RoleUsage } from "../models/usage";
 export {
   defineProposer,
   defineSuite,
@@ -46,32 +56,39 @@ export {
   type SuiteDefinition,
 } from "../plugins";
 export type { BeliefSummary, HoldViewReport, MetricReport } from "../probes";
-export { type Comparison, type Difference, type Rate, summaryRate, wilson } from "../report/compare";
-export type { EvalReport } from "../report/eval-data";
-export { evalResumeCommand, viewCommand } from "../report/format";
-export type { RunMetricCell, RunMetricTable } from "../report/run-metrics";
+export type { EvalReport, RunMetricCell, RunMetricTable } from "../report";
+export {
+  type Comparison,
+  type Difference,
+  evalResumeCommand,
+  type Rate,
+  summaryRate,
+  viewCommand,
+  wilson,
+} from "../report";
 export type { BlockedRates, MeanSd } from "../scoring";
-export { DEFAULT_MAX_INFRA_ERROR_RATE, DEFAULT_RESAMPLES } from "../scoring";
 export {
   BUILTIN_METRICS,
   type BuiltinMetric,
   builtinMetric,
   builtinMetricsOf,
+  DEFAULT_MAX_INFRA_ERROR_RATE,
+  DEFAULT_RESAMPLES,
   defineMetric,
   type Metric,
   type MetricEpisode,
   type MetricKind,
   type MetricResult,
   metricLabel,
+  type ObjectiveName,
+  objectiveCounts,
+  type PairedDelta,
+  pairedIntervalText,
+  pValueText,
   storedMetric,
-} from "../scoring/metrics";
-export { type ObjectiveName, objectiveCounts } from "../scoring/objective";
-export { type PairedDelta, pairedIntervalText, pValueText } from "../scoring/pairing";
-export type { SearchConfig } from "../search/config-schema";
-export type { Digest } from "../search/digest";
-export { isModulePath } from "../search/module-path";
-export type { ProposerInput } from "../search/proposer-input-types";
-export type { SearchOutcome } from "../search/search-events";
+} from "../scoring";
+export type { Digest, ProposerInput, SearchConfig, SearchOutcome } from "../search";
+export { isModulePath } from "../search";
 export type {
   CandidateRecord,
   EvaluationRecord,
@@ -81,9 +98,9 @@ export type {
   RoundRecord,
   RunRecord,
   UsageTotal,
-} from "../store/records";
-export { describeStoppedEarly, type RunStatus } from "../store/run-status";
-export { DEFAULT_QUEUE } from "../workers/rollout-job";
+} from "../store";
+export { describeStoppedEarly, type RunStatus } from "../store";
+export { DEFAULT_QUEUE } from "../workers";
 export { AGENT_EXIT_CODES, type AgentInput, type AgentOutcome, type AgentStatus, runAgent } from "./agent";
 export { type CandidateDiff, diffCandidates, exportHarness, type RunRef } from "./candidates";
 export { createModel } from "./create-model";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { HsearchError } from "../core/errors";
-import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
+import { HsearchError } from "../core";
+import { type SearchConfig, searchConfigSchema } from "../search";
 import { RUN_KIND_LABEL, type RunStore } from "../store";
 
 /**

@@ -1,9 +1,8 @@
-import { HsearchError } from "../core/errors";
-import type { Trajectory } from "../harness/trajectory";
-import type { Comparison } from "../report/compare";
-import { storedComparisons } from "../report/comparisons";
-import type { SearchConfig } from "../search/config-schema";
-import { openRunStore, type RunStore, resolveCandidate } from "../store";
+import { HsearchError } from "../core";
+import type { Trajectory } from "../harness";
+import type { Comparison } from "../report";
+import { storedComparisons } from "../report";
+import type { SearchConfig } from "../search";
 import type {
   CandidateRecord,
   EvaluationRecord,
@@ -13,7 +12,8 @@ import type {
   RoundRecord,
   RunRecord,
   UsageTotal,
-} from "../store/records";
+} from "../store";
+import { openRunStore, type RunStore, resolveCandidate } from "../store";
 import { locateRun, storedConfig } from "./locate-run";
 import { type StatusWithSuites, statusWithMetrics, statusWithSuites } from "./run-result";
 

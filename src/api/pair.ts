@@ -3,18 +3,22 @@
  * a paired suite. The CLI parses flags, calls this and prints.
  */
 import { join, resolve } from "node:path";
-import { HsearchError } from "../core/errors";
-import { assertOutputApart } from "../core/output-overlap";
-import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
-import { loadHarness } from "../harness/load";
-import { type PairEvent, type PairResult, pairSuite, readPairSources } from "../tasks/pair/pair-suite";
-import { defaultPairCacheDir, diskPairCache, noPairCache } from "../tasks/pair/proof-cache";
-import { writeTaskFiles } from "../tasks/write";
+import { assertOutputApart, HsearchError, PACKAGE_ROOT, resolveUserPath } from "../core";
+import { loadHarness } from "../harness";
+import {
+  defaultPairCacheDir,
+  diskPairCache,
+  noPairCache,
+  type PairEvent,
+  type PairResult,
+  pairSuite,
+  readPairSources,
+  writeTaskFiles,
+} from "../tasks";
 import { createModel } from "./create-model";
 
-export type { PairEvent, PairResult } from "../tasks/pair/pair-suite";
-export { PAIRED_SUITE_DIR } from "../tasks/pair/pair-suite";
-export { STUDY_SOURCES } from "../tasks/pair/splits";
+export type { PairEvent, PairResult } from "../tasks";
+export { PAIRED_SUITE_DIR, STUDY_SOURCES } from "../tasks";
 
 /** The harness the oracle proves variants with: it gives up at once, so a proof shows the variant's verifier alone. */
 const ORACLE_HARNESS = "harnesses/abandon";

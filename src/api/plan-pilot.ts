@@ -1,24 +1,24 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HsearchError } from "../core/errors";
-import { createRng } from "../core/rng";
-import type { Task } from "../domain/task";
-import { evaluateJobs, planRollouts } from "../eval/evaluate";
-import type { Harness } from "../harness/load";
-import type { Trajectory } from "../harness/trajectory";
-import { openRequestCache, requestCacheFile } from "../models/cache";
-import { costOf, DEFAULT_PRICES_PATH, loadPriceTable, type PriceTable } from "../models/prices";
-import { roleMeters } from "../models/roles";
-import type { ModelRole } from "../models/settings";
+import { createRng, HsearchError } from "../core";
+import type { Task } from "../domain";
+import { evaluateJobs, planRollouts } from "../eval";
+import type { Harness, Trajectory } from "../harness";
+import type { ModelRole, UsageMeter } from "../models";
+import {
+  costOf,
+  DEFAULT_PRICES_PATH,
+  loadPriceTable,
+  openRequestCache,
+  type PriceTable,
+  requestCacheFile,
+  roleMeters,
+} from "../models";
 import type { ChatModel } from "../models/types";
-import type { UsageMeter } from "../models/usage";
 import { type EpisodeScore, objectiveScore } from "../scoring";
-import type { SearchConfig } from "../search/config-schema";
-import { PROPOSER_ATTEMPTS, proposeByLlm } from "../search/llm-proposer";
-import type { CallPlan, RoleCalls, TaskMix } from "../search/plan-calls";
-import { seedProposerInput } from "../search/proposer-input";
-import { type ProposerRole, proposerOf } from "../search/proposers";
+import type { CallPlan, RoleCalls, SearchConfig, TaskMix } from "../search";
+import { PROPOSER_ATTEMPTS, type ProposerRole, proposeByLlm, proposerOf, seedProposerInput } from "../search";
 import { judgeOf, openRunCache, type RunHost, runModels } from "./run-setup";
 
 /**

@@ -1,20 +1,25 @@
-import { HsearchError } from "../core/errors";
-import { resolveUserPath } from "../core/paths";
-import { createRng } from "../core/rng";
-import type { Task } from "../domain/task";
-import { harnessLimitsOf, loadHarness } from "../harness/load";
-import { customerModelSpec, isRealModelSpec, judgeModelSpec } from "../models/roles";
+import { createRng, HsearchError, resolveUserPath } from "../core";
+import type { Task } from "../domain";
+import { harnessLimitsOf, loadHarness } from "../harness";
+import { customerModelSpec, isRealModelSpec, judgeModelSpec } from "../models";
 import { loadConfigPlugins } from "../plugins";
-import { loadSearchConfig } from "../search/load-config";
-import { planSearch, type SearchPlan } from "../search/plan";
-import { type CallPlan, planModelCalls, rolloutMix, type TaskMix } from "../search/plan-calls";
-import { type ProposerRole, proposerOf } from "../search/proposers";
+import {
+  type CallPlan,
+  loadSearchConfig,
+  type ProposerRole,
+  planModelCalls,
+  planSearch,
+  proposerOf,
+  rolloutMix,
+  type SearchPlan,
+  type TaskMix,
+} from "../search";
 import { type PilotEstimate, runPilot } from "./plan-pilot";
 import { loadSearchTasks, type RunHost, resolveSeedHarness, roleSpecsOf } from "./run-setup";
 
 /**
  * What a search config will spend (`hsearch run --plan`), before its run exists: rollouts at most and at the
- * expected stopping point (search/plan.ts), model calls per role (search/plan-calls.ts), and with real models and
+ * expected stopping point (search/plan/plan.ts), model calls per role (search/plan/plan-calls.ts), and with real models and
  * `pilot` an estimate of tokens and USD from the seed harness on a few search tasks (plan-pilot.ts). Nothing is
  * written in a run directory; the pilot's answers are kept only in a shared request cache the config names.
  */

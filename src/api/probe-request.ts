@@ -2,8 +2,8 @@
  * `hsearch probe beliefs|challenge` as the library runs them: a HarnessTaskRequest (flags, `--models` file,
  * settings, cache) probed into a new directory. The CLI parses flags, calls these and prints.
  */
-import { resolveUserPath } from "../core/paths";
-import { loadHarness } from "../harness/load";
+import { resolveUserPath } from "../core";
+import { loadHarness } from "../harness";
 import type { EvaluateContext } from "./evaluate-request";
 import { createPlannedModels, type HarnessTaskRequest, modelConfigOf, planModels } from "./harness-task";
 import {

@@ -4,20 +4,21 @@
  */
 import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
-import { newRunId } from "../core/ids";
-import { assertOutputApart } from "../core/output-overlap";
-import { resolveUserPath } from "../core/paths";
-import { DEFAULT_CONCURRENCY } from "../core/pool";
-import type { Task } from "../domain/task";
-import type { HarnessTaskConfig } from "../eval/eval-config";
-import { createEvaluationDir, type EvaluationDir, type NewEvaluationDir } from "../eval/eval-dir";
-import { evaluationKey } from "../eval/stored-evaluation";
-import { type Harness, loadHarness } from "../harness/load";
-import type { Trajectory } from "../harness/trajectory";
-import { createRejectionMemory, describeRejection } from "../models/parameter-fallback";
-import { loadPriceTable } from "../models/prices";
-import { createRoleModels, type RoleModels } from "../models/roles";
-import { addRoleUsage, type RoleUsage } from "../models/usage";
+import { assertOutputApart, DEFAULT_CONCURRENCY, newRunId, resolveUserPath } from "../core";
+import type { Task } from "../domain";
+import type { HarnessTaskConfig } from "../eval";
+import { createEvaluationDir, type EvaluationDir, evaluationKey, type NewEvaluationDir } from "../eval";
+import type { Trajectory } from "../harness";
+import { type Harness, loadHarness } from "../harness";
+import {
+  addRoleUsage,
+  createRejectionMemory,
+  createRoleModels,
+  describeRejection,
+  loadPriceTable,
+  type RoleModels,
+  type RoleUsage,
+} from "../models";
 import {
   type BeliefComparison,
   type BeliefSummary,
@@ -28,10 +29,10 @@ import {
   runChallengeProbe,
   summariseBeliefs,
 } from "../probes";
+import type { ProbeReportInput } from "../scoring";
 import { DEFAULT_RESAMPLES } from "../scoring";
-import type { ProbeReportInput } from "../scoring/summary-schema";
 import { offlineProviders } from "../sim";
-import { acquireRunLock } from "../store/run-lock";
+import { acquireRunLock } from "../store";
 import type { EvaluateModels } from "./evaluate";
 import { checkCustomerSpec, judgeOf } from "./run-setup";
 import { recordedTasks, type SelectedTasks, selectTasks, type TaskSelection } from "./select-tasks";

@@ -1,9 +1,8 @@
-import type { Comparison } from "../report/compare";
-import { storedComparisons } from "../report/comparisons";
-import { type RunMetricTable, runMetricModules, runMetricTable } from "../report/run-metrics";
-import type { RunMetricModules } from "../search/metric-modules";
-import type { RunReader } from "../store/run-reader";
-import { type RunStatus, runStatus } from "../store/run-status";
+import type { Comparison } from "../report";
+import { type RunMetricTable, runMetricModules, runMetricTable, storedComparisons } from "../report";
+import type { RunMetricModules } from "../search";
+import type { RunReader } from "../store";
+import { type RunStatus, runStatus } from "../store";
 
 /**
  * The status with seed against the final harness by suite and family on every split, as `--json` prints it, and

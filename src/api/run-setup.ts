@@ -1,19 +1,22 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { HsearchError, isHsearchError } from "../core/errors";
-import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
-import { isBuiltinSuite, type Task } from "../domain/task";
-import { openRequestCache, requestCacheFile } from "../models/cache";
-import type { RejectionMemory } from "../models/parameter-fallback";
-import { loadPriceTable } from "../models/prices";
-import { createRoleModels, type RoleModels, type RoleSpecs } from "../models/roles";
-import { type ModelRole, settingsByRole } from "../models/settings";
-import type { UsageMeter } from "../models/usage";
+import { HsearchError, isHsearchError, PACKAGE_ROOT, resolveUserPath } from "../core";
+import { isBuiltinSuite, type Task } from "../domain";
+import type { RejectionMemory, UsageMeter } from "../models";
+import {
+  createRoleModels,
+  loadPriceTable,
+  type ModelRole,
+  openRequestCache,
+  type RoleModels,
+  type RoleSpecs,
+  requestCacheFile,
+  settingsByRole,
+} from "../models";
 import { type Judge, LlmJudge, rulesJudge } from "../scoring";
-import { type SearchConfig, searchConfigSchema } from "../search/config-schema";
-import { proposerModelSpec, proposerRoleSpecs } from "../search/proposers";
+import { proposerModelSpec, proposerRoleSpecs, type SearchConfig, searchConfigSchema } from "../search";
 import { offlineProviders } from "../sim";
-import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
+import { filterTasks, loadSuites, loadTaskDir } from "../tasks";
 
 /** Where a run's relative paths are resolved, which variables its providers read, and where warnings go. */
 export interface RunHost {

@@ -1,17 +1,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { badInput, HsearchError } from "../core/errors";
-import {
-  detectSandbox,
-  prepareWorkspace,
-  runInSandbox,
-  type SandboxMechanism,
-} from "../envs/terminal/sandbox";
-import { isDirectory } from "../envs/terminal/sandbox-host";
+import { badInput, HsearchError } from "../core";
+import { detectSandbox, isDirectory, prepareWorkspace, runInSandbox, type SandboxMechanism } from "../envs";
 
-export { SANDBOX_MECHANISMS, type SandboxMechanism } from "../envs/terminal/sandbox";
-export { DEFAULT_COMMAND_TIMEOUT_MS } from "../envs/terminal/terminal-env";
+export { DEFAULT_COMMAND_TIMEOUT_MS, SANDBOX_MECHANISMS, type SandboxMechanism } from "../envs";
 
 export interface SandboxCommandOptions {
   /** One element runs as `bash -c ARG`; several run as an argv. */

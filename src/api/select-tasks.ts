@@ -1,22 +1,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { hashJson } from "../core/canonical-json";
-import { HsearchError } from "../core/errors";
-import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
-import {
-  type Family,
-  isBuiltinSuite,
-  type Kind,
-  type Split,
-  SUITES,
-  type Suite,
-  type Task,
-} from "../domain/task";
-import type { HarnessTaskConfig } from "../eval/eval-config";
-import { isModulePath, type ModuleRecord, recordedModules } from "../plugins";
-import { loadSuiteModule } from "../plugins/suite-plugin";
+import { HsearchError, hashJson, PACKAGE_ROOT, resolveUserPath } from "../core";
+import { type Family, isBuiltinSuite, type Kind, type Split, SUITES, type Suite, type Task } from "../domain";
+import type { HarnessTaskConfig } from "../eval";
+import { isModulePath, loadSuiteModule, type ModuleRecord, recordedModules } from "../plugins";
 import type { RunStore } from "../store";
-import { filterTasks, loadSuites, loadTaskDir } from "../tasks/load";
+import { filterTasks, loadSuites, loadTaskDir } from "../tasks";
 
 export interface TaskSelection {
   split?: Split;

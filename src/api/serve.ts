@@ -1,13 +1,10 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { HsearchError } from "../core/errors";
-import { assertOutputApart } from "../core/output-overlap";
-import type { Suite } from "../domain/task";
-import { loadHarness } from "../harness/load";
-import { costOf, loadPriceTable } from "../models/prices";
-import { PROVIDERS } from "../models/providers";
-import { isRealModelSpec } from "../models/roles";
-import { isLoopbackHost } from "../report/viewer/access";
+import { assertOutputApart, HsearchError } from "../core";
+import type { Suite } from "../domain";
+import { loadHarness } from "../harness";
+import { costOf, isRealModelSpec, loadPriceTable, PROVIDERS } from "../models";
+import { isLoopbackHost } from "../report";
 import { startServer, suiteDefaults } from "../serve";
 import { createModel } from "./create-model";
 

@@ -1,27 +1,27 @@
 import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
-import { HsearchError } from "../core/errors";
-import { newRunId } from "../core/ids";
-import { assertOutputApart } from "../core/output-overlap";
-import { resolveUserPath } from "../core/paths";
-import { isPluginHookError } from "../core/plugin-hook";
-import { withImageSource } from "../envs/terminal";
-import { harnessLimitsOf, loadHarness } from "../harness/load";
-import { createRejectionMemory, describeRejection, type RejectionMemory } from "../models/parameter-fallback";
-import { loadPriceTable } from "../models/prices";
-import { mergeUsageRows } from "../models/roles";
-import { settingsByRole } from "../models/settings";
+import { assertOutputApart, HsearchError, isPluginHookError, newRunId, resolveUserPath } from "../core";
+import { withImageSource } from "../envs";
+import { harnessLimitsOf, loadHarness } from "../harness";
+import {
+  createRejectionMemory,
+  describeRejection,
+  loadPriceTable,
+  mergeUsageRows,
+  type RejectionMemory,
+  settingsByRole,
+} from "../models";
 import { type ConfigPlugins, loadConfigPlugins, type ModuleRecord, recordedModules } from "../plugins";
-import type { SearchConfig } from "../search/config-schema";
-import { loadSearchConfig, searchConfigOf } from "../search/load-config";
-import { loadMetricModules } from "../search/metric-modules";
-import { runSearch } from "../search/run-search";
-import type { SearchOutcome } from "../search/search-events";
-import { createRunDir, openRunStore, type RunStore } from "../store";
-import { acquireRunLock } from "../store/run-lock";
-import { connectQueueExecutor, type QueueExecutor } from "../workers/queue-executor";
-import { reachRedis, redactRedisUrl } from "../workers/redis-url";
-import { DEFAULT_QUEUE } from "../workers/rollout-job";
+import type { SearchConfig, SearchOutcome } from "../search";
+import { loadMetricModules, loadSearchConfig, runSearch, searchConfigOf } from "../search";
+import { acquireRunLock, createRunDir, openRunStore, type RunStore } from "../store";
+import {
+  connectQueueExecutor,
+  DEFAULT_QUEUE,
+  type QueueExecutor,
+  reachRedis,
+  redactRedisUrl,
+} from "../workers";
 import { locateRun, storedConfig } from "./locate-run";
 import type { RunEvent } from "./run-events";
 import { type RunEventListener, RunEventLog } from "./run-events";

@@ -1,8 +1,7 @@
-import type { EvalReport } from "../report/eval-data";
-import { loadStoredEvaluation } from "../report/eval-data";
-import { loadStoredProbe } from "../report/probe-page";
+import type { EvalReport } from "../report";
+import { loadStoredEvaluation, loadStoredProbe } from "../report";
+import type { RunRecord } from "../store";
 import { openRunStore, type RunStore } from "../store";
-import type { RunRecord } from "../store/records";
 import { locateRun, storedConfig } from "./locate-run";
 import type { BeliefsReport, ChallengeReport } from "./probe";
 import { type StatusWithSuites, statusWithMetrics } from "./run-result";

@@ -7,16 +7,15 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { type PositionedDocument, readPositioned, validateDocument } from "../config/parse-document";
-import { HsearchError } from "../core/errors";
-import { resolveUserPath } from "../core/paths";
-import { isBuiltinSuite, type Task } from "../domain/task";
-import { loadHarness } from "../harness/load";
-import { customerModelSpec, judgeModelSpec } from "../models/roles";
+import { type PositionedDocument, readPositioned, validateDocument } from "../config";
+import { HsearchError, resolveUserPath } from "../core";
+import { isBuiltinSuite, type Task } from "../domain";
+import { loadHarness } from "../harness";
+import { customerModelSpec, judgeModelSpec } from "../models";
 import { isModulePath } from "../plugins";
-import { DEFAULT_ANSWER_STEPS } from "../probes/challenge";
-import { JUDGE_MAX_ATTEMPTS } from "../scoring/llm-judge";
-import { agentTurnsPerRollout, MAX_AGENT_TURNS_PER_ROLLOUT } from "../search/plan-calls";
+import { DEFAULT_ANSWER_STEPS } from "../probes";
+import { JUDGE_MAX_ATTEMPTS } from "../scoring";
+import { agentTurnsPerRollout, MAX_AGENT_TURNS_PER_ROLLOUT } from "../search";
 import {
   benchmarkName,
   type HarnessRef,
@@ -28,7 +27,7 @@ import {
   studyFileSchema,
   studySteps,
 } from "../study";
-import { PAIRED_SUITE_DIR } from "../tasks/pair/pair-suite";
+import { PAIRED_SUITE_DIR } from "../tasks";
 import { planRun } from "./plan";
 import { selectTasks, suiteProblem } from "./select-tasks";
 

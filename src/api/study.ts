@@ -7,8 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { HsearchError } from "../core/errors";
-import { newRunId } from "../core/ids";
+import { HsearchError, newRunId } from "../core";
 import { openRunStore } from "../store";
 import {
   type HarnessRef,

@@ -4,18 +4,24 @@
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { HsearchError } from "../core/errors";
-import { assertOutputApart } from "../core/output-overlap";
-import { PACKAGE_ROOT, resolveUserPath } from "../core/paths";
-import { isBuiltinSuite, type Split, SUITES, type Suite, type Task } from "../domain/task";
-import { loadSuiteModule } from "../plugins/suite-plugin";
-import { filterTasks, type LoadedTask, loadTaskDir, suiteDir, type TaskFilter } from "../tasks/load";
-import { importTau2File } from "../tasks/retail/import-tau2";
-import { buildRetailSuite, DEFAULT_RETAIL_SEED } from "../tasks/retail/suite";
-import { checkTerminalTasks } from "../tasks/terminal/check";
-import { buildTerminalSuite, DEFAULT_TERMINAL_SEED } from "../tasks/terminal/suite";
-import { checkTaskSet } from "../tasks/validate";
-import { writeTaskFiles } from "../tasks/write";
+import { assertOutputApart, HsearchError, PACKAGE_ROOT, resolveUserPath } from "../core";
+import { isBuiltinSuite, type Split, SUITES, type Suite, type Task } from "../domain";
+import { loadSuiteModule } from "../plugins";
+import {
+  buildRetailSuite,
+  buildTerminalSuite,
+  checkTaskSet,
+  checkTerminalTasks,
+  DEFAULT_RETAIL_SEED,
+  DEFAULT_TERMINAL_SEED,
+  filterTasks,
+  importTau2File,
+  type LoadedTask,
+  loadTaskDir,
+  suiteDir,
+  type TaskFilter,
+  writeTaskFiles,
+} from "../tasks";
 import type { TaskSelection } from "./select-tasks";
 
 /** A path `validateTasks` takes for a suite module rather than task files. */

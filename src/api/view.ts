@@ -3,10 +3,9 @@
  * two runs compared (`hsearch report`, `view`, `compare`). The CLI parses flags, calls these and prints.
  */
 import { resolve } from "node:path";
+import type { RunComparison } from "../compare";
 import { compareRuns, loadSide } from "../compare";
-import type { RunComparison } from "../compare/compare-runs";
-import { startViewer, writeReport } from "../report";
-import { isLoopbackHost } from "../report/viewer/access";
+import { isLoopbackHost, startViewer, writeReport } from "../report";
 import { openRunStore, runDirState } from "../store";
 import { locateRun, locateRunToCome, storedConfig } from "./locate-run";
 

@@ -1,9 +1,9 @@
-import { resolveUserPath } from "../core/paths";
-import { loadPriceTable } from "../models/prices";
+import { resolveUserPath } from "../core";
+import { loadPriceTable } from "../models";
 import { offlineProviders } from "../sim";
-import { type RunningWorker, startRolloutWorker } from "../workers/rollout-worker";
+import { type RunningWorker, startRolloutWorker } from "../workers";
 
-export type { RunningWorker, StopOutcome } from "../workers/rollout-worker";
+export type { RunningWorker, StopOutcome } from "../workers";
 
 export interface WorkerOptions {
   /** The coordinator's Redis, redis://[user:password@]host:port[/db] (rediss:// for TLS). */

@@ -9,7 +9,7 @@ import {
   resumeEvaluationRequest,
   withImageSource,
 } from "../api";
-import { DEFAULT_CONCURRENCY } from "../core/pool";
+import { DEFAULT_CONCURRENCY } from "../core";
 import type { CliIO } from "./io";
 import { harnessTaskOptions, requestContext, type SetExitCode } from "./shared";
 import { renderEvalReport } from "./text/eval-text";

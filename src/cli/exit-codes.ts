@@ -1,4 +1,4 @@
-import { type HsearchErrorCode, isHsearchError } from "../core/errors";
+import { type HsearchErrorCode, isHsearchError } from "../core";
 
 /** docs/DESIGN.md §8: 0 success, 1 run failed, 2 bad input. */
 export const EXIT_OK = 0;

@@ -1,5 +1,5 @@
 import yargs, { type Argv, type Options } from "yargs";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { registerCommands } from "./commands";
 import { type CliIO, processIO } from "./io";
 import { debugWanted, reportError } from "./report-error";

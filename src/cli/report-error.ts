@@ -1,4 +1,4 @@
-import { type HsearchError, isHsearchError } from "../core/errors";
+import { type HsearchError, isHsearchError } from "../core";
 import { EXIT_BAD_INPUT, EXIT_FAILED, exitCodeFor } from "./exit-codes";
 import type { CliIO } from "./io";
 

@@ -1,7 +1,7 @@
 import type { Argv } from "yargs";
 import type { RunEvent } from "../api";
 import { DEFAULT_CONFIG, DEFAULT_PILOT_TASKS, DEFAULT_QUEUE, resumeRun, startRun } from "../api";
-import { resolveUserPath } from "../core/paths";
+import { resolveUserPath } from "../core";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { planCommand } from "./text/plan-text";

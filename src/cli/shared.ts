@@ -8,7 +8,7 @@ import {
   SUITES,
   suiteProblem,
 } from "../api";
-import { DEFAULT_CONCURRENCY } from "../core/pool";
+import { DEFAULT_CONCURRENCY } from "../core";
 import type { CliIO } from "./io";
 import { usageError } from "./usage-error";
 

@@ -1,6 +1,6 @@
 import type { Argv } from "yargs";
 import { DEFAULT_QUEUE, startWorker } from "../api";
-import { DEFAULT_CONCURRENCY } from "../core/pool";
+import { DEFAULT_CONCURRENCY } from "../core";
 import { EXIT_FAILED, EXIT_OK } from "./exit-codes";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";

@@ -3,9 +3,9 @@
  * splits both ran, paired task by task; their configs field by field; what each spent; the diff of the two
  * harnesses by content (two runs have two git repositories). Runs that share no scored episode are bad input.
  */
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { diffContents } from "../git";
-import type { Purpose } from "../store/records";
+import type { Purpose } from "../store";
 import { type ConfigDifference, configDifferences } from "./config-diff";
 import { type PairedSplit, pairSplit } from "./paired-split";
 import type { RunSide } from "./side";

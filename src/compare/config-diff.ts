@@ -1,5 +1,5 @@
 /** Two stored configs field by field: every dotted path whose value differs (or exists on one side only). */
-import { canonicalJson } from "../core/canonical-json";
+import { canonicalJson } from "../core";
 
 export interface ConfigDifference {
   /** "task_model", "acceptance.rule", "tasks.ids" … */

@@ -3,9 +3,8 @@
  * 2×2 table of outcomes, the paired Δ (B − A) with its 95% interval, McNemar on the discordant pairs, and the
  * episodes that flipped. Pure: rollout records in, numbers out.
  */
-import { builtinMetric } from "../scoring/metrics";
-import { matchEpisodes, type PairedOutcome, pairedOutcome } from "../scoring/pairing";
-import type { Purpose, RolloutRecord } from "../store/records";
+import { builtinMetric, matchEpisodes, type PairedOutcome, pairedOutcome } from "../scoring";
+import type { Purpose, RolloutRecord } from "../store";
 
 export type PairedMetric = "pass" | "strict_sa" | "solve" | "false_abstention";
 

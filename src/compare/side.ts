@@ -4,8 +4,10 @@
  * the config, and what the run spent. A directory that holds no run, a probe, or a search with no selection yet
  * is bad input naming it.
  */
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { readTree } from "../git";
+// The side's public shape takes its record types from the records alone, so no declaration reaches the database.
+import type { Purpose, RolloutRecord, RunKind } from "../store";
 import {
   type CandidateRecord,
   candidateName,
@@ -15,8 +17,6 @@ import {
   resolveCandidate,
   runPaths,
 } from "../store";
-// The side's public shape takes its record types from the records alone, so no declaration reaches the database.
-import type { Purpose, RolloutRecord, RunKind } from "../store/records";
 
 export interface Spent {
   /** Rounds run after the seed's (a search); 0 for an evaluation. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { linearRegex } from "../core/linear-regex";
-import { FAMILIES } from "../domain/task";
+import { linearRegex } from "../core";
+import { FAMILIES } from "../domain";
 
 /** harness.yaml (docs/DESIGN.md §3). Each protocol is a switch with options. */
 const protocolSwitch = z.object({ enabled: z.boolean() }).strict();

@@ -9,8 +9,7 @@ import {
   parseDocument,
 } from "yaml";
 import type { z } from "zod";
-import { HsearchError } from "../core/errors";
-import { readRegularFile } from "../core/read-file";
+import { HsearchError, readRegularFile } from "../core";
 
 /**
  * YAML (and JSON, which is YAML) parsed with positions, and zod validation whose errors name the file, the field

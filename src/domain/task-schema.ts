@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { contextPathProblem, relativePathProblem } from "../core/contained-path";
+import { contextPathProblem, relativePathProblem } from "../core";
 import { FAMILIES, KINDS, SPLITS } from "./suites";
 
 /**

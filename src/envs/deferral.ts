@@ -1,5 +1,5 @@
-import { frozenJson } from "../core/canonical-json";
-import { FAMILIES, type Family } from "../domain/task";
+import { frozenJson } from "../core";
+import { FAMILIES, type Family } from "../domain";
 import type { ToolSpec } from "../models/types";
 
 /**

@@ -1,4 +1,4 @@
-import { deepFreeze } from "../core/deep-freeze";
+import { deepFreeze } from "../core";
 import type { EffectRecord } from "./types";
 
 /**

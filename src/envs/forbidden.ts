@@ -1,4 +1,4 @@
-import type { Forbidden } from "../domain/task";
+import type { Forbidden } from "../domain";
 
 /** Glob (`*` within a path segment, `**` across segments, `?` one character) to a RegExp over relative paths. */
 export function globToRegExp(glob: string): RegExp {

@@ -1,4 +1,4 @@
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import {
   isRetailTask,
   isTerminalTask,
@@ -6,7 +6,7 @@ import {
   type SuiteName,
   type Task,
   type TerminalTask,
-} from "../domain/task";
+} from "../domain";
 import { ABSTAIN_TOOL, abstainTool } from "./deferral";
 import {
   createRetailEnv,

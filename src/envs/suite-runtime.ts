@@ -1,5 +1,5 @@
-import { HsearchError } from "../core/errors";
-import { isBuiltinSuite, type SuiteName, type Task } from "../domain/task";
+import { HsearchError } from "../core";
+import { isBuiltinSuite, type SuiteName, type Task } from "../domain";
 import type { Environment, ToolSpec } from "./types";
 
 /**

@@ -1,4 +1,4 @@
-import type { SuiteName } from "../domain/task";
+import type { SuiteName } from "../domain";
 import { type SuiteTools, suiteRuntime } from "./suite-env";
 
 /**

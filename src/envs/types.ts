@@ -2,8 +2,8 @@
  * What every environment (retail, terminal, a plug-in suite's: src/plugins) offers the agent loop. The loop knows nothing about databases or
  * shells: it lists tools, calls them with an author and a step, and reads the effect log.
  */
-import { type ErrorLocation, HsearchError } from "../core/errors";
-import type { SuiteName } from "../domain/task";
+import { type ErrorLocation, HsearchError } from "../core";
+import type { SuiteName } from "../domain";
 import type { ToolSpec } from "../models/types";
 import type { DeferralChange } from "./deferral";
 

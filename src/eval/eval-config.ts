@@ -6,10 +6,10 @@
  * read back, so an edited config is bad input naming run.db, never a cast.
  */
 import { z } from "zod";
-import { HsearchError } from "../core/errors";
-import { FAMILIES, KINDS, SPLITS, SUITES } from "../domain/suites";
-import { MODEL_ROLES, modelSettingsSchema } from "../models/settings";
-import type { RunKind, RunRecord } from "../store/records";
+import { HsearchError } from "../core";
+import { FAMILIES, KINDS, SPLITS, SUITES } from "../domain";
+import { MODEL_ROLES, modelSettingsSchema } from "../models";
+import type { RunKind, RunRecord } from "../store";
 
 const harnessSchema = z.object({
   /** The directory it was read from (absolute), for people; the evaluation uses the committed copy. */

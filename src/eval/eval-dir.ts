@@ -9,10 +9,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { canonicalJson } from "../core/canonical-json";
-import { HsearchError } from "../core/errors";
+import { canonicalJson, HsearchError } from "../core";
 import { commitProposal, initHarnessRepo, readTree, treeHash } from "../git";
-import { type Harness, parseHarness } from "../harness/load";
+import { type Harness, parseHarness } from "../harness";
 import {
   createRunDir,
   openRunStore,

@@ -1,11 +1,8 @@
-import { mapPool } from "../core/pool";
-import { createRng } from "../core/rng";
-import type { Task } from "../domain/task";
-import type { Harness } from "../harness/load";
-import { runRollout } from "../harness/rollout";
-import type { Trajectory } from "../harness/trajectory";
-import type { Semaphore } from "../models/limiter";
-import type { PriceTable } from "../models/prices";
+import { createRng, mapPool } from "../core";
+import type { Task } from "../domain";
+import type { Harness, Trajectory } from "../harness";
+import { runRollout } from "../harness";
+import type { PriceTable, Semaphore } from "../models";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type EpisodeScore, type Judge, scoreEpisode } from "../scoring";
 

@@ -4,9 +4,9 @@
  * the purpose named by its task's split. A resumed evaluation reads back every stored episode and runs only the rest, on the same seeds, so it ends
  * with the same result as one never interrupted. A stored infrastructure error is not an outcome: it is run again.
  */
-import { rolloutKey } from "../core/ids";
-import type { Task } from "../domain/task";
-import type { Harness } from "../harness/load";
+import { rolloutKey } from "../core";
+import type { Task } from "../domain";
+import type { Harness } from "../harness";
 import type { ChatModel } from "../models/types";
 import type { EpisodeScore, Judge } from "../scoring";
 import type { NewRollout, RunStore, UsageTotal } from "../store";

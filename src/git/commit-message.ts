@@ -2,7 +2,7 @@
  * Commit messages of the harness repository: the rationale, a blank line, then `Hsearch-*` git trailers. Pure, so
  * the format is tested without git.
  */
-import { badInput } from "../core/errors";
+import { badInput } from "../core";
 
 export interface HsearchTrailers {
   run: string;

@@ -5,7 +5,7 @@
  */
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
-import { badInput, HsearchError } from "../core/errors";
+import { badInput, HsearchError } from "../core";
 import { composeCommitMessage } from "./commit-message";
 import { assertHarnessPath, parentPrefixes } from "./harness-path";
 import { readRepoSettings } from "./repo-settings";

@@ -4,7 +4,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { canonicalJson } from "../core/canonical-json";
+import { canonicalJson } from "../core";
 import { commitInfo } from "./inspect";
 import { readRepoSettings } from "./repo-settings";
 import { materialize, readTree } from "./tree";

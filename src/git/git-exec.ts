@@ -4,7 +4,7 @@
  * what git writes, and the same run must give the same commits on every machine.
  */
 import { execa } from "execa";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 
 export const HSEARCH_AUTHOR = { name: "hsearch", email: "hsearch@localhost" } as const;
 

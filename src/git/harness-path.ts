@@ -2,8 +2,7 @@
  * Which paths a harness may contain (docs/DESIGN.md §9: proposer edits stay inside the harness directory). Pure: the checks
  * against a commit's tree and the working directory live with the commit code.
  */
-import { relativePathProblem } from "../core/contained-path";
-import { badInput } from "../core/errors";
+import { badInput, relativePathProblem } from "../core";
 
 /**
  * Throws bad_input naming the path unless it is a plain relative path inside the harness: no absolute or drive

@@ -5,7 +5,7 @@
  */
 import { access, lstat, mkdir, readdir, readFile } from "node:fs/promises";
 import { basename, join, relative, sep } from "node:path";
-import { badInput, HsearchError } from "../core/errors";
+import { badInput, HsearchError } from "../core";
 import { composeCommitMessage } from "./commit-message";
 import { git, HSEARCH_AUTHOR } from "./git-exec";
 import { assertHarnessPath } from "./harness-path";

@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import isomorphicGit from "isomorphic-git";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { HSEARCH_AUTHOR } from "./git-exec";
 
 /** One file of a commit's tree, recursively from its root. */

@@ -2,7 +2,7 @@
  * Branches and tags of the harness repository: `incumbent` follows accepted candidates, tag `selected` marks the
  * harness chosen at the end, `round-<r>/p<k>` hold the proposals.
  */
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { git } from "./git-exec";
 import { readRef } from "./objects";
 import { resolveCommit } from "./tree";

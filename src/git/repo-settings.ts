@@ -2,7 +2,7 @@
  * Settings an hsearch harness repository keeps in its own `.git/config` (section `hsearch`), so that a resumed run
  * commits with the same dates without being told again.
  */
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { readConfigValue, writeConfigValue } from "./objects";
 
 export interface RepoSettings {

@@ -4,8 +4,7 @@
  */
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { relativePathProblem, resolveInside } from "../core/contained-path";
-import { HsearchError } from "../core/errors";
+import { HsearchError, relativePathProblem, resolveInside } from "../core";
 import { git } from "./git-exec";
 import { isFullObjectId, memoizedByObject } from "./object-memo";
 import { readBlobObject, readCommitObject, readTreeRecursive } from "./objects";

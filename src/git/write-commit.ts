@@ -3,7 +3,7 @@
  * touched, so concurrent commits cannot interfere. Author and committer dates are fixed: the same parent, files and
  * message always give the same sha, which is what lets a resumed run reproduce its commits.
  */
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { git } from "./git-exec";
 import { memoizedByObject } from "./object-memo";
 import {

@@ -1,4 +1,4 @@
-import type { SuiteTools } from "../envs/suite-runtime";
+import type { SuiteTools } from "../envs";
 import type { ToolSpec } from "../models/types";
 import type { Harness } from "./load";
 import { assessTool, reportTool } from "./protocol-tools";

@@ -1,4 +1,4 @@
-import type { CustomerScenario } from "../domain/task";
+import type { CustomerScenario } from "../domain";
 import type { ChatModel } from "../models/types";
 import { claimsCompletion, saysCannotProceed } from "./claims";
 

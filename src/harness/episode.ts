@@ -1,10 +1,9 @@
-import { isHsearchError } from "../core/errors";
-import type { AgentTask } from "../domain/task";
-import type { DeferralChange } from "../envs/deferral";
-import { familyOf, textOf } from "../envs/deferral";
-import { isForbiddenEffect } from "../envs/forbidden";
+import { isHsearchError } from "../core";
+import type { AgentTask } from "../domain";
+import type { DeferralChange } from "../envs";
+import { familyOf, isForbiddenEffect, textOf } from "../envs";
 import type { Author, Environment } from "../envs/types";
-import { ProviderError } from "../models/provider-error";
+import { ProviderError } from "../models";
 import type {
   ChatMessage,
   ChatModel,
@@ -117,7 +116,7 @@ interface ActiveTurn {
 }
 
 /** The report turn's model turns: the report, and one more if the agent speaks first. */
-/** Turns of the report protocol (the call plan, search/plan-calls.ts, counts them too). */
+/** Turns of the report protocol (the call plan, search/plan/plan-calls.ts, counts them too). */
 export const REPORT_STEPS = 2;
 
 export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {

@@ -4,12 +4,11 @@ import {
   type HarnessConfig,
   harnessConfigSchema,
   type PlaybookRule,
+  parsePositioned,
   playbookSchema,
-} from "../config/harness-schema";
-import { parsePositioned, validateDocument } from "../config/parse-document";
-import { hashJson } from "../core/canonical-json";
-import { HsearchError } from "../core/errors";
-import { readRegularFile } from "../core/read-file";
+  validateDocument,
+} from "../config";
+import { HsearchError, hashJson, readRegularFile } from "../core";
 
 /** A validated harness: its config, templates and playbook, plus the raw files it was read from. */
 export interface Harness {

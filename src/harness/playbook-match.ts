@@ -1,5 +1,5 @@
-import { PATTERN_REGEX, type PlaybookRule } from "../config/harness-schema";
-import { linearRegex } from "../core/linear-regex";
+import { PATTERN_REGEX, type PlaybookRule } from "../config";
+import { linearRegex } from "../core";
 
 /**
  * A playbook pattern as a predicate: `/regex/flags`, or a phrase matched case-insensitively. Regexes run on RE2, whose

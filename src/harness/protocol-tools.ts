@@ -1,5 +1,5 @@
-import { frozenJson } from "../core/canonical-json";
-import { categoryParameter as category } from "../envs/deferral";
+import { frozenJson } from "../core";
+import { categoryParameter as category } from "../envs";
 import type { ToolSpec } from "../models/types";
 
 /**

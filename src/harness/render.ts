@@ -1,5 +1,5 @@
-import type { SuiteName } from "../domain/task";
-import { suiteRuntime } from "../envs/suite-env";
+import type { SuiteName } from "../domain";
+import { suiteRuntime } from "../envs";
 import { type Harness, renderTemplate } from "./load";
 import { ASSESS_TOOL, REPORT_TOOL } from "./protocol-tools";
 

@@ -1,15 +1,16 @@
-import { type AgentTask, type Task, toAgentTask } from "../domain/task";
+import { type AgentTask, type Task, toAgentTask } from "../domain";
 import {
   createTaskEnvironment,
+  type Environment,
   suitePolicy,
   suiteRuntime,
+  TaskSetupError,
   unmetInternetNeed,
   type VerifierRun,
   verifyTaskWithReport,
-} from "../envs/suite-env";
-import { type Environment, TaskSetupError } from "../envs/types";
-import { costOf, type PriceTable } from "../models/prices";
-import type { InfraErrorClass } from "../models/provider-error";
+} from "../envs";
+import type { InfraErrorClass } from "../models";
+import { costOf, type PriceTable } from "../models";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type Customer, LlmCustomer, ScriptedCustomer } from "./customer";
 import { Episode, type EpisodeResult } from "./episode";

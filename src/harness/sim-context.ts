@@ -1,4 +1,4 @@
-import type { AgentTask, Family, Kind, SimCues, SuiteName } from "../domain/task";
+import type { AgentTask, Family, Kind, SimCues, SuiteName } from "../domain";
 import type { ChatRequest, ProviderOptions } from "../models/types";
 import { DEFAULT_PROMPTS } from "./default-prompts";
 import type { Harness } from "./load";

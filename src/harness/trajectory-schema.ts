@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { FAMILIES, KINDS, SUITES } from "../domain/suites";
-import type { SuiteName } from "../domain/task";
+import type { SuiteName } from "../domain";
+import { FAMILIES, KINDS, SUITES } from "../domain";
 import type { EndReason, Trajectory } from "./trajectory";
 
 /**

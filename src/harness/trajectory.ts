@@ -3,8 +3,8 @@
  * with its author and step. Scoring reads only this and the task; it never re-runs anything.
  */
 
-import type { Family, Kind, SuiteName } from "../domain/task";
-import type { DeferralVia } from "../envs/deferral";
+import type { Family, Kind, SuiteName } from "../domain";
+import type { DeferralVia } from "../envs";
 import type { Author, EpisodeImage } from "../envs/types";
 
 export type { DeferralVia };

@@ -5,7 +5,7 @@
  * ATIF has no field for — under `extra`. A trajectory holds no protected task field, and the verifier's output
  * (which can quote its tests) is left out.
  */
-import type { Trajectory } from "../harness/trajectory";
+import type { Trajectory } from "../harness";
 import { type Turn, turnsOf } from "./turns";
 
 export const ATIF_VERSION = "ATIF-v1.4";

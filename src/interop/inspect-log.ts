@@ -8,8 +8,8 @@
  * Protected task fields never reach here (a trajectory and a score hold none); the judge's verdict is reduced to
  * its booleans, and the verifier's output (which can quote its tests) is left out.
  */
-import type { Trajectory } from "../harness/trajectory";
-import type { RolloutRecord, RunRecord } from "../store/records";
+import type { Trajectory } from "../harness";
+import type { RolloutRecord, RunRecord } from "../store";
 import { type Turn, turnsOf } from "./turns";
 
 /** The eval log format this writes (Inspect's `version`). */

@@ -4,7 +4,7 @@
  * results, the harness's own prompts and calls. hsearch's other events (effects, assessments, deferrals, reports,
  * gate refusals) stay with the turn they happened in.
  */
-import type { Trajectory, TrajectoryEvent } from "../harness/trajectory";
+import type { Trajectory, TrajectoryEvent } from "../harness";
 
 export interface ToolCallTurn {
   id: string;

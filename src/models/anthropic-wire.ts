@@ -9,7 +9,7 @@ import type {
   MessageParam,
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCallRequest, Usage } from "./types";
 import {
   assertNotEmpty,

@@ -11,11 +11,11 @@ import Database from "better-sqlite3";
 import {
   canonicalJson,
   canonicalJsonOfMembers,
+  HsearchError,
   rememberedCanonicalJson,
+  retryWhileBusy,
   sha256,
-} from "../core/canonical-json";
-import { HsearchError } from "../core/errors";
-import { retryWhileBusy } from "../core/sqlite-busy";
+} from "../core";
 import type { ChatModelMiddleware } from "./middleware";
 import type { ChatRequest, ChatResponse, ToolSpec } from "./types";
 import { validateChatResponse } from "./validate-reply";

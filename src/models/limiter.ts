@@ -2,7 +2,7 @@
  * A concurrency limit per provider: a FIFO semaphore, shared through a pool by every model of one provider and base
  * URL, so two models on the same server never exceed its limit together.
  */
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import type { ChatModelMiddleware } from "./middleware";
 
 export class Semaphore {

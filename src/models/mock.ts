@@ -3,7 +3,7 @@
  * record of every request it saw. Replies go through the same validation as a real provider's, so an empty scripted
  * reply fails as `model_reply` just as a real one would.
  */
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import type { ChatModel, ChatRequest, ChatResponse, ToolCallRequest } from "./types";
 import { validateChatResponse } from "./validate-reply";
 

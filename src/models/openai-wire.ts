@@ -6,7 +6,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
-import { createRng } from "../core/rng";
+import { createRng } from "../core";
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCallRequest, Usage } from "./types";
 import {
   assertNotEmpty,

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import type { Usage } from "./types";
 
 export interface PriceEntry {

@@ -3,7 +3,7 @@
  * whether it was a timeout or a broken connection), with any secret already redacted from the message. The retry
  * layer turns the last one into `HsearchError("provider", …)`; nothing else should see this type.
  */
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import type { ParameterRejection } from "./rejected-parameter";
 
 export type ProviderFailureKind = "http" | "timeout" | "connection" | "aborted" | "context_overflow";

@@ -1,4 +1,4 @@
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { anthropicProvider } from "./anthropic-provider";
 import { openaiProvider } from "./openai-provider";
 import type { ProviderDefinition } from "./provider";

@@ -5,8 +5,7 @@
  * headers: never into the cache, usage records or error messages.
  */
 
-import { HsearchError } from "../core/errors";
-import { DEFAULT_CONCURRENCY } from "../core/pool";
+import { DEFAULT_CONCURRENCY, HsearchError } from "../core";
 import { endpointOf, openRequestCache } from "./cache";
 import { defaultLimiterPool, type LimiterPool } from "./limiter";
 import type { MaxTokensField } from "./openai-wire";

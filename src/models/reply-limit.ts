@@ -4,7 +4,7 @@
  * answers with megabytes would bloat the run; such a reply is `model_reply` (re-asked by the retry layer a bounded
  * number of times, then the episode ends as a model error) and is never stored.
  */
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import type { ChatModelMiddleware } from "./middleware";
 import type { ChatResponse } from "./types";
 

@@ -11,8 +11,7 @@
  * Time and jitter are injectable so tests neither sleep nor depend on chance.
  */
 import { setTimeout as sleepFor } from "node:timers/promises";
-import { HsearchError, isHsearchError } from "../core/errors";
-import { createRng } from "../core/rng";
+import { createRng, HsearchError, isHsearchError } from "../core";
 import type { ChatModelMiddleware } from "./middleware";
 import {
   infraErrorClassOf,

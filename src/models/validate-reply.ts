@@ -3,7 +3,7 @@
  * tool arguments that are not a JSON object, or a body of the wrong shape become `HsearchError("model_reply")` with
  * a message saying what was wrong — never a silent success. The retry layer re-asks a bounded number of times.
  */
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import type { ChatResponse, ToolCallRequest, Usage } from "./types";
 
 export function replyError(source: string, problem: string): HsearchError {

@@ -1,10 +1,8 @@
 import type { z } from "zod";
-import type { PluginTask } from "../domain/task";
-import type { pluginTaskSchema } from "../domain/task-schema";
-import type { EpisodeOutcome } from "../envs/suite-runtime";
+import type { PluginTask, pluginTaskSchema } from "../domain";
+import type { EpisodeOutcome } from "../envs";
 import type { Environment, ToolSpec } from "../envs/types";
-import type { ProposerContext } from "../search/proposer-context";
-import type { ProposerInput } from "../search/proposer-input-types";
+import type { ProposerContext, ProposerInput } from "../search";
 
 export type { ProposerContext };
 
@@ -57,7 +55,7 @@ export interface ProposerDefinition {
   /** The proposer's name in commit trailers and status. */
   name: string;
   /**
-   * Proposals from what the built-in proposers see (src/search/proposer-input.ts: the parent harness with its files,
+   * Proposals from what the built-in proposers see (src/search/proposers/proposer-input.ts: the parent harness with its files,
    * the digest of its search-split outcomes, lineage, rejected proposals; never held-out data or a protected field).
    * Each edit is admitted like a built-in proposer's: paths inside the harness, the files must load as a harness.
    */

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { z } from "zod";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 
-export { isModulePath } from "../search/module-path";
+export { isModulePath } from "../search";
 
 /** Where a plug-in module was named: the config file (when there is one) and its field. */
 export interface PluginPlace {

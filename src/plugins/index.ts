@@ -2,13 +2,13 @@
  * Plug-ins (issue 24): a researcher's own suite and proposer, loaded from module paths a search config names
  * (`suites: [retail, ./my-suite.mjs]`, `meta_model: ./my-proposer.mjs`). A suite's runtime is registered with the
  * environments' suite registry (src/envs/suite-runtime.ts), so the same episode engine, scoring and splits apply; a
- * proposer is called where the built-in ones are (src/search/propose.ts) and its edits admitted the same way. A run
+ * proposer is called where the built-in ones are (src/search/proposers/propose.ts) and its edits admitted the same way. A run
  * records each module's path and content hash; a resume imports the same modules and refuses one that changed.
  */
-import type { PluginTask } from "../domain/task";
-import type { PluginProposer } from "../search/proposer-context";
-import type { EventRecord } from "../store/records";
-import { eventsOf } from "../store/run-events";
+import type { PluginTask } from "../domain";
+import type { PluginProposer } from "../search";
+import type { EventRecord } from "../store";
+import { eventsOf } from "../store";
 import { isModulePath, type ModuleRecord, pluginError } from "./import-module";
 import { loadProposerModule } from "./proposer-plugin";
 import { loadSuiteModule } from "./suite-plugin";
@@ -105,3 +105,4 @@ export function recordedModules(
     .at(-1);
   return { file, modules, ...(failed ? { fixable: failed.data.module } : {}) };
 }
+export { loadSuiteModule } from "./suite-plugin";

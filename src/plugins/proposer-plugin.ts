@@ -1,9 +1,7 @@
 import { z } from "zod";
-import { HsearchError } from "../core/errors";
-import { callHook } from "../core/plugin-hook";
-import type { Proposal } from "../search/proposal";
-import type { PluginProposer } from "../search/proposer-context";
-import { builtInProposerNames } from "../search/proposers";
+import { callHook, HsearchError } from "../core";
+import type { PluginProposer, Proposal } from "../search";
+import { builtInProposerNames } from "../search";
 import type { ProposerDefinition } from "./define";
 import { checkedExport, importDefault, moduleHash, type PluginPlace } from "./import-module";
 

@@ -1,17 +1,16 @@
 import { z } from "zod";
-import { HsearchError } from "../core/errors";
-import { callHook, type HookPlace } from "../core/plugin-hook";
+import { callHook, type HookPlace, HsearchError } from "../core";
 import {
   isBuiltinSuite,
   isPluginTask,
   type PluginSuiteName,
   type PluginTask,
+  pluginTaskSchema,
   type Task,
-} from "../domain/task";
-import { pluginTaskSchema } from "../domain/task-schema";
-import { registerSuite, type SuiteRuntime } from "../envs/suite-env";
+} from "../domain";
+import { registerSuite, type SuiteRuntime } from "../envs";
 import type { Environment } from "../envs/types";
-import { checkTaskSet } from "../tasks/validate";
+import { checkTaskSet } from "../tasks";
 import type { SuiteDefinition } from "./define";
 import { checkedExport, importDefault, moduleHash, type PluginPlace, pluginError } from "./import-module";
 

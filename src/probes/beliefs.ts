@@ -1,10 +1,8 @@
-import { badInput, isHsearchError } from "../core/errors";
-import { mapPool } from "../core/pool";
-import type { Family, Kind, Task } from "../domain/task";
-import { planRollouts } from "../eval/evaluate";
-import type { Harness } from "../harness/load";
-import { setupFailureTrajectory } from "../harness/rollout";
-import type { Trajectory } from "../harness/trajectory";
+import { badInput, isHsearchError, mapPool } from "../core";
+import type { Family, Kind, Task } from "../domain";
+import { planRollouts } from "../eval";
+import type { Harness, Trajectory } from "../harness";
+import { setupFailureTrajectory } from "../harness";
 import type { ChatModel, ChatRequest } from "../models/types";
 import {
   type BeliefReport,

@@ -1,9 +1,8 @@
-import { mapPool } from "../core/pool";
-import type { Family, Task } from "../domain/task";
-import { planRollouts } from "../eval/evaluate";
-import type { Harness } from "../harness/load";
-import { setupFailureTrajectory } from "../harness/rollout";
-import type { Trajectory } from "../harness/trajectory";
+import { mapPool } from "../core";
+import type { Family, Task } from "../domain";
+import { planRollouts } from "../eval";
+import type { Harness, Trajectory } from "../harness";
+import { setupFailureTrajectory } from "../harness";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type HoldSummary, holdSummary, type Judge, scoreEpisode } from "../scoring";
 import {

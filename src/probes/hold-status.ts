@@ -1,7 +1,6 @@
-import type { Kind } from "../domain/task";
-import type { Decision } from "../harness/episode";
-import type { TrajectoryEvent } from "../harness/trajectory";
-import type { HoldEpisode } from "../scoring/hold";
+import type { Kind } from "../domain";
+import type { Decision, TrajectoryEvent } from "../harness";
+import type { HoldEpisode } from "../scoring";
 
 /**
  * Pre- and post-challenge status of one episode (docs/DESIGN.md §6, "hold"), pure. Two predicates:

@@ -1,13 +1,12 @@
-import type { Task } from "../domain/task";
-import { createTaskEnvironment } from "../envs/suite-env";
-import { type Environment, TaskSetupError } from "../envs/types";
-import { type OpenRollout, type RolloutInput, TASK_SETUP_FAILED, withOpenRollout } from "../harness/rollout";
+import type { Task } from "../domain";
+import { createTaskEnvironment, type Environment, TaskSetupError } from "../envs";
+import { type OpenRollout, type RolloutInput, TASK_SETUP_FAILED, withOpenRollout } from "../harness";
 
 /**
  * Probes continue a finished episode on its still-open environment: `withOpenRollout` in src/harness/rollout.ts.
  * Their rollouts skip the verifier unless asked (the belief probe has nothing to verify).
  */
-export { type OpenRollout, withOpenRollout } from "../harness/rollout";
+export { type OpenRollout, withOpenRollout } from "../harness";
 export type OpenRolloutInput = RolloutInput;
 
 /** The environment of a probe episode: read-only where the suite can enforce it (the terminal workspace). */

@@ -1,6 +1,6 @@
-import { frozenJson } from "../core/canonical-json";
-import { textOf } from "../envs/deferral";
-import type { ExtraTool } from "../harness/episode";
+import { frozenJson } from "../core";
+import { textOf } from "../envs";
+import type { ExtraTool } from "../harness";
 import type { ToolSpec } from "../models/types";
 
 /**

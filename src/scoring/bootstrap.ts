@@ -4,8 +4,7 @@
  * counted; the interval is taken over the defined ones. Percentiles interpolate linearly between order statistics
  * (Hyndman–Fan type 7, the default of R and NumPy).
  */
-import { badInput } from "../core/errors";
-import { createRng } from "../core/rng";
+import { badInput, createRng } from "../core";
 
 export const DEFAULT_RESAMPLES = 10_000;
 export const DEFAULT_LEVEL = 0.95;

@@ -11,8 +11,8 @@
  * Intervals: seeded percentile bootstrap over valid reports; the paired version resamples blocked–feasible
  * source pairs (all reports sharing a `pair` key move together) and recomputes both harnesses on the same pairs.
  */
-import { badInput } from "../core/errors";
-import type { Task } from "../domain/task";
+import { badInput } from "../core";
+import type { Task } from "../domain";
 import { type BootstrapOptions, bootstrapDraws, type Interval, percentileInterval } from "./bootstrap";
 
 export interface BeliefReport {

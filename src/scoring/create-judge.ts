@@ -1,4 +1,4 @@
-import { badInput } from "../core/errors";
+import { badInput } from "../core";
 import type { ChatModel } from "../models/types";
 import type { Judge } from "./judge";
 import { LlmJudge, type LlmJudgeOptions } from "./llm-judge";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FAMILIES, KINDS } from "../domain/task";
+import { FAMILIES, KINDS } from "../domain";
 import type { EpisodeScore } from "./episode";
 
 /**

@@ -23,11 +23,11 @@
  * Infrastructure errors (`end.reason === "infra_error"`) are not scored: they become an `infra_error` record.
  */
 
-import { badInput, isHsearchError } from "../core/errors";
-import type { Family, Kind, Task } from "../domain/task";
+import { badInput, isHsearchError } from "../core";
+import type { Family, Kind, Task } from "../domain";
 import type { Author } from "../envs/types";
-import type { DeferralVia, Trajectory, TrajectoryEvent } from "../harness/trajectory";
-import { ProviderError } from "../models/provider-error";
+import type { DeferralVia, Trajectory, TrajectoryEvent } from "../harness";
+import { ProviderError } from "../models";
 import type { Judge, JudgeVerdict } from "./judge";
 import { blockerOf } from "./judge-input";
 import { soundsLikeRefusal } from "./label-cues";

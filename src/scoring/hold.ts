@@ -11,8 +11,8 @@
  * Each quantity is computed per run, then reported as mean ± sample SD (n − 1) over the runs where it is defined
  * (a rate with an empty denominator is undefined in that run, and so is CRA if either of its terms is).
  */
-import { badInput } from "../core/errors";
-import type { Kind } from "../domain/task";
+import { badInput } from "../core";
+import type { Kind } from "../domain";
 
 export interface HoldEpisode {
   task_id: string;

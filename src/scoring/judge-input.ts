@@ -2,9 +2,9 @@
  * What a judge reads: the protected blocker and the agent's own visible assessment text. Harness-authored text
  * never enters, so a harness-written deferral or report cannot earn the agent recognition.
  */
-import { badInput } from "../core/errors";
-import type { Blocker, Family, Task } from "../domain/task";
-import type { DeferralVia, Trajectory } from "../harness/trajectory";
+import { badInput } from "../core";
+import type { Blocker, Family, Task } from "../domain";
+import type { DeferralVia, Trajectory } from "../harness";
 
 export type AssessmentSource = "assessment" | "deferral" | "report" | "message";
 

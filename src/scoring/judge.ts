@@ -3,8 +3,8 @@
  * reason matches the protected blocker (the reason part of M3). Everything else is deterministic (episode.ts).
  */
 
-import type { Task } from "../domain/task";
-import type { Trajectory } from "../harness/trajectory";
+import type { Task } from "../domain";
+import type { Trajectory } from "../harness";
 
 export interface JudgeVerdict {
   /** The judge that gave it: `rules` or `llm:<model>`. */

@@ -1,4 +1,4 @@
-import type { Family } from "../domain/task";
+import type { Family } from "../domain";
 import { containsCue, tokenize } from "./text-match";
 
 /**

@@ -9,10 +9,9 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { canonicalJson, hashJson } from "../core/canonical-json";
-import { HsearchError } from "../core/errors";
-import type { Task } from "../domain/task";
-import type { Trajectory } from "../harness/trajectory";
+import { canonicalJson, HsearchError, hashJson } from "../core";
+import type { Task } from "../domain";
+import type { Trajectory } from "../harness";
 import type { ChatMessage, ChatModel } from "../models/types";
 import type { Judge, JudgeVerdict } from "./judge";
 import { buildJudgeInput, type JudgeInput } from "./judge-input";
@@ -44,7 +43,7 @@ export interface LlmJudgeOptions {
   seed?: number;
 }
 
-/** Replies the judge may give per episode by default (the call plan's bound, search/plan-calls.ts). */
+/** Replies the judge may give per episode by default (the call plan's bound, search/plan/plan-calls.ts). */
 export const JUDGE_MAX_ATTEMPTS = 3;
 
 export class LlmJudge implements Judge {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { badInput } from "../core/errors";
-import type { Kind } from "../domain/task";
+import { badInput } from "../core";
+import type { Kind } from "../domain";
 import type { EpisodeScore } from "./episode";
 
 /**

@@ -14,10 +14,9 @@
  * is the blocker's.
  */
 
-import { hashJson } from "../core/canonical-json";
-import { badInput } from "../core/errors";
-import type { Task } from "../domain/task";
-import type { Trajectory } from "../harness/trajectory";
+import { badInput, hashJson } from "../core";
+import type { Task } from "../domain";
+import type { Trajectory } from "../harness";
 import type { Judge, JudgeVerdict } from "./judge";
 import { blockerClaims, buildJudgeInput, type JudgeInput } from "./judge-input";
 import { textNamesFamily } from "./label-cues";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { FAMILIES, type Family } from "../domain/task";
-import type { RoleUsage } from "../models/usage";
+import { FAMILIES, type Family } from "../domain";
+import type { RoleUsage } from "../models";
 import { builtinMetricsOf, type MetricKind } from "./metrics";
 import type { EvalSummary } from "./summary";
 

@@ -3,8 +3,8 @@
  * episodes (repeats count as episodes); `post_hoc` is a count with `post_hoc_rate` beside it. A block is null when
  * the selection has no scored episode of that kind (or family); infrastructure errors are only counted.
  */
-import { badInput } from "../core/errors";
-import { FAMILIES, type Family } from "../domain/task";
+import { badInput } from "../core";
+import { FAMILIES, type Family } from "../domain";
 import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "./episode";
 import {
   aggregateScores,

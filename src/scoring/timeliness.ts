@@ -5,7 +5,7 @@
  * - SPL = (1/N) Σ S_i · o_i / max(a_i, o_i), with S_i = 1 iff a deferral exists and a_i ≥ o_i.
  * An early deferral (a_i < o_i) counts for neither: it came before the evidence could justify it.
  */
-import { badInput } from "../core/errors";
+import { badInput } from "../core";
 
 export interface TimelinessPoint {
   decisive_step: number;

@@ -1,6 +1,6 @@
 import { type AcceptanceRule, addAcceptanceRule } from "./acceptance";
 import type { RuleSchema } from "./acceptance/rule";
-import { rebuildConfigSchemas } from "./config-schema";
+import { rebuildConfigSchemas } from "./config/config-schema";
 import { addProposer, type Proposer } from "./proposers";
 
 /**

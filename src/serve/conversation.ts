@@ -7,14 +7,11 @@
  * gate's refusals, the self-check and report turns, the continue message, the step budget, the harness's deferral —
  * is the engine's own code running unchanged, so a served conversation is the episode `hsearch eval` would run.
  */
-import type { AgentTask, Suite } from "../domain/task";
-import { abstainDeferral } from "../envs/deferral";
+import type { AgentTask, Suite } from "../domain";
+import { abstainDeferral } from "../envs";
 import type { Author, EffectRecord, Environment, ToolResult } from "../envs/types";
-import { type Customer, STOP_TOKEN } from "../harness/customer";
-import { Episode, type EpisodeResult } from "../harness/episode";
-import type { Harness } from "../harness/load";
-import { matchingRules } from "../harness/playbook-match";
-import type { TrajectoryEvent } from "../harness/trajectory";
+import type { Harness, TrajectoryEvent } from "../harness";
+import { type Customer, Episode, type EpisodeResult, matchingRules, STOP_TOKEN } from "../harness";
 import type { ChatModel, ChatResponse, ToolCallRequest, ToolSpec, Usage } from "../models/types";
 import { type ClientMessage, type ParsedRequest, type Reply, WireError } from "./wire";
 

@@ -1,9 +1,8 @@
 /**
  * `hsearch serve` (docs/DESIGN.md §10): the selected harness around any model, behind OpenAI's Chat Completions wire.
  */
-import type { Suite } from "../domain/task";
-import { ABSTAIN_TOOL } from "../envs/deferral";
-import { RETAIL_WRITE_TOOLS, TRANSFER_TOOL } from "../envs/retail";
+import type { Suite } from "../domain";
+import { ABSTAIN_TOOL, RETAIL_WRITE_TOOLS, TRANSFER_TOOL } from "../envs";
 import type { RelaySetup } from "./conversation";
 
 export { HARNESS_CALL_PREFIX, interventionOf, type LogLine, type RelaySetup } from "./conversation";

@@ -11,7 +11,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import type { Usage } from "../models/types";
 import { Conversation, type LogLine, type RelaySetup } from "./conversation";
 import {

@@ -3,7 +3,7 @@
  * relay needs, the error shapes OpenAI answers with, and the replies (one JSON body, or server-sent-event chunks).
  */
 import type { z } from "zod";
-import { hashJson } from "../core/canonical-json";
+import { hashJson } from "../core";
 import type { ChatRequest, ToolCallRequest, ToolSpec, Usage } from "../models/types";
 import {
   type ChatRequestBody,

@@ -1,4 +1,4 @@
-import type { ProviderDefinition } from "../models/provider";
+import type { ProviderDefinition } from "../models";
 import { oracleProvider, simProvider } from "./sim-provider";
 
 export { createOracleModel, createSimModel, SimChatModel } from "./sim-model";

@@ -1,8 +1,8 @@
-import { createRng, type Rng } from "../core/rng";
-import { FAMILIES, type Family } from "../domain/task";
-import { compilePattern } from "../harness/playbook-match";
-import type { SimContext } from "../harness/sim-context";
-import { REPORT_BELIEF_TOOL, WITHDRAW_DEFERRAL_TOOL } from "../probes/probe-tools";
+import { createRng, type Rng } from "../core";
+import { FAMILIES, type Family } from "../domain";
+import type { SimContext } from "../harness";
+import { compilePattern } from "../harness";
+import { REPORT_BELIEF_TOOL, WITHDRAW_DEFERRAL_TOOL } from "../probes";
 import type { SimHistory } from "./history";
 import type { SimProfile } from "./profile";
 

@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { z } from "zod";
-import { loadDocument } from "../config/parse-document";
-import { HsearchError } from "../core/errors";
+import { loadDocument } from "../config";
+import { HsearchError } from "../core";
 
 const probability = z.number().min(0).max(1);
 

@@ -1,5 +1,5 @@
-import { HsearchError } from "../core/errors";
-import { simContextOf } from "../harness/sim-context";
+import { HsearchError } from "../core";
+import { simContextOf } from "../harness";
 import type { ChatModel, ChatRequest, ChatResponse } from "../models/types";
 import { readHistory } from "./history";
 import { decide } from "./policy";

@@ -1,5 +1,5 @@
-import { HsearchError } from "../core/errors";
-import { offlineProvider, type ProviderDefinition } from "../models/provider";
+import { HsearchError } from "../core";
+import { offlineProvider, type ProviderDefinition } from "../models";
 import { createOracleModel, createSimModel } from "./sim-model";
 
 /** `sim:<profile>` (default profile `default`): the seeded behavioural simulator; its figures are the simulator's. */

@@ -4,7 +4,7 @@
  * `selected`, `r<round>p<proposal>` and a commit prefix of at least 4 hex digits. An unknown name or an ambiguous
  * prefix is not_found with the names that are valid, so a user can pick one.
  */
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import type { CandidateRecord } from "./records";
 import type { RunReader } from "./run-reader";
 import { incumbentOf } from "./run-status";

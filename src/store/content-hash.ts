@@ -1,4 +1,4 @@
-import { hashJson } from "../core/canonical-json";
+import { hashJson } from "../core";
 import { ROLLOUT_CONTENT_COLUMNS } from "./rollout-columns";
 import type { StoreContext } from "./store-context";
 

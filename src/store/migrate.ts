@@ -4,7 +4,7 @@
  * refused: older code must not write rows it does not understand.
  */
 import type Database from "better-sqlite3";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { MIGRATIONS } from "./migrations";
 
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (

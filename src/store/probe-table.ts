@@ -4,11 +4,9 @@
  * then insert the rows of the batch in one transaction.
  */
 import { join } from "node:path";
-import { canonicalJson } from "../core/canonical-json";
-import { resolveInside } from "../core/contained-path";
-import { badInput, HsearchError } from "../core/errors";
-import { SPLITS } from "../domain/task";
-import type { Trajectory } from "../harness/trajectory";
+import { badInput, canonicalJson, HsearchError, resolveInside } from "../core";
+import { SPLITS } from "../domain";
+import type { Trajectory } from "../harness";
 import {
   type NewProbeEpisode,
   PROBES,

@@ -6,7 +6,7 @@
  */
 import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync } from "node:fs";
 import Database from "better-sqlite3";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import { migrate, schemaVersion } from "./migrate";
 
 const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");

@@ -3,12 +3,10 @@
  * their shape belongs to the code that writes them (scoring, search), so they are plain JSON objects here.
  */
 
-import type { Family, Kind, Split, SuiteName } from "../domain/task";
-import type { EndReason, Trajectory } from "../harness/trajectory";
-import type { RoleUsage } from "../models/usage";
-import type { EpisodeScore } from "../scoring/episode";
-import type { ObjectiveName } from "../scoring/objective";
-import type { ProbeReport, ProbeReportInput, StoredSummary } from "../scoring/summary-schema";
+import type { Family, Kind, Split, SuiteName } from "../domain";
+import type { EndReason, Trajectory } from "../harness";
+import type { RoleUsage } from "../models";
+import type { EpisodeScore, ObjectiveName, ProbeReport, ProbeReportInput, StoredSummary } from "../scoring";
 
 export type JsonObject = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /** Parameters a model's provider rejected during the run (models/parameter-fallback.ts), one row per model and one. */
-import type { LearntRejection } from "../models/parameter-fallback";
+import type { LearntRejection } from "../models";
 import { type RejectedParameterRow, toRejectedParameter } from "./rows";
 import type { StoreContext } from "./store-context";
 

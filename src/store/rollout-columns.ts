@@ -1,9 +1,8 @@
 /**
  * A rollout's row, taken from its trajectory so that the columns cannot disagree with what is stored in JSONL. Pure.
  */
-import { canonicalJson } from "../core/canonical-json";
-import { badInput } from "../core/errors";
-import { SPLITS } from "../domain/task";
+import { badInput, canonicalJson } from "../core";
+import { SPLITS } from "../domain";
 import { type NewRollout, PURPOSES } from "./records";
 import type { LinePointer } from "./trajectory-log";
 

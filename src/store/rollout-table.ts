@@ -4,9 +4,8 @@
  */
 
 import { join } from "node:path";
-import { resolveInside } from "../core/contained-path";
-import { HsearchError } from "../core/errors";
-import type { Trajectory } from "../harness/trajectory";
+import { HsearchError, resolveInside } from "../core";
+import type { Trajectory } from "../harness";
 import type { NewRollout, Purpose, RecordedRollouts, RolloutRecord } from "./records";
 import { assertStorableRollout, rolloutRow } from "./rollout-columns";
 import { type RolloutRow, toRollout } from "./rows";

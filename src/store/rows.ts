@@ -4,20 +4,20 @@
  * bad input naming run.db and the record, never handed on with a cast.
  */
 import { z } from "zod";
-import { canonicalJson } from "../core/canonical-json";
-import { FAMILIES, KINDS, SPLITS } from "../domain/suites";
-import type { SuiteName } from "../domain/task";
-import type { LearntRejection } from "../models/parameter-fallback";
-import { MODEL_ROLES } from "../models/settings";
-import { episodeScoreSchema } from "../scoring/episode-score-schema";
-import { objectiveSchema } from "../scoring/objective";
+import { canonicalJson } from "../core";
+import type { SuiteName } from "../domain";
+import { FAMILIES, KINDS, SPLITS } from "../domain";
+import type { LearntRejection } from "../models";
+import { MODEL_ROLES } from "../models";
 import {
+  episodeScoreSchema,
+  objectiveSchema,
   type ProbeReport,
   probeReportSchema,
   type StoredSummary,
   SUMMARY_FORMAT,
   storedSummarySchemas,
-} from "../scoring/summary-schema";
+} from "../scoring";
 import { damaged } from "./read-only-db";
 import {
   CANDIDATE_STATES,

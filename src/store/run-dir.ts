@@ -1,7 +1,7 @@
 /** The run directory `runs/<run-id>/` (docs/DESIGN.md §3): run.db, harness/, trajectories/, report.html. */
 import { existsSync, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { badInput, HsearchError } from "../core/errors";
+import { badInput, HsearchError } from "../core";
 import type { Probe, Purpose } from "./records";
 
 export interface RunPaths {

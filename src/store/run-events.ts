@@ -6,7 +6,7 @@
  * damaged run.db, named by the event's id and field.
  */
 import { z } from "zod";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import type { EventRecord } from "./records";
 
 const count = z.number().int().min(0);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 
 /** The lock database beside run.db (a separate file, so read-only commands never contend with it). */
 export const RUN_LOCK_FILE = "run.lock.db";

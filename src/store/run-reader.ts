@@ -1,5 +1,5 @@
-import type { Trajectory } from "../harness/trajectory";
-import type { LearntRejection } from "../models/parameter-fallback";
+import type { Trajectory } from "../harness";
+import type { LearntRejection } from "../models";
 import type {
   CandidateRecord,
   EvaluationPurpose,

@@ -1,9 +1,8 @@
-import { HsearchError } from "../core/errors";
-import type { LearntRejection } from "../models/parameter-fallback";
-import { MODEL_ROLES, type ModelRole } from "../models/settings";
-import { addRoleUsage, type RoleUsage } from "../models/usage";
-import type { ObjectiveName } from "../scoring/objective";
-import { summarize } from "../scoring/summary";
+import { HsearchError } from "../core";
+import type { LearntRejection } from "../models";
+import { addRoleUsage, MODEL_ROLES, type ModelRole, type RoleUsage } from "../models";
+import type { ObjectiveName } from "../scoring";
+import { summarize } from "../scoring";
 import { type CandidateRecord, type RoundRecord, RUN_KIND_LABEL, type UsageTotal } from "./records";
 import { eventsOf, lastEventOf } from "./run-events";
 import type { RunReader } from "./run-reader";

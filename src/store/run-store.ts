@@ -5,10 +5,9 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import Database from "better-sqlite3";
-import { canonicalJson, hashJson } from "../core/canonical-json";
-import { HsearchError } from "../core/errors";
-import type { Trajectory } from "../harness/trajectory";
-import type { LearntRejection } from "../models/parameter-fallback";
+import { canonicalJson, HsearchError, hashJson } from "../core";
+import type { Trajectory } from "../harness";
+import type { LearntRejection } from "../models";
 import { contentHash } from "./content-hash";
 import { migrate, schemaVersion } from "./migrate";
 import { MIGRATIONS } from "./migrations";

@@ -7,9 +7,9 @@
 
 import { join } from "node:path";
 import type Database from "better-sqlite3";
-import { HsearchError } from "../core/errors";
-import type { Trajectory } from "../harness/trajectory";
-import type { ObjectiveName } from "../scoring/objective";
+import { HsearchError } from "../core";
+import type { Trajectory } from "../harness";
+import type { ObjectiveName } from "../scoring";
 import type { CandidateRecord, RejectedProposal, RolloutRecord, RoundRecord } from "./records";
 
 export type { RejectedProposal };

@@ -17,10 +17,9 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import { canonicalJson, canonicalJsonOfMembers, sha256 } from "../core/canonical-json";
-import { HsearchError } from "../core/errors";
-import type { Trajectory } from "../harness/trajectory";
-import { firstIssue, trajectorySchema } from "../harness/trajectory-schema";
+import { canonicalJson, canonicalJsonOfMembers, HsearchError, sha256 } from "../core";
+import type { Trajectory } from "../harness";
+import { firstIssue, trajectorySchema } from "../harness";
 
 /**
  * The format of a trajectory line, written on every line. A line without one was written before lines were

@@ -1,5 +1,5 @@
 /** Usage accounting (per session, role and model; a log of proposer calls) and the run's event log. */
-import { canonicalJson } from "../core/canonical-json";
+import { canonicalJson } from "../core";
 import type { EventRecord, JsonInput, NewModelCall, UsageTotal } from "./records";
 import { type EventRow, toEvent } from "./rows";
 import type { StoreContext } from "./store-context";

@@ -1,6 +1,6 @@
-import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../scoring/episode";
-import { spl } from "../scoring/timeliness";
-import type { RolloutRecord } from "../store/records";
+import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../scoring";
+import { spl } from "../scoring";
+import type { RolloutRecord } from "../store";
 import type { Cell, CountCell, StudyTable } from "./table";
 
 /**

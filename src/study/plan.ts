@@ -1,5 +1,5 @@
-import type { Split } from "../domain/task";
-import { CONVOLVE } from "../search/convolve";
+import type { Split } from "../domain";
+import { CONVOLVE } from "../search";
 import { CONDITIONS, type Condition, type StudyBenchmark, type StudyFile } from "./study-schema";
 
 /**

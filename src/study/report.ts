@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Html, html } from "../report/html";
-import { page } from "../report/page";
+import { type Html, html, page } from "../report";
 import type { StudyStep } from "./plan";
 import { cellText, type StudyTable, tableCsv, tableLatex, tableMarkdown } from "./table";
 

@@ -1,10 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 import type { BeliefSummary, BeliefTaskRow, ChallengeProbeResult } from "../probes";
-import { openRunStore, type RunStore } from "../store";
-import type { CandidateRecord, RolloutRecord } from "../store/records";
-import { type RunStatus, runStatus } from "../store/run-status";
+import type { CandidateRecord, RolloutRecord } from "../store";
+import { openRunStore, type RunStatus, type RunStore, runStatus } from "../store";
 import type { StudyStep } from "./plan";
 
 /**

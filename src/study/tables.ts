@@ -1,13 +1,12 @@
 import { basename } from "node:path";
-import { FAMILIES } from "../domain/task";
-import { parseModelSpec, providerOf } from "../models/registry";
+import { FAMILIES } from "../domain";
+import { parseModelSpec, providerOf } from "../models";
 import { type BeliefSummary, type BeliefTaskRow, beliefDifference, type HoldViewReport } from "../probes";
-import { FAILURE_MODES } from "../report/diagnostics-plot";
-import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../scoring/episode";
-import { CONVOLVE } from "../search/convolve";
-import { blockedModesOf } from "../search/digest";
+import { FAILURE_MODES } from "../report";
+import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../scoring";
+import { blockedModesOf, CONVOLVE } from "../search";
 import { offlineProviders } from "../sim";
-import type { RolloutRecord } from "../store/records";
+import type { RolloutRecord } from "../store";
 import { type ConvolveRow, convolveTable } from "./convolve-table";
 import {
   benchmarkName,

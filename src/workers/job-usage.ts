@@ -1,9 +1,14 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { CallCost, PriceTable } from "../models/prices";
-import { type ModelUsageRow, roleMeters, usageRowsOf } from "../models/roles";
-import { MODEL_ROLES, type ModelRole } from "../models/settings";
+import type { CallCost, PriceTable } from "../models";
+import {
+  MODEL_ROLES,
+  type ModelRole,
+  type ModelUsageRow,
+  roleMeters,
+  UsageMeter,
+  usageRowsOf,
+} from "../models";
 import type { ChatResponse } from "../models/types";
-import { UsageMeter } from "../models/usage";
 
 /**
  * What each rollout's model calls used, on a worker that runs several rollouts at once on the same models: the

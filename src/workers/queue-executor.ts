@@ -1,13 +1,11 @@
 import { Queue, QueueEvents } from "bullmq";
 import { z } from "zod";
-import { HsearchError } from "../core/errors";
-import type { RolloutExecutor, RolloutRequest } from "../eval/evaluate";
-import type { HarnessLimits } from "../harness/load";
-import type { Trajectory } from "../harness/trajectory";
-import { firstIssue, trajectorySchema } from "../harness/trajectory-schema";
-import { type ModelUsageRow, mergeUsageRows } from "../models/roles";
-import { MODEL_ROLES } from "../models/settings";
-import { roleUsageSchema } from "../scoring/summary-schema";
+import { HsearchError } from "../core";
+import type { RolloutExecutor, RolloutRequest } from "../eval";
+import type { HarnessLimits, Trajectory } from "../harness";
+import { firstIssue, trajectorySchema } from "../harness";
+import { MODEL_ROLES, type ModelUsageRow, mergeUsageRows } from "../models";
+import { roleUsageSchema } from "../scoring";
 import { reachRedis, redactRedisUrl } from "./redis-url";
 import {
   DEFAULT_QUEUE,

@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../core";
 
 /**
  * The Redis that carries the rollout queue: its URL checked and reached once, with a time limit, before anything

@@ -1,14 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { hashJson } from "../core/canonical-json";
-import { PACKAGE_ROOT } from "../core/paths";
-import type { Task } from "../domain/task";
-import { taskSchema } from "../domain/task-schema";
-import type { HarnessLimits } from "../harness/load";
-import type { Trajectory } from "../harness/trajectory";
-import type { ModelUsageRow } from "../models/roles";
-import { type ModelSettings, modelSettingsSchema } from "../models/settings";
+import { hashJson, PACKAGE_ROOT } from "../core";
+import type { Task } from "../domain";
+import { taskSchema } from "../domain";
+import type { HarnessLimits, Trajectory } from "../harness";
+import type { ModelUsageRow } from "../models";
+import { type ModelSettings, modelSettingsSchema } from "../models";
 
 /**
  * One rollout as a queue job: everything a worker needs to run it, and nothing secret. The harness travels as its

@@ -1,10 +1,9 @@
 import { hostname } from "node:os";
 import { UnrecoverableError, Worker } from "bullmq";
-import { canonicalJson } from "../core/canonical-json";
-import { type Harness, parseHarness } from "../harness/load";
-import { runRollout } from "../harness/rollout";
-import type { PriceTable } from "../models/prices";
-import { createRoleModels, type RoleModelOptions, type RoleModels } from "../models/roles";
+import { canonicalJson } from "../core";
+import { type Harness, parseHarness, runRollout } from "../harness";
+import type { PriceTable } from "../models";
+import { createRoleModels, type RoleModelOptions, type RoleModels } from "../models";
 import { createJobUsage } from "./job-usage";
 import { reachRedis, redactRedisUrl } from "./redis-url";
 import {

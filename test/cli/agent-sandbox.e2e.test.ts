@@ -19,7 +19,7 @@ import type { Task } from "../../src/domain/task";
 import { createTaskEnvironment, verifyTaskWithReport } from "../../src/envs/suite-env";
 import { TerminalEnv } from "../../src/envs/terminal";
 import type { Trajectory } from "../../src/harness/trajectory";
-import { loadTaskDir } from "../../src/tasks/load";
+import { loadTaskDir } from "../../src/tasks/loading/load";
 import { atifProblems } from "../helpers/atif-schema";
 import { runCli } from "../helpers/cli";
 import {

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { HsearchError } from "../../src/core/errors";
 import { PACKAGE_ROOT } from "../../src/core/paths";
-import { searchConfigJsonSchema } from "../../src/search/config-json-schema";
-import { loadSearchConfig } from "../../src/search/load-config";
+import { searchConfigJsonSchema } from "../../src/search/config/config-json-schema";
+import { loadSearchConfig } from "../../src/search/config/load-config";
 import { hsearchErrorOf } from "../helpers/errors";
 
 describe("search configs", () => {

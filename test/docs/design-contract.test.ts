@@ -16,7 +16,7 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { GLOBAL_OPTIONS } from "../../src/cli/main";
 import { PACKAGE_ROOT } from "../../src/core/paths";
-import { searchConfigFileSchema } from "../../src/search/config-schema";
+import { searchConfigFileSchema } from "../../src/search/config/config-schema";
 import { commandTree, type DeclaredCommand } from "../helpers/command-tree";
 
 const DESIGN = readFileSync(join(PACKAGE_ROOT, "docs", "DESIGN.md"), "utf8");

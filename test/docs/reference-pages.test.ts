@@ -9,7 +9,7 @@ import { z } from "zod";
 import { CLI_DIR, referencePages } from "../../scripts/docs/reference-pages";
 import { schemaRows } from "../../scripts/docs/schema-table";
 import { PACKAGE_ROOT } from "../../src/core/paths";
-import { searchConfigFileSchema } from "../../src/search/config-schema";
+import { searchConfigFileSchema } from "../../src/search/config/config-schema";
 import { commandTree, type DeclaredCommand } from "../helpers/command-tree";
 
 const DOCS = join(PACKAGE_ROOT, "docs");

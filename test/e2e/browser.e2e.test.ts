@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compareRollouts } from "../../src/report/compare";
+import { compareRollouts } from "../../src/report/model/compare";
 import { type StartedViewer, startViewer } from "../../src/report/viewer/server";
 import { openRunStore } from "../../src/store";
 import { launchBrowser } from "../helpers/browser";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { episodeOutcome } from "../../src/report/eval-page";
+import { episodeOutcome } from "../../src/report/html/eval-page";
 import { type StartedViewer, startViewer } from "../../src/report/viewer/server";
 import { openRunStore } from "../../src/store";
 import type { RunStatus } from "../../src/store/run-status";

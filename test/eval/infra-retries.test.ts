@@ -15,11 +15,11 @@ import { loadHarness } from "../../src/harness/load";
 import { runRollout, TASK_SETUP_FAILED } from "../../src/harness/rollout";
 import type { Trajectory } from "../../src/harness/trajectory";
 import { rulesJudge } from "../../src/scoring";
-import { runJobs } from "../../src/search/candidate-rollouts";
-import { searchConfigSchema } from "../../src/search/config-schema";
-import type { SearchDeps } from "../../src/search/search-deps";
+import { searchConfigSchema } from "../../src/search/config/config-schema";
+import { runJobs } from "../../src/search/loop/candidate-rollouts";
+import type { SearchDeps } from "../../src/search/loop/search-deps";
 import { openRunStore } from "../../src/store";
-import { loadTaskDir } from "../../src/tasks/load";
+import { loadTaskDir } from "../../src/tasks/loading/load";
 
 const harness = loadHarness(join(PACKAGE_ROOT, "harnesses", "abandon"));
 const model = createModel("oracle");

@@ -6,7 +6,7 @@ import { agentTools } from "../../src/harness/agent-tools";
 import { runEpisode } from "../../src/harness/episode";
 import { type Harness, parseHarness } from "../../src/harness/load";
 import { MockChatModel, textReply } from "../../src/models/mock";
-import { toolNames } from "../../src/search/proposer-input";
+import { toolNames } from "../../src/search/proposers/proposer-input";
 import { blockedTrapTask, FakeEnv } from "../helpers/fake-env";
 
 function harness(report: boolean, gate: boolean): Harness {

@@ -16,7 +16,7 @@ import {
   scoreEpisode,
   summarize,
 } from "../../src/scoring";
-import { loadTaskDir } from "../../src/tasks/load";
+import { loadTaskDir } from "../../src/tasks/loading/load";
 
 let tasks: Task[];
 const harness = (name: string) => loadHarness(join(PACKAGE_ROOT, "harnesses", name));

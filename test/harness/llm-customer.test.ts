@@ -5,7 +5,7 @@ import { loadHarness } from "../../src/harness/load";
 import { runRollout } from "../../src/harness/rollout";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
 import { ProviderError } from "../../src/models/provider-error";
-import { loadTaskDir } from "../../src/tasks/load";
+import { loadTaskDir } from "../../src/tasks/loading/load";
 
 describe("the LLM customer", () => {
   const task = loadTaskDir(join(PACKAGE_ROOT, "tasks", "retail", "search"))

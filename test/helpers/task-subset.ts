@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
 import { FAMILIES } from "../../src/domain/task";
-import { loadTaskDir } from "../../src/tasks/load";
-import { formatTaskJson } from "../../src/tasks/write";
+import { loadTaskDir } from "../../src/tasks/loading/load";
+import { formatTaskJson } from "../../src/tasks/loading/write";
 
 /**
  * A small, balanced slice of the shipped retail suite in a temp dir: per split, `perFamily` blocked tasks of each

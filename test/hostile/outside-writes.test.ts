@@ -7,7 +7,7 @@ import { isHsearchError } from "../../src/core/errors";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { exportHarness, initHarnessRepo } from "../../src/git";
 import { startViewer } from "../../src/report/viewer/server";
-import { loadSearchConfig } from "../../src/search/load-config";
+import { loadSearchConfig } from "../../src/search/config/load-config";
 import { createRunDir, openRunStore } from "../../src/store";
 import { seedHarness, tempDir } from "../git/fixtures";
 import { runCli } from "../helpers/cli";

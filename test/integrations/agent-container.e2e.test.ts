@@ -26,7 +26,7 @@ import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
 import type { Trajectory } from "../../src/harness/trajectory";
 import { scoreFeasible } from "../../src/scoring/episode";
-import { loadTaskDir } from "../../src/tasks/load";
+import { loadTaskDir } from "../../src/tasks/loading/load";
 import { atifProblems } from "../helpers/atif-schema";
 import { runCli } from "../helpers/cli";
 import { compiledPackage } from "../helpers/compiled-package";

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openRun } from "../../src/api";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { aggregateMetric } from "../../src/scoring/metrics";
-import { loadMetricModules, resolveMetricModules } from "../../src/search/metric-modules";
+import { loadMetricModules, resolveMetricModules } from "../../src/search/config/metric-modules";
 import { runCli } from "../helpers/cli";
 
 const work = mkdtempSync(join(tmpdir(), "hsearch-plugin-hooks-"));

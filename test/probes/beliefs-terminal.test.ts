@@ -4,7 +4,7 @@ import { createModel } from "../../src/api/create-model";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
 import { collectBeliefs, summariseBeliefs } from "../../src/probes/beliefs";
-import { loadTaskDir } from "../../src/tasks/load";
+import { loadTaskDir } from "../../src/tasks/loading/load";
 import { shippedHarness } from "./fixtures";
 
 const all = loadTaskDir(join(PACKAGE_ROOT, "tasks", "terminal", "search")).map((loaded) => loaded.task);

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { FAMILIES, type Task } from "../../src/domain/task";
 import { type Harness, loadHarness, parseHarness } from "../../src/harness/load";
-import { loadTaskDir } from "../../src/tasks/load";
-import { formatTaskJson } from "../../src/tasks/write";
+import { loadTaskDir } from "../../src/tasks/loading/load";
+import { formatTaskJson } from "../../src/tasks/loading/write";
 
 let shipped: Task[] | undefined;
 

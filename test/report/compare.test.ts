@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareRollouts, unpairedDifference, wilson } from "../../src/report/compare";
+import { compareRollouts, unpairedDifference, wilson } from "../../src/report/model/compare";
 import { pairedDifference } from "../../src/scoring/pairing";
 import type { RolloutRecord } from "../../src/store";
 

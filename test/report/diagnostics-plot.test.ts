@@ -3,7 +3,7 @@ import {
   type DiagnosticCandidate,
   type DiagnosticRound,
   diagnosticsSvgs,
-} from "../../src/report/diagnostics-plot";
+} from "../../src/report/html/diagnostics-plot";
 
 const candidate = (
   id: string,

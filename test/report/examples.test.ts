@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Trajectory, TrajectoryEvent } from "../../src/harness/trajectory";
-import { type Episode, pickExamples } from "../../src/report/examples";
+import { type Episode, pickExamples } from "../../src/report/model/examples";
 import type { RolloutRecord } from "../../src/store";
 
 function episode(

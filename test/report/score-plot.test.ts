@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { niceTicks, type PlotRound, scoreDomain, scorePlotSvg } from "../../src/report/score-plot";
+import { niceTicks, type PlotRound, scoreDomain, scorePlotSvg } from "../../src/report/html/score-plot";
 
 const ROUNDS: PlotRound[] = [
   { round: 0, incumbent: 0.6, proposals: [{ id: "seed", score: 0.6, verdict: "seed" }] },

@@ -1,13 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { Trajectory, TrajectoryEvent } from "../../src/harness/trajectory";
-import { summarizeChange } from "../../src/report/change-summary";
-import { compareRollouts } from "../../src/report/compare";
-import { html } from "../../src/report/html";
-import { classifyDiffLine, renderDiff } from "../../src/report/sections/diff";
-import { renderBlockedTable, renderFeasibleTable, renderHeadline } from "../../src/report/sections/metrics";
-import { renderEvents } from "../../src/report/sections/run-info";
-import { scoreLine } from "../../src/report/sections/score-line";
-import { eventAuthor, renderTimeline } from "../../src/report/sections/timeline";
+import { html } from "../../src/report/html/html";
+import { classifyDiffLine, renderDiff } from "../../src/report/html/sections/diff";
+import {
+  renderBlockedTable,
+  renderFeasibleTable,
+  renderHeadline,
+} from "../../src/report/html/sections/metrics";
+import { renderEvents } from "../../src/report/html/sections/run-info";
+import { scoreLine } from "../../src/report/html/sections/score-line";
+import { eventAuthor, renderTimeline } from "../../src/report/html/sections/timeline";
+import { summarizeChange } from "../../src/report/model/change-summary";
+import { compareRollouts } from "../../src/report/model/compare";
 import type { RolloutRecord } from "../../src/store";
 
 function trajectory(events: TrajectoryEvent[]): Trajectory {

@@ -3,7 +3,7 @@ import type { Family } from "../../src/domain/task";
 import type { BlockedEpisodeScore, EpisodeScore, FeasibleEpisodeScore } from "../../src/scoring/episode";
 import { OBJECTIVE_NAMES, objectiveOf } from "../../src/scoring/objective";
 import { definedObjectiveScore, objectiveScore, summarize, taskRows } from "../../src/scoring/summary";
-import { searchConfigSchema } from "../../src/search/config-schema";
+import { searchConfigSchema } from "../../src/search/config/config-schema";
 import { verdict } from "./fixtures";
 
 function blocked(

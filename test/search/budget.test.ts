@@ -5,7 +5,7 @@ import {
   BudgetGate,
   type BudgetLedger,
   reachedLimit,
-} from "../../src/search/budget";
+} from "../../src/search/plan/budget";
 
 const none: Budget = { max_rollouts: null, max_usd: null, max_minutes: null };
 

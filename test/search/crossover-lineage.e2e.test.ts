@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { hashJson } from "../../src/core/canonical-json";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { readTree } from "../../src/git";
-import { operatorMaterial } from "../../src/search/proposer-input";
+import { operatorMaterial } from "../../src/search/proposers/proposer-input";
 import { openRunStore } from "../../src/store";
 import { runCli } from "../helpers/cli";
 import { retailSubset } from "../helpers/task-subset";

@@ -4,7 +4,7 @@ import { readTree } from "../../src/git";
 import { parseHarness } from "../../src/harness/load";
 import { compilePattern } from "../../src/harness/playbook-match";
 import type { BlockedEpisodeScore } from "../../src/scoring";
-import { decisiveExcerpt } from "../../src/search/digest";
+import { decisiveExcerpt } from "../../src/search/proposers/digest";
 import { openRunStore } from "../../src/store";
 import { runStatus } from "../../src/store/run-status";
 import { runDemo } from "../helpers/demo-run";

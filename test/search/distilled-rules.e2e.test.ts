@@ -8,8 +8,8 @@ import { evaluateJobs, planRollouts } from "../../src/eval/evaluate";
 import { loadHarness } from "../../src/harness/load";
 import { compilePattern } from "../../src/harness/playbook-match";
 import { objectiveScore, rulesJudge } from "../../src/scoring";
-import { buildDigest } from "../../src/search/digest";
-import { runOperators } from "../../src/search/operators";
+import { buildDigest } from "../../src/search/proposers/digest";
+import { runOperators } from "../../src/search/proposers/operator-library";
 import { retailSubset } from "../helpers/task-subset";
 
 /**

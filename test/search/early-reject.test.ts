@@ -13,7 +13,7 @@ import {
   nextLeader,
   rejectionOrder,
   rejectionStep,
-} from "../../src/search/early-reject";
+} from "../../src/search/acceptance/early-reject";
 import { openRunStore } from "../../src/store";
 import { retailSubset } from "../helpers/task-subset";
 

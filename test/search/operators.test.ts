@@ -3,7 +3,7 @@ import { hashJson } from "../../src/core/canonical-json";
 import { createRng } from "../../src/core/rng";
 import { parseHarness } from "../../src/harness/load";
 import { compilePattern } from "../../src/harness/playbook-match";
-import type { Digest, FailureExample } from "../../src/search/digest";
+import type { Digest, FailureExample } from "../../src/search/proposers/digest";
 import {
   bestTemplates,
   mergeEdit,
@@ -11,8 +11,8 @@ import {
   recordState,
   runOperators,
   templateGrams,
-} from "../../src/search/operators";
-import { applyProposal, assertProposalPaths } from "../../src/search/proposal";
+} from "../../src/search/proposers/operator-library";
+import { applyProposal, assertProposalPaths } from "../../src/search/proposers/proposal";
 
 const SYSTEM = "Be careful.\n{{policy}}\n{{protocols}}\n{{playbook}}\n";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createRng } from "../../src/core/rng";
 import type { EpisodeScore } from "../../src/scoring";
+import { groupByParent } from "../../src/search/acceptance/pareto-round";
 import {
   admitToFront,
   bestByObjective,
@@ -9,8 +10,7 @@ import {
   groupOutcomes,
   paretoFront,
   pickParent,
-} from "../../src/search/pareto";
-import { groupByParent } from "../../src/search/pareto-round";
+} from "../../src/search/pareto/pareto";
 
 function cand(commit: string, round: number, outcomes: number[]): FrontCandidate {
   const map = new Map(outcomes.map((value, i) => [`t${i}`, value]));

@@ -6,9 +6,9 @@ import { pilotTasks, planRun } from "../../src/api/plan";
 import { harnessConfigSchema } from "../../src/config/harness-schema";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
-import { searchConfigSchema } from "../../src/search/config-schema";
-import { planSearch } from "../../src/search/plan";
-import { planModelCalls } from "../../src/search/plan-calls";
+import { searchConfigSchema } from "../../src/search/config/config-schema";
+import { planSearch } from "../../src/search/plan/plan";
+import { planModelCalls } from "../../src/search/plan/plan-calls";
 import { runCli } from "../helpers/cli";
 
 const base = {

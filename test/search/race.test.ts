@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { createRng } from "../../src/core/rng";
 import type { EpisodeScore } from "../../src/scoring";
-import { nextLook, type RaceRule, raceLook, wealth } from "../../src/search/race";
+import { nextLook, type RaceRule, raceLook, wealth } from "../../src/search/acceptance/race-halving";
+import { pairedDifferences } from "../../src/search/acceptance/race-round";
 import {
   crossesRung,
   disagreement,
   halvingDrops,
   informativeWeights,
   weightedOrder,
-} from "../../src/search/race-plan";
-import { pairedDifferences } from "../../src/search/race-round";
+} from "../../src/search/plan/race-plan";
 
 const RULE: RaceRule = { alpha: 0.2, batch: 8, minTasks: 32, margin: 0.05 };
 

@@ -5,8 +5,8 @@ import { PACKAGE_ROOT } from "../../src/core/paths";
 import type { Task } from "../../src/domain/task";
 import type { ChatModel } from "../../src/models/types";
 import { rulesJudge } from "../../src/scoring";
-import { searchConfigSchema } from "../../src/search/config-schema";
-import { runSearch } from "../../src/search/run-search";
+import { searchConfigSchema } from "../../src/search/config/config-schema";
+import { runSearch } from "../../src/search/loop/run-search";
 import { retailSubset } from "../helpers/task-subset";
 import { storeForRun } from "../store/fixtures";
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { PlaybookRule } from "../../src/config/harness-schema";
 import { parseHarness, readHarnessFiles } from "../../src/harness/load";
-import { deleteYaml, editPlaybook, editYaml } from "../../src/search/yaml-edit";
+import { deleteYaml, editPlaybook, editYaml } from "../../src/search/config/yaml-edit";
 
 /** The lines that differ between two texts of the same length in lines (an edit in place), or every line. */
 function changedLines(before: string, after: string): string[] {

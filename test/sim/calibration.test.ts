@@ -5,7 +5,7 @@ import { PACKAGE_ROOT } from "../../src/core/paths";
 import { evaluateJobs, planRollouts } from "../../src/eval/evaluate";
 import { loadHarness } from "../../src/harness/load";
 import { rulesJudge, summarize } from "../../src/scoring";
-import { loadTaskDir } from "../../src/tasks/load";
+import { loadTaskDir } from "../../src/tasks/loading/load";
 
 /**
  * The default profile's main-episode calibration (DESIGN §5): the bare harness on the retail blocked search tasks

@@ -8,7 +8,7 @@ import type { Trajectory } from "../../src/harness/trajectory";
 import type { EpisodeScore } from "../../src/scoring/episode";
 import { summarize } from "../../src/scoring/summary";
 import type { StoredSummary } from "../../src/scoring/summary-schema";
-import type { SearchConfig } from "../../src/search/config-schema";
+import type { SearchConfig } from "../../src/search/config/config-schema";
 import { createRunDir, type NewRollout, openRunStore, type Purpose, type RunStore } from "../../src/store";
 
 const cleanups: Array<() => void> = [];

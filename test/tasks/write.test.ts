@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isHsearchError } from "../../src/core/errors";
 import type { Task } from "../../src/domain/task";
-import { loadTaskFile } from "../../src/tasks/load";
-import { formatTaskJson, writeTaskFiles } from "../../src/tasks/write";
+import { loadTaskFile } from "../../src/tasks/loading/load";
+import { formatTaskJson, writeTaskFiles } from "../../src/tasks/loading/write";
 
 const dirs: string[] = [];
 afterAll(() => {

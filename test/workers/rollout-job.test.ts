@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { HARNESS_LIMITS, loadHarness } from "../../src/harness/load";
-import { loadTaskDir } from "../../src/tasks/load";
+import { loadTaskDir } from "../../src/tasks/loading/load";
 import {
   hsearchVersion,
   JOB_FORMAT,

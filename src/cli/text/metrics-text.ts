@@ -1,4 +1,4 @@
-/** A run's own metrics (src/report/run-metrics.ts) as terminal text: one row per metric and split, seed → final. */
+/** A run's own metrics (src/report/model/run-metrics.ts) as terminal text: one row per metric and split, seed → final. */
 import type { RunMetricCell, RunMetricTable } from "../../api";
 import { rateText } from "./compare-text";
 import { fitLines, fmtRate, formatTable } from "./table";

@@ -4,8 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { deepFreeze } from "../../core/deep-freeze";
-import { HsearchError } from "../../core/errors";
+import { deepFreeze, HsearchError } from "../../core";
 import { objectKeyOrders } from "./key-order";
 import { COLLECTIONS, type RetailData, recordProblem } from "./schema";
 

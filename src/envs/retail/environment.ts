@@ -2,8 +2,8 @@
  * The retail environment of one rollout: τ² retail tools over a copy-on-write view of the shared frozen database, with
  * an effect log of every call (author and step).
  */
-import { HsearchError } from "../../core/errors";
-import type { Forbidden, RetailEnvSpec, ToolCallSpec } from "../../domain/task";
+import { HsearchError } from "../../core";
+import type { Forbidden, RetailEnvSpec, ToolCallSpec } from "../../domain";
 import type { ToolSpec } from "../../models/types";
 import { ABSTAIN_TOOL, ABSTAINED, abstainDeferral, abstainTool, type DeferralChange } from "../deferral";
 import { EffectLog } from "../effect-log";

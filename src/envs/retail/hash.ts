@@ -13,7 +13,7 @@
  * materialised database; base digests are computed once per process, so a rollout only hashes the records it changed,
  * the blocks holding them and the small top level.
  */
-import { canonicalJson, hashJson, sha256 } from "../../core/canonical-json";
+import { canonicalJson, hashJson, sha256 } from "../../core";
 import { retailBase } from "./base-index";
 import { recordView } from "./render";
 import { COLLECTIONS, type Collection, own, type RetailData, type RetailRecords } from "./schema";

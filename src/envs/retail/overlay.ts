@@ -5,8 +5,8 @@
  *   - `["orders", "#W1", "items", 0, "price"]` sets one member; a list index may equal the length to append.
  * Every record an overlay touched must still fit the schema afterwards; otherwise the task is bad input.
  */
-import { HsearchError } from "../../core/errors";
-import type { RetailEnvSpec } from "../../domain/task";
+import { HsearchError } from "../../core";
+import type { RetailEnvSpec } from "../../domain";
 import { type Collection, isCollection, type RetailRecords, recordProblem } from "./schema";
 import type { RetailState } from "./state";
 

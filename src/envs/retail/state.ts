@@ -4,8 +4,7 @@
  * base. Setting up a rollout allocates three empty maps, whatever the size of the database.
  */
 
-import { deepFreeze } from "../../core/deep-freeze";
-import { HsearchError } from "../../core/errors";
+import { deepFreeze, HsearchError } from "../../core";
 import { type RetailBase, retailBase } from "./base-index";
 import { COLLECTIONS, type Collection, own, type RetailData, type RetailRecords } from "./schema";
 

@@ -3,7 +3,7 @@
  * Every argument is a string or a list of strings, all required, no others allowed.
  */
 
-import { frozenJson } from "../../core/canonical-json";
+import { frozenJson } from "../../core";
 import type { ToolSpec } from "../../models/types";
 
 export type ToolKind = "read" | "write" | "generic";

@@ -2,7 +2,7 @@
  * The native retail verifier (τ² semantics): reward = database match × communicate match, and 0 for an episode that
  * did not complete (cut off by the step limit or an error).
  */
-import type { RetailEnvSpec, RetailReference, ToolCallSpec } from "../../domain/task";
+import type { RetailEnvSpec, RetailReference, ToolCallSpec } from "../../domain";
 import type { ToolResult } from "../types";
 import { createRetailEnv, type RetailEnvironment } from "./environment";
 import { RETAIL_WRITE_TOOLS } from "./tool-specs";

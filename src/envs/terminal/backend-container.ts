@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { HsearchError } from "../../core/errors";
+import { HsearchError } from "../../core";
 import { openContainer } from "./container-supervisor";
 import { buildEpisodeRoot } from "./episode-root";
 import { engineCommand } from "./image-build";

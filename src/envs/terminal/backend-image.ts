@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { HsearchError } from "../../core/errors";
+import { HsearchError } from "../../core";
 import { openContainer } from "./container-supervisor";
 import {
   type BuiltImage,

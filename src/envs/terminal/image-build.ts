@@ -7,7 +7,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { HsearchError } from "../../core/errors";
+import { HsearchError } from "../../core";
 import { type EpisodeImage, TaskSetupError } from "../types";
 import {
   buildInvocation,

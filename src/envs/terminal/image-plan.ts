@@ -13,8 +13,7 @@
  * their content first copied out of the image with owners kept (two mounts: a rename between them gives EXDEV). The supervisor is the entrypoint, so the image's ENTRYPOINT and CMD do not run.
  */
 import { createHash } from "node:crypto";
-import { HsearchError } from "../../core/errors";
-import { shellQuote } from "../../core/shell-quote";
+import { HsearchError, shellQuote } from "../../core";
 import type { Invocation } from "./sandbox-plan";
 import { SANDBOX_PATHS } from "./sandbox-types";
 import { CONTROL_PATH, type SessionPaths, supervisorScript } from "./session-plan";

@@ -3,7 +3,7 @@
  * environment of the process that runs episodes (`eval --image-source` and a search config's `image_source` set
  * it; a worker takes its own). Default `auto`, as Harbor runs a task.
  */
-import { badInput } from "../../core/errors";
+import { badInput } from "../../core";
 import { IMAGE_SOURCES, type ImageSource } from "./image-plan";
 
 export const IMAGE_SOURCE_VARIABLE = "HSEARCH_IMAGE_SOURCE";

@@ -8,7 +8,7 @@
  * When it is not granted, a task that wanted network and failed is that task's infrastructure error, not the
  * agent's failure, where its output shows why: `networkFailureIn` finds the signs.
  */
-import { badInput } from "../../core/errors";
+import { badInput } from "../../core";
 
 export const ALLOW_INTERNET_VARIABLE = "HSEARCH_ALLOW_INTERNET";
 

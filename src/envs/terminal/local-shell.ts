@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, realpath, stat } from "node:fs/promises";
 import { constants, tmpdir } from "node:os";
 import { join } from "node:path";
-import { badInput } from "../../core/errors";
+import { badInput } from "../../core";
 import { CommandOutput } from "./output-cut";
 import type { SessionCommand } from "./sandbox-session";
 import { SANDBOX_PATHS, type SandboxResult } from "./sandbox-types";

@@ -4,7 +4,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { HsearchError } from "../../core/errors";
+import { HsearchError } from "../../core";
 import { containerBackend } from "./backend-container";
 import { imageBackend } from "./backend-image";
 import { namespacesBackend } from "./backend-namespaces";

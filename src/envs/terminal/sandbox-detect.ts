@@ -9,7 +9,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HsearchError, isHsearchError } from "../../core/errors";
+import { HsearchError, isHsearchError } from "../../core";
 import { findTool, handWorkspaceTo } from "./sandbox-host";
 import { runWithMechanism } from "./sandbox-run";
 import {

@@ -24,7 +24,7 @@ import {
 import { lchown, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HsearchError } from "../../core/errors";
+import { HsearchError } from "../../core";
 import { DEV_LINKS, DEVICES, type HostEntry, SHIMS, SYSTEM_ENTRIES, VAR_TMP_LINK } from "./sandbox-plan";
 import { SANDBOX_PATHS, type SandboxUser } from "./sandbox-types";
 

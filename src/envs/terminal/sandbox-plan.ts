@@ -16,7 +16,7 @@
  * plus new network (own loopback only), IPC, UTS and PID namespaces; then `prlimit` sets the limits and `setpriv`
  * drops to the unprivileged identity with no capabilities and no_new_privs before the command runs.
  */
-import { HsearchError } from "../../core/errors";
+import { HsearchError } from "../../core";
 import { bwrapMountArgs, fstabText, type HostEntry, MIB, type Mount, viewMounts } from "./sandbox-mounts";
 import {
   type ResolvedLimits,

@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { realpathSync } from "node:fs";
-import { badInput, HsearchError } from "../../core/errors";
+import { badInput, HsearchError } from "../../core";
 import { CommandOutput, cutMiddle } from "./output-cut";
 import { hostEntries, identityTexts, isDirectory, sandboxState, sandboxUserFor } from "./sandbox-host";
 import {

@@ -15,7 +15,7 @@ import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chown, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { badInput, HsearchError } from "../../core/errors";
+import { badInput, HsearchError } from "../../core";
 import type { EpisodeImage } from "../types";
 import type { DockerfileImage, ImageSource } from "./image-plan";
 import { CommandOutput, cutMiddle } from "./output-cut";

@@ -20,8 +20,7 @@
  * the forked subshell (no extra process). Without root, the supervisor and its commands are the caller's uid in a
  * user namespace, as the one-command sandbox's are.
  */
-import { HsearchError } from "../../core/errors";
-import { shellQuote } from "../../core/shell-quote";
+import { HsearchError, shellQuote } from "../../core";
 import { bwrapMountArgs, containerMountArgs, fstabText, type Mount, viewMounts } from "./sandbox-mounts";
 import {
   BASE_ENV,

@@ -3,7 +3,7 @@
  * setup, variables, the task's own time limits where it has them (the agent's budget for the episode, one
  * command's limit, the setup's or image build's, the verifier's), its sandbox and its own image.
  */
-import type { TerminalEnvSpec } from "../../domain/task";
+import type { TerminalEnvSpec } from "../../domain";
 import type { DockerfileImage, ImageSource } from "./image-plan";
 import type { TerminalEnvOptions } from "./terminal-env";
 

@@ -9,7 +9,7 @@
 import { constants } from "node:fs";
 import { mkdir, open, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { badInput } from "../../core/errors";
+import { badInput } from "../../core";
 import { cutMiddle } from "./output-cut";
 import { handWorkspaceTo } from "./sandbox-host";
 import type { TerminalEnv } from "./terminal-env";

@@ -3,7 +3,7 @@
  * shows the workspace there as well as at /workspace, and every command starts there. It must be a place the
  * episode's own root can hold: never the host's read-only system directories, nor a path the sandbox mounts itself.
  */
-import { badInput } from "../../core/errors";
+import { badInput } from "../../core";
 import { SANDBOX_PATHS } from "./sandbox-types";
 
 /**

@@ -5,7 +5,7 @@
  * writable but the workspace.
  */
 import { posix } from "node:path";
-import { badInput } from "../../core/errors";
+import { badInput } from "../../core";
 import { SANDBOX_PATHS } from "./sandbox-types";
 
 /**

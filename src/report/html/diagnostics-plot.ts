@@ -6,7 +6,7 @@
  * and time per candidate as bars. In the viewer every dot and bar links to its candidate. Pure: data in, markup out,
  * every value escaped.
  */
-import { builtinMetric, directedLabel } from "../scoring/metrics";
+import { builtinMetric, directedLabel } from "../../scoring";
 import { escapeHtml } from "./html";
 import { coord, type PlotBox, roundAxis, roundScale, svgDocument, yGrid } from "./svg-axes";
 

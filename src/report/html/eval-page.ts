@@ -4,13 +4,12 @@
  * rate with k/n and a 95% Wilson interval — the infrastructure errors with their messages, and every episode with its
  * outcome, filterable by kind, family and outcome. Pure: stored data in, a document out.
  */
-import type { Family, Kind } from "../domain/task";
-import type { Trajectory } from "../harness/trajectory";
-import { type BuiltinMetric, builtinMetricsOf, storedMetric } from "../scoring/metrics";
-import type { EventRecord, RolloutRecord } from "../store";
-import type { RunStatus } from "../store/run-status";
-import { summaryRate } from "./compare";
-import type { StoredEvaluation } from "./eval-data";
+import type { Family, Kind } from "../../domain";
+import type { Trajectory } from "../../harness";
+import { type BuiltinMetric, builtinMetricsOf, storedMetric } from "../../scoring";
+import type { EventRecord, RolloutRecord, RunStatus } from "../../store";
+import { summaryRate } from "../model/compare";
+import type { StoredEvaluation } from "../model/eval-data";
 import { evalResumeCommand, fmtDuration, fmtRate, fmtTime, shortSha, viewCommand } from "./format";
 import { type Html, type HtmlValue, html } from "./html";
 import { type Links, page } from "./page";

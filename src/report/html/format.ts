@@ -1,6 +1,6 @@
 /** Number and text formats shared by the report and the viewer. */
 import { resolve } from "node:path";
-import { shellQuote } from "../core/shell-quote";
+import { shellQuote } from "../../core";
 
 /** A rate in [0, 1] to three decimals, as `hsearch status` prints it; "–" when missing. */
 export function fmtRate(value: number | null | undefined): string {

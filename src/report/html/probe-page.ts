@@ -4,9 +4,8 @@
  * challenge's transition) and its trajectory. Pure renderers, and the one read of the directory they need.
  */
 
-import { type BeliefsConfig, type ChallengeConfig, storedEvaluationConfig } from "../eval/eval-config";
-import type { Harness } from "../harness/load";
-import type { Trajectory } from "../harness/trajectory";
+import { type BeliefsConfig, type ChallengeConfig, storedEvaluationConfig } from "../../eval";
+import type { Harness, Trajectory } from "../../harness";
 import {
   type EventRecord,
   type JsonObject,
@@ -14,9 +13,10 @@ import {
   type ProbeEpisodeRecord,
   RUN_KIND_LABEL,
   type RunRecord,
+  type RunStatus,
   type RunStore,
-} from "../store";
-import { type RunStatus, usageOf } from "../store/run-status";
+  usageOf,
+} from "../../store";
 import { renderVerifierOutput } from "./eval-page";
 import { fmtDuration, fmtRate, fmtTime, shortSha, viewCommand } from "./format";
 import { type Html, type HtmlValue, html } from "./html";

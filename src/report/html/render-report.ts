@@ -3,13 +3,13 @@
  * `ReportData` in, a document out. Every value from the run is escaped by the `html` template.
  */
 
-import { passed } from "./compare";
+import { passed } from "../model/compare";
+import type { TrajectoryExample } from "../model/examples";
+import type { AcceptedChange, ReportData } from "../model/report-data";
 import { diagnosticsSvgs } from "./diagnostics-plot";
-import type { TrajectoryExample } from "./examples";
 import { fmtDelta, fmtRate, fmtTime, shortSha } from "./format";
 import { type Html, type HtmlValue, html, trustedMarkup } from "./html";
 import { type Links, page } from "./page";
-import type { AcceptedChange, ReportData } from "./report-data";
 import { scorePlotSvg } from "./score-plot";
 import { pairedDeltaCell, renderComparisonTable, renderFlips } from "./sections/comparison";
 import { renderChangeSummary, renderDiff } from "./sections/diff";

@@ -1,10 +1,10 @@
 import { renameSync, writeFileSync } from "node:fs";
-import { openRunStore, type RunStore } from "../store";
-import { loadStoredEvaluation } from "./eval-data";
+import { openRunStore, type RunStore } from "../../store";
+import { loadStoredEvaluation } from "../model/eval-data";
+import { loadReportData } from "../model/report-data";
 import { episodeOutcome, renderEvaluationPage } from "./eval-page";
 import { loadStoredProbe, renderProbePage } from "./probe-page";
 import { renderReport } from "./render-report";
-import { loadReportData } from "./report-data";
 
 /**
  * Writes the report of the run in `runDir` to `file` (default `<runDir>/report.html`) and returns the path. The

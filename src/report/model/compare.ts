@@ -4,17 +4,18 @@
  * (src/scoring/pairing, the same numbers `hsearch compare` prints), the episodes that flipped. Pure: rollout records in, numbers out; the report, the viewer and
  * `hsearch diff --from --to` render it.
  */
-import { builtinMetric } from "../scoring/metrics";
 import {
+  builtinMetric,
   type McNemarResult,
   matchEpisodes,
   type PairedTable,
   pairedOutcome,
+  type Rate,
   type RateDifference,
   unpairedDifference,
-} from "../scoring/pairing";
-import { type Rate, wilson } from "../scoring/wilson";
-import type { Purpose, RolloutRecord } from "../store/records";
+  wilson,
+} from "../../scoring";
+import type { Purpose, RolloutRecord } from "../../store";
 
 export type { Rate, RateDifference as Difference };
 export { unpairedDifference, wilson };

@@ -4,15 +4,11 @@
  * stored so far). `hsearch status`, `report` and `view` of an evaluation directory all read it from here.
  */
 
-import { type EvalConfig, storedEvaluationConfig } from "../eval/eval-config";
-import { rolloutSeed } from "../eval/evaluate";
-import { evaluationKey } from "../eval/stored-evaluation";
-import type { ModelRole } from "../models/settings";
-import type { RoleUsage } from "../models/usage";
-import { type EpisodeScore, type EvalSummary, summarize, type TaskRow, taskRows } from "../scoring";
-import type { RolloutRecord, RunRecord, UsageTotal } from "../store/records";
-import type { RunReader } from "../store/run-reader";
-import { type RunStatus, usageOf } from "../store/run-status";
+import { type EvalConfig, evaluationKey, rolloutSeed, storedEvaluationConfig } from "../../eval";
+import type { ModelRole, RoleUsage } from "../../models";
+import { type EpisodeScore, type EvalSummary, summarize, type TaskRow, taskRows } from "../../scoring";
+import type { RolloutRecord, RunReader, RunRecord, UsageTotal } from "../../store";
+import { type RunStatus, usageOf } from "../../store";
 import { type Rate, wilson } from "./compare";
 
 export interface EvalReport {

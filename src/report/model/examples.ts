@@ -4,11 +4,11 @@
  * its family's most common failure mode, so it is the typical failure rather than an odd one. Pure and deterministic
  * (sorted by task; a seeded choice among equals when given the run's seed).
  */
-import { createRng } from "../core/rng";
-import type { Trajectory } from "../harness/trajectory";
-import { blockedModes, type FailureMode } from "../search/digest";
-import type { Purpose, RolloutRecord } from "../store";
-import { num } from "./format";
+import { createRng } from "../../core";
+import type { Trajectory } from "../../harness";
+import { blockedModes, type FailureMode } from "../../search";
+import type { Purpose, RolloutRecord } from "../../store";
+import { num } from "../html/format";
 
 export interface Episode {
   rollout: RolloutRecord;

@@ -3,27 +3,27 @@
  * on every split, the diffs of accepted proposals and a few example trajectories. Read-only; works on a run that is
  * still running or failed (what does not exist yet is null or empty).
  */
-import { HsearchError } from "../core/errors";
-import { diff, readTree } from "../git";
-import { type PairedDelta, pairedObjectiveDelta } from "../scoring/pairing";
-import { blockedModesOf } from "../search/digest";
-import type { EventRecord, Purpose, RunReader, RunRecord } from "../store";
-import { type RunStatus, runStatus, verdictReason } from "../store/run-status";
-import { summarizeChange } from "./change-summary";
-import { type Comparison, passed, type Rate, wilson } from "./compare";
-import { storedComparisons } from "./comparisons";
+import { HsearchError } from "../../core";
+import { diff, readTree } from "../../git";
+import { type PairedDelta, pairedObjectiveDelta } from "../../scoring";
+import { blockedModesOf } from "../../search";
+import type { EventRecord, Purpose, RunReader, RunRecord } from "../../store";
+import { type RunStatus, runStatus, verdictReason } from "../../store";
 import {
   type DiagnosticCandidate,
   type DiagnosticRound,
   FAILURE_MODES,
   type FailureModeKey,
   type MetricValues,
-} from "./diagnostics-plot";
+} from "../html/diagnostics-plot";
+import { num } from "../html/format";
+import type { PlotRound, PlotVerdict } from "../html/score-plot";
+import { summarizeChange } from "./change-summary";
+import { type Comparison, passed, type Rate, wilson } from "./compare";
+import { storedComparisons } from "./comparisons";
 import { type Episode, pickExamples, type TrajectoryExample } from "./examples";
-import { num } from "./format";
 import { computeAlways, type Memo } from "./memo";
 import { type RunMetricTable, runMetricModules, runMetricTable } from "./run-metrics";
-import type { PlotRound, PlotVerdict } from "./score-plot";
 import { blockedMetric, blockedRates, feasibleMetric, type SummaryView, summaryView } from "./summary-view";
 
 export interface HarnessResults {

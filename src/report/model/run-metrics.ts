@@ -3,11 +3,9 @@
  * every split they ran, each metric reduced from the episodes' scores and trajectories (src/scoring/metrics). What
  * `hsearch status`, the report and the viewer show of them; none of them knows a metric by name.
  */
-import { aggregateMetric, type Metric, type MetricEpisode, type MetricResult } from "../scoring/metrics";
-import { loadRunMetricModules, type MetricModuleRef, type RunMetricModules } from "../search/metric-modules";
-import type { Purpose, RolloutRecord } from "../store/records";
-import type { RunReader } from "../store/run-reader";
-import type { RunStatus } from "../store/run-status";
+import { aggregateMetric, type Metric, type MetricEpisode, type MetricResult } from "../../scoring";
+import { loadRunMetricModules, type MetricModuleRef, type RunMetricModules } from "../../search";
+import type { Purpose, RolloutRecord, RunReader, RunStatus } from "../../store";
 
 export interface RunMetricCell {
   /** The harness: seed, selected or incumbent. */

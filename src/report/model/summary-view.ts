@@ -4,10 +4,10 @@
  * that failed half-way). Missing values come back as null and render as "–".
  */
 
-import type { Family } from "../domain/task";
-import { type BuiltinMetric, builtinMetricsOf, storedMetric } from "../scoring/metrics";
-import type { JsonObject } from "../store";
-import { num } from "./format";
+import type { Family } from "../../domain";
+import { type BuiltinMetric, builtinMetricsOf, storedMetric } from "../../scoring";
+import type { JsonObject } from "../../store";
+import { num } from "../html/format";
 
 /** The blocked table's rows: every built-in metric of blocked episodes, from the catalogue (src/scoring/metrics). */
 export const BLOCKED_METRICS: readonly BuiltinMetric[] = builtinMetricsOf("blocked");

@@ -2,16 +2,16 @@
  * The viewer's comparison pages: any two candidates (`/compare/<a>/<b>`), one episode under two harnesses side by
  * side, a candidate's files and its rendered system prompt. Pure renderers over data the server looked up.
  */
-import type { Trajectory } from "../../harness/trajectory";
+import type { Trajectory } from "../../harness";
 import type { CandidateRecord, Purpose, RolloutRecord, RunRecord } from "../../store";
-import type { Comparison, Flip } from "../compare";
-import { exportCommand, shortSha } from "../format";
-import { type Html, html } from "../html";
-import { type Links, page } from "../page";
-import { renderComparisonTable, renderFlips } from "../sections/comparison";
-import { renderDiff } from "../sections/diff";
-import { scoreLine } from "../sections/score-line";
-import { renderTimeline } from "../sections/timeline";
+import { exportCommand, shortSha } from "../html/format";
+import { type Html, html } from "../html/html";
+import { type Links, page } from "../html/page";
+import { renderComparisonTable, renderFlips } from "../html/sections/comparison";
+import { renderDiff } from "../html/sections/diff";
+import { scoreLine } from "../html/sections/score-line";
+import { renderTimeline } from "../html/sections/timeline";
+import type { Comparison, Flip } from "../model/compare";
 import { candidateId, PURPOSE_LABEL, viewerNav } from "./nav";
 
 export interface ViewerLinks extends Links {

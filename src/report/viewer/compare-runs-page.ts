@@ -5,13 +5,12 @@
  * viewer serves run A, so A's episodes link to their pages; B's are named. Pure renderer.
  */
 import type { PairedRow, PairedSplit, RunComparison } from "../../compare";
-import { metricLabel } from "../../scoring/metrics";
-import { pValueText } from "../../scoring/pairing";
-import { fmtRate, shortSha } from "../format";
-import { type Html, html } from "../html";
-import { page } from "../page";
-import { deltaCell } from "../sections/comparison";
-import { renderDiff } from "../sections/diff";
+import { metricLabel, pValueText } from "../../scoring";
+import { fmtRate, shortSha } from "../html/format";
+import { type Html, html } from "../html/html";
+import { page } from "../html/page";
+import { deltaCell } from "../html/sections/comparison";
+import { renderDiff } from "../html/sections/diff";
 import type { ViewerLinks } from "./compare-pages";
 import { PURPOSE_LABEL } from "./nav";
 

@@ -5,10 +5,10 @@
  */
 
 import { compareRuns, loadSide } from "../../compare";
-import { isHsearchError } from "../../core/errors";
+import { isHsearchError } from "../../core";
 import type { RunRecord } from "../../store";
-import { html } from "../html";
-import { page } from "../page";
+import { html } from "../html/html";
+import { page } from "../html/page";
 import type { ViewerLinks } from "./compare-pages";
 import { renderRunComparisonPage } from "./compare-runs-page";
 import { viewerNav } from "./nav";

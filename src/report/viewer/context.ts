@@ -1,6 +1,6 @@
 /** What a viewer page renders from: the run's in-memory model, its harness repository (cached), the request. */
 import type { RunRecord, RunStore } from "../../store";
-import type { DiffSource } from "../report-data";
+import type { DiffSource } from "../model/report-data";
 import type { RunModel } from "./run-model";
 
 export interface ViewerContext {

@@ -1,9 +1,9 @@
 /** The pages of an evaluation or a probe directory: the summary and its episodes, one episode, the harness's files. */
-import { FAMILIES, KINDS } from "../../domain/task";
+import { FAMILIES, KINDS } from "../../domain";
 import { PROBES, type Probe, type RunKind } from "../../store";
-import { loadStoredEvaluation } from "../eval-data";
-import { type EpisodeFilter, OUTCOMES, renderEvaluationPage } from "../eval-page";
-import { loadStoredProbe, renderProbeEpisodePage, renderProbePage } from "../probe-page";
+import { type EpisodeFilter, OUTCOMES, renderEvaluationPage } from "../html/eval-page";
+import { loadStoredProbe, renderProbeEpisodePage, renderProbePage } from "../html/probe-page";
+import { loadStoredEvaluation } from "../model/eval-data";
 import type { ViewerContext } from "./context";
 import { EVALUATION_LINKS, PROBE_LINKS } from "./links";
 import { viewerNav } from "./nav";

@@ -1,6 +1,6 @@
 /** The viewer's URLs: every link a page renders is made here, so routes and links agree. */
-import type { EvaluationLinks } from "../eval-page";
-import type { ProbeLinks } from "../probe-page";
+import type { EvaluationLinks } from "../html/eval-page";
+import type { ProbeLinks } from "../html/probe-page";
 import { sideBySideLink, type ViewerLinks } from "./compare-pages";
 
 export const LINKS: ViewerLinks = {

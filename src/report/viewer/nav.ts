@@ -3,7 +3,7 @@
  * page renderers do not import one another in a circle).
  */
 import type { CandidateRecord, Purpose, RunRecord } from "../../store";
-import { type Html, html } from "../html";
+import { type Html, html } from "../html/html";
 
 export function viewerNav(run: RunRecord): Html {
   if (run.kind !== "search")

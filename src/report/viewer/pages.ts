@@ -1,18 +1,18 @@
 /** The viewer's own pages (the report aside): the candidate list, one candidate, one trajectory. Pure renderers. */
-import type { Trajectory } from "../../harness/trajectory";
-import { builtinMetric, metricLabel } from "../../scoring/metrics";
+import type { Trajectory } from "../../harness";
+import { builtinMetric, metricLabel } from "../../scoring";
 import type { CandidateRecord, EvaluationRecord, RolloutRecord, RunRecord } from "../../store";
 import { PURPOSES } from "../../store";
-import { type Comparison, wilson } from "../compare";
-import { episodeOutcome, renderVerifierOutput } from "../eval-page";
-import { exportCommand, fmtRate, fmtTime, num, shortSha } from "../format";
-import { type Html, html } from "../html";
-import { type Links, page } from "../page";
-import { rateCell } from "../sections/comparison";
-import { renderChangeSummary, renderDiff } from "../sections/diff";
-import { scoreExplanation, scoreLine } from "../sections/score-line";
-import { renderTimeline } from "../sections/timeline";
-import { blockedMetric, blockedRates, feasibleMetric, summaryView } from "../summary-view";
+import { episodeOutcome, renderVerifierOutput } from "../html/eval-page";
+import { exportCommand, fmtRate, fmtTime, num, shortSha } from "../html/format";
+import { type Html, html } from "../html/html";
+import { type Links, page } from "../html/page";
+import { rateCell } from "../html/sections/comparison";
+import { renderChangeSummary, renderDiff } from "../html/sections/diff";
+import { scoreExplanation, scoreLine } from "../html/sections/score-line";
+import { renderTimeline } from "../html/sections/timeline";
+import { type Comparison, wilson } from "../model/compare";
+import { blockedMetric, blockedRates, feasibleMetric, summaryView } from "../model/summary-view";
 import { renderComparisons, type ViewerLinks } from "./compare-pages";
 import { candidateId, PURPOSE_LABEL, viewerNav } from "./nav";
 

@@ -1,7 +1,7 @@
 /** What a viewer page answers, and the pages every viewer shares (not found, waiting for a run). Pure. */
 import type { RunRecord } from "../../store";
-import { html } from "../html";
-import { page } from "../page";
+import { html } from "../html/html";
+import { page } from "../html/page";
 import { viewerNav } from "./nav";
 
 export interface Reply {

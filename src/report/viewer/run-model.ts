@@ -7,8 +7,8 @@
  * (paired bootstraps, comparisons, examples with their trajectories) are remembered while the rollouts of the
  * candidates they read are unchanged (`memo`). No SQL here: the store reads, this keeps.
  */
-import type { Trajectory } from "../../harness/trajectory";
-import type { LearntRejection } from "../../models/parameter-fallback";
+import type { Trajectory } from "../../harness";
+import type { LearntRejection } from "../../models";
 import type {
   CandidateRecord,
   EvaluationPurpose,
@@ -23,7 +23,7 @@ import type {
   RunRecord,
   UsageTotal,
 } from "../../store";
-import type { Memo } from "../memo";
+import type { Memo } from "../model/memo";
 
 /** What the model reads its run from: a read-only `RunStore` opened on the live file. */
 export interface RunChanges {

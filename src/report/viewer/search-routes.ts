@@ -1,11 +1,18 @@
 /** The pages of a search run: the report, the candidates, one candidate, comparisons, files and episodes. */
 
-import { PURPOSES, type Purpose, type RolloutRecord, type RunReader, resolveCandidate } from "../../store";
-import { runStatus, verdictReason } from "../../store/run-status";
-import { storedComparisons } from "../comparisons";
-import { shortSha } from "../format";
-import { renderReport } from "../render-report";
-import { changeSummary, loadReportData } from "../report-data";
+import {
+  PURPOSES,
+  type Purpose,
+  type RolloutRecord,
+  type RunReader,
+  resolveCandidate,
+  runStatus,
+  verdictReason,
+} from "../../store";
+import { shortSha } from "../html/format";
+import { renderReport } from "../html/render-report";
+import { storedComparisons } from "../model/comparisons";
+import { changeSummary, loadReportData } from "../model/report-data";
 import { renderComparePage, renderFilesPage, renderSideBySidePage } from "./compare-pages";
 import type { ViewerContext } from "./context";
 import { LINKS } from "./links";

@@ -7,11 +7,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { badInput, HsearchError, isHsearchError } from "../../core/errors";
+import { badInput, HsearchError, isHsearchError } from "../../core";
 import { readTree } from "../../git";
 import { openRunStore, type RunStore, runDirState, runPaths } from "../../store";
-import { VIEWER_SCRIPT_PATH } from "../page";
-import { cachedDiffs, gitDiffs } from "../report-data";
+import { VIEWER_SCRIPT_PATH } from "../html/page";
+import { cachedDiffs, gitDiffs } from "../model/report-data";
 import { authorize, cookieHeader, isLoopbackHost, newToken } from "./access";
 import { COMPARE_RUNS_PATH, type CompareRunsOptions, compareRunsReply } from "./compare-runs-route";
 import type { ViewerContext } from "./context";

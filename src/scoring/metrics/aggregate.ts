@@ -1,5 +1,5 @@
 /** A metric over episodes: k/n with a 95% Wilson interval (a rate), or a mean over n. */
-import { HsearchError, isHsearchError } from "../../core/errors";
+import { HsearchError, isHsearchError } from "../../core";
 import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../episode";
 import { wilson } from "../wilson";
 import type { BuiltinMetric } from "./builtin";

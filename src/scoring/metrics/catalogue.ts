@@ -2,7 +2,7 @@
  * The metric catalogue: the built-in metrics and a run's own (from its metric modules), under unique names. Tables
  * name a metric by its key and read its label, direction and reducer here, never from a table of their own.
  */
-import { HsearchError } from "../../core/errors";
+import { HsearchError } from "../../core";
 import { BUILTIN_METRICS, type BuiltinMetric } from "./builtin";
 import type { Metric, MetricKind } from "./metric";
 

@@ -3,8 +3,8 @@
  * built-in metrics (M0–M3, strict SA, AbsRec@K, SPL, solve, …) and a researcher's own (a module named by the
  * search config's `metrics`) are the same kind of object, so status, the report and the viewer list both alike.
  */
-import type { Family } from "../../domain/task";
-import type { EndReason, Trajectory } from "../../harness/trajectory";
+import type { Family } from "../../domain";
+import type { EndReason, Trajectory } from "../../harness";
 import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../episode";
 
 export type MetricKind = "blocked" | "feasible";

@@ -10,7 +10,7 @@
  * coverage at small n; it is closed-form, and unlike Newcombe's paired method never has zero width when every pair
  * agrees.
  */
-import { badInput } from "../../core/errors";
+import { badInput } from "../../core";
 import { type McNemarResult, mcnemarExact } from "./tests";
 
 const Z95 = 1.959963984540054;

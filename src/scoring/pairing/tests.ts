@@ -9,7 +9,7 @@
  *   its two-sided p-value is 2 · min((1 + #means ≤ 0), (1 + #means ≥ 0)) / (1 + resamples), capped at 1 (about the
  *   smallest α at which the matching percentile interval excludes 0; the add-one keeps a Monte Carlo p above 0).
  */
-import { badInput } from "../../core/errors";
+import { badInput } from "../../core";
 import { type BootstrapOptions, bootstrapDraws, type Interval, percentileInterval } from "../bootstrap";
 
 export interface McNemarResult {

@@ -1,11 +1,11 @@
-import { HsearchError } from "../core/errors";
-import { commitProposal, readTree, treeHash } from "../git";
-import { harnessLimitsOf, parseHarness } from "../harness/load";
-import type { EvaluatedProposal } from "./acceptance/verdicts";
-import { evaluateCandidate } from "./candidate-rollouts";
-import { applyProposal, assertProposalPaths, type Proposal } from "./proposal";
-import { proposerLabel } from "./proposers";
-import type { SearchDeps } from "./search-deps";
+import { HsearchError } from "../../core";
+import { commitProposal, readTree, treeHash } from "../../git";
+import { harnessLimitsOf, parseHarness } from "../../harness";
+import { evaluateCandidate } from "../loop/candidate-rollouts";
+import type { SearchDeps } from "../loop/search-deps";
+import { proposerLabel } from "../proposers";
+import { applyProposal, assertProposalPaths, type Proposal } from "../proposers/proposal";
+import type { EvaluatedProposal } from "./verdicts";
 
 /** Why a proposal is not evaluated: refused before it became a commit, or a commit that is a duplicate or invalid. */
 type Failure =

@@ -1,10 +1,9 @@
-import { settleAll } from "../core/pool";
-import { type Harness, harnessLimitsOf } from "../harness/load";
-import { type EpisodeScore, summarize } from "../scoring";
-import { objectiveOf } from "../scoring/objective";
-import type { EvaluatedProposal, ProposalVerdict } from "./acceptance/verdicts";
+import { settleAll } from "../../core";
+import { type Harness, harnessLimitsOf } from "../../harness";
+import { type EpisodeScore, objectiveOf, summarize } from "../../scoring";
+import { loadCandidate, runJobs } from "../loop/candidate-rollouts";
+import type { SearchDeps } from "../loop/search-deps";
 import { type Admitted, evaluateProposal } from "./admit-proposal";
-import { loadCandidate, runJobs } from "./candidate-rollouts";
 import {
   gainLeft,
   INCUMBENT_BAR,
@@ -17,11 +16,11 @@ import {
   rejectionStep,
 } from "./early-reject";
 import { pairedDifferences, raceOrder } from "./race-round";
-import type { SearchDeps } from "./search-deps";
+import type { EvaluatedProposal, ProposalVerdict } from "./verdicts";
 
 /**
  * A greedy round under `acceptance: {rule: greater, early_reject: true}` (docs/DESIGN.md §7): each proposal runs the
- * search tasks in the rejection order (src/search/early-reject.ts) until it can no longer beat the incumbent, or on
+ * search tasks in the rejection order (src/search/acceptance/early-reject.ts) until it can no longer beat the incumbent, or on
  * all of them when it still can; the latter go to `greater` as usual. Under `early_reject: leader` a proposal still
  * ahead after the tasks it could gain on waits; the likeliest winner runs to the end, and the others go on against
  * its total, those still able to beat it running to the end in turn. Every step is a prefix of one order computed

@@ -1,6 +1,5 @@
-import type { EpisodeScore } from "../scoring";
-import type { ObjectiveName } from "../scoring/objective";
-import { episodeOutcomes } from "./acceptance/verdicts";
+import type { EpisodeScore, ObjectiveName } from "../../scoring";
+import { episodeOutcomes } from "./verdicts";
 
 /**
  * Early rejection under `greater` (`acceptance: {rule: greater, early_reject: true}`, docs/DESIGN.md §7), pure. The

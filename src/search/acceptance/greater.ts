@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { settleAll } from "../../core/pool";
-import { harnessLimitsOf } from "../../harness/load";
+import { settleAll } from "../../core";
+import { harnessLimitsOf } from "../../harness";
 import { definedObjectiveScore, type EpisodeScore } from "../../scoring";
-import { evaluateProposal, type Screen } from "../admit-proposal";
-import { loadCandidate, refreshCandidate, runJobs } from "../candidate-rollouts";
-import { earlyRejectRound } from "../early-reject-round";
-import { commonPairs } from "../infra-errors";
-import type { SearchDeps } from "../search-deps";
+import { loadCandidate, refreshCandidate, runJobs } from "../loop/candidate-rollouts";
+import { commonPairs } from "../loop/infra-errors";
+import type { SearchDeps } from "../loop/search-deps";
+import { evaluateProposal, type Screen } from "./admit-proposal";
+import { earlyRejectRound } from "./early-reject-round";
 import { defineAcceptanceRule, type RoundContext } from "./rule";
 import {
   type AcceptanceDecision,

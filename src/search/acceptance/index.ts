@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { Screen } from "../admit-proposal";
-import type { SearchConfig } from "../config-schema";
+import type { SearchConfig } from "../config/config-schema";
+import type { Screen } from "./admit-proposal";
 import type { AcceptanceConfig } from "./config";
 import { greaterRule } from "./greater";
 import { pairedRule } from "./paired";

@@ -1,12 +1,11 @@
 import { z } from "zod";
-import { settleAll } from "../../core/pool";
-import { createRng } from "../../core/rng";
-import { harnessLimitsOf } from "../../harness/load";
+import { createRng, settleAll } from "../../core";
+import { harnessLimitsOf } from "../../harness";
 import { definedObjectiveScore, type EpisodeScore } from "../../scoring";
-import type { Admitted, Screen } from "../admit-proposal";
-import { loadCandidate, refreshCandidate, runJobs } from "../candidate-rollouts";
-import { commonPairs } from "../infra-errors";
-import type { SearchDeps } from "../search-deps";
+import { loadCandidate, refreshCandidate, runJobs } from "../loop/candidate-rollouts";
+import { commonPairs } from "../loop/infra-errors";
+import type { SearchDeps } from "../loop/search-deps";
+import type { Admitted, Screen } from "./admit-proposal";
 import { evaluateAll } from "./greater";
 import { defineAcceptanceRule } from "./rule";
 import {

@@ -1,9 +1,15 @@
-import { createRng } from "../core/rng";
-import type { SearchView } from "../store";
-import type { EvaluatedProposal, ProposalVerdict } from "./acceptance/verdicts";
-import { lineageOf } from "./lineage";
-import { admitToFront, bestByObjective, type FrontCandidate, groupOutcomes, pickParent } from "./pareto";
-import type { SearchDeps } from "./search-deps";
+import { createRng } from "../../core";
+import type { SearchView } from "../../store";
+import { lineageOf } from "../loop/lineage";
+import type { SearchDeps } from "../loop/search-deps";
+import {
+  admitToFront,
+  bestByObjective,
+  type FrontCandidate,
+  groupOutcomes,
+  pickParent,
+} from "../pareto/pareto";
+import type { EvaluatedProposal, ProposalVerdict } from "./verdicts";
 
 /**
  * The round steps of `strategy: pareto`, reading the search view only: the front is the seed and every proposal

@@ -1,23 +1,27 @@
-import { HsearchError } from "../core/errors";
-import { settleAll } from "../core/pool";
-import { createRng } from "../core/rng";
-import type { Task } from "../domain/task";
-import { harnessLimitsOf } from "../harness/load";
-import { type EpisodeScore, objectiveScore, summarize } from "../scoring";
-import type { ObjectiveName } from "../scoring/objective";
-import type { RaceConfig } from "./acceptance/race";
+import { createRng, HsearchError, settleAll } from "../../core";
+import type { Task } from "../../domain";
+import { harnessLimitsOf } from "../../harness";
+import type { ObjectiveName } from "../../scoring";
+import { type EpisodeScore, objectiveScore, summarize } from "../../scoring";
+import { loadCandidate, refreshCandidate, runJobs } from "../loop/candidate-rollouts";
+import type { SearchDeps } from "../loop/search-deps";
+import {
+  crossesRung,
+  halvingDrops,
+  informativeWeights,
+  type RaceSchedule,
+  weightedOrder,
+} from "../plan/race-plan";
+import type { Admitted } from "./admit-proposal";
+import type { RaceConfig } from "./race";
+import { nextLook, type RaceLook, type RaceRule, raceLook } from "./race-halving";
 import {
   type AcceptanceDecision,
   bestProposal,
   type EvaluatedProposal,
   episodeOutcomes,
   type ProposalVerdict,
-} from "./acceptance/verdicts";
-import type { Admitted } from "./admit-proposal";
-import { loadCandidate, refreshCandidate, runJobs } from "./candidate-rollouts";
-import { nextLook, type RaceLook, type RaceRule, raceLook } from "./race";
-import { crossesRung, halvingDrops, informativeWeights, type RaceSchedule, weightedOrder } from "./race-plan";
-import type { SearchDeps } from "./search-deps";
+} from "./verdicts";
 
 /**
  * A greedy round under `acceptance: {rule: race}` (docs/DESIGN.md §7): the round's proposals race the incumbent on the

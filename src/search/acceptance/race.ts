@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { nextLook, raceLook } from "../race";
-import { unchangedRoundTasks } from "../race-plan";
-import { raceParameters, raceRound } from "../race-round";
+import { unchangedRoundTasks } from "../plan/race-plan";
+import { nextLook, raceLook } from "./race-halving";
+import { raceParameters, raceRound } from "./race-round";
 import { defineAcceptanceRule } from "./rule";
 
 /**
  * Sequential paired racing (greedy only): each proposal races the incumbent on the search tasks a batch at a time and
- * stops once a betting confidence sequence decides it (src/search/race.ts); optionally successive halving within a
- * round and an informative task order (src/search/race-plan.ts); the round itself is src/search/race-round.ts.
+ * stops once a betting confidence sequence decides it (src/search/acceptance/race-halving.ts); optionally successive halving within a
+ * round and an informative task order (src/search/plan/race-plan.ts); the round itself is src/search/acceptance/race-round.ts.
  */
 const schema = z
   .object({

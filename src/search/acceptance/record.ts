@@ -1,4 +1,4 @@
-import type { SearchDeps } from "../search-deps";
+import type { SearchDeps } from "../loop/search-deps";
 import type { ProposalVerdict } from "./verdicts";
 
 /** Store a verdict on the candidate and as an event. */

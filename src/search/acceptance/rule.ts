@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import type { Admitted } from "../admit-proposal";
-import type { SearchConfig } from "../config-schema";
-import type { SearchDeps } from "../search-deps";
+import type { SearchConfig } from "../config/config-schema";
+import type { SearchDeps } from "../loop/search-deps";
+import type { Admitted } from "./admit-proposal";
 import type { AcceptanceDecision, EvaluatedProposal } from "./verdicts";
 
 /**

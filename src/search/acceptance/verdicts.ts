@@ -1,7 +1,11 @@
 import type { EpisodeScore } from "../../scoring";
-import { pairedBootstrapMeanDifference } from "../../scoring";
-import { type ObjectiveName, objectiveOf } from "../../scoring/objective";
-import { matchEpisodes, pairedOutcome } from "../../scoring/pairing";
+import {
+  matchEpisodes,
+  type ObjectiveName,
+  objectiveOf,
+  pairedBootstrapMeanDifference,
+  pairedOutcome,
+} from "../../scoring";
 
 /**
  * Acceptance (docs/DESIGN.md §7), pure: given the incumbent's and the proposals' search scores, which proposal (if any)

@@ -1,15 +1,14 @@
 import { z } from "zod";
-import { DEFAULT_CONCURRENCY } from "../core/pool";
-import { SUITES } from "../domain/task";
-import { IMAGE_SOURCES } from "../envs/terminal";
-import { HARNESS_LIMITS } from "../harness/load";
-import { DEFAULT_MAX_REPLY_CHARS, DEFAULT_TIMEOUT_MS } from "../models/reply-limit";
-import { roleModelsSchema } from "../models/settings";
-import { objectiveSchema } from "../scoring/objective";
-import { acceptanceSchema } from "./acceptance";
-import type { AcceptanceConfig } from "./acceptance/config";
+import { DEFAULT_CONCURRENCY } from "../../core";
+import { SUITES } from "../../domain";
+import { IMAGE_SOURCES } from "../../envs";
+import { HARNESS_LIMITS } from "../../harness";
+import { DEFAULT_MAX_REPLY_CHARS, DEFAULT_TIMEOUT_MS, roleModelsSchema } from "../../models";
+import { objectiveSchema } from "../../scoring";
+import { acceptanceSchema } from "../acceptance";
+import type { AcceptanceConfig } from "../acceptance/config";
+import { metaModelSchema } from "../proposers";
 import { modelSpec, modulePath } from "./config-fields";
-import { metaModelSchema } from "./proposers";
 
 /** The search config (docs/DESIGN.md §3). `hsearch run` reads it; `schemas/search-config.schema.json` is generated from it. */
 const SUITE_RULE = "a suite is retail, terminal, or the path of a suite module (./my-suite.mjs)";
@@ -230,7 +229,7 @@ function buildConfigSchema() {
         )
         .optional()
         .describe(
-          "The run's own metric modules (src/search/metric-modules.ts), as stored: path and content hash.",
+          "The run's own metric modules (src/search/config/metric-modules.ts), as stored: path and content hash.",
         ),
     })
     .strict();

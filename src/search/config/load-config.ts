@@ -1,14 +1,9 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import {
-  loadDocument,
-  type PositionedDocument,
-  readPositioned,
-  validateDocument,
-} from "../config/parse-document";
-import { HsearchError } from "../core/errors";
-import { roleModelsSchema } from "../models/settings";
-import { checkAcceptance } from "./acceptance";
+import { loadDocument, type PositionedDocument, readPositioned, validateDocument } from "../../config";
+import { HsearchError } from "../../core";
+import { roleModelsSchema } from "../../models";
+import { checkAcceptance } from "../acceptance";
 import { type SearchConfig, searchConfigFileSchema } from "./config-schema";
 import { resolveMetricModules } from "./metric-modules";
 import { isModulePath } from "./module-path";

@@ -8,9 +8,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { HsearchError } from "../core/errors";
-import { callHook } from "../core/plugin-hook";
-import { checkMetric, type Metric, metricCatalogue } from "../scoring/metrics";
+import { callHook, HsearchError } from "../../core";
+import { checkMetric, type Metric, metricCatalogue } from "../../scoring";
 
 /** A metric module as a run stores it. */
 export interface MetricModuleRef {

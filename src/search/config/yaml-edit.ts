@@ -1,6 +1,6 @@
 import { type Document, isMap, isSeq, parseDocument, YAMLSeq } from "yaml";
-import type { PlaybookRule } from "../config/harness-schema";
-import { canonicalJson } from "../core/canonical-json";
+import type { PlaybookRule } from "../../config";
+import { canonicalJson } from "../../core";
 
 /**
  * Edits of harness YAML that keep the parent's formatting (issue 13.5): the file is edited in place through the

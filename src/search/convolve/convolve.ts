@@ -1,8 +1,8 @@
-import type { PlaybookRule } from "../../config/harness-schema";
+import type { PlaybookRule } from "../../config";
 import type { ChatModel } from "../../models/types";
-import type { Proposal } from "../proposal";
-import type { ProposerInput } from "../proposer-input-types";
-import { editPlaybook } from "../yaml-edit";
+import { editPlaybook } from "../config/yaml-edit";
+import type { Proposal } from "../proposers/proposal";
+import type { ProposerInput } from "../proposers/proposer-input-types";
 import { advanceCounters } from "./counters";
 import { type ConvolveEpisode, drawTrajectories } from "./episodes";
 import type { Lesson } from "./lessons";

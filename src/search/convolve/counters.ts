@@ -1,5 +1,5 @@
-import type { PlaybookRule } from "../../config/harness-schema";
-import { compilePattern } from "../../harness/playbook-match";
+import type { PlaybookRule } from "../../config";
+import { compilePattern } from "../../harness";
 import type { ConvolveEpisode } from "./episodes";
 
 /**

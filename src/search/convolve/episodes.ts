@@ -1,8 +1,8 @@
-import { createRng } from "../../core/rng";
-import type { Family } from "../../domain/task";
-import type { Trajectory } from "../../harness/trajectory";
+import { createRng } from "../../core";
+import type { Family } from "../../domain";
+import type { Trajectory } from "../../harness";
 import type { EpisodeScore } from "../../scoring";
-import { decisiveExcerpt, type Moment, toMoment } from "../digest";
+import { decisiveExcerpt, type Moment, toMoment } from "../proposers/digest";
 
 /**
  * The reflector's view of one search-split episode: what the agent saw and did (messages, tool calls, observations,

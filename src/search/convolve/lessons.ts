@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { playbookRuleSchema } from "../../config/harness-schema";
-import { FAMILIES } from "../../domain/task";
+import { playbookRuleSchema } from "../../config";
+import { FAMILIES } from "../../domain";
 
 /**
  * What the reflector returns: lessons, each a signal that a task had become infeasible (or, `false_alarm`, that an

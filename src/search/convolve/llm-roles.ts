@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { type PlaybookRule, playbookSchema } from "../../config/harness-schema";
-import { HsearchError } from "../../core/errors";
+import { type PlaybookRule, playbookSchema } from "../../config";
+import { HsearchError } from "../../core";
 import type { ChatModel } from "../../models/types";
-import { parseJsonReply } from "../llm-proposer";
-import { trimToTokens } from "../text-budget";
+import { parseJsonReply } from "../proposers/llm-proposer";
+import { trimToTokens } from "../proposers/text-budget";
 import type { ConvolveEpisode } from "./episodes";
 import { type Lesson, lessonSchema } from "./lessons";
 import { applyDeltas, type PlaybookDelta, playbookDeltaSchema } from "./playbook-delta";

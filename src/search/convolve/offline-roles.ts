@@ -1,7 +1,7 @@
-import type { PlaybookRule } from "../../config/harness-schema";
-import type { Family } from "../../domain/task";
-import { compilePattern } from "../../harness/playbook-match";
-import { bestTemplates } from "../operators";
+import type { PlaybookRule } from "../../config";
+import type { Family } from "../../domain";
+import { compilePattern } from "../../harness";
+import { bestTemplates } from "../proposers/operator-library";
 import { inView } from "./counters";
 import type { ConvolveEpisode } from "./episodes";
 import type { Lesson } from "./lessons";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { type PlaybookRule, playbookRuleSchema } from "../../config/harness-schema";
-import { HsearchError } from "../../core/errors";
-import { FAMILIES } from "../../domain/task";
+import { type PlaybookRule, playbookRuleSchema } from "../../config";
+import { HsearchError } from "../../core";
+import { FAMILIES } from "../../domain";
 
 /**
  * A curator's change to the playbook: one entry added, sharpened (its signal, action or lesson replaced), merged into

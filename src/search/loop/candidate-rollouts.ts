@@ -1,10 +1,16 @@
-import { rolloutKey } from "../core/ids";
-import type { Split, Task } from "../domain/task";
-import { evaluateJobs, isRetriedInfraError, planRollouts, type RolloutJob } from "../eval/evaluate";
-import { readTree } from "../git";
-import { type Harness, type HarnessLimits, harnessLimitsOf, parseHarness } from "../harness/load";
-import type { Trajectory } from "../harness/trajectory";
-import { describeInfraGate, type EpisodeScore, infraErrorGate, objectiveScore, summarize } from "../scoring";
+import { rolloutKey } from "../../core";
+import type { Split, Task } from "../../domain";
+import { evaluateJobs, isRetriedInfraError, planRollouts, type RolloutJob } from "../../eval";
+import { readTree } from "../../git";
+import type { Trajectory } from "../../harness";
+import { type Harness, type HarnessLimits, harnessLimitsOf, parseHarness } from "../../harness";
+import {
+  describeInfraGate,
+  type EpisodeScore,
+  infraErrorGate,
+  objectiveScore,
+  summarize,
+} from "../../scoring";
 import { InfraErrorRateExceeded } from "./infra-errors";
 import type { SearchDeps } from "./search-deps";
 
@@ -130,7 +136,7 @@ export async function runJobs(
       execute: deps.executor,
       beforeRollout: () => deps.gate?.admit(),
       onRollout: (job, trajectory, score) => {
-        // Answered whole from the request cache: free, so the budget does not count it (search/budget.ts).
+        // Answered whole from the request cache: free, so the budget does not count it (search/plan/budget.ts).
         if (trajectory.from_cache) deps.gate?.free();
         pending.push({ key: keyOf(job), split: job.task.split, trajectory, score });
         if (pending.length >= STORE_BATCH) flush();

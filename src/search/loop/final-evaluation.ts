@@ -1,7 +1,7 @@
-import { settleAll } from "../core/pool";
-import type { Task } from "../domain/task";
-import { harnessLimitsOf } from "../harness/load";
-import { definedObjectiveScore, summarize } from "../scoring";
+import { settleAll } from "../../core";
+import type { Task } from "../../domain";
+import { harnessLimitsOf } from "../../harness";
+import { definedObjectiveScore, summarize } from "../../scoring";
 import { loadCandidate, runJobs } from "./candidate-rollouts";
 import type { SearchDeps } from "./search-deps";
 

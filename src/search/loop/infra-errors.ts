@@ -3,8 +3,8 @@
  * that met an infrastructure error in either arm is left out of the comparison — both arms are scored on the pairs
  * scored for both — and too many infrastructure errors stop the run instead of silently shrinking the denominator.
  */
-import { HsearchError } from "../core/errors";
-import type { EpisodeScore } from "../scoring";
+import { HsearchError } from "../../core";
+import type { EpisodeScore } from "../../scoring";
 
 /** More of a candidate's rollouts met infrastructure errors than `max_infra_error_rate` allows: exit 1. */
 export class InfraErrorRateExceeded extends HsearchError {

@@ -1,4 +1,4 @@
-import type { SearchView } from "../store";
+import type { SearchView } from "../../store";
 
 /** A candidate and all its ancestors up to the seed. */
 export function lineageOf(view: SearchView, commit: string): Set<string> {

@@ -1,17 +1,17 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { initHarnessRepo, moveIncumbent, readTree, tagSelected } from "../git";
-import { harnessLimitsOf, parseHarness } from "../harness/load";
-import { Semaphore } from "../models/limiter";
-import { acceptanceRound, acceptanceScreen, paretoRound, recordVerdict } from "./acceptance";
-import { type Admitted, admitProposal } from "./admit-proposal";
-import { BudgetExhausted, BudgetGate } from "./budget";
+import { initHarnessRepo, moveIncumbent, readTree, tagSelected } from "../../git";
+import { harnessLimitsOf, parseHarness } from "../../harness";
+import { Semaphore } from "../../models";
+import { acceptanceRound, acceptanceScreen, paretoRound, recordVerdict } from "../acceptance";
+import { type Admitted, admitProposal } from "../acceptance/admit-proposal";
+import { groupByParent, paretoParents } from "../acceptance/pareto-round";
+import { mergeProposal } from "../pareto/pareto-merge";
+import { BudgetExhausted, BudgetGate } from "../plan/budget";
+import { proposerOf } from "../proposers";
+import { propose } from "../proposers/propose";
 import { evaluateCandidate } from "./candidate-rollouts";
 import { diagnostic, finalEvaluations } from "./final-evaluation";
-import { mergeProposal } from "./pareto-merge";
-import { groupByParent, paretoParents } from "./pareto-round";
-import { propose } from "./propose";
-import { proposerOf } from "./proposers";
 import type { SearchDeps } from "./search-deps";
 import type { SearchOutcome } from "./search-events";
 
@@ -124,7 +124,7 @@ async function search(deps: SearchDeps, progress: { incumbent: string }): Promis
     // A spent budget stops before the proposer is asked (an LLM proposer costs too).
     deps.gate?.check();
     // Greedy proposes from the incumbent; pareto draws each proposal's parent from the front by a seeded rule
-    // (src/search/pareto.ts), and asks the proposer once per parent drawn.
+    // (src/search/pareto/pareto.ts), and asks the proposer once per parent drawn.
     // Under pareto the last slot merges another front member's edits into its parent when that is new (GEPA's merge).
     const slots = config.strategy === "pareto" ? paretoParents(deps, round) : [];
     store.startRound(round, incumbent);

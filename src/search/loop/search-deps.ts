@@ -1,15 +1,13 @@
-import type { Task } from "../domain/task";
-import type { RolloutExecutor } from "../eval/evaluate";
-import type { Semaphore } from "../models/limiter";
-import type { PriceTable } from "../models/prices";
-import type { ModelUsageRow } from "../models/roles";
-import type { ChatModel } from "../models/types";
-import type { Judge } from "../scoring";
-import type { RunStore } from "../store";
-import type { BudgetGate } from "./budget";
-import type { SearchConfig } from "./config-schema";
-import type { ProposerInput } from "./proposer-input";
-import type { ProposerRole } from "./proposers/proposer";
+import type { Task } from "../../domain";
+import type { RolloutExecutor } from "../../eval";
+import type { ModelUsageRow, PriceTable, Semaphore } from "../../models";
+import type { ChatModel } from "../../models/types";
+import type { Judge } from "../../scoring";
+import type { RunStore } from "../../store";
+import type { SearchConfig } from "../config/config-schema";
+import type { BudgetGate } from "../plan/budget";
+import type { ProposerRole } from "../proposers/proposer";
+import type { ProposerInput } from "../proposers/proposer-input";
 import type { SearchEvents } from "./search-events";
 
 /** What every step of the search works with: the run's config, store, tasks, models and budget gate. */
@@ -48,6 +46,6 @@ export interface SearchDeps {
   onProposerInput?: (input: ProposerInput) => void;
 }
 
-import type { PluginProposer } from "./proposer-context";
+import type { PluginProposer } from "../proposers/proposer-context";
 
-export type { PluginProposer, ProposerContext } from "./proposer-context";
+export type { PluginProposer, ProposerContext } from "../proposers/proposer-context";

@@ -1,4 +1,4 @@
-import type { BudgetLimit, BudgetUsage } from "./budget";
+import type { BudgetLimit, BudgetUsage } from "../plan/budget";
 
 /**
  * What a search tells its caller: events as it goes, its outcome at the end. Apart from SearchDeps (which holds the

@@ -1,15 +1,14 @@
-import { hashJson } from "../core/canonical-json";
-import { createRng, type Rng } from "../core/rng";
-import { readTree } from "../git";
-import { harnessLimitsOf, parseHarness } from "../harness/load";
-import type { SearchView } from "../store";
-import { lineageOf, nearestIn } from "./lineage";
-import { mergeEdit } from "./operators";
+import { createRng, hashJson, type Rng } from "../../core";
+import { readTree } from "../../git";
+import { harnessLimitsOf, parseHarness } from "../../harness";
+import type { SearchView } from "../../store";
+import { frontMembers } from "../acceptance/pareto-round";
+import { lineageOf, nearestIn } from "../loop/lineage";
+import type { SearchDeps } from "../loop/search-deps";
+import { mergeEdit } from "../proposers/operator-library";
+import { applyProposal, type Proposal } from "../proposers/proposal";
+import { knownHarnesses } from "../proposers/proposer-input";
 import { drawIndex, type FrontCandidate, paretoFront } from "./pareto";
-import { frontMembers } from "./pareto-round";
-import { applyProposal, type Proposal } from "./proposal";
-import { knownHarnesses } from "./proposer-input";
-import type { SearchDeps } from "./search-deps";
 
 /**
  * GEPA's merge under `strategy: pareto`: the front keeps members that lead on different families, and a front is

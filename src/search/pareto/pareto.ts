@@ -1,6 +1,6 @@
-import type { Rng } from "../core/rng";
-import type { EpisodeScore } from "../scoring";
-import { type ObjectiveName as Objective, objectiveOf } from "../scoring/objective";
+import type { Rng } from "../../core";
+import type { EpisodeScore } from "../../scoring";
+import { type ObjectiveName as Objective, objectiveOf } from "../../scoring";
 
 /**
  * `strategy: pareto` (issue 11.4, after GEPA): instead of one incumbent, keep every candidate that is best on at

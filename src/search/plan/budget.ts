@@ -1,5 +1,5 @@
-import { HsearchError } from "../core/errors";
-import type { SearchConfig } from "./config-schema";
+import { HsearchError } from "../../core";
+import type { SearchConfig } from "../config/config-schema";
 
 /**
  * Run budgets that hold (docs/DESIGN.md §3 `budget`). Every rollout asks the gate before it starts; once a limit is reached

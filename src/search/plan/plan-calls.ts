@@ -1,10 +1,10 @@
-import { type HarnessConfig, STEP_LIMITS } from "../config/harness-schema";
-import { REPORT_STEPS } from "../harness/episode";
-import { JUDGE_MAX_ATTEMPTS as JUDGE_ATTEMPTS } from "../scoring/llm-judge";
-import type { SearchConfig } from "./config-schema";
-import { PROPOSER_ATTEMPTS } from "./llm-proposer";
+import { type HarnessConfig, STEP_LIMITS } from "../../config";
+import { REPORT_STEPS } from "../../harness";
+import { JUDGE_MAX_ATTEMPTS as JUDGE_ATTEMPTS } from "../../scoring";
+import type { SearchConfig } from "../config/config-schema";
+import type { ProposerRole } from "../proposers";
+import { PROPOSER_ATTEMPTS } from "../proposers/llm-proposer";
 import type { SearchPlan } from "./plan";
-import type { ProposerRole } from "./proposers";
 
 /**
  * The model calls a search will make (`hsearch run --plan`), pure: per role, a bound from the config and the seed

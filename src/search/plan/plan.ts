@@ -1,5 +1,5 @@
-import { planAcceptance } from "./acceptance";
-import type { SearchConfig } from "./config-schema";
+import { planAcceptance } from "../acceptance";
+import type { SearchConfig } from "../config/config-schema";
 
 /**
  * What a search will spend (`hsearch run --plan`), pure: rollouts at most and at the expected stopping point, from the

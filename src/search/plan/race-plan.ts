@@ -1,4 +1,4 @@
-import { createRng } from "../core/rng";
+import { createRng } from "../../core";
 
 /**
  * What a race round does before and between its looks, pure (docs/DESIGN.md §7): the order its proposals draw the

@@ -1,4 +1,4 @@
-import { costOf } from "../../models/prices";
+import { costOf } from "../../models";
 import type { ChatModel } from "../../models/types";
 import {
   CONVOLVE,

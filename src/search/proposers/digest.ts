@@ -1,12 +1,12 @@
-import { createRng } from "../core/rng";
-import { FAMILIES, type Family } from "../domain/task";
-import type { Trajectory, TrajectoryEvent } from "../harness/trajectory";
+import { createRng } from "../../core";
+import { FAMILIES, type Family } from "../../domain";
+import type { Trajectory, TrajectoryEvent } from "../../harness";
 import {
   type BlockedEpisodeScore,
   type EpisodeScore,
   type FeasibleEpisodeScore,
   summarize,
-} from "../scoring";
+} from "../../scoring";
 import { estimateTokens, trimToTokens } from "./text-budget";
 
 /**

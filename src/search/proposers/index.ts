@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { SearchConfig } from "../config-schema";
-import type { SearchDeps } from "../search-deps";
+import type { SearchConfig } from "../config/config-schema";
+import type { SearchDeps } from "../loop/search-deps";
 import { convolveProposer } from "./convolve";
 import { llmProposer } from "./llm";
 import { operatorsProposer } from "./operators";

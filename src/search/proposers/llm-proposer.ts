@@ -1,16 +1,16 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { HsearchError } from "../core/errors";
-import type { ChatModel } from "../models/types";
-import { type ObjectiveName, objectiveOf } from "../scoring/objective";
+import { HsearchError } from "../../core";
+import type { ChatModel } from "../../models/types";
+import { type ObjectiveName, objectiveOf } from "../../scoring";
 import type { Digest, FamilyRow } from "./digest";
 import type { Proposal } from "./proposal";
 import type { ProposerInput } from "./proposer-input";
 import { estimateTokens, trimToTokens } from "./text-budget";
 
 /**
- * The `llm` proposer: a meta-agent prompt (src/search/prompts/meta-agent.md) rendered from the proposer input
- * (src/search/proposer-input.ts) within a token budget — what `hsearch digest` prints; its reply is a documented JSON
+ * The `llm` proposer: a meta-agent prompt (src/search/proposers/prompts/meta-agent.md) rendered from the proposer input
+ * (src/search/proposers/proposer-input.ts) within a token budget — what `hsearch digest` prints; its reply is a documented JSON
  * format, validated here. An invalid or empty reply is recorded and retried, never silently dropped. The prompt
  * names candidates by their stable names (`seed`, `r1p0`), never by commit id, so the same run in another directory
  * sends the same request (and a shared request cache answers it).

@@ -1,10 +1,10 @@
-import { costOf } from "../../models/prices";
-import { modelSpec } from "../config-fields";
-import { proposeByLlm } from "../llm-proposer";
+import { costOf } from "../../models";
+import { modelSpec } from "../config/config-fields";
+import { proposeByLlm } from "./llm-proposer";
 import { defineBuiltInProposer } from "./proposer";
 
 /**
- * The llm proposer (src/search/llm-proposer.ts): a meta-agent prompt on the proposer role's model, its reply
+ * The llm proposer (src/search/proposers/llm-proposer.ts): a meta-agent prompt on the proposer role's model, its reply
  * validated; an invalid or empty reply is recorded, never silently dropped.
  */
 export const llmProposer = defineBuiltInProposer({

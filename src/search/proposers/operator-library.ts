@@ -1,14 +1,14 @@
 import { parseDocument } from "yaml";
-import type { PlaybookRule, ProtocolName } from "../config/harness-schema";
-import { hashJson } from "../core/canonical-json";
-import type { Rng } from "../core/rng";
-import type { Family } from "../domain/task";
-import type { Harness } from "../harness/load";
-import { compilePattern } from "../harness/playbook-match";
+import type { PlaybookRule, ProtocolName } from "../../config";
+import type { Rng } from "../../core";
+import { hashJson } from "../../core";
+import type { Family } from "../../domain";
+import type { Harness } from "../../harness";
+import { compilePattern } from "../../harness";
+import { editPlaybook, editYaml } from "../config/yaml-edit";
 import type { Digest, FailureExample, FailureMode } from "./digest";
 import { REPORT_PROMPTS, SELF_CHECK_PROMPTS, SYSTEM_INTROS } from "./prompt-variants";
 import { applyProposal, type Proposal } from "./proposal";
-import { editPlaybook, editYaml } from "./yaml-edit";
 
 /**
  * The built-in offline proposer (docs/DESIGN.md §7, issue 11.3): GEPA-style reflective mutation without a model. It reads the

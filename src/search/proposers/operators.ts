@@ -1,9 +1,9 @@
-import { runOperators } from "../operators";
-import { operatorMaterial } from "../proposer-input";
+import { runOperators } from "./operator-library";
 import { defineBuiltInProposer } from "./proposer";
+import { operatorMaterial } from "./proposer-input";
 
 /**
- * The built-in operators (src/search/operators.ts): offline and deterministic given the seed. A proposal tried before
+ * The built-in operators (src/search/proposers/operator-library.ts): offline and deterministic given the seed. A proposal tried before
  * from this parent (or refused before a commit) is not proposed again.
  */
 export const operatorsProposer = defineBuiltInProposer({

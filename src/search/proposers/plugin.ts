@@ -1,4 +1,4 @@
-import { modulePath } from "../config-fields";
+import { modulePath } from "../config/config-fields";
 import { defineBuiltInProposer } from "./proposer";
 
 /**

@@ -1,4 +1,4 @@
-import { HsearchError } from "../core/errors";
+import { HsearchError } from "../../core";
 
 /**
  * A proposal: file edits to the incumbent harness (new content, or null to delete) and the rationale that becomes

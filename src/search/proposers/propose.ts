@@ -1,11 +1,11 @@
-import { createRng } from "../core/rng";
+import { createRng } from "../../core";
+import type { SearchDeps } from "../loop/search-deps";
+import { proposerOf } from "./";
 import type { Proposal } from "./proposal";
 import { buildProposerInput } from "./proposer-input";
-import { proposerOf } from "./proposers";
-import type { SearchDeps } from "./search-deps";
 
 /**
- * The proposer's inputs (src/search/proposer-input.ts), the same for every proposer (src/search/proposers); returns
+ * The proposer's inputs (src/search/proposers/proposer-input.ts), the same for every proposer (src/search/proposers); returns
  * its proposals.
  * `count` proposals from `incumbent` (the round's parent); `group` numbers the parents of one round after the first
  * (strategy pareto draws a parent per proposal), so each parent's proposer draws come from their own seeded stream;

@@ -1,5 +1,5 @@
-import type { Rng } from "../core/rng";
-import type { ObjectiveName } from "../scoring/objective";
+import type { Rng } from "../../core";
+import type { ObjectiveName } from "../../scoring";
 import type { Proposal } from "./proposal";
 import type { ProposerInput } from "./proposer-input-types";
 

@@ -1,7 +1,7 @@
-import type { ProtocolName } from "../config/harness-schema";
-import type { SuiteName } from "../domain/task";
-import type { Harness } from "../harness/load";
-import type { RejectedProposal } from "../store/records";
+import type { ProtocolName } from "../../config";
+import type { SuiteName } from "../../domain";
+import type { Harness } from "../../harness";
+import type { RejectedProposal } from "../../store";
 import type { Digest, FamilyRow } from "./digest";
 
 // Apart from proposer-input.ts (which reads the store's search view) because the library exports ProposerInput for

@@ -1,17 +1,14 @@
-import type { ProtocolName } from "../config/harness-schema";
-import { hashJson } from "../core/canonical-json";
-import type { SuiteName } from "../domain/task";
-import { suitePolicy, suiteRuntime } from "../envs/suite-env";
-import { suiteTools } from "../envs/suite-tools";
-import { diff, readTree } from "../git";
-import { agentTools } from "../harness/agent-tools";
-import { type Harness, harnessLimitsOf, parseHarness } from "../harness/load";
-import { renderSystemPrompt } from "../harness/render";
-import type { SearchView } from "../store";
-import type { SearchConfig } from "./config-schema";
+import type { ProtocolName } from "../../config";
+import { hashJson } from "../../core";
+import type { SuiteName } from "../../domain";
+import { suitePolicy, suiteRuntime, suiteTools } from "../../envs";
+import { diff, readTree } from "../../git";
+import { agentTools, type Harness, harnessLimitsOf, parseHarness, renderSystemPrompt } from "../../harness";
+import type { SearchView } from "../../store";
+import type { SearchConfig } from "../config/config-schema";
+import { lineageOf, nearestIn } from "../loop/lineage";
 import { buildDigest, type DigestEpisode, familyTable } from "./digest";
-import { lineageOf, nearestIn } from "./lineage";
-import type { Donor } from "./operators";
+import type { Donor } from "./operator-library";
 import type { LineageStep, ProposerInput, RejectedWithDiff } from "./proposer-input-types";
 
 export type { LineageStep, ProposerInput, RejectedWithDiff } from "./proposer-input-types";

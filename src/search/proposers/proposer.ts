@@ -1,11 +1,11 @@
 import type { z } from "zod";
-import type { Trajectory } from "../../harness/trajectory";
+import type { Trajectory } from "../../harness";
 import type { ChatModel } from "../../models/types";
 import type { EpisodeScore } from "../../scoring";
-import type { SearchConfig } from "../config-schema";
-import type { ProposerContext } from "../proposer-context";
-import type { ProposerInput } from "../proposer-input-types";
-import type { SearchDeps } from "../search-deps";
+import type { SearchConfig } from "../config/config-schema";
+import type { SearchDeps } from "../loop/search-deps";
+import type { ProposerContext } from "./proposer-context";
+import type { ProposerInput } from "./proposer-input-types";
 
 /** The model roles a proposer may have besides `proposer` (src/models/settings.ts). */
 export type ProposerRole = "reflector" | "curator";

@@ -1,9 +1,9 @@
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { readPositioned, validateDocument } from "../config/parse-document";
-import { HsearchError } from "../core/errors";
-import type { Family, Kind, Split, Suite, Task } from "../domain/task";
-import { taskSchema } from "../domain/task-schema";
+import { readPositioned, validateDocument } from "../../config";
+import { HsearchError } from "../../core";
+import type { Family, Kind, Split, Suite, Task } from "../../domain";
+import { taskSchema } from "../../domain";
 import { checkTaskSet } from "./validate";
 
 /** A task and the file it came from (errors and `tasks validate` name the file). */

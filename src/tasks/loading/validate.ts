@@ -2,8 +2,8 @@
  * Checks across a set of tasks that the per-file schema cannot make: every blocked task's `source` is a feasible task
  * of the set, no independent task is anyone's source, and search and held-out variants come from disjoint sources.
  */
-import { readPositioned } from "../config/parse-document";
-import { HsearchError } from "../core/errors";
+import { readPositioned } from "../../config";
+import { HsearchError } from "../../core";
 import type { LoadedTask } from "./load";
 
 /**

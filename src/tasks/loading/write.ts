@@ -4,8 +4,8 @@
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HsearchError } from "../core/errors";
-import { SPLITS, type Task } from "../domain/task";
+import { HsearchError } from "../../core";
+import { SPLITS, type Task } from "../../domain";
 
 const KEY_ORDER: Record<string, readonly string[]> = {
   task: [

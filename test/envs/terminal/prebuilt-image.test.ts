@@ -23,7 +23,7 @@ import { imageSourceChosen } from "../../../src/envs/terminal/image-source";
 import { dockerfileImage } from "../../../src/envs/terminal/task-options";
 import { createTerminalEnv } from "../../../src/envs/terminal/terminal-env";
 import { TaskSetupError } from "../../../src/envs/types";
-import { convertTaskDir } from "../../../src/tasks/harbor/import-harbor";
+import { convertTaskDir } from "../../../src/tasks/importers/harbor/import-harbor";
 import { runCli } from "../../helpers/cli";
 import { ensureFixtureBaseImage, FIXTURE_BASE_IMAGE } from "../../helpers/debian-fixture-image";
 import { dockerDaemon } from "../../helpers/docker-daemon";

@@ -13,8 +13,8 @@ import {
   mapBaseImage,
   mapDockerfileBases,
   readImageMap,
-} from "../../../src/tasks/harbor/base-images";
-import { loadTaskDir } from "../../../src/tasks/load";
+} from "../../../src/tasks/importers/harbor/base-images";
+import { loadTaskDir } from "../../../src/tasks/loading/load";
 import { runCli } from "../../helpers/cli";
 
 const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "harbor-dataset");

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { Task, TerminalEnvSpec } from "../../../src/domain/task";
-import { loadTaskDir } from "../../../src/tasks/load";
+import { loadTaskDir } from "../../../src/tasks/loading/load";
 import { runCli } from "../../helpers/cli";
 import {
   type FakeOpenAIServer,

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Task, TerminalEnvSpec } from "../../../src/domain/task";
 import { createTaskEnvironment, verifyTask } from "../../../src/envs/suite-env";
-import { convertTaskDir } from "../../../src/tasks/harbor/import-harbor";
+import { convertTaskDir } from "../../../src/tasks/importers/harbor/import-harbor";
 
 const temps: string[] = [];
 afterAll(() => {

@@ -14,9 +14,13 @@ import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { Task, TerminalEnvSpec, TerminalReference } from "../../../src/domain/task";
 import { taskSchema } from "../../../src/domain/task-schema";
 import { createTaskEnvironment, verifyTask } from "../../../src/envs/suite-env";
-import { imageResources, lastWorkdir } from "../../../src/tasks/harbor/image-spec";
-import { convertTaskDir, type HostPackages, importHarbor } from "../../../src/tasks/harbor/import-harbor";
-import { loadTaskDir } from "../../../src/tasks/load";
+import { imageResources, lastWorkdir } from "../../../src/tasks/importers/harbor/image-spec";
+import {
+  convertTaskDir,
+  type HostPackages,
+  importHarbor,
+} from "../../../src/tasks/importers/harbor/import-harbor";
+import { loadTaskDir } from "../../../src/tasks/loading/load";
 import { runCli } from "../../helpers/cli";
 import { ensureFixtureBaseImage } from "../../helpers/debian-fixture-image";
 import { dockerDaemon } from "../../helpers/docker-daemon";

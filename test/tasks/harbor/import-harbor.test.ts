@@ -14,9 +14,9 @@ import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { TASK_SETUP_FAILED } from "../../../src/harness/rollout";
 import { rulesJudge, summarize } from "../../../src/scoring";
-import type { DebianHost } from "../../../src/tasks/harbor/host-packages";
-import { importHarbor, unrunnableReason } from "../../../src/tasks/harbor/import-harbor";
-import { loadTaskDir } from "../../../src/tasks/load";
+import type { DebianHost } from "../../../src/tasks/importers/harbor/host-packages";
+import { importHarbor, unrunnableReason } from "../../../src/tasks/importers/harbor/import-harbor";
+import { loadTaskDir } from "../../../src/tasks/loading/load";
 import { type CliResult, runCli } from "../../helpers/cli";
 
 const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "harbor");

@@ -10,7 +10,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { Task, TerminalEnvSpec, TerminalReference } from "../../../src/domain/task";
 import { createTaskEnvironment, verifyTask } from "../../../src/envs/suite-env";
-import { type HarborImport, type HostPackages, importHarbor } from "../../../src/tasks/harbor/import-harbor";
+import {
+  type HarborImport,
+  type HostPackages,
+  importHarbor,
+} from "../../../src/tasks/importers/harbor/import-harbor";
 import { runCli } from "../../helpers/cli";
 
 const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "harbor-published");

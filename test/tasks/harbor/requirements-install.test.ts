@@ -14,13 +14,13 @@ import {
   installPackages,
   parseReverseProvides,
   readAptOutput,
-} from "../../../src/tasks/harbor/host-packages";
+} from "../../../src/tasks/importers/harbor/host-packages";
 import {
   type HostFacts,
   type PackageProvider,
   planInstall,
   tasksLeftUnrunnable,
-} from "../../../src/tasks/harbor/install-plan";
+} from "../../../src/tasks/importers/harbor/install-plan";
 
 const temps: string[] = [];
 afterAll(() => {

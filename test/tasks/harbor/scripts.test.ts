@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planDockerfile } from "../../../src/tasks/harbor/dockerfile";
+import { planDockerfile } from "../../../src/tasks/importers/harbor/dockerfile";
 import {
   bundleScript,
   fetchesIn,
@@ -7,7 +7,7 @@ import {
   PYTEST_GUARD,
   rewriteTestScript,
   rootStepsIn,
-} from "../../../src/tasks/harbor/test-script";
+} from "../../../src/tasks/importers/harbor/test-script";
 
 describe("Dockerfiles turned into what the sandbox can do", () => {
   it("copies the build context's files to /app, into directories as Docker does", () => {

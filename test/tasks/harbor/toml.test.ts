@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HsearchError } from "../../../src/core/errors";
-import { parseToml } from "../../../src/tasks/harbor/toml";
+import { parseToml } from "../../../src/tasks/importers/harbor/toml";
 
 function failure(text: string): string {
   try {

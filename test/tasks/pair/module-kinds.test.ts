@@ -9,12 +9,16 @@ import { createModel } from "../../../src/api/create-model";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { TerminalTask } from "../../../src/domain/task";
 import { loadHarness } from "../../../src/harness/load";
-import { importHarbor } from "../../../src/tasks/harbor/import-harbor";
-import { type OracleRun, proveVariant } from "../../../src/tasks/pair/prove";
-import { capabilityImports, pythonImports, thirdPartyImports } from "../../../src/tasks/pair/python-modules";
-import { type SourceSurvey, surveySource } from "../../../src/tasks/pair/survey";
-import { candidateVariants } from "../../../src/tasks/pair/variants";
-import { runScriptIn } from "../../../src/tasks/terminal/check";
+import { type OracleRun, proveVariant } from "../../../src/tasks/generators/pair/prove";
+import {
+  capabilityImports,
+  pythonImports,
+  thirdPartyImports,
+} from "../../../src/tasks/generators/pair/python-modules";
+import { type SourceSurvey, surveySource } from "../../../src/tasks/generators/pair/survey";
+import { candidateVariants } from "../../../src/tasks/generators/pair/variants";
+import { runScriptIn } from "../../../src/tasks/generators/terminal/check";
+import { importHarbor } from "../../../src/tasks/importers/harbor/import-harbor";
 
 const SOLUTION = `python3 - <<'PY'
 import sqlite3

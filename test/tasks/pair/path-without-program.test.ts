@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { pathWithoutProgram } from "../../../src/tasks/pair/variants";
+import { pathWithoutProgram } from "../../../src/tasks/generators/pair/variants";
 
 const dir = mkdtempSync(join(tmpdir(), "hsearch-path-without-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

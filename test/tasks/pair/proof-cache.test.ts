@@ -10,11 +10,11 @@ import { createModel } from "../../../src/api/create-model";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { TerminalTask } from "../../../src/domain/task";
 import { loadHarness } from "../../../src/harness/load";
-import { importHarbor } from "../../../src/tasks/harbor/import-harbor";
-import { type PairResult, pairSuite } from "../../../src/tasks/pair/pair-suite";
-import { defaultPairCacheDir, diskPairCache } from "../../../src/tasks/pair/proof-cache";
-import type { OracleRun } from "../../../src/tasks/pair/prove";
-import { formatTaskJson } from "../../../src/tasks/write";
+import { type PairResult, pairSuite } from "../../../src/tasks/generators/pair/pair-suite";
+import { defaultPairCacheDir, diskPairCache } from "../../../src/tasks/generators/pair/proof-cache";
+import type { OracleRun } from "../../../src/tasks/generators/pair/prove";
+import { importHarbor } from "../../../src/tasks/importers/harbor/import-harbor";
+import { formatTaskJson } from "../../../src/tasks/loading/write";
 
 const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "harbor-pair");
 const KEEP = new Set(["harbor-word-count", "harbor-rate-total", "harbor-sales-report"]);

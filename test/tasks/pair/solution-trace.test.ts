@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseTrace, tracedSolution, traceReport } from "../../../src/tasks/pair/solution-trace";
+import { parseTrace, tracedSolution, traceReport } from "../../../src/tasks/generators/pair/solution-trace";
 
 const TRACE = [
   '8 execve("/usr/bin/bash", ["bash", "/tmp/.hsearch-solution.sh"], 0x7ffd /* 8 vars */) = 0',

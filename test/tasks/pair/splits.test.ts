@@ -6,7 +6,7 @@ import {
   type ProvedSource,
   STUDY_SIZES,
   sizesFor,
-} from "../../../src/tasks/pair/splits";
+} from "../../../src/tasks/generators/pair/splits";
 
 /** `n` sources, the i-th with the families `pattern(i)` proved. */
 function sources(n: number, pattern: (i: number) => Family[]): ProvedSource[] {

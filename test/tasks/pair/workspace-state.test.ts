@@ -11,7 +11,7 @@ import {
   sha256Hex,
   type WorkspaceEdit,
   type WorkspaceEntry,
-} from "../../../src/tasks/pair/workspace-state";
+} from "../../../src/tasks/generators/pair/workspace-state";
 
 const temps: string[] = [];
 afterAll(() => {

@@ -6,11 +6,11 @@ import { isRetailTask, type RetailTask } from "../../../src/domain/task";
 import { loadRetailData, replayRetailActions } from "../../../src/envs/retail";
 import { textNamesFamily } from "../../../src/scoring/label-cues";
 import { keywordOverlap } from "../../../src/scoring/rules-judge";
-import { loadTaskDir } from "../../../src/tasks/load";
-import { makeBlockedVariant } from "../../../src/tasks/retail/blocked-variants";
-import { checkBlocked, checkFeasible } from "../../../src/tasks/retail/check-variants";
-import { generateFeasibleTasks } from "../../../src/tasks/retail/generate-feasible";
-import { buildRetailSuite, type RetailSuite } from "../../../src/tasks/retail/suite";
+import { makeBlockedVariant } from "../../../src/tasks/generators/retail/blocked-variants";
+import { checkBlocked, checkFeasible } from "../../../src/tasks/generators/retail/check-variants";
+import { generateFeasibleTasks } from "../../../src/tasks/generators/retail/generate-feasible";
+import { buildRetailSuite, type RetailSuite } from "../../../src/tasks/generators/retail/suite";
+import { loadTaskDir } from "../../../src/tasks/loading/load";
 
 const data = loadRetailData();
 const isWrite = (name: string) =>

@@ -4,8 +4,8 @@ import {
   identityFromKnownInfo,
   requestFromReason,
   toFirstPerson,
-} from "../../../src/tasks/retail/first-person";
-import { openingMessage } from "../../../src/tasks/retail/import-tau2";
+} from "../../../src/tasks/generators/retail/first-person";
+import { openingMessage } from "../../../src/tasks/importers/tau2/import-tau2";
 
 describe("toFirstPerson", () => {
   it.each([

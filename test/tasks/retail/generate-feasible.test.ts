@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { taskSchema } from "../../../src/domain/task-schema";
 import { loadRetailData, replayRetailActions } from "../../../src/envs/retail";
-import { checkFeasible } from "../../../src/tasks/retail/check-variants";
-import { FEASIBLE_OPS, generateFeasibleTasks } from "../../../src/tasks/retail/generate-feasible";
+import { checkFeasible } from "../../../src/tasks/generators/retail/check-variants";
+import { FEASIBLE_OPS, generateFeasibleTasks } from "../../../src/tasks/generators/retail/generate-feasible";
 
 const data = loadRetailData();
 const WRITE_OF: Record<string, string> = {

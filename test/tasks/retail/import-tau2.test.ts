@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { isHsearchError } from "../../../src/core/errors";
 import { taskSchema } from "../../../src/domain/task-schema";
 import { retailDataFile } from "../../../src/envs/retail";
-import { checkFeasible } from "../../../src/tasks/retail/check-variants";
-import { importTau2File } from "../../../src/tasks/retail/import-tau2";
+import { checkFeasible } from "../../../src/tasks/generators/retail/check-variants";
+import { importTau2File } from "../../../src/tasks/importers/tau2/import-tau2";
 
 const TAU2 = retailDataFile("tasks.json");
 const raw = JSON.parse(readFileSync(TAU2, "utf8")) as Array<{

@@ -4,10 +4,14 @@ import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Task } from "../../../src/domain/task";
 import { taskSchema } from "../../../src/domain/task-schema";
-import { loadTaskDir } from "../../../src/tasks/load";
-import { buildRetailSuite, RETAIL_BLOCKED_PLAN, type RetailSuite } from "../../../src/tasks/retail/suite";
-import { checkTaskSet } from "../../../src/tasks/validate";
-import { writeTaskFiles } from "../../../src/tasks/write";
+import {
+  buildRetailSuite,
+  RETAIL_BLOCKED_PLAN,
+  type RetailSuite,
+} from "../../../src/tasks/generators/retail/suite";
+import { loadTaskDir } from "../../../src/tasks/loading/load";
+import { checkTaskSet } from "../../../src/tasks/loading/validate";
+import { writeTaskFiles } from "../../../src/tasks/loading/write";
 
 const temps: string[] = [];
 afterAll(() => {

@@ -12,14 +12,14 @@ import { isTerminalTask, type TerminalTask } from "../../../src/domain/task";
 import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { type BlockedEpisodeScore, rulesJudge, summarize } from "../../../src/scoring";
-import { loadTaskDir } from "../../../src/tasks/load";
 import {
   checkBlockedTerminal,
   checkFeasibleTerminal,
   checkTerminalTasks,
   idleReward,
   runScriptIn,
-} from "../../../src/tasks/terminal/check";
+} from "../../../src/tasks/generators/terminal/check";
+import { loadTaskDir } from "../../../src/tasks/loading/load";
 
 // Read when the file is collected: the tests' bounds are counted from the tasks.
 const tasks: TerminalTask[] = loadTaskDir(join(PACKAGE_ROOT, "tasks", "terminal")).flatMap(({ task }) =>

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import { FAMILIES, type Task } from "../../../src/domain/task";
 import { keywordOverlap } from "../../../src/scoring/rules-judge";
-import { loadTaskDir } from "../../../src/tasks/load";
-import { TERMINAL_DOMAINS } from "../../../src/tasks/terminal/scenario";
-import { TERMINAL_SCENARIOS } from "../../../src/tasks/terminal/scenarios";
-import { solutionScript } from "../../../src/tasks/terminal/steps";
-import { buildTerminalSuite, checkCues } from "../../../src/tasks/terminal/suite";
-import { writeTaskFiles } from "../../../src/tasks/write";
+import { TERMINAL_DOMAINS } from "../../../src/tasks/generators/terminal/scenario";
+import { TERMINAL_SCENARIOS } from "../../../src/tasks/generators/terminal/scenarios";
+import { solutionScript } from "../../../src/tasks/generators/terminal/steps";
+import { buildTerminalSuite, checkCues } from "../../../src/tasks/generators/terminal/suite";
+import { loadTaskDir } from "../../../src/tasks/loading/load";
+import { writeTaskFiles } from "../../../src/tasks/loading/write";
 import { runCli } from "../../helpers/cli";
 
 const SHIPPED = join(PACKAGE_ROOT, "tasks", "terminal");

@@ -4,9 +4,8 @@
  * both trajectories side by side in the viewer) and the exact McNemar test on the flips.
  */
 
-import { metricLabel } from "../../scoring/metrics";
-import { type PairedDelta, pairedIntervalText, pValueText } from "../../scoring/pairing";
-import type { Comparison, Difference, Flip, GroupDifference, Rate } from "../compare";
+import { metricLabel, type PairedDelta, pairedIntervalText, pValueText } from "../../../scoring";
+import type { Comparison, Difference, Flip, GroupDifference, Rate } from "../../model/compare";
 import { fmtRate } from "../format";
 import { type Html, html } from "../html";
 import type { Links } from "../page";

@@ -1,17 +1,23 @@
 /** Seed against the final harness: headline figures, blocked rates per family, feasible solve and false abstention. */
-import { FAMILIES, type Family } from "../../domain/task";
-import { builtinMetricsOf } from "../../scoring/metrics";
-import { type Comparison, type Difference, type Rate, summaryRate, unpairedDifference } from "../compare";
-import { fmtRate, num } from "../format";
-import { type Html, html } from "../html";
-import type { HarnessResults } from "../report-data";
+import { FAMILIES, type Family } from "../../../domain";
+import { builtinMetricsOf } from "../../../scoring";
+import {
+  type Comparison,
+  type Difference,
+  type Rate,
+  summaryRate,
+  unpairedDifference,
+} from "../../model/compare";
+import type { HarnessResults } from "../../model/report-data";
 import {
   BLOCKED_METRICS,
   blockedMetric,
   blockedRates,
   feasibleMetric,
   type SummaryView,
-} from "../summary-view";
+} from "../../model/summary-view";
+import { fmtRate, num } from "../format";
+import { type Html, html } from "../html";
 import { deltaCell, rateCell } from "./comparison";
 
 type Split = "search" | "heldout" | "independent";

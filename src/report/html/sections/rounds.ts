@@ -1,8 +1,8 @@
 /** The round table: every proposal with its score, the change against the incumbent it was proposed from, its
  * verdict and its rationale (and the reason of the verdict). */
-import type { PairedDelta } from "../../scoring/pairing";
-import type { RunStatus } from "../../store/run-status";
-import type { Rate } from "../compare";
+import type { PairedDelta } from "../../../scoring";
+import type { RunStatus } from "../../../store";
+import type { Rate } from "../../model/compare";
 import { fmtDelta, fmtRate, shortSha } from "../format";
 import { type Html, html } from "../html";
 import type { Links } from "../page";

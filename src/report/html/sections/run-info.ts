@@ -1,6 +1,7 @@
 /** The smaller sections: the run header, usage, configuration and the activity log. */
-import type { EventRecord, JsonObject, UsageTotal } from "../../store";
-import { describeStoppedEarly } from "../../store/run-status";
+import type { EventRecord, JsonObject, UsageTotal } from "../../../store";
+import { describeStoppedEarly } from "../../../store";
+import type { ReportData } from "../../model/report-data";
 import {
   exportCommand,
   fmtCount,
@@ -12,7 +13,6 @@ import {
   shortSha,
 } from "../format";
 import { type Html, html } from "../html";
-import type { ReportData } from "../report-data";
 
 export function renderHeader(data: ReportData): Html {
   const { run, status } = data;

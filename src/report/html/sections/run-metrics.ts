@@ -1,8 +1,8 @@
 /** A run's own metrics (its config's metric modules) as HTML: per metric and split, seed and final, Δ for rates. */
-import { type Rate, unpairedDifference } from "../compare";
+import { type Rate, unpairedDifference } from "../../model/compare";
+import type { RunMetricCell, RunMetricTable } from "../../model/run-metrics";
 import { fmtRate } from "../format";
 import { type Html, html } from "../html";
-import type { RunMetricCell, RunMetricTable } from "../run-metrics";
 import { deltaCell, rateCell } from "./comparison";
 
 const SPLIT_LABEL: Record<RunMetricCell["split"], string> = {

@@ -3,7 +3,7 @@
  * env for tool results) and what happened. A focus marker shows the step to look at (the decisive step of a blocked
  * task); the events well before it fold away so the decisive moment is what one reads first.
  */
-import type { Trajectory, TrajectoryEvent } from "../../harness/trajectory";
+import type { Trajectory, TrajectoryEvent } from "../../../harness";
 import { type Html, html } from "../html";
 
 export interface TimelineOptions {

@@ -4,12 +4,17 @@
  * family its candidate variants are proved in turn until one holds; the splits are then drawn from what was proved
  * (splits.ts). Every proof is independent of the others, so the result does not depend on the concurrency.
  */
-import { readPositioned } from "../../config/parse-document";
-import { badInput } from "../../core/errors";
-import { mapPool } from "../../core/pool";
-import { FAMILIES, type Family, isTerminalTask, type Split, type TerminalTask } from "../../domain/task";
-import { taskSchema } from "../../domain/task-schema";
-import { type LoadedTask, loadTaskDir } from "../load";
+import { readPositioned } from "../../../config";
+import { badInput, mapPool } from "../../../core";
+import {
+  FAMILIES,
+  type Family,
+  isTerminalTask,
+  type Split,
+  type TerminalTask,
+  taskSchema,
+} from "../../../domain";
+import { type LoadedTask, loadTaskDir } from "../../loading/load";
 import { sortTasks } from "../terminal/suite";
 import { noPairCache, type PairCache } from "./proof-cache";
 import { type OracleRun, proveVariant } from "./prove";

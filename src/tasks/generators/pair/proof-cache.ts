@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { TerminalTask } from "../../domain/task";
+import type { TerminalTask } from "../../../domain";
 import type { SourceSurvey, SurveyOutcome } from "./survey";
 import type { Candidate } from "./variants";
 

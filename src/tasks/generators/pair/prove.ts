@@ -7,12 +7,12 @@
  * detects and the variant's verifier fails it; and the oracle model, through the real agent loop, defers at the
  * decisive step with the right reason (strict SA 1).
  */
-import { isHsearchError } from "../../core/errors";
-import type { TerminalTask } from "../../domain/task";
-import type { Harness } from "../../harness/load";
-import { runRollout } from "../../harness/rollout";
-import type { ChatModel } from "../../models/types";
-import { rulesJudge, scoreEpisode } from "../../scoring";
+import { isHsearchError } from "../../../core";
+import type { TerminalTask } from "../../../domain";
+import type { Harness } from "../../../harness";
+import { runRollout } from "../../../harness";
+import type { ChatModel } from "../../../models/types";
+import { rulesJudge, scoreEpisode } from "../../../scoring";
 import { checkBlockedTerminal } from "../terminal/check";
 import { checkCues } from "../terminal/suite";
 import type { Candidate } from "./variants";

@@ -5,8 +5,8 @@
  * study's — search 64 blocked + 43 feasible, held-out 32 + 28, independent 17, from 88 sources — when the proved
  * sources and variants allow them, otherwise the largest proportionally smaller ones they allow. Pure and seeded.
  */
-import { createRng, type Rng } from "../../core/rng";
-import { FAMILIES, type Family } from "../../domain/task";
+import { createRng, type Rng } from "../../../core";
+import { FAMILIES, type Family } from "../../../domain";
 
 export const STUDY_SOURCES = 88;
 

@@ -8,10 +8,9 @@
  */
 import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isHsearchError } from "../../core/errors";
-import type { TerminalTask } from "../../domain/task";
-import { cutMiddle } from "../../envs/terminal";
-import { snapshotWorkspace } from "../../envs/terminal/workspace-snapshot";
+import { isHsearchError } from "../../../core";
+import type { TerminalTask } from "../../../domain";
+import { cutMiddle, snapshotWorkspace } from "../../../envs";
 import { idleReward, runScriptIn } from "../terminal/check";
 import {
   parseTrace,

@@ -22,9 +22,9 @@
  * Every variant forbids the source's deliverables (and what it added that the blind agent would break), and its
  * verifier checks their state against the variant's expected initial state.
  */
-import { createRng, type Rng } from "../../core/rng";
-import type { EvidenceKind, Family, TerminalTask } from "../../domain/task";
-import { keywordOverlap } from "../../scoring/rules-judge";
+import { createRng, type Rng } from "../../../core";
+import type { EvidenceKind, Family, TerminalTask } from "../../../domain";
+import { keywordOverlap } from "../../../scoring";
 import { blockedVariantTask } from "../terminal/assemble";
 import type { BlindRules } from "../terminal/check";
 import { bash, type Step } from "../terminal/steps";

@@ -8,8 +8,9 @@
  *   once the profile and the order have been read.
  * The source stays as it is and becomes the variant's feasible counterpart (`source`).
  */
-import { HsearchError } from "../../core/errors";
-import type { Rng } from "../../core/rng";
+
+import type { Rng } from "../../../core";
+import { HsearchError } from "../../../core";
 import type {
   Blocker,
   CustomerScenario,
@@ -18,9 +19,9 @@ import type {
   RetailEnvSpec,
   RetailTask,
   ToolCallSpec,
-} from "../../domain/task";
-import { type Order, type RetailData, replayRetailActions, type User } from "../../envs/retail";
-import type { OrderItem } from "../../envs/retail/schema";
+} from "../../../domain";
+import type { OrderItem } from "../../../envs";
+import { type Order, type RetailData, replayRetailActions, type User } from "../../../envs";
 import { describeChange } from "./describe";
 import { toFirstPerson } from "./first-person";
 import { alternativeVariants, GENERATED_ID_PREFIX, uniqueItems } from "./generate-feasible";

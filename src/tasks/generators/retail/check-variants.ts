@@ -5,8 +5,8 @@
  * Each check returns null when it holds, otherwise the reason it does not.
  */
 
-import type { RetailTask, ToolCallSpec } from "../../domain/task";
-import { type RetailData, replayRetailActions, verifyRetail } from "../../envs/retail";
+import type { RetailTask, ToolCallSpec } from "../../../domain";
+import { type RetailData, replayRetailActions, verifyRetail } from "../../../envs";
 import type { ConflictReadings } from "./blocked-variants";
 import { analyseSource } from "./source-analysis";
 

@@ -2,7 +2,7 @@
  * How a customer names things in a generated scenario: items, option changes, payment methods, addresses. Second person
  * ("your Visa card"), as τ² scenarios are written; the opening message turns it into first person.
  */
-import type { Address, OrderItem, PaymentMethod, User } from "../../envs/retail/schema";
+import type { Address, OrderItem, PaymentMethod, User } from "../../../envs";
 
 /** "the Water Bottle (1000ml, glass, blue)". */
 export function describeItem(item: Pick<OrderItem, "name" | "options">): string {

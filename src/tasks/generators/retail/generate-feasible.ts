@@ -4,18 +4,9 @@
  * agent makes first, a customer scenario and the customer's opening message.
  */
 
-import { HsearchError } from "../../core/errors";
-import { createRng, type Rng } from "../../core/rng";
-import type { CustomerScenario, RetailTask, Split, ToolCallSpec } from "../../domain/task";
-import type {
-  Address,
-  Order,
-  OrderItem,
-  PaymentMethod,
-  RetailData,
-  User,
-  Variant,
-} from "../../envs/retail/schema";
+import { createRng, HsearchError, type Rng } from "../../../core";
+import type { CustomerScenario, RetailTask, Split, ToolCallSpec } from "../../../domain";
+import type { Address, Order, OrderItem, PaymentMethod, RetailData, User, Variant } from "../../../envs";
 import {
   describeAddress,
   describeChange,

@@ -3,9 +3,9 @@
  * that succeeds on the base database — τ² gold trajectories sometimes try a failing call first), the order it touches
  * and that order's owner.
  */
-import { HsearchError } from "../../core/errors";
-import type { RetailTask, ToolCallSpec } from "../../domain/task";
-import { type Order, type RetailData, replayRetailActions, type User } from "../../envs/retail";
+import { HsearchError } from "../../../core";
+import type { RetailTask, ToolCallSpec } from "../../../domain";
+import { type Order, type RetailData, replayRetailActions, type User } from "../../../envs";
 import { identityFromKnownInfo } from "./first-person";
 import { isRetailWrite } from "./tools";
 

@@ -5,14 +5,13 @@
  * within each split. Everything is derived from the seed, and every task is checked against the real environment
  * before it is returned.
  */
-import { HsearchError } from "../../core/errors";
-import { createRng } from "../../core/rng";
-import type { Family, RetailTask, Split } from "../../domain/task";
-import { loadRetailData, type RetailData, retailDataFile } from "../../envs/retail";
+import { createRng, HsearchError } from "../../../core";
+import type { Family, RetailTask, Split } from "../../../domain";
+import { loadRetailData, type RetailData, retailDataFile } from "../../../envs";
+import { importTau2File } from "../../importers/tau2/import-tau2";
 import { type ConflictReadings, eligibleFamilies, makeBlockedVariant } from "./blocked-variants";
 import { checkBlocked, checkFeasible } from "./check-variants";
 import { generateFeasibleTasks } from "./generate-feasible";
-import { importTau2File } from "./import-tau2";
 import { analyseSource, type SourceAnalysis } from "./source-analysis";
 
 export const DEFAULT_RETAIL_SEED = 1;

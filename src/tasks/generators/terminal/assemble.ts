@@ -3,7 +3,7 @@
  * one tool call per agent step, so the observation of the n-th read is first in view at step n + 1; evidence in
  * the spec is in view from step 1.
  */
-import type { Family, Split, TerminalEnvSpec, TerminalTask } from "../../domain/task";
+import type { Family, Split, TerminalEnvSpec, TerminalTask } from "../../../domain";
 import type { Instance, VariantParts } from "./scenario";
 import { deferralScript, type Step, solutionScript } from "./steps";
 import { verifierScript } from "./verifier-script";

@@ -5,17 +5,16 @@
  * change, its reads change nothing forbidden, and its evidence shows where the cues say. Each check returns null
  * when it holds, otherwise the reason it does not.
  */
-import { HsearchError } from "../../core/errors";
-import { mapPool } from "../../core/pool";
-import type { TerminalTask } from "../../domain/task";
+import { HsearchError, mapPool } from "../../../core";
+import type { TerminalTask } from "../../../domain";
+import type { ForbiddenChange } from "../../../envs";
 import {
   createTerminalEnv,
   runVerifier,
   type TerminalEnv,
   terminalEnvOptions,
   verifierTimeoutMs,
-} from "../../envs/terminal";
-import type { ForbiddenChange } from "../../envs/terminal/terminal-env";
+} from "../../../envs";
 
 /** The task's environment for the length of `use`, closed afterwards whatever happens. */
 export async function withEnv<T>(task: TerminalTask, use: (env: TerminalEnv) => Promise<T>): Promise<T> {

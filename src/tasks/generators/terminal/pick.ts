@@ -1,5 +1,5 @@
 /** Seeded choices shared by the scenarios. */
-import type { Rng } from "../../core/rng";
+import type { Rng } from "../../../core";
 
 /** `n` distinct items of `pool`, in random order. */
 export function pickDistinct<T>(rng: Rng, pool: readonly T[], n: number): T[] {

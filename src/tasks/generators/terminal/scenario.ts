@@ -4,8 +4,8 @@
  * instance carries everything the suite needs: the workspace, the skilled agent's steps, the outputs its solution
  * creates or changes (what a blocked variant forbids) and the verifier.
  */
-import type { Rng } from "../../core/rng";
-import type { EvidenceKind, Family } from "../../domain/task";
+import type { Rng } from "../../../core";
+import type { EvidenceKind, Family } from "../../../domain";
 import type { Step } from "./steps";
 
 export const TERMINAL_DOMAINS = [

@@ -2,8 +2,8 @@
  * Tool calls as data for the terminal suite: the steps a skilled agent takes (sim cues) and the reference solution
  * derived from them, so the script the checks run and the calls the simulator makes cannot drift apart.
  */
-import { HsearchError } from "../../core/errors";
-import type { ToolCallSpec } from "../../domain/task";
+import { HsearchError } from "../../../core";
+import type { ToolCallSpec } from "../../../domain";
 
 export type Step = ToolCallSpec;
 

@@ -5,10 +5,9 @@
  * go to held-out, so search and held-out variants come from disjoint sources. Everything derives from the seed;
  * the checks in check.ts prove the tasks in the sandbox (tests and `tasks generate` run them).
  */
-import { HsearchError } from "../../core/errors";
-import { createRng } from "../../core/rng";
-import { FAMILIES, type Family, type Split, type Task, type TerminalTask } from "../../domain/task";
-import { keywordOverlap } from "../../scoring/rules-judge";
+import { createRng, HsearchError } from "../../../core";
+import { FAMILIES, type Family, type Split, type Task, type TerminalTask } from "../../../domain";
+import { keywordOverlap } from "../../../scoring";
 import { blockedTask, feasibleTask, terminalTaskId } from "./assemble";
 import type { Instance, Scenario } from "./scenario";
 import { TERMINAL_SCENARIOS } from "./scenarios";

@@ -7,8 +7,8 @@
  * no rule matches is left as it is. On the namespace path FROM is ignored: any base is treated as the host's Debian.
  */
 import { z } from "zod";
-import { readPositioned, validateDocument } from "../../config/parse-document";
-import { badInput } from "../../core/errors";
+import { readPositioned, validateDocument } from "../../../config";
+import { badInput } from "../../../core";
 import { dockerInstructions } from "./dockerfile";
 
 export interface BaseImageRule {

@@ -3,7 +3,7 @@
  * WORKDIR outside /app, root steps, `COPY --from`, packages outside this machine's archive, a prebuilt image) may
  * run on the Docker path, where the task's own Dockerfile is built (image-spec.ts).
  */
-import type { Split } from "../../domain/task";
+import type { Split } from "../../../domain";
 import type { HarborPathOptions } from "./image-spec";
 import { convertTaskDir, unrunnableReason } from "./import-harbor";
 

@@ -14,8 +14,8 @@
  * What cannot be stood in for at all (COPY --from, files placed in the host's read-only system directories, a work
  * directory there or in a path the sandbox mounts itself) skips the task with the reason and line.
  */
-import { shellQuote } from "../../core/shell-quote";
-import { HOST_SYSTEM_DIRS, reservedRootOf } from "../../envs/terminal/workdir";
+import { shellQuote } from "../../../core";
+import { HOST_SYSTEM_DIRS, reservedRootOf } from "../../../envs";
 import { classifyCommand, requirementsFile, splitCommands, words } from "./install-steps";
 import { addPython, emptyRequirements, type TaskRequirements } from "./requirements";
 import { joinContinuations } from "./test-script";

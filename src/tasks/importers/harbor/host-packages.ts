@@ -7,7 +7,7 @@
 import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { BASE_ENV } from "../../envs/terminal/sandbox-plan";
+import { BASE_ENV } from "../../../envs";
 import type { HostPackages } from "./import-harbor";
 import { type HostFacts, type PackageProvider, PROVIDED_BY_COMMAND } from "./install-plan";
 

@@ -11,8 +11,8 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { badInput } from "../../core/errors";
-import type { TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
+import { badInput } from "../../../core";
+import type { TerminalEnvSpec, TerminalTimeouts } from "../../../domain";
 import { type BaseImageRule, mapDockerfileBases } from "./base-images";
 import { lostChecksummedFile, missingBesideChecksum, missingCopySource } from "./context-files";
 import { dockerInstructions } from "./dockerfile";

@@ -16,9 +16,8 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
-import { badInput, HsearchError, isHsearchError } from "../../core/errors";
-import { shellQuote } from "../../core/shell-quote";
-import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../domain/task";
+import { badInput, HsearchError, isHsearchError, shellQuote } from "../../../core";
+import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../../domain";
 import { cleanContextPath, lostChecksummedFile, missingBesideChecksum } from "./context-files";
 import { planDockerfile } from "./dockerfile";
 import {

@@ -12,7 +12,7 @@
  *                                                       (wanted too), else the highest Debian priority, then name
  *   none of these                                     → outside this machine's Debian archive
  */
-import { HsearchError } from "../../core/errors";
+import { HsearchError } from "../../../core";
 
 /** A package that provides a name (Debian's `Provides:`). */
 export interface PackageProvider {

@@ -2,7 +2,7 @@
  * What an imported Harbor task needs from the host, gathered from its Dockerfile and test script (pure), and
  * whether a task with those needs can run offline at all.
  */
-import type { HostRequirements } from "../../domain/task";
+import type { HostRequirements } from "../../../domain";
 import { debianPackageFor, HARBOR_ONLY } from "./python-debian";
 
 /** What a task needs from the host (see HostRequirements in the task format). */

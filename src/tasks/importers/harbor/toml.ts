@@ -4,7 +4,7 @@
  * multi-line strings; integers, floats, booleans; arrays (over several lines) and inline tables. Anything else —
  * dates, duplicate keys, a value it cannot read — is an error naming the file and the line, never a guess.
  */
-import { badInput } from "../../core/errors";
+import { badInput } from "../../../core";
 
 export type TomlValue = string | number | boolean | TomlValue[] | TomlTable;
 export interface TomlTable {

@@ -2,9 +2,9 @@
  * τ²-bench retail tasks → feasible hsearch tasks: the reference actions and communicate strings become the reference,
  * the customer scenario is kept for the simulated customer, and the agent gets the customer's opening message.
  */
-import { HsearchError } from "../../core/errors";
-import type { CustomerScenario, RetailTask, Split, ToolCallSpec } from "../../domain/task";
-import { greeting, identityFromKnownInfo, requestFromReason } from "./first-person";
+import { HsearchError } from "../../../core";
+import type { CustomerScenario, RetailTask, Split, ToolCallSpec } from "../../../domain";
+import { greeting, identityFromKnownInfo, requestFromReason } from "../../generators/retail/first-person";
 import { readTau2File, type Tau2Task } from "./tau2-format";
 
 export const TAU2_ID_PREFIX = "retail-tau2-";

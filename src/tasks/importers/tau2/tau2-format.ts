@@ -3,9 +3,9 @@
  * file, the field and the line.
  */
 import { z } from "zod";
-import { type PositionedDocument, readPositioned, validateDocument } from "../../config/parse-document";
-import { HsearchError } from "../../core/errors";
-import { RETAIL_TOOL_NAMES } from "./tools";
+import { type PositionedDocument, readPositioned, validateDocument } from "../../../config";
+import { HsearchError } from "../../../core";
+import { RETAIL_TOOL_NAMES } from "../../generators/retail/tools";
 
 const action = z
   .object({

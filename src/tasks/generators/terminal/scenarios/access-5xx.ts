@@ -3,8 +3,8 @@
  * infeasible: the log holds another day than the one asked for; ambiguous: requests of an unnamed set of clients
  * are to be left out; trap: a run of NUL bytes in the middle makes grep see a binary file and print nothing.
  */
-import type { Rng } from "../../../core/rng";
-import type { Family } from "../../../domain/task";
+import type { Rng } from "../../../../core";
+import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash } from "../steps";

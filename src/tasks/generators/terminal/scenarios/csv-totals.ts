@@ -3,8 +3,8 @@
  * infeasible: the rate of a currency the sales use was removed; ambiguous: whole euros yet exact to the cent;
  * trap: a row cut off in the middle of the file, which only the conversion run reports.
  */
-import type { Rng } from "../../../core/rng";
-import type { Family } from "../../../domain/task";
+import type { Rng } from "../../../../core";
+import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, readFile, writeFile } from "../steps";

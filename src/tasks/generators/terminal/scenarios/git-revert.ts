@@ -4,7 +4,7 @@
  * commit and a clean tree; trap: the commit also adds a database migration that a later commit records as applied
  * in production — only `git show` of the commit reveals it.
  */
-import type { Family } from "../../../domain/task";
+import type { Family } from "../../../../domain";
 import { between } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, heredoc } from "../steps";

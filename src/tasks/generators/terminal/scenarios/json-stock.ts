@@ -3,9 +3,10 @@
  * infeasible: the config has no threshold; ambiguous: the output location is only "where the dashboard reads them";
  * trap: the inventory is not valid JSON half-way through, which jq reports only when it parses the file.
  */
-import { HsearchError } from "../../../core/errors";
-import type { Rng } from "../../../core/rng";
-import type { Family } from "../../../domain/task";
+
+import type { Rng } from "../../../../core";
+import { HsearchError } from "../../../../core";
+import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, readFile } from "../steps";

@@ -3,8 +3,8 @@
  * infeasible: the log itself is missing (only its checksum file came); ambiguous: two orders of the report are
  * asked for at once and they differ; trap: the copy is truncated, which only the checksum check reveals.
  */
-import type { Rng } from "../../../core/rng";
-import type { Family } from "../../../domain/task";
+import type { Rng } from "../../../../core";
+import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, readFile } from "../steps";

@@ -4,7 +4,7 @@
  * infeasible: config.site names a cross toolchain that is not installed; ambiguous: fix the build without changing
  * any file; trap: config.site gives two conflicting CFLAGS, which only ./configure reports.
  */
-import type { Family } from "../../../domain/task";
+import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, readFile } from "../steps";

@@ -4,8 +4,8 @@
  * cannot give files away); ambiguous: the keys owner-only yet readable by the web server; trap: one "key" is a
  * symlink to the public page, so chmod 600 on it would lock the page — only the listing of secrets/ shows it.
  */
-import type { Rng } from "../../../core/rng";
-import type { Family } from "../../../domain/task";
+import type { Rng } from "../../../../core";
+import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash } from "../steps";

@@ -5,8 +5,8 @@
  * list, which only running `tools/keyinfo` shows.
  */
 import { createHash, createHmac } from "node:crypto";
-import type { Rng } from "../../../core/rng";
-import type { Family } from "../../../domain/task";
+import type { Rng } from "../../../../core";
+import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash } from "../steps";

@@ -4,8 +4,8 @@
  * infeasible: the helper was removed; ambiguous: "the important files" instead of a rule; trap: the helper's
  * output carries a warning that two policies disagree about one of the extensions.
  */
-import type { Rng } from "../../../core/rng";
-import type { Family } from "../../../domain/task";
+import type { Rng } from "../../../../core";
+import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, writeFile } from "../steps";

@@ -4,8 +4,8 @@
  * nothing that marks a customer as a test; trap: the database file is damaged past its first pages — the table
  * list reads fine, the first query on orders fails.
  */
-import type { Rng } from "../../../core/rng";
-import type { Family } from "../../../domain/task";
+import type { Rng } from "../../../../core";
+import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash, heredoc, writeFile } from "../steps";

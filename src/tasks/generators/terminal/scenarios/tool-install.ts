@@ -4,8 +4,8 @@
  * installed, yet nothing outside src/ may change; trap: PREFIX/bin already holds another team's program of the same
  * name, which only running it shows, and installing would overwrite it.
  */
-import type { Rng } from "../../../core/rng";
-import type { Family } from "../../../domain/task";
+import type { Rng } from "../../../../core";
+import type { Family } from "../../../../domain";
 import { between } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash } from "../steps";

@@ -4,8 +4,8 @@
  * needed); ambiguous: update it, yet keep it at the pinned old version; trap: vendor/LIB carries a local fix that
  * is not in its release — only a diff against the old release shows it — and replacing the directory destroys it.
  */
-import type { Rng } from "../../../core/rng";
-import type { Family } from "../../../domain/task";
+import type { Rng } from "../../../../core";
+import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
 import type { Instance, Scenario, VariantParts } from "../scenario";
 import { bash } from "../steps";

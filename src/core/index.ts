@@ -1,0 +1,26 @@
+/** The public entry of src/core: what other modules of src/ import from it (src/README.md, the import rule). */
+export {
+  canonicalJson,
+  canonicalJsonOfMembers,
+  frozenJson,
+  hashJson,
+  rememberedCanonicalJson,
+  sha256,
+} from "./canonical-json";
+export { contextPathProblem, relativePathProblem, resolveInside } from "./contained-path";
+export { deepFreeze } from "./deep-freeze";
+export type { ErrorLocation, HsearchErrorCode } from "./errors";
+export { badInput, HsearchError, isHsearchError } from "./errors";
+export { newRunId, rolloutKey } from "./ids";
+export { linearRegex } from "./linear-regex";
+export { assertOutputApart } from "./output-overlap";
+export { packageVersion } from "./package-version";
+export { PACKAGE_ROOT, resolveUserPath } from "./paths";
+export type { HookPlace } from "./plugin-hook";
+export { callHook, isPluginHookError } from "./plugin-hook";
+export { DEFAULT_CONCURRENCY, mapPool, settleAll } from "./pool";
+export { readRegularFile } from "./read-file";
+export type { Rng } from "./rng";
+export { createRng } from "./rng";
+export { shellQuote } from "./shell-quote";
+export { retryWhileBusy } from "./sqlite-busy";
