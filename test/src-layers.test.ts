@@ -75,6 +75,17 @@ const importsOf = (file: string, known: ReadonlySet<string>) =>
 
 const moduleOf = (file: string) => relative(SRC, file).split("/")[0] as string;
 
+/**
+ * The imports of `file` that reach into another top-level folder past its `index.ts` (src/README.md: a folder's
+ * index.ts is its public entry; inside a folder, relative imports are free).
+ */
+function deepImportsAcross(file: string, imports: readonly Import[]): string[] {
+  return imports
+    .filter(({ target }) => moduleOf(target) !== moduleOf(file))
+    .filter(({ target }) => target !== join(SRC, moduleOf(target), "index.ts"))
+    .map(({ target }) => `${relative(SRC, file)} → ${relative(SRC, target)}`);
+}
+
 describe("the source's layers", () => {
   const rank = layersFromReadme();
   const files = sourceFiles(SRC);
@@ -123,6 +134,34 @@ describe("the source's layers", () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it("gives every top-level folder an index.ts", () => {
+    const modules = new Set(files.map(moduleOf).filter((name) => !name.endsWith(".ts")));
+    expect([...modules].filter((name) => !known.has(join(SRC, name, "index.ts")))).toEqual([]);
+  });
+
+  it("tells a deep import across folders from one through the folder's index.ts or inside a folder", () => {
+    const file = join(SRC, "cli", "x.ts");
+    const text = [
+      'import { withRetry } from "../models/retry";',
+      'import type { SearchConfig } from "../search/config/config-schema";',
+      'export { planSearch } from "../search/plan/plan";',
+      'const m = await import("../report/html/eval-page");',
+      'import { HsearchError } from "../core";',
+      'import { main } from "./main";',
+      'import { x } from "./deep/inner";',
+    ].join("\n");
+    expect(deepImportsAcross(file, importsIn(file, text, known))).toEqual([
+      "cli/x.ts → models/retry.ts",
+      "cli/x.ts → search/config/config-schema.ts",
+      "cli/x.ts → search/plan/plan.ts",
+      "cli/x.ts → report/html/eval-page.ts",
+    ]);
+  });
+
+  it("imports another folder only through its index.ts", () => {
+    expect(files.flatMap((file) => deepImportsAcross(file, importsOf(file, known)))).toEqual([]);
   });
 
   it("has no circle of runtime imports between files", () => {
