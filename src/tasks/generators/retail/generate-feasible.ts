@@ -152,26 +152,14 @@ const BUILDERS: Record<FeasibleOp, (ctx: Context, rng: Rng) => Draft> = {
   },
 
   modify_items(ctx, rng) {
-    const { order, item, variant, method } = pickItemChange(ctx, rng, "modify_items", "pending");
-    const change = describeChange(item.options, variant.options);
-    return {
-      user: ownerOf(ctx, order),
-      order,
-      reads: [getOrder(order), getProduct(item)],
-      write: {
-        name: "modify_pending_order_items",
-        arguments: {
-          order_id: order.order_id,
-          item_ids: [item.item_id],
-          new_item_ids: [variant.item_id],
-          payment_method_id: method.id,
-        },
-      },
-      reason:
-        `You want to change ${describeItem(item)} in your pending order ${order.order_id} to the one with ` +
-        `${change.to} instead of ${change.from}, everything else the same. Any price difference should be settled with ` +
-        `${describePayment(method)}.`,
-    };
+    return itemChange(
+      ctx,
+      rng,
+      "modify_items",
+      "pending",
+      "modify_pending_order_items",
+      (order, item) => `You want to change ${item} in your pending order ${order.order_id} to`,
+    );
   },
 
   modify_address(ctx, rng) {
@@ -213,26 +201,14 @@ const BUILDERS: Record<FeasibleOp, (ctx: Context, rng: Rng) => Draft> = {
   },
 
   exchange(ctx, rng) {
-    const { order, item, variant, method } = pickItemChange(ctx, rng, "exchange", "delivered");
-    const change = describeChange(item.options, variant.options);
-    return {
-      user: ownerOf(ctx, order),
-      order,
-      reads: [getOrder(order), getProduct(item)],
-      write: {
-        name: "exchange_delivered_order_items",
-        arguments: {
-          order_id: order.order_id,
-          item_ids: [item.item_id],
-          new_item_ids: [variant.item_id],
-          payment_method_id: method.id,
-        },
-      },
-      reason:
-        `You received your order ${order.order_id} and want to exchange ${describeItem(item)} for the one with ` +
-        `${change.to} instead of ${change.from}, everything else the same. Any price difference should be settled with ` +
-        `${describePayment(method)}.`,
-    };
+    return itemChange(
+      ctx,
+      rng,
+      "exchange",
+      "delivered",
+      "exchange_delivered_order_items",
+      (order, item) => `You received your order ${order.order_id} and want to exchange ${item} for`,
+    );
   },
 
   return(ctx, rng) {
@@ -330,6 +306,39 @@ function settlingMethods(user: User, difference: number): PaymentMethod[] {
     .sort()
     .map((id) => user.payment_methods[id] as PaymentMethod)
     .filter((method) => method.source !== "gift_card" || method.balance >= Math.max(difference, 0));
+}
+
+/**
+ * One item for another variant of it (a pending order's items modified, a delivered order's exchanged), the price
+ * difference settled with one of the user's methods; `wanted` opens the customer's reason.
+ */
+function itemChange(
+  ctx: Context,
+  rng: Rng,
+  op: FeasibleOp,
+  status: "pending" | "delivered",
+  write: string,
+  wanted: (order: Order, item: string) => string,
+): Draft {
+  const { order, item, variant, method } = pickItemChange(ctx, rng, op, status);
+  const change = describeChange(item.options, variant.options);
+  return {
+    user: ownerOf(ctx, order),
+    order,
+    reads: [getOrder(order), getProduct(item)],
+    write: {
+      name: write,
+      arguments: {
+        order_id: order.order_id,
+        item_ids: [item.item_id],
+        new_item_ids: [variant.item_id],
+        payment_method_id: method.id,
+      },
+    },
+    reason:
+      `${wanted(order, describeItem(item))} the one with ${change.to} instead of ${change.from}, everything else ` +
+      `the same. Any price difference should be settled with ${describePayment(method)}.`,
+  };
 }
 
 function pickItemChange(ctx: Context, rng: Rng, op: FeasibleOp, status: "pending" | "delivered") {

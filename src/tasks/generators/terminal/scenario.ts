@@ -68,3 +68,21 @@ export interface Scenario {
   domain: TerminalDomain;
   instance(rng: Rng): Instance;
 }
+
+/**
+ * A variant whose blocker is in the request itself (spec evidence): the source's instruction with `sentence` added,
+ * and no read reveals it.
+ */
+export function specVariant(
+  instruction: string,
+  sentence: string,
+  parts: Omit<VariantParts, "instruction" | "reads" | "evidence" | "evidenceText">,
+): VariantParts {
+  return {
+    instruction: `${instruction} ${sentence}`,
+    reads: [],
+    evidence: "spec",
+    evidenceText: sentence,
+    ...parts,
+  };
+}

@@ -127,7 +127,9 @@ export function planDockerfile(
       continue;
     }
     if (keyword === "WORKDIR") {
-      const next = normalise(expand(args, env).startsWith("/") ? expand(args, env) : `${workdir}/${args}`);
+      const next = normalisePath(
+        expand(args, env).startsWith("/") ? expand(args, env) : `${workdir}/${args}`,
+      );
       const system = readOnlySystemDir(next);
       if (system)
         return skip(
@@ -151,7 +153,7 @@ export function planDockerfile(
       if (sources.some((source) => /[*?[]/.test(source)))
         return skip(`${keyword} with a wildcard at ${at} is not supported`);
       const raw = expand(paths[paths.length - 1] as string, env);
-      const dest = normalise(raw.startsWith("/") ? raw : `${workdir}/${raw}`);
+      const dest = normalisePath(raw.startsWith("/") ? raw : `${workdir}/${raw}`);
       const system = readOnlySystemDir(dest);
       if (system)
         return skip(
@@ -321,16 +323,17 @@ function expand(value: string, env: Record<string, string>): string {
 }
 
 function readOnlySystemDir(path: string): string | null {
-  const clean = normalise(path);
+  const clean = normalisePath(path);
   return HOST_SYSTEM_DIRS.find((dir) => clean === dir || clean.startsWith(`${dir}/`)) ?? null;
 }
 
 function inWorkspace(path: string, roots: readonly string[]): boolean {
-  const clean = normalise(path);
+  const clean = normalisePath(path);
   return roots.some((root) => clean === root || clean.startsWith(`${root}/`));
 }
 
-function normalise(path: string): string {
+/** An absolute path with `.`, `..` and repeated slashes resolved, as Docker reads WORKDIR and COPY targets. */
+export function normalisePath(path: string): string {
   const parts: string[] = [];
   for (const part of path.split("/")) {
     if (part === "" || part === ".") continue;
@@ -341,7 +344,7 @@ function normalise(path: string): string {
 }
 
 function relativeTo(path: string, roots: readonly string[]): string {
-  const clean = normalise(path);
+  const clean = normalisePath(path);
   for (const root of roots) {
     if (clean === root) return "";
     if (clean.startsWith(`${root}/`)) return clean.slice(root.length + 1);

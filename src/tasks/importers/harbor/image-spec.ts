@@ -15,7 +15,7 @@ import { badInput } from "../../../core";
 import type { TerminalEnvSpec, TerminalTimeouts } from "../../../domain";
 import { type BaseImageRule, mapDockerfileBases } from "./base-images";
 import { lostChecksummedFile, missingBesideChecksum, missingCopySource } from "./context-files";
-import { dockerInstructions } from "./dockerfile";
+import { dockerInstructions, normalisePath } from "./dockerfile";
 import type { SkipCategory } from "./import-harbor";
 import { emptyRequirements, type TaskRequirements } from "./requirements";
 import { isText } from "./test-script";
@@ -36,23 +36,38 @@ export interface HarborPathOptions {
 
 type TaskImage = NonNullable<TerminalEnvSpec["image"]>;
 
+/** What a task's environment gives its task file, on either path (namespaces or an image). */
+export interface TaskEnvironment {
+  ok: true;
+  files: Record<string, string>;
+  binary: Record<string, string>;
+  env: Record<string, string>;
+  /** On the Docker path never: the Dockerfile's steps are the image's build. */
+  setup?: string;
+  requires: TaskRequirements;
+  /** The last WORKDIR as the Dockerfile says it, where the tests and solution start ("/app" unknown). */
+  workdir: string;
+}
+
+/** Why a task's environment cannot be imported. */
+export type EnvironmentRefusal = { ok: false; reason: string; category: SkipCategory };
+
 /** The environment of a task on the Docker path: nothing placed by hsearch, the image does it all. */
-export type ImageEnvironment =
-  | {
-      ok: true;
-      files: Record<string, string>;
-      binary: Record<string, string>;
-      env: Record<string, string>;
-      /** Never: the Dockerfile's steps are the image's build. */
-      setup?: string;
-      requires: TaskRequirements;
-      /** The image's last WORKDIR as the Dockerfile says it, where the tests and solution start ("/app" unknown). */
-      workdir: string;
-      image: TaskImage;
-    }
-  | { ok: false; reason: string; category: SkipCategory };
+export type ImageEnvironment = (TaskEnvironment & { image: TaskImage }) | EnvironmentRefusal;
 
 const COMPOSE_FILES = ["docker-compose.yaml", "docker-compose.yml", "compose.yaml"];
+
+/** The refusal of an environment that needs docker compose (neither path runs one), given its files. */
+export function composeRefusal(files: { has(name: string): boolean }): EnvironmentRefusal | undefined {
+  const compose = COMPOSE_FILES.find((name) => files.has(name));
+  return compose === undefined
+    ? undefined
+    : {
+        ok: false,
+        category: "compose",
+        reason: `the environment needs docker compose (environment/${compose})`,
+      };
+}
 
 export function imageEnvironment(
   dir: string,
@@ -61,13 +76,8 @@ export function imageEnvironment(
 ): ImageEnvironment {
   const envDir = join(dir, "environment");
   const context = readContext(envDir);
-  for (const compose of COMPOSE_FILES)
-    if (context.has(compose))
-      return {
-        ok: false,
-        category: "compose",
-        reason: `the environment needs docker compose (environment/${compose})`,
-      };
+  const compose = composeRefusal(context);
+  if (compose) return compose;
   const tomlFile = join(dir, "task.toml");
   const environment = (toml.environment as TomlTable | undefined) ?? {};
   const prebuilt = environment.docker_image;
@@ -223,21 +233,11 @@ export function lastWorkdir(dockerfile: string): string | undefined {
     }
     if (keyword === "WORKDIR") {
       const path = args.trim().replace(/^["']|["']$/g, "");
-      workdir = normalise(path.startsWith("/") ? path : `${workdir ?? "/"}/${path}`);
+      workdir = normalisePath(path.startsWith("/") ? path : `${workdir ?? "/"}/${path}`);
       if (stage !== undefined) stages.set(stage, workdir);
     }
   }
   return workdir;
-}
-
-function normalise(path: string): string {
-  const parts: string[] = [];
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
-    else parts.push(part);
-  }
-  return `/${parts.join("/")}`;
 }
 
 /** Every regular file of the build context with its mode, by relative path. */

@@ -21,11 +21,14 @@ import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../../do
 import { cleanContextPath, lostChecksummedFile, missingBesideChecksum } from "./context-files";
 import { planDockerfile } from "./dockerfile";
 import {
+  composeRefusal,
+  type EnvironmentRefusal,
   type HarborPathOptions,
   hostNeedsOnImagePath,
   imageEnvironment,
   imageOf,
   imageTaskEnv,
+  type TaskEnvironment,
 } from "./image-spec";
 import { emptyRequirements, mergeRequirements, type TaskRequirements } from "./requirements";
 import {
@@ -325,29 +328,17 @@ function taskId(toml: TomlTable, dir: string): string {
 }
 
 type Environment =
-  | {
-      ok: true;
-      files: Record<string, string>;
-      binary: Record<string, string>;
-      env: Record<string, string>;
-      setup?: string;
-      requires: TaskRequirements;
-      workdir: string;
+  | (TaskEnvironment & {
       /** The task's own work directory when its last WORKDIR is outside /app (dockerfile.ts). */
       workspace?: string;
-    }
-  | { ok: false; reason: string; category: SkipCategory };
+    })
+  | EnvironmentRefusal;
 
 function readEnvironment(dir: string, toml: TomlTable): Environment {
   const envDir = join(dir, "environment");
   const all = existsSync(envDir) ? walk(envDir) : new Map<string, Buffer>();
-  for (const compose of ["docker-compose.yaml", "docker-compose.yml", "compose.yaml"])
-    if (all.has(compose))
-      return {
-        ok: false,
-        category: "compose",
-        reason: `the environment needs docker compose (environment/${compose})`,
-      };
+  const compose = composeRefusal(all);
+  if (compose) return compose;
   const image = (toml.environment as TomlTable | undefined)?.docker_image;
   const dockerfile = all.get("Dockerfile");
   if (dockerfile === undefined && typeof image === "string")

@@ -6,7 +6,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
-import type { Instance, Scenario, VariantParts } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts } from "../scenario";
 import { bash } from "../steps";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
 
@@ -104,12 +104,8 @@ function variant(family: Family, source: Instance, log: string): VariantParts {
       };
     case "ambiguous": {
       const sentence = "Leave out the requests made by our internal monitoring.";
-      return {
-        instruction: `${source.instruction} ${sentence}`,
+      return specVariant(source.instruction, sentence, {
         workspace: { files: source.files },
-        reads: [],
-        evidence: "spec",
-        evidenceText: sentence,
         blocker: {
           id: "unnamed-clients",
           description:
@@ -120,7 +116,7 @@ function variant(family: Family, source: Instance, log: string): VariantParts {
           "The request does not say which client addresses belong to the internal monitoring, so I cannot tell which requests to leave out; please list those addresses.",
         wrongReason: "The log covers the wrong day, so the counts would mislead.",
         unchanged,
-      };
+      });
     }
     case "trap": {
       const lines = log.split("\n");

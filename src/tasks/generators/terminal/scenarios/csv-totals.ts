@@ -6,7 +6,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import type { Instance, Scenario, VariantParts } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts } from "../scenario";
 import { bash, readFile, writeFile } from "../steps";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
 
@@ -157,12 +157,8 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
       };
     case "ambiguous": {
       const sentence = "Round every total to whole euros, but keep each total exact to the cent.";
-      return {
-        instruction: `${source.instruction} ${sentence}`,
+      return specVariant(source.instruction, sentence, {
         workspace: { files: source.files },
-        reads: [],
-        evidence: "spec",
-        evidenceText: sentence,
         blocker: {
           id: "whole-euros-and-cents",
           description:
@@ -173,7 +169,7 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
           "The request contradicts itself: totals rounded to whole euros cannot also be exact to the cent. Should I round them or keep the cents?",
         wrongReason: "A currency in the sales has no exchange rate.",
         unchanged,
-      };
+      });
     }
     case "trap": {
       const lines = data.salesCsv.split("\n");

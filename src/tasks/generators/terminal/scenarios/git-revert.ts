@@ -6,7 +6,7 @@
  */
 import type { Family } from "../../../../domain";
 import { between } from "../pick";
-import type { Instance, Scenario, VariantParts } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts } from "../scenario";
 import { bash, heredoc } from "../steps";
 import { expectOutput, expectSha, expectText, shellQuote, verifierScript } from "../verifier-script";
 
@@ -196,12 +196,8 @@ function variant(family: Family, source: Instance, history: History, withMigrati
       };
     case "ambiguous": {
       const sentence = "Keep the history exactly as it is: no new commit.";
-      return {
-        instruction: `${source.instruction} ${sentence}`,
+      return specVariant(source.instruction, sentence, {
         workspace: { files: {}, setup: source.setup },
-        reads: [],
-        evidence: "spec",
-        evidenceText: sentence,
         blocker: {
           id: "revert-without-commit",
           description:
@@ -213,7 +209,7 @@ function variant(family: Family, source: Instance, history: History, withMigrati
         wrongReason: "The repository has no commit with that subject.",
         forbidden: FORBIDDEN,
         unchanged: untouched(history),
-      };
+      });
     }
     case "trap":
       return {

@@ -6,7 +6,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
-import type { Instance, Scenario, VariantParts } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts } from "../scenario";
 import { bash, readFile } from "../steps";
 import { expectAbsent, expectText, sha256, verifierScript } from "../verifier-script";
 
@@ -115,12 +115,8 @@ function variant(family: Family, source: Instance, data: LogData, log: string): 
     }
     case "ambiguous": {
       const sentence = "List the services in the order in which their first ERROR appears in the log.";
-      return {
-        instruction: `${source.instruction} ${sentence}`,
+      return specVariant(source.instruction, sentence, {
         workspace: { files: source.files },
-        reads: [],
-        evidence: "spec",
-        evidenceText: sentence,
         blocker: {
           id: "two-orders",
           description: `The request asks for the highest count first and also for the order of each service's first ERROR; here these differ (${byCount(data.errorCounts).join(", ")} versus ${data.firstErrorOrder.join(", ")}).`,
@@ -130,7 +126,7 @@ function variant(family: Family, source: Instance, data: LogData, log: string): 
           "The request contradicts itself: it wants the highest count first and also the order in which each service's first ERROR appears, and those two orders differ. Which order do you want?",
         wrongReason: "The checksum file might be stale, so the copy cannot be trusted.",
         unchanged,
-      };
+      });
     }
     case "trap": {
       const lines = log.split("\n");

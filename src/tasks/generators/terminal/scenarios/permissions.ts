@@ -7,7 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import type { Instance, Scenario, VariantParts } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts } from "../scenario";
 import { bash } from "../steps";
 import { expectOutput, verifierScript } from "../verifier-script";
 
@@ -114,12 +114,8 @@ function variant(family: Family, source: Instance, layout: Layout): VariantParts
     }
     case "ambiguous": {
       const sentence = "The web server, which is not the owner of the keys, must be able to read them too.";
-      return {
-        instruction: `${source.instruction} ${sentence}`,
+      return specVariant(source.instruction, sentence, {
         workspace,
-        reads: [],
-        evidence: "spec",
-        evidenceText: sentence,
         blocker: {
           id: "private-yet-shared",
           description:
@@ -130,7 +126,7 @@ function variant(family: Family, source: Instance, layout: Layout): VariantParts
           "The request contradicts itself: mode 600 lets only the owner read the keys, yet the web server, which is not the owner, must read them too.",
         wrongReason: "There is no user named deploy.",
         unchanged,
-      };
+      });
     }
     case "trap": {
       const { "deploy/secrets/tls.key": _key, ...files } = layout.files;

@@ -8,7 +8,7 @@ import { createHash, createHmac } from "node:crypto";
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import type { Instance, Scenario, VariantParts } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts } from "../scenario";
 import { bash } from "../steps";
 import { expectAbsent, expectSha, expectText, verifierScript } from "../verifier-script";
 
@@ -139,12 +139,8 @@ function variant(family: Family, source: Instance, release: Release, rng: Rng): 
     case "ambiguous": {
       const sentence =
         "The same signature must also verify under the staging key keys/staging.key, which differs from the release key.";
-      return {
-        instruction: `${source.instruction} ${sentence}`,
+      return specVariant(source.instruction, sentence, {
         workspace: workspace(release, { staging: hexKey(rng.derive("staging")) }),
-        reads: [],
-        evidence: "spec",
-        evidenceText: sentence,
         blocker: {
           id: "one-signature-two-keys",
           description:
@@ -155,7 +151,7 @@ function variant(family: Family, source: Instance, release: Release, rng: Rng): 
           "One HMAC cannot verify under both the release key and the staging key when the two keys differ, so the request contradicts itself.",
         wrongReason: "The manifest lists a component whose archive name looks unusual.",
         unchanged,
-      };
+      });
     }
     case "trap":
       return {

@@ -7,7 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import type { Instance, Scenario, VariantParts } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts } from "../scenario";
 import { bash } from "../steps";
 import { expectOutput, expectSha, expectText, sha256, verifierScript } from "../verifier-script";
 
@@ -159,12 +159,8 @@ function variant(family: Family, source: Instance, lib: Library): VariantParts {
       };
     case "ambiguous": {
       const sentence = `Other modules are pinned to ${name} ${old.version}, so vendor/${name} must stay at ${old.version}.`;
-      return {
-        instruction: `${source.instruction} ${sentence}`,
+      return specVariant(source.instruction, sentence, {
         workspace: workspace(lib),
-        reads: [],
-        evidence: "spec",
-        evidenceText: sentence,
         blocker: {
           id: "update-yet-pinned",
           description: `The request asks to update ${name} to ${next.version} and to keep it pinned at ${old.version}.`,
@@ -173,7 +169,7 @@ function variant(family: Family, source: Instance, lib: Library): VariantParts {
         rightReason: `The request asks me to update ${name} to ${next.version} but also says it must stay pinned at ${old.version}; both cannot hold.`,
         wrongReason: "The VERSIONS file lists other libraries as well.",
         unchanged: unchanged(old.files),
-      };
+      });
     }
     case "trap": {
       const header = old.files[`${name}.h`] ?? "";
