@@ -13,7 +13,7 @@ import type { InfraErrorClass } from "../models";
 import { costOf, type PriceTable } from "../models";
 import type { ChatModel, ChatRequest } from "../models/types";
 import { type Customer, LlmCustomer, ScriptedCustomer } from "./customer";
-import { Episode, type EpisodeResult } from "./episode";
+import { Episode, type EpisodeInput, type EpisodeResult } from "./episode";
 import type { Harness } from "./load";
 import type { Trajectory } from "./trajectory";
 
@@ -163,16 +163,11 @@ export async function withOpenRollout<T>(
  * a task's container, whose verifier the benchmark's runner runs afterwards): the same engine and trajectory as a
  * rollout. The caller closes `env`.
  */
-export async function runAgentEpisode(input: {
-  harness: Harness;
-  task: AgentTask;
-  env: Environment;
-  model: ChatModel;
-  seed: number;
-  repeat: number;
-  prices?: PriceTable;
-  onRequest?: (request: ChatRequest) => void;
-}): Promise<{ episode: EpisodeResult; trajectory: Trajectory }> {
+export async function runAgentEpisode(
+  input: Pick<EpisodeInput, "harness" | "task" | "env" | "model" | "seed" | "repeat" | "onRequest"> & {
+    prices?: PriceTable;
+  },
+): Promise<{ episode: EpisodeResult; trajectory: Trajectory }> {
   const tally = { calls: 0, cached: 0 };
   const model = tallied(input.model, tally);
   const episode = await new Episode({
