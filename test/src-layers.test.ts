@@ -77,12 +77,14 @@ const moduleOf = (file: string) => relative(SRC, file).split("/")[0] as string;
 
 /**
  * The imports of `file` that reach into another top-level folder past its `index.ts` (src/README.md: a folder's
- * index.ts is its public entry; inside a folder, relative imports are free).
+ * index.ts is its public entry, its types.ts a second one for type-only imports; inside a folder, relative imports
+ * are free).
  */
 function deepImportsAcross(file: string, imports: readonly Import[]): string[] {
   return imports
     .filter(({ target }) => moduleOf(target) !== moduleOf(file))
     .filter(({ target }) => target !== join(SRC, moduleOf(target), "index.ts"))
+    .filter(({ target, typeOnly }) => !(typeOnly && target === join(SRC, moduleOf(target), "types.ts")))
     .map(({ target }) => `${relative(SRC, file)} → ${relative(SRC, target)}`);
 }
 
@@ -148,7 +150,9 @@ describe("the source's layers", () => {
       'import type { SearchConfig } from "../search/config/config-schema";',
       'export { planSearch } from "../search/plan/plan";',
       'const m = await import("../report/html/eval-page");',
+      'import { openRunStore } from "../store/types";',
       'import { HsearchError } from "../core";',
+      'import type { RunRecord } from "../store/types";',
       'import { main } from "./main";',
       'import { x } from "./deep/inner";',
     ].join("\n");
@@ -156,6 +160,7 @@ describe("the source's layers", () => {
       "cli/x.ts → models/retry.ts",
       "cli/x.ts → search/config/config-schema.ts",
       "cli/x.ts → search/plan/plan.ts",
+      "cli/x.ts → store/types.ts",
       "cli/x.ts → report/html/eval-page.ts",
     ]);
   });

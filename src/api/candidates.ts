@@ -2,7 +2,7 @@ import { join, resolve } from "node:path";
 import { assertOutputApart } from "../core";
 import { diff, type ExportedHarness, exportHarness as writeHarness } from "../git";
 import type { Comparison } from "../report";
-import type { CandidateRecord } from "../store";
+import type { CandidateRecord } from "../store/types";
 import { openRun, type RunReader } from "./open-run";
 
 /** A run given by its directory (or id under cwd/runs), or one already opened (left open). */

@@ -89,6 +89,7 @@ export {
 } from "../scoring";
 export type { Digest, ProposerInput, SearchConfig, SearchOutcome } from "../search";
 export { isModulePath } from "../search";
+export { describeStoppedEarly, type RunStatus } from "../store";
 export type {
   CandidateRecord,
   EvaluationRecord,
@@ -98,8 +99,7 @@ export type {
   RoundRecord,
   RunRecord,
   UsageTotal,
-} from "../store";
-export { describeStoppedEarly, type RunStatus } from "../store";
+} from "../store/types";
 export { DEFAULT_QUEUE } from "../workers";
 export { AGENT_EXIT_CODES, type AgentInput, type AgentOutcome, type AgentStatus, runAgent } from "./agent";
 export { type CandidateDiff, diffCandidates, exportHarness, type RunRef } from "./candidates";

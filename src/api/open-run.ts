@@ -3,6 +3,7 @@ import type { Trajectory } from "../harness";
 import type { Comparison } from "../report";
 import { storedComparisons } from "../report";
 import type { SearchConfig } from "../search";
+import { openRunStore, type RunStore, resolveCandidate } from "../store";
 import type {
   CandidateRecord,
   EvaluationRecord,
@@ -12,8 +13,7 @@ import type {
   RoundRecord,
   RunRecord,
   UsageTotal,
-} from "../store";
-import { openRunStore, type RunStore, resolveCandidate } from "../store";
+} from "../store/types";
 import { locateRun, storedConfig } from "./locate-run";
 import { type StatusWithSuites, statusWithMetrics, statusWithSuites } from "./run-result";
 

@@ -1,8 +1,8 @@
 import type { Comparison } from "../report";
 import { type RunMetricTable, runMetricModules, runMetricTable, storedComparisons } from "../report";
 import type { RunMetricModules } from "../search";
-import type { RunReader } from "../store";
-import { type RunStatus, runStatus } from "../store";
+import { runStatus } from "../store";
+import type { RunReader, RunStatus } from "../store/types";
 
 /**
  * The status with seed against the final harness by suite and family on every split, as `--json` prints it, and

@@ -5,7 +5,7 @@
  */
 import { HsearchError } from "../core";
 import { diffContents } from "../git";
-import type { Purpose } from "../store";
+import type { Purpose } from "../store/types";
 import { type ConfigDifference, configDifferences } from "./config-diff";
 import { type PairedSplit, pairSplit } from "./paired-split";
 import type { RunSide } from "./side";

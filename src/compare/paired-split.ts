@@ -4,7 +4,7 @@
  * episodes that flipped. Pure: rollout records in, numbers out.
  */
 import { builtinMetric, matchEpisodes, type PairedOutcome, pairedOutcome } from "../scoring";
-import type { Purpose, RolloutRecord } from "../store";
+import type { Purpose, RolloutRecord } from "../store/types";
 
 export type PairedMetric = "pass" | "strict_sa" | "solve" | "false_abstention";
 

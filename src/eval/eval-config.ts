@@ -9,7 +9,7 @@ import { z } from "zod";
 import { HsearchError } from "../core";
 import { FAMILIES, KINDS, SPLITS, SUITES } from "../domain";
 import { MODEL_ROLES, modelSettingsSchema } from "../models";
-import type { RunKind, RunRecord } from "../store";
+import type { RunKind, RunRecord } from "../store/types";
 
 const harnessSchema = z.object({
   /** The directory it was read from (absolute), for people; the evaluation uses the committed copy. */

@@ -9,7 +9,7 @@
  * its booleans, and the verifier's output (which can quote its tests) is left out.
  */
 import type { Trajectory } from "../harness";
-import type { RolloutRecord, RunRecord } from "../store";
+import type { RolloutRecord, RunRecord } from "../store/types";
 import { type Turn, turnsOf } from "./turns";
 
 /** The eval log format this writes (Inspect's `version`). */

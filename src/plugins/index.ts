@@ -7,8 +7,8 @@
  */
 import type { PluginTask } from "../domain";
 import type { PluginProposer } from "../search";
-import type { EventRecord } from "../store";
 import { eventsOf } from "../store";
+import type { EventRecord } from "../store/types";
 import { isModulePath, type ModuleRecord, pluginError } from "./import-module";
 import { loadProposerModule } from "./proposer-plugin";
 import { loadSuiteModule } from "./suite-plugin";

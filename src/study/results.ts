@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { HsearchError } from "../core";
 import type { BeliefSummary, BeliefTaskRow, ChallengeProbeResult } from "../probes";
-import type { CandidateRecord, RolloutRecord } from "../store";
 import { openRunStore, type RunStatus, type RunStore, runStatus } from "../store";
+import type { CandidateRecord, RolloutRecord } from "../store/types";
 import type { StudyStep } from "./plan";
 
 /**

@@ -6,7 +6,7 @@ import { FAILURE_MODES } from "../report";
 import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../scoring";
 import { blockedModesOf, CONVOLVE } from "../search";
 import { offlineProviders } from "../sim";
-import type { RolloutRecord } from "../store";
+import type { RolloutRecord } from "../store/types";
 import { type ConvolveRow, convolveTable } from "./convolve-table";
 import {
   benchmarkName,

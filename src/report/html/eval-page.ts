@@ -7,7 +7,7 @@
 import type { Family, Kind } from "../../domain";
 import type { Trajectory } from "../../harness";
 import { type BuiltinMetric, builtinMetricsOf, storedMetric } from "../../scoring";
-import type { EventRecord, RolloutRecord, RunStatus } from "../../store";
+import type { EventRecord, RolloutRecord, RunStatus } from "../../store/types";
 import { summaryRate } from "../model/compare";
 import type { StoredEvaluation } from "../model/eval-data";
 import { evalResumeCommand, fmtDuration, fmtRate, fmtTime, shortSha, viewCommand } from "./format";

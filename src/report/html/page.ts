@@ -1,4 +1,4 @@
-import type { Purpose } from "../../store";
+import type { Purpose } from "../../store/types";
 import { type Html, html, trustedMarkup } from "./html";
 import { STYLES } from "./styles";
 

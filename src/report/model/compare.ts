@@ -15,7 +15,7 @@ import {
   unpairedDifference,
   wilson,
 } from "../../scoring";
-import type { Purpose, RolloutRecord } from "../../store";
+import type { Purpose, RolloutRecord } from "../../store/types";
 
 export type { Rate, RateDifference as Difference };
 export { unpairedDifference, wilson };

@@ -1,6 +1,7 @@
 /** Comparisons read from a run: two candidates on every split both have episodes on (search first). */
-import type { RunReader } from "../../store";
+
 import { PURPOSES } from "../../store";
+import type { RunReader } from "../../store/types";
 import { type Comparison, compareRollouts } from "./compare";
 
 export function storedComparisons(store: RunReader, before: string, after: string): Comparison[] {

@@ -7,8 +7,8 @@
 import { type EvalConfig, evaluationKey, rolloutSeed, storedEvaluationConfig } from "../../eval";
 import type { ModelRole, RoleUsage } from "../../models";
 import { type EpisodeScore, type EvalSummary, summarize, type TaskRow, taskRows } from "../../scoring";
-import type { RolloutRecord, RunReader, RunRecord, UsageTotal } from "../../store";
 import { type RunStatus, usageOf } from "../../store";
+import type { RolloutRecord, RunReader, RunRecord, UsageTotal } from "../../store/types";
 import { type Rate, wilson } from "./compare";
 
 export interface EvalReport {

@@ -7,7 +7,7 @@
 import { createRng } from "../../core";
 import type { Trajectory } from "../../harness";
 import { blockedModes, type FailureMode } from "../../search";
-import type { Purpose, RolloutRecord } from "../../store";
+import type { Purpose, RolloutRecord } from "../../store/types";
 import { num } from "../html/format";
 
 export interface Episode {

@@ -7,8 +7,8 @@ import { HsearchError } from "../../core";
 import { diff, readTree } from "../../git";
 import { type PairedDelta, pairedObjectiveDelta } from "../../scoring";
 import { blockedModesOf } from "../../search";
-import type { EventRecord, Purpose, RunReader, RunRecord } from "../../store";
 import { type RunStatus, runStatus, verdictReason } from "../../store";
+import type { EventRecord, Purpose, RunReader, RunRecord } from "../../store/types";
 import {
   type DiagnosticCandidate,
   type DiagnosticRound,

@@ -5,7 +5,7 @@
  */
 import { aggregateMetric, type Metric, type MetricEpisode, type MetricResult } from "../../scoring";
 import { loadRunMetricModules, type MetricModuleRef, type RunMetricModules } from "../../search";
-import type { Purpose, RolloutRecord, RunReader, RunStatus } from "../../store";
+import type { Purpose, RolloutRecord, RunReader, RunStatus } from "../../store/types";
 
 export interface RunMetricCell {
   /** The harness: seed, selected or incumbent. */

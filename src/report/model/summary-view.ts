@@ -6,7 +6,7 @@
 
 import type { Family } from "../../domain";
 import { type BuiltinMetric, builtinMetricsOf, storedMetric } from "../../scoring";
-import type { JsonObject } from "../../store";
+import type { JsonObject } from "../../store/types";
 import { num } from "../html/format";
 
 /** The blocked table's rows: every built-in metric of blocked episodes, from the catalogue (src/scoring/metrics). */

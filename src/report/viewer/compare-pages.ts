@@ -3,7 +3,7 @@
  * side, a candidate's files and its rendered system prompt. Pure renderers over data the server looked up.
  */
 import type { Trajectory } from "../../harness";
-import type { CandidateRecord, Purpose, RolloutRecord, RunRecord } from "../../store";
+import type { CandidateRecord, Purpose, RolloutRecord, RunRecord } from "../../store/types";
 import { exportCommand, shortSha } from "../html/format";
 import { type Html, html } from "../html/html";
 import { type Links, page } from "../html/page";

@@ -6,7 +6,7 @@
 
 import { compareRuns, loadSide } from "../../compare";
 import { isHsearchError } from "../../core";
-import type { RunRecord } from "../../store";
+import type { RunRecord } from "../../store/types";
 import { html } from "../html/html";
 import { page } from "../html/page";
 import type { ViewerLinks } from "./compare-pages";

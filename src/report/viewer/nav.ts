@@ -2,7 +2,7 @@
  * What every viewer page shares: the navigation bar and the names of candidates and purposes (one module, so the
  * page renderers do not import one another in a circle).
  */
-import type { CandidateRecord, Purpose, RunRecord } from "../../store";
+import type { CandidateRecord, Purpose, RunRecord } from "../../store/types";
 import { type Html, html } from "../html/html";
 
 export function viewerNav(run: RunRecord): Html {

@@ -1,8 +1,8 @@
 /** The viewer's own pages (the report aside): the candidate list, one candidate, one trajectory. Pure renderers. */
 import type { Trajectory } from "../../harness";
 import { builtinMetric, metricLabel } from "../../scoring";
-import type { CandidateRecord, EvaluationRecord, RolloutRecord, RunRecord } from "../../store";
 import { PURPOSES } from "../../store";
+import type { CandidateRecord, EvaluationRecord, RolloutRecord, RunRecord } from "../../store/types";
 import { episodeOutcome, renderVerifierOutput } from "../html/eval-page";
 import { exportCommand, fmtRate, fmtTime, num, shortSha } from "../html/format";
 import { type Html, html } from "../html/html";

@@ -1,5 +1,5 @@
 /** What a viewer page answers, and the pages every viewer shares (not found, waiting for a run). Pure. */
-import type { RunRecord } from "../../store";
+import type { RunRecord } from "../../store/types";
 import { html } from "../html/html";
 import { page } from "../html/page";
 import { viewerNav } from "./nav";

@@ -4,7 +4,7 @@
  * function from the request's context to a reply. Adding a page is adding an entry; the server matches, in order,
  * the first entry whose kind and pattern fit.
  */
-import type { RunKind } from "../../store";
+import type { RunKind } from "../../store/types";
 import type { Reply } from "./reply";
 
 export interface Route<Context> {

@@ -22,7 +22,7 @@ import type {
   RunReader,
   RunRecord,
   UsageTotal,
-} from "../../store";
+} from "../../store/types";
 import type { Memo } from "../model/memo";
 
 /** What the model reads its run from: a read-only `RunStore` opened on the live file. */

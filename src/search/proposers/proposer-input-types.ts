@@ -1,7 +1,7 @@
 import type { ProtocolName } from "../../config";
 import type { SuiteName } from "../../domain";
 import type { Harness } from "../../harness";
-import type { RejectedProposal } from "../../store";
+import type { RejectedProposal } from "../../store/types";
 import type { Digest, FamilyRow } from "./digest";
 
 // Apart from proposer-input.ts (which reads the store's search view) because the library exports ProposerInput for

@@ -1,7 +1,7 @@
 /** The round table: every proposal with its score, the change against the incumbent it was proposed from, its
  * verdict and its rationale (and the reason of the verdict). */
 import type { PairedDelta } from "../../../scoring";
-import type { RunStatus } from "../../../store";
+import type { RunStatus } from "../../../store/types";
 import type { Rate } from "../../model/compare";
 import { fmtDelta, fmtRate, shortSha } from "../format";
 import { type Html, html } from "../html";

@@ -1,6 +1,7 @@
 /** The smaller sections: the run header, usage, configuration and the activity log. */
-import type { EventRecord, JsonObject, UsageTotal } from "../../../store";
+
 import { describeStoppedEarly } from "../../../store";
+import type { EventRecord, JsonObject, UsageTotal } from "../../../store/types";
 import type { ReportData } from "../../model/report-data";
 import {
   exportCommand,

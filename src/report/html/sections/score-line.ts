@@ -1,4 +1,4 @@
-import type { RolloutRecord } from "../../../store";
+import type { RolloutRecord } from "../../../store/types";
 import { num } from "../format";
 
 /** ✓ marks a good outcome and ✗ a bad one, whichever way the flag is named. */
