@@ -87,8 +87,8 @@ export {
   pValueText,
   storedMetric,
 } from "../scoring";
-export type { Digest, ProposerInput, SearchConfig, SearchOutcome } from "../search";
 export { isModulePath } from "../search";
+export type { Digest, ProposerInput, SearchConfig, SearchOutcome } from "../search/types";
 export { describeStoppedEarly, type RunStatus } from "../store";
 export type {
   CandidateRecord,

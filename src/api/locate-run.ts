@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { HsearchError } from "../core";
 import { type SearchConfig, searchConfigSchema } from "../search";
-import { RUN_KIND_LABEL, type RunStore } from "../store";
+import { RUN_KIND_LABEL } from "../store";
+import type { RunReader } from "../store/types";
 
 /**
  * Where a run lives: a directory, or a bare run id under runs/. A path (anything with a slash) is only ever that
@@ -37,7 +38,7 @@ export function locateRunToCome(run: string, cwd: string): string {
 }
 
 /** The run's config as stored in run.db, validated; bad_input naming run.db and the field otherwise. */
-export function storedConfig(store: RunStore): SearchConfig {
+export function storedConfig(store: RunReader): SearchConfig {
   const record = store.getRun();
   if (!record)
     throw new HsearchError("not_found", "no run recorded in this run directory", { file: store.paths.db });

@@ -2,7 +2,7 @@ import { HsearchError } from "../core";
 import type { Trajectory } from "../harness";
 import type { Comparison } from "../report";
 import { storedComparisons } from "../report";
-import type { SearchConfig } from "../search";
+import type { SearchConfig } from "../search/types";
 import { openRunStore, type RunStore, resolveCandidate } from "../store";
 import type {
   CandidateRecord,

@@ -17,8 +17,8 @@ import {
 } from "../models";
 import type { ChatModel } from "../models/types";
 import { type EpisodeScore, objectiveScore } from "../scoring";
-import type { CallPlan, RoleCalls, SearchConfig, TaskMix } from "../search";
 import { PROPOSER_ATTEMPTS, type ProposerRole, proposeByLlm, proposerOf, seedProposerInput } from "../search";
+import type { CallPlan, RoleCalls, SearchConfig, TaskMix } from "../search/types";
 import { judgeOf, openRunCache, type RunHost, runModels } from "./run-setup";
 
 /**

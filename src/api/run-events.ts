@@ -1,4 +1,4 @@
-import type { SearchEvents, SearchOutcome } from "../search";
+import type { SearchEvents, SearchOutcome } from "../search/types";
 
 /** What a run reports as it goes, in order; `startRun`'s handle passes each to its listeners and iterators. */
 export type RunEvent =

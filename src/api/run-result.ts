@@ -1,6 +1,6 @@
 import type { Comparison } from "../report";
 import { type RunMetricTable, runMetricModules, runMetricTable, storedComparisons } from "../report";
-import type { RunMetricModules } from "../search";
+import type { RunMetricModules } from "../search/types";
 import { runStatus } from "../store";
 import type { RunReader, RunStatus } from "../store/types";
 

@@ -12,8 +12,8 @@ import {
   settingsByRole,
 } from "../models";
 import { type ConfigPlugins, loadConfigPlugins, type ModuleRecord, recordedModules } from "../plugins";
-import type { SearchConfig, SearchOutcome } from "../search";
 import { loadMetricModules, loadSearchConfig, runSearch, searchConfigOf } from "../search";
+import type { SearchConfig, SearchOutcome } from "../search/types";
 import { acquireRunLock, createRunDir, openRunStore, type RunStore } from "../store";
 import {
   connectQueueExecutor,

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { PluginTask, pluginTaskSchema } from "../domain";
 import type { EpisodeOutcome } from "../envs";
 import type { Environment, ToolSpec } from "../envs/types";
-import type { ProposerContext, ProposerInput } from "../search";
+import type { ProposerContext, ProposerInput } from "../search/types";
 
 export type { ProposerContext };
 

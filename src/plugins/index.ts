@@ -6,7 +6,7 @@
  * records each module's path and content hash; a resume imports the same modules and refuses one that changed.
  */
 import type { PluginTask } from "../domain";
-import type { PluginProposer } from "../search";
+import type { PluginProposer } from "../search/types";
 import { eventsOf } from "../store";
 import type { EventRecord } from "../store/types";
 import { isModulePath, type ModuleRecord, pluginError } from "./import-module";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { callHook, HsearchError } from "../core";
-import type { PluginProposer, Proposal } from "../search";
 import { builtInProposerNames } from "../search";
+import type { PluginProposer, Proposal } from "../search/types";
 import type { ProposerDefinition } from "./define";
 import { checkedExport, importDefault, moduleHash, type PluginPlace } from "./import-module";
 

@@ -1,7 +1,6 @@
 /** The run store: the run directory, its SQLite database and trajectory logs (docs/DESIGN.md §3, §7). */
 
 export { candidateName, type ResolveOptions, resolveCandidate, validCandidateNames } from "./candidate-names";
-export { migrate, schemaVersion } from "./migrate";
 export { MIGRATIONS } from "./migrations";
 export * from "./records";
 export {

@@ -12,6 +12,7 @@ const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_version (
   applied_at TEXT NOT NULL
 )`;
 
+/** @internal The schema version of an open run.db (its database type stays out of the package's declarations). */
 export function schemaVersion(db: Database.Database): number {
   const exists = db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'")
@@ -23,7 +24,7 @@ export function schemaVersion(db: Database.Database): number {
   return row.version ?? 0;
 }
 
-/** Applies the missing migrations; returns the versions applied. */
+/** @internal Applies the missing migrations; returns the versions applied. */
 export function migrate(
   db: Database.Database,
   file: string,

@@ -128,6 +128,7 @@ export class RunStore implements RunReader {
   readonly #ctx: StoreContext;
   #knownSummaryKind: SummaryKind | undefined;
 
+  /** @internal Opened by openRunStore; the database type stays out of the package's declarations. */
   constructor(db: Database.Database, paths: RunPaths, clock: () => Date) {
     this.#db = db;
     this.paths = paths;

@@ -42,6 +42,7 @@ export class SearchView {
   readonly #source: RecordSource;
 
   /** Built by `RunStore.searchView()`. */
+  /** @internal Made by the run store; the database type stays out of the package's declarations. */
   constructor(db: Database.Database, dir: string) {
     this.#db = db;
     this.#dir = dir;
