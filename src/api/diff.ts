@@ -4,8 +4,8 @@ import { diff } from "../git";
 import type { Comparison } from "../report";
 import { objectiveDelta, storedComparisons } from "../report";
 import type { PairedDelta } from "../scoring";
-import type { CandidateRecord, RejectedProposal } from "../store";
 import { candidateName, openRunStore, type RunStore, resolveCandidate } from "../store";
+import type { CandidateRecord, RejectedProposal } from "../store/types";
 import { locateRun, storedConfig } from "./locate-run";
 
 /** A candidate as `hsearch diff` heads it: its verdict, score against its parent's, and the harness diff. */

@@ -1,7 +1,7 @@
 import type { EvalReport } from "../report";
 import { loadStoredEvaluation, loadStoredProbe } from "../report";
-import type { RunRecord } from "../store";
 import { openRunStore, type RunStore } from "../store";
+import type { RunRecord } from "../store/types";
 import { locateRun, storedConfig } from "./locate-run";
 import type { BeliefsReport, ChallengeReport } from "./probe";
 import { type StatusWithSuites, statusWithMetrics } from "./run-result";

@@ -6,8 +6,6 @@
  */
 import { HsearchError } from "../core";
 import { readTree } from "../git";
-// The side's public shape takes its record types from the records alone, so no declaration reaches the database.
-import type { Purpose, RolloutRecord, RunKind } from "../store";
 import {
   type CandidateRecord,
   candidateName,
@@ -17,6 +15,8 @@ import {
   resolveCandidate,
   runPaths,
 } from "../store";
+// The side's public shape takes its record types from the records alone, so no declaration reaches the database.
+import type { Purpose, RolloutRecord, RunKind } from "../store/types";
 
 export interface Spent {
   /** Rounds run after the seed's (a search); 0 for an evaluation. */

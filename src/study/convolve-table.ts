@@ -1,6 +1,6 @@
 import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../scoring";
 import { spl } from "../scoring";
-import type { RolloutRecord } from "../store";
+import type { RolloutRecord } from "../store/types";
 import type { Cell, CountCell, StudyTable } from "./table";
 
 /**
