@@ -79,6 +79,24 @@ describe("module-missing and operation-unsupported in the sandbox", () => {
     }
   }, 300_000);
 
+  it("takes no module only the verifier imports: the work does not need it", () => {
+    if (source.verify.kind !== "terminal_test") throw new Error("the fixture has a terminal test");
+    const checked: TerminalTask = {
+      ...source,
+      reference: { solution: SOLUTION.replace("import yaml\n", "") },
+      verify: { ...source.verify, script: `python3 - <<'PY'\nimport requests\nimport ssl\nPY\n${source.verify.script}` },
+    };
+    const targets = candidateVariants(checked, survey, "infeasible", 1, 10)
+      .filter(
+        (candidate) => candidate.kind === "module-missing" || candidate.kind === "operation-unsupported",
+      )
+      .map((candidate) => candidate.target);
+    expect(targets).not.toContain("requests");
+    expect(targets).not.toContain("ssl");
+    expect(targets).not.toContain("yaml");
+    expect(targets).toContain("sqlite3");
+  });
+
   it("rejects the variant when the solution does without the module", async () => {
     const tolerant = {
       ...source,

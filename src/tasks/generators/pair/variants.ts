@@ -157,9 +157,13 @@ export function candidateVariants(
   );
 }
 
-/** What a task runs: its reference solution and its verifier (with the files each bundles). */
+/**
+ * The scripts whose imports a module kind may take away: the reference solution's only. A module only the verifier
+ * imports is not one the work needs, and its shadow would fail the verifier, not the work: the proof would pass a
+ * task an agent can still do.
+ */
 function scriptsOf(task: TerminalTask): string[] {
-  return [task.reference.solution ?? "", task.verify.kind === "terminal_test" ? task.verify.script : ""];
+  return [task.reference.solution ?? ""];
 }
 
 /**
