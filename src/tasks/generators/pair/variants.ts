@@ -8,8 +8,8 @@
  *              `input-empty` — such an input file is emptied (inputs: what the solution was seen to read; without
  *              a trace, the named ones, else the workspace's top level); prerequisites absent: `tool-missing` — a
  *              program the solution runs is taken off every command's PATH; `module-missing` — a Python package the
- *              solution or its verifier imports is not installed; an operation the environment does not support:
- *              `operation-unsupported` — a standard-library capability they import (sqlite3, ssl, ctypes …) is
+ *              solution imports is not installed; an operation the environment does not support:
+ *              `operation-unsupported` — a standard-library capability it imports (sqlite3, ssl, ctypes …) is
  *              missing from the interpreter.
  *   ambiguous  (evidence in the spec): a sentence added to the instruction contradicts its deliverable —
  *              `keep-absent` (a named output must not exist), `stdout-only` (print only, write no file),
