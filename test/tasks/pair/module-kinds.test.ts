@@ -84,7 +84,10 @@ describe("module-missing and operation-unsupported in the sandbox", () => {
     const checked: TerminalTask = {
       ...source,
       reference: { solution: SOLUTION.replace("import yaml\n", "") },
-      verify: { ...source.verify, script: `python3 - <<'PY'\nimport requests\nimport ssl\nPY\n${source.verify.script}` },
+      verify: {
+        ...source.verify,
+        script: `python3 - <<'PY'\nimport requests\nimport ssl\nPY\n${source.verify.script}`,
+      },
     };
     const targets = candidateVariants(checked, survey, "infeasible", 1, 10)
       .filter(
