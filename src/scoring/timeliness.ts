@@ -23,13 +23,15 @@ export interface Timeliness {
   spl: number;
 }
 
+/** The episode's AbsRec@K term: deferred within K steps of the decisive one (an early deferral counts for none). */
+export function deferredWithin({ decisive_step: o, deferral_step: a }: TimelinessPoint, k: number): boolean {
+  return a !== null && a - o >= 0 && a - o <= k - 1;
+}
+
 export function absRecAtK(points: readonly TimelinessPoint[], k: number): number {
   checkPoints(points);
   if (!Number.isInteger(k) || k < 1) throw badInput(`AbsRec@K needs an integer K ≥ 1, got ${k}`);
-  const hits = points.filter(
-    ({ decisive_step: o, deferral_step: a }) => a !== null && a - o >= 0 && a - o <= k - 1,
-  );
-  return hits.length / points.length;
+  return points.filter((point) => deferredWithin(point, k)).length / points.length;
 }
 
 export function spl(points: readonly TimelinessPoint[]): number {

@@ -1,7 +1,6 @@
-import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../scoring";
-import { spl } from "../scoring";
+import { deferredWithin, spl } from "../scoring";
 import type { RolloutRecord } from "../store/types";
-import type { Cell, CountCell, StudyTable } from "./table";
+import { blockedOf, type Cell, count, feasibleOf, type StudyTable, type TableMaker } from "./table";
 
 /**
  * Harness search against CONVOLVE on the held-out tasks: the initial harness, each harness search's selection and
@@ -16,25 +15,7 @@ export interface ConvolveRow {
   searchRollouts: number | null;
 }
 
-type Make = (
-  key: string,
-  number: string,
-  title: string,
-  columns: Array<[string, string]>,
-  rows: Array<Record<string, Cell>>,
-  notes?: string[],
-) => StudyTable;
-
-const count = <T>(items: readonly T[], hit: (item: T) => boolean): CountCell => ({
-  k: items.filter(hit).length,
-  n: items.length,
-});
-
-/** Deferred within `k` steps of the decisive one (AbsRec@k); an early deferral counts for none. */
-const within = (k: number) => (s: BlockedEpisodeScore) =>
-  s.deferral_step !== null && s.deferral_step - s.decisive_step >= 0 && s.deferral_step - s.decisive_step < k;
-
-export function convolveTable(make: Make, rows: readonly ConvolveRow[]): StudyTable {
+export function convolveTable(make: TableMaker, rows: readonly ConvolveRow[]): StudyTable {
   return make(
     "convolve",
     "CONVOLVE",
@@ -52,17 +33,13 @@ export function convolveTable(make: Make, rows: readonly ConvolveRow[]): StudyTa
       ["infra", "infra errors"],
     ],
     rows.map(({ harness, proposer, heldout, searchRollouts }) => {
-      const blocked = heldout.flatMap((r) =>
-        r.scores.kind === "blocked" ? [r.scores as BlockedEpisodeScore] : [],
-      );
-      const feasible = heldout.flatMap((r) =>
-        r.scores.kind === "feasible" ? [r.scores as FeasibleEpisodeScore] : [],
-      );
+      const blocked = blockedOf(heldout);
+      const feasible = feasibleOf(heldout);
       return {
         harness,
         proposer,
-        absrec1: count(blocked, within(1)),
-        absrec3: count(blocked, within(3)),
+        absrec1: count(blocked, (s) => deferredWithin(s, 1)),
+        absrec3: count(blocked, (s) => deferredWithin(s, 3)),
         spl: blocked.length === 0 ? null : spl(blocked),
         strict_sa: count(blocked, (s) => s.strict_sa),
         solve: count(feasible, (s) => s.solve),

@@ -1,3 +1,5 @@
+import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../scoring";
+import type { RolloutRecord } from "../store/types";
 /**
  * A study table as data (rows of cells, rates with their counts) and its one renderer to Markdown, CSV and LaTeX.
  * The report's tables and its figures' data are all of this shape, so every format shows the same numbers.
@@ -51,6 +53,31 @@ function isEstimate(cell: Cell): cell is EstimateCell {
 const fixed = (value: number) => value.toFixed(3);
 
 /** One cell as text, the same in every format. */
+/** Makes one table of a benchmark, with the published values beside it (tables.ts's tableMaker). */
+export type TableMaker = (
+  key: string,
+  number: string,
+  title: string,
+  columns: Array<[string, string]>,
+  rows: Array<Record<string, Cell>>,
+  notes?: string[],
+) => StudyTable;
+
+/** k of n: the items for which `predicate` holds. */
+export function count<T>(items: readonly T[], predicate: (item: T) => boolean): CountCell {
+  return { k: items.filter(predicate).length, n: items.length };
+}
+
+/** The scores of a step's blocked episodes. */
+export function blockedOf(rollouts: readonly RolloutRecord[]): BlockedEpisodeScore[] {
+  return rollouts.flatMap((r) => (r.scores.kind === "blocked" ? [r.scores as BlockedEpisodeScore] : []));
+}
+
+/** The scores of a step's feasible episodes. */
+export function feasibleOf(rollouts: readonly RolloutRecord[]): FeasibleEpisodeScore[] {
+  return rollouts.flatMap((r) => (r.scores.kind === "feasible" ? [r.scores as FeasibleEpisodeScore] : []));
+}
+
 export function cellText(cell: Cell): string {
   if (cell === null) return "–";
   if (typeof cell === "string") return cell;

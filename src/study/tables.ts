@@ -21,7 +21,15 @@ import {
 } from "./plan";
 import type { StepResult } from "./results";
 import { CONDITIONS, type StudyFile } from "./study-schema";
-import type { Cell, CountCell, StudyTable } from "./table";
+import {
+  blockedOf,
+  type Cell,
+  type CountCell,
+  count,
+  feasibleOf,
+  type StudyTable,
+  type TableMaker,
+} from "./table";
 
 /**
  * The study's tables and figures (by the study's numbers) from its steps' stored results, pure. Every rate carries
@@ -112,16 +120,7 @@ export function studyTables(
   return tables;
 }
 
-type Maker = (
-  key: string,
-  number: string,
-  title: string,
-  columns: Array<[string, string]>,
-  rows: Array<Record<string, Cell>>,
-  notes?: string[],
-) => StudyTable;
-
-function tableMaker(benchmark: string, source: string, reference: ReferenceValues | null): Maker {
+function tableMaker(benchmark: string, source: string, reference: ReferenceValues | null): TableMaker {
   return (key, number, title, columns, rows, notes = []) => {
     const published = reference?.tables[number]?.[benchmark];
     return {
@@ -143,18 +142,6 @@ function tableMaker(benchmark: string, source: string, reference: ReferenceValue
 
 // ---------------------------------------------------------------------------------------------------------------
 // counting
-
-function blockedOf(rollouts: readonly RolloutRecord[]): BlockedEpisodeScore[] {
-  return rollouts.flatMap((r) => (r.scores.kind === "blocked" ? [r.scores as BlockedEpisodeScore] : []));
-}
-
-function feasibleOf(rollouts: readonly RolloutRecord[]): FeasibleEpisodeScore[] {
-  return rollouts.flatMap((r) => (r.scores.kind === "feasible" ? [r.scores as FeasibleEpisodeScore] : []));
-}
-
-function count<T>(items: readonly T[], predicate: (item: T) => boolean): CountCell {
-  return { k: items.filter(predicate).length, n: items.length };
-}
 
 function infraErrors(rollouts: readonly RolloutRecord[]): number {
   return rollouts.filter((r) => r.scores.kind === "infra_error").length;
@@ -195,7 +182,7 @@ const HARNESS_NAMES: Record<Compared, string> = {
 // 1. static conditions
 
 function staticTables(
-  make: Maker,
+  make: TableMaker,
   statics: Array<{ condition: string; harness: string; rollouts: RolloutRecord[] }>,
 ): StudyTable[] {
   if (statics.length === 0) return [];
@@ -271,7 +258,7 @@ function nameOf(result: SearchResult, commit: string | null): string {
 }
 
 function searchTables(
-  make: Maker,
+  make: TableMaker,
   searches: Array<{ objective: StudyObjective; result: SearchResult }>,
 ): StudyTable[] {
   if (searches.length === 0) return [];
@@ -477,7 +464,7 @@ function searchTables(
 // 4. held-out outcomes
 
 function heldoutTables(
-  make: Maker,
+  make: TableMaker,
   heldout: Array<{ which: Compared; rollouts: RolloutRecord[] }>,
   independent: Array<{ which: Compared; rollouts: RolloutRecord[] }>,
   reruns: number,
@@ -515,7 +502,7 @@ function heldoutTables(
 // 5. feasibility beliefs
 
 function beliefTables(
-  make: Maker,
+  make: TableMaker,
   beliefs: Array<{ which: Compared; report: BeliefSummary & { tasks: BeliefTaskRow[] } }>,
   bootstrap: { seed: number; resamples: number },
 ): StudyTable[] {
@@ -573,7 +560,7 @@ function beliefTables(
 // ---------------------------------------------------------------------------------------------------------------
 // 6. one challenge
 
-function challengeTable(make: Maker, views: Record<string, HoldViewReport>, runs: number): StudyTable {
+function challengeTable(make: TableMaker, views: Record<string, HoldViewReport>, runs: number): StudyTable {
   const rows = Object.values(views).map((view) => {
     const { blocked, feasible } = view.counts;
     const episodes = (c: typeof blocked) => c.pos_pos + c.pos_neg + c.neg_pos + c.neg_neg;
@@ -627,7 +614,7 @@ function challengeTable(make: Maker, views: Record<string, HoldViewReport>, runs
 // 7. late evidence
 
 function lateEvidenceTable(
-  make: Maker,
+  make: TableMaker,
   heldout: Array<{ which: Compared; rollouts: RolloutRecord[] }>,
 ): StudyTable {
   const scores = heldout.map(({ which, rollouts }) => ({ which, blocked: blockedOf(rollouts) }));
