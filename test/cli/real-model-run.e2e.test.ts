@@ -4,7 +4,7 @@
  * failing at first with 429/5xx/hangs/bad bodies (a seeded fault plan), an outage for one task's customer, a model
  * that narrates before it acts — and the server's own bill against the run's usage per role.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -24,6 +24,7 @@ import {
   realisticOpenAI,
   roleOfRequest,
 } from "../helpers/realistic-openai";
+import { rolesOn, type SearchConfigFile, searchConfig, writeSearchConfig } from "../helpers/search-config";
 import { retailSubset } from "../helpers/task-subset";
 
 /** One model per role, so that the server's bill by model is its bill by role. */
@@ -97,28 +98,19 @@ function evalArgs(maxInfraErrorRate: number) {
   ];
 }
 
-/** The study's config; a line of `extra` replaces the base line of the same key. */
-function writeConfig(name: string, extra: string[]): string {
-  const file = join(work, `${name}.yaml`);
-  const keyOf = (line: string) => line.slice(0, line.indexOf(":"));
-  const base = [
-    `name: ${name}`,
-    "suites: [retail]",
-    `tasks: ${tasks.dir}`,
-    "objective: joint",
-    "seed_harness: harnesses/bare",
-    "rounds: 1",
-    "proposals_per_round: 1",
-    `task_model: openai:${MODELS.agent}`,
-    `meta_model: openai:${MODELS.proposer}`,
-    `judge: llm:openai:${MODELS.judge}`,
-    `customer: llm:openai:${MODELS.customer}`,
-    `seed: ${SEED}`,
-    "concurrency: 4",
-  ];
-  const replaced = new Set(extra.map(keyOf));
-  writeFileSync(file, [...base.filter((line) => !replaced.has(keyOf(line))), ...extra].join("\n"));
-  return file;
+/** The study's config: every role on its own OpenAI model; `overrides` replace the base values. */
+function writeConfig(name: string, overrides: Partial<SearchConfigFile>): string {
+  return writeSearchConfig(
+    join(work, `${name}.yaml`),
+    searchConfig({
+      name,
+      tasks: tasks.dir,
+      ...rolesOn("openai", MODELS),
+      seed: SEED,
+      concurrency: 4,
+      ...overrides,
+    }),
+  );
 }
 
 /** The proposer's reply: one harmless edit (the README), so its evaluation repeats the seed's requests. */
@@ -176,7 +168,7 @@ describe("a real-model study against a provider that fails like a real one", () 
 
     const runServer = await server(withProposal(options));
     const runDir = join(work, "agree", "run");
-    const ran = await runCli(["run", writeConfig("agree", ["max_infra_error_rate: 0.5"]), "--out", runDir], {
+    const ran = await runCli(["run", writeConfig("agree", { max_infra_error_rate: 0.5 }), "--out", runDir], {
       cwd: work,
       env: env(runServer.baseURL),
     });
@@ -237,11 +229,11 @@ describe("a real-model study against a provider that fails like a real one", () 
   it("too many infrastructure errors stop the run with exit 1 and the first provider error in full; --resume runs them again; an unpriced model's cost is unknown", async () => {
     const state = { outage: true };
     const flaky = await server({ outage: (request) => state.outage && outage(request) });
-    const config = writeConfig("outage", [
-      "rounds: 0",
-      "meta_model: operators",
-      "customer: llm:openai:gpt-5-customer-x",
-    ]);
+    const config = writeConfig("outage", {
+      rounds: 0,
+      meta_model: "operators",
+      customer: "llm:openai:gpt-5-customer-x",
+    });
     const runDir = join(work, "outage", "run");
     const first = await runCli(["run", config, "--out", runDir], { cwd: work, env: env(flaky.baseURL) });
     expect(first.code).toBe(1);
@@ -282,7 +274,7 @@ describe("a real-model study against a provider that fails like a real one", () 
 
   it("budget.max_usd counts every role and stops cleanly; a resume with more counts no call twice; resuming a finished run changes nothing", async () => {
     const shared = await server({});
-    const config = writeConfig("budget", ["budget: {max_usd: 0.002}"]);
+    const config = writeConfig("budget", { budget: { max_usd: 0.002 } });
     const runDir = join(work, "budget", "run");
     const first = await runCli(["run", config, "--out", runDir], { cwd: work, env: env(shared.baseURL) });
     expect(first.code, first.stderr).toBe(0);

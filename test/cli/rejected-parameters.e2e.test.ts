@@ -4,7 +4,7 @@
  * with OpenAI's own 400. `hsearch eval` and `hsearch run` drop the parameter (or send its replacement), finish with
  * no infrastructure error, say once per model and parameter what they did, and a resumed run does not ask again.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import {
   startFakeOpenAIServer,
 } from "../helpers/fake-openai-server";
 import { type RealisticOptions, realisticOpenAI, roleOfRequest } from "../helpers/realistic-openai";
+import { rolesOn, type SearchConfigFile, searchConfig, writeSearchConfig } from "../helpers/search-config";
 import { retailSubset } from "../helpers/task-subset";
 
 /** One deployment per role, none named like a reasoning model. */
@@ -149,28 +150,20 @@ describe("eval with reasoning models under deployment names", () => {
   }, 300_000);
 });
 
-/** A search config with every role on its own deployment; `extra` lines replace the base line of their key. */
-function writeConfig(name: string, extra: string[]): string {
-  const file = join(work, `${name}.yaml`);
-  const keyOf = (line: string) => line.slice(0, line.indexOf(":"));
-  const base = [
-    `name: ${name}`,
-    "suites: [retail]",
-    `tasks: ${tasksDir}`,
-    "objective: joint",
-    "seed_harness: harnesses/bare",
-    "rounds: 2",
-    "proposals_per_round: 1",
-    `task_model: openai:${MODELS.agent}`,
-    `meta_model: openai:${MODELS.proposer}`,
-    `judge: llm:openai:${MODELS.judge}`,
-    `customer: llm:openai:${MODELS.customer}`,
-    "seed: 3",
-    "concurrency: 4",
-  ];
-  const replaced = new Set(extra.map(keyOf));
-  writeFileSync(file, [...base.filter((line) => !replaced.has(keyOf(line))), ...extra].join("\n"));
-  return file;
+/** A search config with every role on its own deployment; `overrides` replace the base values. */
+function writeConfig(name: string, overrides: Partial<SearchConfigFile>): string {
+  return writeSearchConfig(
+    join(work, `${name}.yaml`),
+    searchConfig({
+      name,
+      tasks: tasksDir,
+      rounds: 2,
+      ...rolesOn("openai", MODELS),
+      seed: 3,
+      concurrency: 4,
+      ...overrides,
+    }),
+  );
 }
 
 async function statusOf(runDir: string) {
@@ -187,10 +180,10 @@ describe("run with reasoning models under deployment names", () => {
     });
     // The seed's 6 rollouts and 2 of the first proposal's: the budget stops the run in round 1, after every role
     // (the proposer too) has made calls.
-    const config = writeConfig("deployments", [
-      "budget: {max_rollouts: 8}",
-      "models:\n  proposer:\n    max_tokens: 8000",
-    ]);
+    const config = writeConfig("deployments", {
+      budget: { max_rollouts: 8 },
+      models: { proposer: { max_tokens: 8000 } },
+    });
     const runDir = join(work, "deployments", "run");
     const first = await runCli(["run", config, "--out", runDir], { cwd: work, env: env(provider.baseURL) });
     expect(first.code, first.stderr).toBe(0);

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isHsearchError, openRun, resumeRun, startRun } from "../../src/api";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { runCli } from "../helpers/cli";
+import { type SearchConfigFile, searchConfig, writeSearchConfig } from "../helpers/search-config";
 
 const work = mkdtempSync(join(tmpdir(), "hsearch-plugins-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -18,24 +19,22 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const EXAMPLES = join(PACKAGE_ROOT, "examples");
 
 /** A config file in `dir` naming the example modules relative to it (copied there, so a test may change them). */
-function writeConfig(dir: string, extra: Record<string, unknown> = {}): string {
+function writeConfig(dir: string, overrides: Partial<SearchConfigFile> = {}): string {
   copyFileSync(join(EXAMPLES, "my-suite.mjs"), join(dir, "my-suite.mjs"));
   copyFileSync(join(EXAMPLES, "my-proposer.mjs"), join(dir, "my-proposer.mjs"));
-  const config = {
-    name: "kv-search",
-    suites: ["./my-suite.mjs"],
-    objective: "joint",
-    seed_harness: join(PACKAGE_ROOT, "harnesses", "bare"),
-    rounds: 2,
-    proposals_per_round: 2,
-    task_model: "sim:default",
-    meta_model: "./my-proposer.mjs",
-    seed: 3,
-    ...extra,
-  };
-  const file = join(dir, "search.json");
-  writeFileSync(file, JSON.stringify(config, null, 2));
-  return file;
+  return writeSearchConfig(
+    join(dir, "search.json"),
+    searchConfig({
+      name: "kv-search",
+      suites: ["./my-suite.mjs"],
+      seed_harness: join(PACKAGE_ROOT, "harnesses", "bare"),
+      rounds: 2,
+      proposals_per_round: 2,
+      meta_model: "./my-proposer.mjs",
+      seed: 3,
+      ...overrides,
+    }),
+  );
 }
 
 function fresh(name: string): string {
@@ -214,20 +213,18 @@ export default {
 };
 `,
     );
-    writeFileSync(
+    const config = writeSearchConfig(
       join(dir, "search.json"),
-      JSON.stringify({
+      searchConfig({
         name: "tiny",
         suites: ["./tiny.mjs"],
-        objective: "joint",
         seed_harness: join(PACKAGE_ROOT, "harnesses", "abandon"),
         rounds: 0,
-        proposals_per_round: 1,
         task_model: "oracle",
         seed: 1,
       }),
     );
-    const result = await startRun(join(dir, "search.json"), { cwd: dir, out: "run" }).result;
+    const result = await startRun(config, { cwd: dir, out: "run" }).result;
     const run = openRun(result.runDir);
     try {
       const [feasible, blocked] = run

@@ -1,33 +1,28 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openRunStore } from "../../src/store";
 import { runCli } from "../helpers/cli";
+import { type SearchConfigFile, searchConfig, writeSearchConfig } from "../helpers/search-config";
 import { retailSubset } from "../helpers/task-subset";
 
 let work: string;
 let tasks: string;
 
-function writeConfig(name: string, budget: string): string {
-  const file = join(work, `${name}.yaml`);
-  writeFileSync(
-    file,
-    [
-      "name: budget",
-      "suites: [retail]",
-      `tasks: ${tasks}`,
-      "objective: joint",
-      "seed_harness: harnesses/bare",
-      "rounds: 2",
-      "proposals_per_round: 2",
-      "task_model: sim:default",
-      "seed: 4",
-      "concurrency: 4",
-      `budget: ${budget}`,
-    ].join("\n"),
+function writeConfig(name: string, budget: SearchConfigFile["budget"]): string {
+  return writeSearchConfig(
+    join(work, `${name}.yaml`),
+    searchConfig({
+      name: "budget",
+      tasks,
+      rounds: 2,
+      proposals_per_round: 2,
+      seed: 4,
+      concurrency: 4,
+      budget,
+    }),
   );
-  return file;
 }
 
 function inspect(runDir: string) {
@@ -54,7 +49,7 @@ beforeAll(() => {
 describe("budgets hold", () => {
   it("max_rollouts is never overshot, stops as budget_exhausted, and a resume with more ends like an uninterrupted run", async () => {
     const full = join(work, "full", "run1");
-    const big = "{max_rollouts: 100000}";
+    const big = { max_rollouts: 100000 };
     expect(
       (await runCli(["run", writeConfig("full", big), "--out", full, "--json"], { cwd: work })).code,
     ).toBe(0);
@@ -64,7 +59,7 @@ describe("budgets hold", () => {
     for (const limit of [1, 7, Math.floor(reference.rollouts / 2)]) {
       const runDir = join(work, `limit-${limit}`, "run1");
       const stopped = await runCli(
-        ["run", writeConfig(`l${limit}`, `{max_rollouts: ${limit}}`), "--out", runDir],
+        ["run", writeConfig(`l${limit}`, { max_rollouts: limit }), "--out", runDir],
         {
           cwd: work,
         },
@@ -76,9 +71,9 @@ describe("budgets hold", () => {
       // Rollouts are admitted as they start: none beyond the limit, and every admitted one is stored.
       expect(partial.rollouts).toBe(limit);
       expect(partial.events.at(-1)?.data).toMatchObject({ limit: "max_rollouts", rollouts: limit });
-      const status = await runCli(["status", runDir], { cwd: work });
-      expect(status.stdout).toContain(`budget_exhausted`);
-      expect(status.stdout).toContain(`stopped: budget exhausted: max_rollouts = ${limit} reached`);
+      const status = JSON.parse((await runCli(["status", runDir, "--json"], { cwd: work })).stdout);
+      expect(status.state).toBe("budget_exhausted");
+      expect(status.error).toBe(`budget exhausted: max_rollouts = ${limit} reached (${limit} rollouts)`);
 
       // The same budget again stops at once; a larger one continues to the uninterrupted result.
       await runCli(["run", "--resume", runDir], { cwd: work });
@@ -94,7 +89,7 @@ describe("budgets hold", () => {
   }, 300_000);
 
   it("budget flags without --resume, and an invalid value, are bad input", async () => {
-    const file = writeConfig("flags", "{max_rollouts: 5}");
+    const file = writeConfig("flags", { max_rollouts: 5 });
     const fresh = await runCli(["run", file, "--out", join(work, "f", "run1"), "--max-rollouts", "9"], {
       cwd: work,
     });

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { type StartedViewer, startViewer } from "../../src/report/viewer/server";
 import { runCli } from "../helpers/cli";
+import { searchConfig, writeSearchConfig } from "../helpers/search-config";
 import { retailSubset } from "../helpers/task-subset";
 
 function get(port: number, path: string): Promise<{ status: number; body: string }> {
@@ -32,25 +33,10 @@ function get(port: number, path: string): Promise<{ status: number; body: string
 const tasks = retailSubset({ perFamily: 1 }).dir;
 
 function writeConfig(work: string, metrics: string[]): string {
-  const config = join(work, "search.yaml");
-  writeFileSync(
-    config,
-    [
-      "name: metric-modules",
-      "suites: [retail]",
-      `tasks: ${tasks}`,
-      "objective: joint",
-      "seed_harness: harnesses/bare",
-      "rounds: 1",
-      "proposals_per_round: 1",
-      "task_model: sim:default",
-      "concurrency: 2",
-      "seed: 1",
-      "metrics:",
-      ...metrics.map((path) => `  - ${path}`),
-    ].join("\n"),
+  return writeSearchConfig(
+    join(work, "search.yaml"),
+    searchConfig({ name: "metric-modules", tasks, concurrency: 2, seed: 1, metrics }),
   );
-  return config;
 }
 
 describe("a run with the example metric module", () => {

@@ -7,29 +7,18 @@ import { startViewer } from "../../src/report/viewer/server";
 import { openRunStore } from "../../src/store";
 import type { RunStatus } from "../../src/store/run-status";
 import { runCli } from "../helpers/cli";
+import { type SearchConfigFile, searchConfig, writeSearchConfig } from "../helpers/search-config";
 import { retailSubset } from "../helpers/task-subset";
 
 let tasksDir: string;
 let work: string;
 
-function writeConfig(dir: string, extra = ""): string {
-  const file = join(dir, "search.yaml");
-  writeFileSync(
-    file,
-    [
-      "name: e2e",
-      "suites: [retail]",
-      `tasks: ${tasksDir}`,
-      "objective: joint",
-      "seed_harness: harnesses/bare",
-      "rounds: 2",
-      "proposals_per_round: 2",
-      "task_model: sim:default",
-      "seed: 3",
-      extra,
-    ].join("\n"),
+/** The search every test here starts from: two rounds of two proposals on a small retail slice. */
+function writeConfig(dir: string, overrides: Partial<SearchConfigFile> = {}, name = "search.yaml"): string {
+  return writeSearchConfig(
+    join(dir, name),
+    searchConfig({ name: "e2e", tasks: tasksDir, rounds: 2, proposals_per_round: 2, seed: 3, ...overrides }),
   );
-  return file;
 }
 
 const git = (repo: string, ...args: string[]) =>
@@ -152,12 +141,15 @@ describe("hsearch run, end to end", () => {
 
 describe("hsearch run with paired acceptance and a screen", () => {
   it("records accepted, rejected, indecisive and screened-out proposals, and never accepts from the screen", async () => {
-    const config = writeConfig(
-      work,
-      "acceptance: {rule: paired, alpha: 0.1, max_extra_repeats: 1, screen: {fraction: 0.5, reject_below: 0.05}}\nrounds: 3",
-    ).replace("search.yaml", "search.yaml");
-    const text = readFileSync(config, "utf8").replace("rounds: 2\n", "");
-    writeFileSync(config, text);
+    const config = writeConfig(work, {
+      acceptance: {
+        rule: "paired",
+        alpha: 0.1,
+        max_extra_repeats: 1,
+        screen: { fraction: 0.5, reject_below: 0.05 },
+      },
+      rounds: 3,
+    });
     const runDir = join(work, "paired", "run");
     const result = await runCli(["run", config, "--out", runDir, "--json"], {
       cwd: work,
@@ -183,7 +175,9 @@ describe("hsearch run with paired acceptance and a screen", () => {
   it("shows an accepted proposal's paired test where it is reviewed: the report's change and its candidate page", async () => {
     // A lenient α so that this small run accepts proposals under the paired rule; the candidate row keeps no reason
     // for an accepted proposal, the round's decision does.
-    const config = writeConfig(work, "acceptance: {rule: paired, alpha: 0.9, max_extra_repeats: 0}");
+    const config = writeConfig(work, {
+      acceptance: { rule: "paired", alpha: 0.9, max_extra_repeats: 0 },
+    });
     const runDir = join(work, "paired-lenient", "run");
     const result = await runCli(["run", config, "--out", runDir, "--json"], { cwd: work });
     expect(result.code, result.stderr).toBe(0);
@@ -225,20 +219,12 @@ describe("hsearch run, bad input", () => {
   });
 
   it("a missing seed harness and an unknown model are bad input, and create no run", async () => {
-    const file = join(work, "badmodel.yaml");
-    writeFileSync(
-      file,
-      readFileSync(writeConfig(work), "utf8").replace("task_model: sim:default", "task_model: sim:nope"),
-    );
+    const file = writeConfig(work, { task_model: "sim:nope" }, "badmodel.yaml");
     const model = await runCli(["run", file, "--out", join(work, "x2")], { cwd: work });
     expect(model.code).toBe(2);
     expect(model.stderr).toMatch(/unknown sim profile 'nope'/);
     expect(existsSync(join(work, "x2"))).toBe(false);
-    const harnessFile = join(work, "badharness.yaml");
-    writeFileSync(
-      harnessFile,
-      readFileSync(writeConfig(work), "utf8").replace("harnesses/bare", "harnesses/none"),
-    );
+    const harnessFile = writeConfig(work, { seed_harness: "harnesses/none" }, "badharness.yaml");
     const harness = await runCli(["run", harnessFile, "--out", join(work, "x3")], { cwd: work });
     expect(harness.code).toBe(2);
     expect(harness.stderr).toMatch(/seed_harness/);
@@ -264,11 +250,7 @@ describe("hsearch run, bad input", () => {
 
   it("an empty tasks directory is reported against the field tasks, not suites", async () => {
     const empty = mkdtempSync(join(tmpdir(), "hsearch-empty-tasks-"));
-    const file = join(work, "empty-tasks.yaml");
-    writeFileSync(
-      file,
-      readFileSync(writeConfig(work), "utf8").replace(`tasks: ${tasksDir}`, `tasks: ${empty}`),
-    );
+    const file = writeConfig(work, { tasks: empty }, "empty-tasks.yaml");
     const result = await runCli(["run", file, "--out", join(work, "x5")], { cwd: work });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${file}: field 'tasks': no task file`);
