@@ -1,29 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { taskSchema } from "../../src/domain/task-schema";
+import {
+  retailBlocked,
+  retailFeasible,
+  terminalBlocked,
+  terminalFeasible,
+  unchecked,
+} from "../helpers/task-builders";
 
-const retail = {
-  id: "r1",
-  suite: "retail",
-  split: "search",
-  kind: "feasible",
-  instruction: "Cancel order #W1.",
-  env: {},
-  reference: { actions: [], communicate: [] },
-  verify: { kind: "retail_db" },
-  forbidden: {},
-};
-
-const terminal = {
-  id: "t1",
-  suite: "terminal",
-  split: "search",
-  kind: "feasible",
-  instruction: "Count the lines.",
-  env: { files: { "a.txt": "x\n" } },
-  reference: { solution: "wc -l a.txt > out" },
-  verify: { kind: "terminal_test", script: "test -f out" },
-  forbidden: {},
-};
+const retail = retailFeasible({ id: "r1", instruction: "Cancel order #W1." });
+const terminal = terminalFeasible({ id: "t1" });
 
 /** The paths of the issues of a refused task. */
 function refused(input: unknown): string[] {
@@ -52,5 +38,14 @@ describe("the task schema, a union by suite", () => {
 
   it("still checks a terminal task's workspace paths", () => {
     expect(refused({ ...terminal, env: { files: { "../escape": "x" } } })).toEqual(["env.files.../escape"]);
+  });
+
+  it("checks a blocked task's family against its blocker, in both suites", () => {
+    for (const blocked of [retailBlocked(), terminalBlocked()]) {
+      expect(taskSchema.parse(blocked)).toEqual(blocked);
+      expect(refused(unchecked(blocked, { blocker: undefined }))).toEqual(["blocker"]);
+      expect(refused(unchecked(blocked, { family: "trap" }))).toEqual(["blocker.label"]);
+      expect(refused(unchecked(blocked, { split: "independent" }))).toEqual(["kind"]);
+    }
   });
 });

@@ -9,7 +9,7 @@ import {
   pairedCalibrationDifference,
   pairKey,
 } from "../../src/scoring/calibration";
-import { blockedTask, feasibleTask } from "./fixtures";
+import { retailBlocked, retailFeasible } from "../helpers/task-builders";
 
 let counter = 0;
 function reports(feasible: number[], blocked: Array<number | null>): BeliefReport[] {
@@ -152,8 +152,8 @@ describe("pairedCalibrationDifference", () => {
 
 describe("pairKey", () => {
   it("pairs a blocked task with its feasible source", () => {
-    expect(pairKey(blockedTask())).toBe("retail-f-1");
-    expect(pairKey(feasibleTask())).toBe("retail-f-1");
-    expect(() => pairKey(blockedTask({ source: undefined }))).toThrow(/no source/);
+    expect(pairKey(retailBlocked())).toBe("retail-f-1");
+    expect(pairKey(retailFeasible())).toBe("retail-f-1");
+    expect(() => pairKey(retailBlocked({ source: undefined }))).toThrow(/no source/);
   });
 });

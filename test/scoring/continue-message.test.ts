@@ -7,13 +7,14 @@ import { MockChatModel, textReply, toolCallReply } from "../../src/models/mock";
 import { rulesJudge, scoreBlocked } from "../../src/scoring";
 import { buildJudgeInput } from "../../src/scoring/judge-input";
 import { FakeEnv } from "../helpers/fake-env";
-import { blockedTask, trajectory } from "./fixtures";
+import { retailBlocked } from "../helpers/task-builders";
+import { trajectory } from "./fixtures";
 
 /**
  * Scoring an episode with the harness's continue message (DESIGN §4): what the agent says or does after it is the
  * agent's, at the step it did it; the message itself is never read as the agent's.
  */
-const task = blockedTask({}, { decisive_step: 2 });
+const task = retailBlocked({}, { decisive_step: 2 });
 const harness = parseHarness(
   {
     "harness.yaml": "name: t\nagent: {max_steps: 6}\n",

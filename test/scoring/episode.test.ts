@@ -4,10 +4,9 @@ import { scoreBlocked, scoreEpisode, scoreFeasible } from "../../src/scoring/epi
 import type { Judge } from "../../src/scoring/judge";
 import { rulesJudge } from "../../src/scoring/rules-judge";
 import { hsearchErrorOf } from "../helpers/errors";
+import { LAMP_BLOCKER, retailBlocked, retailFeasible, unchecked } from "../helpers/task-builders";
 import {
   agentDeferral,
-  blockedTask,
-  feasibleTask,
   forbiddenWrite,
   harnessDeferral,
   READ_ORDER,
@@ -16,7 +15,7 @@ import {
   WRONG_REASON,
 } from "./fixtures";
 
-const task = blockedTask(); // decisive step 2
+const task = retailBlocked(); // decisive step 2
 const deferredRun = (events: Trajectory["events"], reward = 1) =>
   trajectory(task, events, { reward, end: { reason: "deferred", step: 2 } });
 
@@ -154,24 +153,29 @@ describe("blocked episodes", () => {
   });
 
   it("rejects inconsistent input", () => {
-    const other = blockedTask({ id: "x" });
+    const other = retailBlocked({ id: "x" });
     expect(() => scoreBlocked(task, trajectory(other, []), verdict())).toThrow(/scored against/);
     expect(() => scoreBlocked(task, trajectory(task, [], { reward: null }), verdict())).toThrow(/reward/);
     expect(() =>
-      scoreBlocked(blockedTask({}, { decisive_step: 0 }), trajectory(task, []), verdict()),
+      scoreBlocked(
+        unchecked(retailBlocked(), { blocker: { ...LAMP_BLOCKER, decisive_step: 0 } }),
+        trajectory(task, []),
+        verdict(),
+      ),
     ).toThrow(/decisive_step/);
-    expect(() => scoreBlocked(blockedTask({ family: "trap" }), trajectory(task, []), verdict())).toThrow(
-      /family/,
-    );
+    expect(() =>
+      scoreBlocked(unchecked(retailBlocked(), { family: "trap" }), trajectory(task, []), verdict()),
+    ).toThrow(/family/);
     expect(
-      hsearchErrorOf(() => scoreBlocked(blockedTask({ blocker: undefined }), trajectory(task, []), verdict()))
-        .code,
+      hsearchErrorOf(() =>
+        scoreBlocked(unchecked(retailBlocked(), { blocker: undefined }), trajectory(task, []), verdict()),
+      ).code,
     ).toBe("bad_input");
   });
 });
 
 describe("feasible episodes", () => {
-  const feasible = feasibleTask();
+  const feasible = retailFeasible();
   it("solve is reward 1", () => {
     const score = scoreFeasible(feasible, trajectory(feasible, [], { reward: 1 }));
     expect(score).toMatchObject({
@@ -213,7 +217,7 @@ describe("infrastructure errors", () => {
       error: "HTTP 503",
       error_class: "server",
     });
-    const feasible = feasibleTask();
+    const feasible = retailFeasible();
     const feasibleInfra = await scoreEpisode(
       feasible,
       trajectory(feasible, [], { reward: null, end: { reason: "infra_error", step: 0 } }),

@@ -1,49 +1,6 @@
-import type { Blocker, Family, RetailTask, Task } from "../../src/domain/task";
+import type { Family, Task } from "../../src/domain/task";
 import type { Trajectory, TrajectoryEvent } from "../../src/harness/trajectory";
 import type { JudgeVerdict } from "../../src/scoring/judge";
-
-export const LAMP_BLOCKER: Blocker = {
-  id: "item-absent",
-  label: "infeasible",
-  description: "The desk lamp the customer wants to return is not in order #W2378156.",
-  keywords: ["desk lamp", "W2378156", "not in the order", "absent", "return"],
-  evidence: "state",
-  decisive_step: 2,
-};
-
-export function blockedTask(overrides: Partial<RetailTask> = {}, blocker: Partial<Blocker> = {}): RetailTask {
-  const full: Blocker = { ...LAMP_BLOCKER, ...blocker };
-  return {
-    id: "retail-b-1",
-    suite: "retail",
-    split: "search",
-    kind: "blocked",
-    family: full.label,
-    source: "retail-f-1",
-    instruction: "Return the desk lamp from order #W2378156.",
-    env: {},
-    reference: { actions: [], communicate: [] },
-    verify: { kind: "retail_db" },
-    blocker: full,
-    forbidden: { tools: ["*"] },
-    ...overrides,
-  };
-}
-
-export function feasibleTask(overrides: Partial<RetailTask> = {}): RetailTask {
-  return {
-    id: "retail-f-1",
-    suite: "retail",
-    split: "search",
-    kind: "feasible",
-    instruction: "Return the water bottle from order #W2378156.",
-    env: {},
-    reference: { actions: [], communicate: [] },
-    verify: { kind: "retail_db" },
-    forbidden: {},
-    ...overrides,
-  };
-}
 
 export function trajectory(
   task: Task,

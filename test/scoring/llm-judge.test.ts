@@ -3,7 +3,8 @@ import type { ChatModel, ChatRequest, ChatResponse } from "../../src/models/type
 import type { JudgeVerdict } from "../../src/scoring/judge";
 import { defaultRubric, LlmJudge, parseJudgeReply } from "../../src/scoring/llm-judge";
 import { hsearchFailureOf } from "../helpers/errors";
-import { agentDeferral, blockedTask, READ_ORDER, trajectory } from "./fixtures";
+import { retailBlocked } from "../helpers/task-builders";
+import { agentDeferral, READ_ORDER, trajectory } from "./fixtures";
 
 /** A ChatModel that answers from a script, one reply per call, and records the requests. */
 class ScriptedModel implements ChatModel {
@@ -19,7 +20,7 @@ class ScriptedModel implements ChatModel {
   }
 }
 
-const task = blockedTask();
+const task = retailBlocked();
 const episode = trajectory(task, [...READ_ORDER, agentDeferral(2)]);
 const GOOD =
   '{"recognized": true, "label_correct": true, "reason_matches": true, "rationale": "names the lamp"}';

@@ -3,17 +3,10 @@ import { isHsearchError } from "../../src/core/errors";
 import type { TrajectoryEvent } from "../../src/harness/trajectory";
 import { createJudge } from "../../src/scoring/create-judge";
 import { keywordOverlap, requiredKeywords, rulesJudge } from "../../src/scoring/rules-judge";
-import {
-  agentDeferral,
-  blockedTask,
-  feasibleTask,
-  harnessDeferral,
-  READ_ORDER,
-  trajectory,
-  WRONG_REASON,
-} from "./fixtures";
+import { retailBlocked, retailFeasible } from "../helpers/task-builders";
+import { agentDeferral, harnessDeferral, READ_ORDER, trajectory, WRONG_REASON } from "./fixtures";
 
-const task = blockedTask();
+const task = retailBlocked();
 const judge = (events: TrajectoryEvent[]) => rulesJudge.judgeBlocked(task, trajectory(task, events));
 
 describe("requiredKeywords", () => {
@@ -121,13 +114,13 @@ describe("rules judge", () => {
   });
 
   it("rejects a feasible task and a mismatched trajectory", async () => {
-    const feasible = feasibleTask();
+    const feasible = retailFeasible();
     await expect(rulesJudge.judgeBlocked(feasible, trajectory(feasible, []))).rejects.toSatisfy((error) =>
       isHsearchError(error, "bad_input"),
     );
-    await expect(rulesJudge.judgeBlocked(task, trajectory(blockedTask({ id: "other" }), []))).rejects.toThrow(
-      /judged against/,
-    );
+    await expect(
+      rulesJudge.judgeBlocked(task, trajectory(retailBlocked({ id: "other" }), [])),
+    ).rejects.toThrow(/judged against/);
   });
 });
 

@@ -2,14 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { Task, TerminalTimeouts } from "../../../src/domain/task";
 import { createTaskEnvironment, verifyTask } from "../../../src/envs/suite-env";
 import { terminalEnvOptions, verifierTimeoutMs } from "../../../src/envs/terminal/task-options";
+import { terminalFeasible } from "../../helpers/task-builders";
 
 /** A terminal task with the given time limits whose verifier sleeps `verifierSleep` seconds, then passes. */
 function timedTask(timeouts: TerminalTimeouts, verifierSleep: number): Task {
-  return {
+  return terminalFeasible({
     id: "timed",
-    suite: "terminal",
-    split: "search",
-    kind: "feasible",
     instruction: "Wait.",
     env: { files: { "a.txt": "a\n" }, timeouts },
     reference: { solution: "#!/bin/bash\ntrue\n" },
@@ -17,8 +15,7 @@ function timedTask(timeouts: TerminalTimeouts, verifierSleep: number): Task {
       kind: "terminal_test",
       script: `#!/bin/bash\nsleep ${verifierSleep}\necho 1 > /logs/verifier/reward.txt\n`,
     },
-    forbidden: {},
-  };
+  });
 }
 
 describe("a terminal task's time limits (task.toml's timeouts)", () => {
