@@ -14,12 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { type StartedViewer, startViewer } from "../../src/report/viewer/server";
 import { launchBrowser } from "../helpers/browser";
-import { type CliResult, runCli } from "../helpers/cli";
+import { runCli, runCliJson } from "../helpers/cli";
 
 const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures");
 let work: string;
 let evalDir: string;
-let evaluation: CliResult;
+let evaluation: Awaited<ReturnType<typeof runCliJson>>;
 let viewer: StartedViewer;
 let browser: BrowserContext;
 let base: string;
@@ -31,13 +31,13 @@ beforeAll(async () => {
     recursive: true,
   });
   cpSync(join(FIXTURES, "harbor", "failing-setup"), join(harbor, "failing-setup"), { recursive: true });
-  const imported = await runCli(["tasks", "import-harbor", harbor, "--out", join(work, "tasks")], {
+  const imported = await runCliJson(["tasks", "import-harbor", harbor, "--out", join(work, "tasks")], {
     cwd: work,
   });
   expect(imported.code, imported.stderr).toBe(0);
-  expect(imported.stdout).toContain("imported 2");
+  expect(imported.json.imported).toBe(2);
   evalDir = join(work, "evaluation");
-  evaluation = await runCli(
+  evaluation = await runCliJson(
     [
       "eval",
       "--harness",
@@ -64,7 +64,7 @@ afterAll(async () => {
 describe("an evaluation of Harbor tasks whose solution or setup fails", () => {
   it("reports both, and exits 1 for the setup's infrastructure error (above the default rate)", () => {
     expect(evaluation.code, evaluation.stderr).toBe(1);
-    expect(evaluation.stdout).toContain("scored 1 of 2 episodes");
+    expect(evaluation.json.summary).toMatchObject({ n_scored: 1, n_total: 2 });
     expect(evaluation.stderr).toContain(`evaluation directory ${evalDir}`);
   });
 

@@ -48,3 +48,22 @@ export async function runCli(
   const code = await main(args, io);
   return { code, stdout, stderr };
 }
+
+/**
+ * The object a command printed with `--json` (appended to `args`), for tests about a value rather than its wording;
+ * output that is not JSON fails naming the exit code and stderr, not only a parse error.
+ */
+export async function runCliJson(
+  args: string[],
+  options: Parameters<typeof runCli>[1] = {},
+  // biome-ignore lint/suspicious/noExplicitAny: a command's JSON, read field by field in the assertions
+): Promise<CliResult & { json: any }> {
+  const result = await runCli([...args, "--json"], options);
+  try {
+    return { ...result, json: JSON.parse(result.stdout) };
+  } catch {
+    throw new Error(
+      `hsearch ${args.join(" ")} --json printed no JSON (exit ${result.code}): ${result.stdout.slice(0, 200)}\n${result.stderr}`,
+    );
+  }
+}

@@ -28,7 +28,7 @@ import type { Trajectory } from "../../src/harness/trajectory";
 import { scoreFeasible } from "../../src/scoring/episode";
 import { loadTaskDir } from "../../src/tasks/loading/load";
 import { atifProblems } from "../helpers/atif-schema";
-import { runCli } from "../helpers/cli";
+import { runCli, runCliJson } from "../helpers/cli";
 import { compiledPackage } from "../helpers/compiled-package";
 import { ensureFixtureBaseImage, FIXTURE_BASE_IMAGE } from "../helpers/debian-fixture-image";
 import { dockerDaemon } from "../helpers/docker-daemon";
@@ -144,7 +144,7 @@ beforeAll(async () => {
     writeFileSync(join(dir, "environment", "notes.txt"), "the task's files\n");
     writeFileSync(join(dir, "tests", "test.sh"), VERIFY, { mode: 0o755 });
   }
-  const imported = await runCli(
+  const imported = await runCliJson(
     [
       "tasks",
       "import-harbor",
@@ -159,7 +159,7 @@ beforeAll(async () => {
     { cwd: work },
   );
   expect(imported.code, imported.stderr).toBe(0);
-  expect(imported.stdout).toContain("imported 2, skipped 0, failed 0");
+  expect(imported.json).toMatchObject({ imported: 2, skipped: 0, failed: 0 });
   tasks = new Map(
     loadTaskDir(join(work, "tasks")).map((loaded) => [nameOf(loaded.task.instruction), loaded.task]),
   );

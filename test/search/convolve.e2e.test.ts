@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { startViewer } from "../../src/report/viewer/server";
 import { openRunStore } from "../../src/store";
-import { runCli } from "../helpers/cli";
+import { runCli, runCliJson } from "../helpers/cli";
 import { compiledCli } from "../helpers/compiled-package";
 import {
   type FakeOpenAIServer,
@@ -252,7 +252,7 @@ describe("meta_model: convolve with reflector and curator models (OpenAI wire)",
       if (task.blocker) expect(sent).not.toContain(task.blocker.description);
       if (task.verify) expect(sent).not.toContain(JSON.stringify(task.verify));
     }
-    const status = await runCli(["status", runDir], { cwd: work });
-    expect(status.stdout).toMatch(/reflector: \d+ model calls/);
+    const status = await runCliJson(["status", runDir], { cwd: work });
+    expect(status.json.usage.by_role.reflector.calls).toBeGreaterThan(0);
   }, 300_000);
 });

@@ -9,7 +9,7 @@ import type { Task } from "../../src/domain/task";
 import { searchConfigSchema } from "../../src/search/config/config-schema";
 import { planSearch } from "../../src/search/plan/plan";
 import { planModelCalls } from "../../src/search/plan/plan-calls";
-import { runCli } from "../helpers/cli";
+import { runCli, runCliJson } from "../helpers/cli";
 
 const base = {
   name: "plan",
@@ -83,12 +83,12 @@ describe("the search plan", () => {
 
   it("hsearch run --plan prints the demo's rollouts and makes no run", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "hsearch-plan-"));
-    const result = await runCli(["run", "--plan", join(PACKAGE_ROOT, "search-configs", "demo.yaml")], {
+    const result = await runCliJson(["run", "--plan", join(PACKAGE_ROOT, "search-configs", "demo.yaml")], {
       cwd,
     });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/search rollouts: at most 3200/);
-    expect(result.stdout).toMatch(/total rollouts: at most 3362/);
+    expect(result.json.rollouts.search.max).toBe(3200);
+    expect(result.json.rollouts.search.max + result.json.rollouts.final).toBe(3362);
     expect(existsSync(join(cwd, "runs")) ? readdirSync(join(cwd, "runs")) : []).toEqual([]);
   });
 

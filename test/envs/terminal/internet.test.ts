@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { internetAllowed, networkFailureIn } from "../../../src/envs/terminal/internet";
 import { bwrapNamespaces, unshareLaunch } from "../../../src/envs/terminal/sandbox-plan";
 import type { SandboxInfo } from "../../../src/envs/terminal/sandbox-types";
-import { runCli } from "../../helpers/cli";
+import { runCli, runCliJson } from "../../helpers/cli";
 
 const temps: string[] = [];
 function temp(prefix: string): string {
@@ -85,8 +85,8 @@ describe("a task that asks for internet", () => {
       ].join("\n"),
     );
     const out = temp("hsearch-net-tasks-");
-    const imported = await runCli(["tasks", "import-harbor", dir, "--out", out]);
-    expect(imported.stdout, imported.stderr).toContain("imported 1, skipped 0, failed 0");
+    const imported = await runCliJson(["tasks", "import-harbor", dir, "--out", out]);
+    expect(imported.json, imported.stderr).toMatchObject({ imported: 1, skipped: 0, failed: 0 });
     const evaluate = (extra: string[]) =>
       runCli([
         "eval",

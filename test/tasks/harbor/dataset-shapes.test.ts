@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { Task, TerminalEnvSpec } from "../../../src/domain/task";
 import { loadTaskDir } from "../../../src/tasks/loading/load";
-import { runCli } from "../../helpers/cli";
+import { runCli, runCliJson } from "../../helpers/cli";
 import {
   type FakeOpenAIServer,
   openaiCompletion,
@@ -28,9 +28,9 @@ let server: FakeOpenAIServer | undefined;
 
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), "hsearch-harbor-dataset-"));
-  const imported = await runCli(["tasks", "import-harbor", FIXTURES, "--out", out]);
+  const imported = await runCliJson(["tasks", "import-harbor", FIXTURES, "--out", out]);
   expect(imported.code, imported.stderr).toBe(0);
-  expect(imported.stdout).toContain("imported 3, skipped 0, failed 0");
+  expect(imported.json).toMatchObject({ imported: 3, skipped: 0, failed: 0 });
   const byId = new Map(loadTaskDir(out).map(({ task }) => [task.id, task]));
   task = byId.get("harbor-word-count") as Task;
   home = byId.get("harbor-home-notes") as Task;

@@ -21,7 +21,7 @@ import {
   importHarbor,
 } from "../../../src/tasks/importers/harbor/import-harbor";
 import { loadTaskDir } from "../../../src/tasks/loading/load";
-import { runCli } from "../../helpers/cli";
+import { runCli, runCliJson } from "../../helpers/cli";
 import { ensureFixtureBaseImage } from "../../helpers/debian-fixture-image";
 import { dockerDaemon } from "../../helpers/docker-daemon";
 
@@ -79,7 +79,7 @@ describe("importing a Harbor task for the Docker path", () => {
       /skipped \S*words-home: it copies from another image \(COPY --from at environment\/Dockerfile:13\) \(the Docker path runs it: --sandbox docker\)/,
     );
     const out = temp("hsearch-hd-docker-");
-    const docker = await runCli([
+    const docker = await runCliJson([
       "tasks",
       "import-harbor",
       FIXTURES,
@@ -90,7 +90,7 @@ describe("importing a Harbor task for the Docker path", () => {
       "--build-network",
       "host",
     ]);
-    expect(docker.stdout).toContain("imported 1, skipped 0, failed 0");
+    expect(docker.json).toMatchObject({ imported: 1, skipped: 0, failed: 0 });
     const tasks = loadTaskDir(out).map((loaded) => loaded.task.env as TerminalEnvSpec);
     expect(tasks.map((env) => env.image?.build_network)).toEqual(["host"]);
     const bad = await runCli(["tasks", "import-harbor", FIXTURES, "--sandbox", "vm"]);

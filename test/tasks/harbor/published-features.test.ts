@@ -15,7 +15,7 @@ import {
   type HostPackages,
   importHarbor,
 } from "../../../src/tasks/importers/harbor/import-harbor";
-import { runCli } from "../../helpers/cli";
+import { runCli, runCliJson } from "../../helpers/cli";
 
 const FIXTURES = join(PACKAGE_ROOT, "test", "fixtures", "harbor-published");
 
@@ -130,10 +130,10 @@ describe("published Terminal-Bench 2 features", () => {
         ["lost-tarball", "skipped"],
       ]);
       const malformed = join(PACKAGE_ROOT, "test", "fixtures", "harbor", "malformed-toml");
-      const failed = await runCli(["tasks", "import-harbor", malformed, "--out", out]);
+      const failed = await runCliJson(["tasks", "import-harbor", malformed, "--out", out]);
       expect(failed.code).toBe(2);
       expect(failed.stderr).toContain("every task directory failed to import");
-      expect(failed.stdout).toContain("imported 0, skipped 0, failed 1");
+      expect(failed.json).toMatchObject({ imported: 0, skipped: 0, failed: 1 });
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
