@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli";
+import { searchConfig, writeSearchConfig } from "../helpers/search-config";
 import { retailSubset } from "../helpers/task-subset";
 
 describe("run with a models: block naming the agent", () => {
@@ -11,21 +12,15 @@ describe("run with a models: block naming the agent", () => {
   }, async () => {
     const { dir } = retailSubset({ perFamily: 1, heldoutPerFamily: 0, independent: 0 });
     const work = mkdtempSync(join(tmpdir(), "hsearch-models-block-"));
-    const config = join(work, "study.yaml");
-    writeFileSync(
-      config,
-      [
-        "name: models-block",
-        "suites: [retail]",
-        `tasks: ${dir}`,
-        "objective: joint",
-        "seed_harness: harnesses/bare",
-        "rounds: 0",
-        "proposals_per_round: 1",
-        "task_model: sim:default",
-        "models: {agent: {spec: oracle}}",
-        "heldout: {final: false}",
-      ].join("\n"),
+    const config = writeSearchConfig(
+      join(work, "study.yaml"),
+      searchConfig({
+        name: "models-block",
+        tasks: dir,
+        rounds: 0,
+        models: { agent: { spec: "oracle" } },
+        heldout: { final: false },
+      }),
     );
     const result = await runCli(["run", config, "--out", join(work, "run")]);
     expect(result.code, result.stderr).toBe(0);

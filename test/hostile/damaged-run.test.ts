@@ -5,6 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli";
+import { searchConfig, writeSearchConfig } from "../helpers/search-config";
 import { retailSubset } from "../helpers/task-subset";
 
 let work: string;
@@ -31,10 +32,9 @@ function damagedCopy(damage: (db: string) => void): string {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "hsearch-damaged-"));
-  const config = join(work, "search.yaml");
-  writeFileSync(
-    config,
-    `name: damaged\nsuites: [retail]\ntasks: ${retailSubset({ perFamily: 1 }).dir}\nobjective: joint\nseed_harness: harnesses/bare\nrounds: 1\nproposals_per_round: 1\ntask_model: sim:default\nseed: 2\n`,
+  const config = writeSearchConfig(
+    join(work, "search.yaml"),
+    searchConfig({ name: "damaged", tasks: retailSubset({ perFamily: 1 }).dir, seed: 2 }),
   );
   finished = join(work, "finished");
   const run = await runCli(["run", config, "--out", finished], { cwd: work });

@@ -4,7 +4,7 @@
  * modules (examples/my-suite.mjs, my-proposer.mjs, my-metric.mjs) are copied beside the config, as a researcher's
  * project would hold them.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { openRun } from "../../src/api";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { startViewer } from "../../src/report/viewer/server";
 import { runCli } from "../helpers/cli";
+import { searchConfig, writeSearchConfig } from "../helpers/search-config";
 
 const work = mkdtempSync(join(tmpdir(), "hsearch-all-plugins-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -20,21 +21,18 @@ describe("a suite, a proposer and a metric of one's own in one search", () => {
   it("runs, selects, and shows the metric for the plug-in suite's episodes", async () => {
     for (const file of ["my-suite.mjs", "my-proposer.mjs", "my-metric.mjs"])
       copyFileSync(join(PACKAGE_ROOT, "examples", file), join(work, file));
-    const config = join(work, "search.yaml");
-    writeFileSync(
-      config,
-      [
-        "name: all-plugins",
-        "suites: [./my-suite.mjs]",
-        "objective: joint",
-        `seed_harness: ${join(PACKAGE_ROOT, "harnesses", "bare")}`,
-        "rounds: 2",
-        "proposals_per_round: 2",
-        "task_model: sim:default",
-        "meta_model: ./my-proposer.mjs",
-        "metrics: [./my-metric.mjs]",
-        "seed: 3",
-      ].join("\n"),
+    const config = writeSearchConfig(
+      join(work, "search.yaml"),
+      searchConfig({
+        name: "all-plugins",
+        suites: ["./my-suite.mjs"],
+        seed_harness: join(PACKAGE_ROOT, "harnesses", "bare"),
+        rounds: 2,
+        proposals_per_round: 2,
+        meta_model: "./my-proposer.mjs",
+        metrics: ["./my-metric.mjs"],
+        seed: 3,
+      }),
     );
     const runDir = join(work, "run");
     const run = await runCli(["run", config, "--out", runDir], { cwd: work });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import {
   type RecordedRequest,
   startFakeOpenAIServer,
 } from "../helpers/fake-openai-server";
+import { type SearchConfigFile, searchConfig, writeSearchConfig } from "../helpers/search-config";
 import { retailSubset } from "../helpers/task-subset";
 
 /**
@@ -33,16 +34,25 @@ const { dir: tasks } = retailSubset({
   into: join(work, "tasks"),
 });
 const bare = join(PACKAGE_ROOT, "harnesses", "bare");
-function config(name: string, extra: string): string {
-  const file = join(work, `${name}.yaml`);
-  writeFileSync(
-    file,
-    `name: ${name}\nsuites: [retail]\ntasks: ${tasks}\nobjective: joint\nseed_harness: ${bare}\nrounds: 5\nproposals_per_round: 2\ntask_model: sim:default\nseed: 3\nconcurrency: 4\n${extra}`,
+function config(name: string, overrides: Partial<SearchConfigFile>): string {
+  return writeSearchConfig(
+    join(work, `${name}.yaml`),
+    searchConfig({
+      name,
+      tasks,
+      seed_harness: bare,
+      rounds: 5,
+      proposals_per_round: 2,
+      seed: 3,
+      concurrency: 4,
+      ...overrides,
+    }),
   );
-  return file;
 }
-const withRoles =
-  "meta_model: convolve\nmodels:\n  reflector: {spec: 'openai:refl'}\n  curator: {spec: 'openai:cur'}\n";
+const withRoles: Partial<SearchConfigFile> = {
+  meta_model: "convolve",
+  models: { reflector: { spec: "openai:refl" }, curator: { spec: "openai:cur" } },
+};
 
 describe("run --plan with meta_model: convolve", () => {
   it("bounds the reflector and curator calls per round; offline roles and other proposers make none", async () => {
@@ -52,11 +62,11 @@ describe("run --plan with meta_model: convolve", () => {
     // Five rounds, one ask of each role a round, up to three replies an ask.
     expect(plan.calls.reflector).toMatchObject({ max: 15, expected: 5 });
     expect(plan.calls.curator).toMatchObject({ max: 15, expected: 5 });
-    const pareto = await planRun(config("pareto", `${withRoles}strategy: pareto\n`));
+    const pareto = await planRun(config("pareto", { ...withRoles, strategy: "pareto" }));
     expect(pareto.calls.reflector).toMatchObject({ max: 5 * 2 * 3, expected: null });
-    const offline = await planRun(config("offline", "meta_model: convolve\n"));
+    const offline = await planRun(config("offline", { meta_model: "convolve" }));
     expect([offline.calls.reflector, offline.calls.curator, offline.real]).toEqual([null, null, false]);
-    const operators = await planRun(config("operators", "meta_model: operators\n"));
+    const operators = await planRun(config("operators", { meta_model: "operators" }));
     expect([operators.calls.reflector, operators.calls.curator]).toEqual([null, null]);
     const text = await runCli(["run", "--plan", config("roles", withRoles)], { cwd: work });
     expect(text.code, text.stderr).toBe(0);
