@@ -8,10 +8,10 @@ export type SearchConfigFile = z.input<typeof searchConfigFileSchema>;
 
 /**
  * A small search on the simulator: the shipped retail suite (or `tasks`), the bare seed harness, one round of one
- * proposal. A test names what its subject depends on in `overrides` (a key given as undefined is left out).
+ * proposal. A test names what its subject depends on in `overrides`.
  */
 export function searchConfig(overrides: Partial<SearchConfigFile> = {}): SearchConfigFile {
-  const config: SearchConfigFile = {
+  return {
     name: "test",
     suites: ["retail"],
     objective: "joint",
@@ -21,9 +21,6 @@ export function searchConfig(overrides: Partial<SearchConfigFile> = {}): SearchC
     task_model: "sim:default",
     ...overrides,
   };
-  for (const [key, value] of Object.entries(config))
-    if (value === undefined) delete (config as Record<string, unknown>)[key];
-  return config;
 }
 
 /** The models of each role on one provider, as a search config names them. */
