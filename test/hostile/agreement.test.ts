@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/core/paths";
 import { openRunStore } from "../../src/store";
 import { runCli } from "../helpers/cli";
+import { searchConfig, writeSearchConfig } from "../helpers/search-config";
 import { retailSubset } from "../helpers/task-subset";
 import { tempDir } from "../store/fixtures";
 
@@ -24,9 +25,9 @@ describe("one validation for every command", () => {
         cwd: work,
       },
     );
-    writeFileSync(
+    writeSearchConfig(
       join(work, "search.yaml"),
-      "name: escape\nsuites: [terminal]\ntasks: tasks\nobjective: joint\nseed_harness: harnesses/bare\nrounds: 1\nproposals_per_round: 1\ntask_model: sim:default\n",
+      searchConfig({ name: "escape", suites: ["terminal"], tasks: "tasks" }),
     );
     const run = await runCli(["run", "search.yaml", "--out", "runs/escape"], { cwd: work });
     for (const result of [validate, evaluate, run]) {
@@ -45,10 +46,7 @@ describe("one validation for every command", () => {
     const validate = await runCli(["tasks", "validate", tasks], { cwd: work });
     expect(validate.code).toBe(2);
     const message = validate.stderr.trim();
-    writeFileSync(
-      join(work, "search.yaml"),
-      `name: refused\nsuites: [retail]\ntasks: ${tasks}\nobjective: joint\nseed_harness: harnesses/bare\nrounds: 1\nproposals_per_round: 1\ntask_model: sim:default\n`,
-    );
+    writeSearchConfig(join(work, "search.yaml"), searchConfig({ name: "refused", tasks }));
     const run = await runCli(["run", "search.yaml", "--out", "runs/refused"], { cwd: work });
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe(message);
@@ -62,10 +60,7 @@ describe("one validation for every command", () => {
     const work = tempDir();
     cpSync(join(PACKAGE_ROOT, "harnesses", "bare"), join(work, "seed"), { recursive: true });
     writeFileSync(join(work, "seed", "harness.yaml"), "name: [unclosed\n");
-    writeFileSync(
-      join(work, "search.yaml"),
-      "name: refused\nsuites: [retail]\nobjective: joint\nseed_harness: seed\nrounds: 1\nproposals_per_round: 1\ntask_model: sim:default\n",
-    );
+    writeSearchConfig(join(work, "search.yaml"), searchConfig({ name: "refused", seed_harness: "seed" }));
     const run = await runCli(["run", "search.yaml", "--out", "runs/refused"], { cwd: work });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("harness.yaml");
@@ -78,9 +73,9 @@ describe("one validation for every command", () => {
     mkdirSync(project);
     cpSync(join(PACKAGE_ROOT, "harnesses", "bare"), join(project, "seed"), { recursive: true });
     cpSync(retailSubset({ perFamily: 1 }).dir, join(project, "tasks"), { recursive: true });
-    writeFileSync(
+    writeSearchConfig(
       join(project, "search.yaml"),
-      "name: portable\nsuites: [retail]\ntasks: tasks\nobjective: joint\nseed_harness: seed\nrounds: 1\nproposals_per_round: 1\ntask_model: sim:default\nseed: 4\n",
+      searchConfig({ name: "portable", tasks: "tasks", seed_harness: "seed", seed: 4 }),
     );
     const runDir = join(project, "runs", "portable");
     const first = await runCli(["run", "search.yaml", "--out", "runs/portable"], { cwd: project });
