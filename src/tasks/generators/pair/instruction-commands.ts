@@ -1,0 +1,73 @@
+/**
+ * The commands an instruction gives for running its deliverable ("when run with `node extract.js /app/a.out`",
+ * "`gcc /app/polyglot/main.py.c -o …`", "echo … | python3 interp.py eval.scm"): the program that runs the
+ * deliverable and the workspace files it runs on are prerequisites of the work itself, named in the spec, even when
+ * the reference solution (which only writes the deliverable) never touches them. Pure.
+ */
+
+export interface DeliverableCommand {
+  /** The program the command runs (its first word). */
+  program: string;
+  /** Its other words, quotes removed, `/app/` taken off: the paths it names as the workspace does. */
+  operands: string[];
+}
+
+/** Words before the program that only change how it runs. */
+const PREFIXES = new Set(["sudo", "time", "env", "nice", "nohup", "exec", "command"]);
+
+/**
+ * The pieces of the instruction that are commands: inline code spans, the lines of fenced blocks, and lines that
+ * start as a shell command does (a lowercase word, `./`, `/`) — a sentence starts with a capital.
+ */
+function commandTexts(instruction: string): string[] {
+  const texts: string[] = [];
+  const fence = /^\s*(```|~~~)/;
+  let inFence = false;
+  for (const line of instruction.split("\n")) {
+    if (fence.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) {
+      texts.push(line);
+      continue;
+    }
+    for (const span of line.matchAll(/`([^`\n]+)`/g)) texts.push(span[1] as string);
+    if (/^\s*(\.?\/|[a-z])/.test(line) && !line.includes("`")) texts.push(line);
+  }
+  return texts;
+}
+
+function unquoted(word: string): string {
+  return word.replace(/^['"]+|['"]+$/g, "");
+}
+
+/** `/app/x` and `x` name the same workspace path; `./x` too. */
+function workspacePath(word: string): string {
+  return unquoted(word)
+    .replace(/^\/app\//, "")
+    .replace(/^\.\//, "");
+}
+
+/**
+ * The simple commands of the instruction that name one of `deliverables` (workspace paths the solution makes)
+ * among their words: what the instruction says the deliverable is run, compiled or read with.
+ */
+export function deliverableCommands(
+  instruction: string,
+  deliverables: readonly string[],
+): DeliverableCommand[] {
+  const wanted = new Set(deliverables);
+  const commands: DeliverableCommand[] = [];
+  for (const text of commandTexts(instruction))
+    for (const simple of text.split(/\|\||&&|[|;]/)) {
+      const words = simple.trim().split(/\s+/).filter(Boolean);
+      while (words.length > 0 && (/^\w+=/.test(words[0] as string) || PREFIXES.has(words[0] as string)))
+        words.shift();
+      const [first, ...rest] = words;
+      if (first === undefined || !/^[a-z][\w+.-]*$/.test(first)) continue;
+      const operands = rest.map(workspacePath);
+      if (operands.some((operand) => wanted.has(operand))) commands.push({ program: first, operands });
+    }
+  return commands;
+}
