@@ -401,7 +401,9 @@ function assemble(
       blocker: { id: kind, ...spec.blocker },
       rightReason: spec.rightReason,
       wrongReason: wrongReason(spec.blocker.keywords, rng),
-      unchanged: checked.flatMap((path) => stateChecks(path, state.get(path), unstable(path))),
+      unchanged: checked
+        .filter((path) => !inOneSetupRunOnly(path, survey))
+        .flatMap((path) => stateChecks(path, state.get(path), unstable(path))),
     },
     {
       env: structuredClone(env),
@@ -416,6 +418,20 @@ function assemble(
 function wrongReason(keywords: readonly string[], rng: Rng): string {
   const order = rng.derive("wrong-reason").shuffle(WRONG_REASONS);
   return order.find((reason) => !keywordOverlap(reason, keywords).grounded) ?? (order[0] as string);
+}
+
+/**
+ * Whether two runs of the setup may leave `path` there in one and not the other: an unstable folder (a folder's
+ * fingerprint has no content, so only its presence can differ), a path below one, or one the survey's first run did
+ * not have — a git commit object, named by its commit's time. Its name is not the same in every episode, so a
+ * verifier checks nothing of it (the effect log still sees whatever an agent does there).
+ */
+export function inOneSetupRunOnly(path: string, survey: Pick<SourceSurvey, "initial" | "unstable">): boolean {
+  const unstable = new Set(survey.unstable);
+  if (unstable.has(path) && survey.initial.get(path)?.kind !== "file") return true;
+  for (let dir = parentOf(path); dir !== ""; dir = parentOf(dir))
+    if (unstable.has(dir) && survey.initial.get(dir)?.kind !== "file") return true;
+  return false;
 }
 
 /**
