@@ -16,8 +16,9 @@ export interface DeliverableCommand {
 const PREFIXES = new Set(["sudo", "time", "env", "nice", "nohup", "exec", "command"]);
 
 /**
- * The pieces of the instruction that are commands: inline code spans, the lines of fenced blocks, and lines that
- * start as a shell command does (a lowercase word, `./`, `/`) — a sentence starts with a capital.
+ * The pieces of the instruction that are commands: inline code spans, the lines of fenced blocks, lines that start
+ * as a shell command does (a lowercase word, `./`, `/`; a sentence starts with a capital) and what follows a
+ * sentence's last colon when it starts so.
  */
 function commandTexts(instruction: string): string[] {
   const texts: string[] = [];
@@ -33,13 +34,17 @@ function commandTexts(instruction: string): string[] {
       continue;
     }
     for (const span of line.matchAll(/`([^`\n]+)`/g)) texts.push(span[1] as string);
-    if (/^\s*(\.?\/|[a-z])/.test(line) && !line.includes("`")) texts.push(line);
+    if (line.includes("`")) continue;
+    if (/^\s*(\.?\/|[a-z])/.test(line)) texts.push(line);
+    // "Script must run headlessly: vim -Nu NONE … /app/apply_macros.vim." — a colon introduces a command.
+    for (const after of line.matchAll(/:\s+((?:\.?\/|[a-z])[^:]*)$/g)) texts.push(after[1] as string);
   }
   return texts;
 }
 
+/** The word without its quotes and the punctuation of the sentence around it (`main.rs.` ends a sentence). */
 function unquoted(word: string): string {
-  return word.replace(/^['"]+|['"]+$/g, "");
+  return word.replace(/^['"(]+|['"),.;:!?]+$/g, "");
 }
 
 /** `/app/x` and `x` name the same workspace path; `./x` too. */
@@ -65,7 +70,10 @@ export function deliverableCommands(
       while (words.length > 0 && (/^\w+=/.test(words[0] as string) || PREFIXES.has(words[0] as string)))
         words.shift();
       const [first, ...rest] = words;
-      if (first === undefined || !/^[a-z][\w+.-]*$/.test(first)) continue;
+      if (first === undefined || !/^[A-Za-z][\w+.-]*$/.test(first)) continue;
+      // A command's first argument is a flag or a file ("vim -Nu", "node extract.js"); prose's is a word ("after
+      // running", "each line").
+      if (!/^['"]?(-|[^\s]*[./])/.test(rest[0] ?? "")) continue;
       const operands = rest.map(workspacePath);
       if (operands.some((operand) => wanted.has(operand))) commands.push({ program: first, operands });
     }
