@@ -134,7 +134,34 @@ describe("the instruction's commands for running the deliverable", () => {
         programs: ["/usr/bin/python3", "/usr/bin/python", "/usr/bin/python3.11", "/usr/bin/jq"],
       },
     });
-    expect(targetsOf("tool-missing", traced)).toEqual(["jq"]);
+    expect(targetsOf("tool-missing", traced, [], "Print the names with python3 or `jq`.")).toEqual(["jq"]);
+  });
+
+  it("takes a program the solution runs only when the instruction names it: another would do the work", () => {
+    const traced = survey({ "repo/.git": dir }, ["secret.txt"], {
+      trace: {
+        reads: [],
+        programs: ["/usr/bin/awk", "/usr/bin/git", "/usr/bin/openssl", "/usr/bin/as", "/usr/bin/R"],
+      },
+    });
+    expect(targetsOf("tool-missing", traced, [], "Recover the secret from the repository.")).toEqual([]);
+    expect(
+      targetsOf("tool-missing", traced, [], "Create a certificate using OpenSSL, as git does, in R."),
+    ).toEqual(["R", "git", "openssl"]);
+    expect(targetsOf("tool-missing", traced, [], "Assemble it with `as`.")).toEqual(["as"]);
+    expect(targetsOf("tool-missing", traced, [], "Use the gitlab mirror, not awk-like tools.")).toEqual([]);
+  });
+
+  it("takes a repository's .git away as one input, never one file git keeps", () => {
+    const git = survey(
+      { repo: dir, "repo/.git": dir, "repo/.git/HEAD": file(), "notes.txt": file() },
+      ["secret.txt"],
+      {
+        trace: { reads: ["repo/.git/HEAD", "repo/.git/objects/82/6141bc", "notes.txt"], programs: [] },
+      },
+    );
+    expect(targetsOf("input-missing", git)).toEqual(["notes.txt", "repo/.git"]);
+    expect(targetsOf("input-empty", git)).toEqual(["notes.txt"]);
   });
 });
 

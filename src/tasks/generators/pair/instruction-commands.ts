@@ -79,3 +79,17 @@ export function deliverableCommands(
     }
   return commands;
 }
+
+/**
+ * Does the instruction name this program ("using OpenSSL", "compile it using coqc", "primer3's oligotm")? A
+ * program the solution merely happens to run (awk to add numbers up, base64 to write a file) is its choice, not the
+ * work's: another would do. Names of three letters or more match in any case ("OpenSSL"); a shorter one only as
+ * written with a capital ("in R") or in a code span (`ld`), since lowercase it is a word ("as").
+ */
+export function namesProgram(instruction: string, program: string): boolean {
+  const escaped = program.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const word = `(?<![\\w./-])${escaped}(?![\\w+-])`;
+  if (program.length >= 3) return new RegExp(word, "i").test(instruction);
+  if (program !== program.toLowerCase()) return new RegExp(word).test(instruction);
+  return [...instruction.matchAll(/`([^`\n]+)`/g)].some((span) => new RegExp(word).test(span[1] as string));
+}

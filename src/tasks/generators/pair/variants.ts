@@ -7,7 +7,7 @@
  *   infeasible (evidence in the state): `input-missing` — an input the instruction names is removed;
  *              `input-empty` — such an input file is emptied (inputs: what the solution was seen to read; without
  *              a trace, the named ones, else the workspace's top level); prerequisites absent: `tool-missing` — a
- *              program the solution runs is taken off every command's PATH; `module-missing` — a Python package the
+ *              program the solution runs and the instruction names is taken off every command's PATH; `module-missing` — a Python package the
  *              solution imports is not installed; an operation the environment does not support:
  *              `operation-unsupported` — a standard-library capability it imports (sqlite3, ssl, ctypes …) is
  *              missing from the interpreter.
@@ -29,7 +29,7 @@ import { blockedVariantTask } from "../terminal/assemble";
 import type { BlindRules } from "../terminal/check";
 import { bash, type Step } from "../terminal/steps";
 import { expectAbsent, expectHash, expectMode, expectOutput, shellQuote } from "../terminal/verifier-script";
-import { deliverableCommands } from "./instruction-commands";
+import { deliverableCommands, namesProgram } from "./instruction-commands";
 import {
   CAPABILITIES,
   capabilityImports,
@@ -156,7 +156,7 @@ export function candidateVariants(
   const rng = createRng(seed, "tasks-pair", source.id, family);
   const kinds = rng.shuffle(VARIANT_KINDS[family]);
   const lists = kinds.map((kind) => {
-    const targets = targetsOf(kind, survey, scriptsOf(source));
+    const targets = targetsOf(kind, survey, scriptsOf(source), source.instruction);
     const named = targets.filter((path) => isNamed(path, survey));
     const unnamed = targets.filter((path) => !isNamed(path, survey));
     const order = rng.derive(kind);
@@ -295,7 +295,7 @@ function inputsOf(survey: SourceSurvey): string[] {
     const kind = survey.initial.get(path)?.kind;
     return kind === "file" || kind === "dir";
   };
-  if (survey.trace !== null) return survey.trace.reads.filter(usable);
+  if (survey.trace !== null) return [...new Set(survey.trace.reads.map(repositoryOf))].filter(usable);
   const named = survey.named.filter(usable);
   if (named.length > 0) return named;
   return [...survey.initial.keys()].filter(
@@ -303,8 +303,22 @@ function inputsOf(survey: SourceSurvey): string[] {
   );
 }
 
+/**
+ * A file git keeps is read as part of its repository: the variant takes the whole `.git` away (the history the work
+ * reads is gone), never one file of it, which git's own commands or an agent could write anew (`HEAD`).
+ */
+function repositoryOf(path: string): string {
+  const at = `/${path}/`.indexOf("/.git/");
+  return at < 0 ? path : path.slice(0, at + 4);
+}
+
 /** The paths a kind can work on in this source (sorted, so the seeded shuffle alone decides the order). */
-export function targetsOf(kind: string, survey: SourceSurvey, scripts: readonly string[] = []): string[] {
+export function targetsOf(
+  kind: string,
+  survey: SourceSurvey,
+  scripts: readonly string[] = [],
+  instruction = "",
+): string[] {
   const { initial, named, namedOutputs, deliverables, changes } = survey;
   const created = new Set(changes.created.map((path) => path.replace(/\/$/, "")));
   const modified = new Set(changes.modified);
@@ -323,7 +337,8 @@ export function targetsOf(kind: string, survey: SourceSurvey, scripts: readonly 
         (survey.trace?.programs ?? [])
           .filter((program) => /^\/[\w./+-]+$/.test(program))
           .map((program) => baseName(program))
-          .filter((program) => !BASE_PROGRAMS.has(program) && !isVerifierRuntime(program)),
+          .filter((program) => !BASE_PROGRAMS.has(program) && !isVerifierRuntime(program))
+          .filter((program) => namesProgram(instruction, program)),
       );
     case "module-missing":
       return sorted(
@@ -513,7 +528,7 @@ function specOf(
       const program = target;
       const name = shellQuote(program);
       // Taken from the trace, the solution runs it; else the instruction runs the deliverable with it.
-      const why = targetsOf("tool-missing", survey).includes(program)
+      const why = targetsOf("tool-missing", survey, [], source.instruction).includes(program)
         ? "the reference solution runs it"
         : "the instruction runs the deliverable with it";
       return {
