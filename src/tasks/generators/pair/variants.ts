@@ -7,10 +7,11 @@
  *   infeasible (evidence in the state): `input-missing` — an input the instruction names is removed;
  *              `input-empty` — such an input file is emptied (inputs: what the solution was seen to read; without
  *              a trace, the named ones, else the workspace's top level); prerequisites absent: `tool-missing` — a
- *              program the solution runs and the instruction names is taken off every command's PATH; `module-missing` — a Python package the
- *              solution imports is not installed; an operation the environment does not support:
- *              `operation-unsupported` — a standard-library capability it imports (sqlite3, ssl, ctypes …) is
- *              missing from the interpreter.
+ *              program the solution runs and the instruction names is taken off every command's PATH;
+ *              `module-missing` — a Python package the solution imports is not installed; an operation the
+ *              environment does not support: `operation-unsupported` — a standard-library capability it imports
+ *              (sqlite3, ssl, ctypes …) is missing from the interpreter. Then, from the instruction's commands for
+ *              running the deliverable: the program that runs it absent, or the input it runs on removed or emptied.
  *   ambiguous  (evidence in the spec): a sentence added to the instruction contradicts its deliverable —
  *              `keep-absent` (a named output must not exist), `stdout-only` (print only, write no file),
  *              `keep-unchanged` (a named file the work changes must stay as it is), `read-only` (/app is read-only).
