@@ -105,7 +105,8 @@ describe("tasks pair on imported Harbor tasks", () => {
     const attempts = result.variants.filter((v) => v.id === "harbor-rate-total-infeasible");
     expect(attempts.at(-1)?.outcome).not.toBe("failed");
     for (const attempt of attempts) expect(["rates.txt", "awk"]).toContain(attempt.target);
-    // The program it runs, taken off the PATH: the solution fails, the oracle's `type awk` shows it absent.
+    // The program it runs and the instruction names ("with awk"), taken off the PATH: the solution fails, the
+    // oracle's `type awk` shows it absent.
     const tool = candidateVariants(source, survey.survey, "infeasible", 1, 10).find(
       (candidate) => candidate.kind === "tool-missing",
     );

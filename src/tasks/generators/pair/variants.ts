@@ -7,10 +7,11 @@
  *   infeasible (evidence in the state): `input-missing` — an input the instruction names is removed;
  *              `input-empty` — such an input file is emptied (inputs: what the solution was seen to read; without
  *              a trace, the named ones, else the workspace's top level); prerequisites absent: `tool-missing` — a
- *              program the solution runs is taken off every command's PATH; `module-missing` — a Python package the
- *              solution imports is not installed; an operation the environment does not support:
- *              `operation-unsupported` — a standard-library capability it imports (sqlite3, ssl, ctypes …) is
- *              missing from the interpreter.
+ *              program the solution runs and the instruction names is taken off every command's PATH;
+ *              `module-missing` — a Python package the solution imports is not installed; an operation the
+ *              environment does not support: `operation-unsupported` — a standard-library capability it imports
+ *              (sqlite3, ssl, ctypes …) is missing from the interpreter. Then, from the instruction's commands for
+ *              running the deliverable: the program that runs it absent, or the input it runs on removed or emptied.
  *   ambiguous  (evidence in the spec): a sentence added to the instruction contradicts its deliverable —
  *              `keep-absent` (a named output must not exist), `stdout-only` (print only, write no file),
  *              `keep-unchanged` (a named file the work changes must stay as it is), `read-only` (/app is read-only).
@@ -29,6 +30,7 @@ import { blockedVariantTask } from "../terminal/assemble";
 import type { BlindRules } from "../terminal/check";
 import { bash, type Step } from "../terminal/steps";
 import { expectAbsent, expectHash, expectMode, expectOutput, shellQuote } from "../terminal/verifier-script";
+import { deliverableCommands, namesProgram } from "./instruction-commands";
 import {
   CAPABILITIES,
   capabilityImports,
@@ -50,6 +52,13 @@ import {
  * infeasible family has the most kinds and the most sources where one kind cannot apply, so it gets more tries.
  */
 export const ATTEMPTS_PER_FAMILY: Readonly<Record<Family, number>> = { infeasible: 4, ambiguous: 2, trap: 2 };
+
+/**
+ * Infeasible variants tried after those, from the commands the instruction gives for running the deliverable (the
+ * program that runs it, the file it runs on): a solution that only writes the deliverable touches neither, so the
+ * survey's trace cannot show them. They come last so that a source's trace-based variants keep their order.
+ */
+export const INSTRUCTION_ATTEMPTS = 3;
 
 export const VARIANT_KINDS: Record<Family, readonly string[]> = {
   infeasible: ["input-missing", "input-empty", "tool-missing", "module-missing", "operation-unsupported"],
@@ -97,6 +106,15 @@ const BASE_PROGRAMS = new Set(
   ).split(" "),
 );
 
+/**
+ * Programs the verifier itself runs under (an imported task's tests run `python3 -m pytest`): taking one away fails
+ * every verifier, whatever the work, so the proof's "the counterpart's solution fails" would show nothing about
+ * the work. `python` counts: its removal takes every other name of the same interpreter with it.
+ */
+function isVerifierRuntime(program: string): boolean {
+  return /^(python[\d.]*|pytest|pip3?|uvx?)$/.test(program);
+}
+
 /** Where the PATH without the absent program is built, and the file that puts it on every bash's PATH. */
 const PATH_VIEW = "/tmp/.hsearch-path";
 const PATH_ENV = "/tmp/.hsearch-env.sh";
@@ -139,12 +157,40 @@ export function candidateVariants(
   const rng = createRng(seed, "tasks-pair", source.id, family);
   const kinds = rng.shuffle(VARIANT_KINDS[family]);
   const lists = kinds.map((kind) => {
-    const targets = targetsOf(kind, survey, scriptsOf(source));
+    const targets = targetsOf(kind, survey, scriptsOf(source), source.instruction);
     const named = targets.filter((path) => isNamed(path, survey));
     const unnamed = targets.filter((path) => !isNamed(path, survey));
     const order = rng.derive(kind);
     return { kind, targets: [...order.shuffle(named), ...order.shuffle(unnamed)] };
   });
+  const chosen = interleaved(lists, attempts);
+  if (family === "infeasible") {
+    const tried = new Set(lists.flatMap((list) => list.targets.map((target) => `${list.kind} ${target}`)));
+    const order = rng.derive("instruction-commands");
+    const fresh = (kind: string) =>
+      order
+        .derive(kind)
+        .shuffle(instructionTargetsOf(kind, survey, source.instruction))
+        .filter((target) => !tried.has(`${kind} ${target}`));
+    // The program first: a verifier checks the deliverable by running it with that program, but often on an input
+    // of its own rather than the instruction's example.
+    const programs = fresh("tool-missing").map((target) => ({ kind: "tool-missing", target }));
+    const inputs = interleaved(
+      kinds.filter((kind) => kind !== "tool-missing").map((kind) => ({ kind, targets: fresh(kind) })),
+      INSTRUCTION_ATTEMPTS,
+    );
+    chosen.push(...[...programs, ...inputs].slice(0, INSTRUCTION_ATTEMPTS));
+  }
+  return chosen.map(({ kind, target }) =>
+    assemble(source, survey, family, kind, target, rng.derive(kind, target)),
+  );
+}
+
+/** Up to `attempts` of the lists' targets, a round of each kind at a time. */
+function interleaved(
+  lists: ReadonlyArray<{ kind: string; targets: readonly string[] }>,
+  attempts: number,
+): Array<{ kind: string; target: string }> {
   const chosen: Array<{ kind: string; target: string }> = [];
   for (let round = 0; chosen.length < attempts; round++) {
     const more = lists.filter((list) => round < list.targets.length);
@@ -152,9 +198,47 @@ export function candidateVariants(
     for (const list of more)
       if (chosen.length < attempts) chosen.push({ kind: list.kind, target: list.targets[round] as string });
   }
-  return chosen.map(({ kind, target }) =>
-    assemble(source, survey, family, kind, target, rng.derive(kind, target)),
+  return chosen;
+}
+
+/**
+ * The infeasible targets the instruction's commands for running the deliverable give (instruction-commands.ts):
+ * for `tool-missing` the program (`node`, `gcc`, `vim`), for `input-missing` and `input-empty` a workspace input it
+ * runs on (`interp.py` in `python3 interp.py eval.scm`). The spec names each as part of the work.
+ */
+export function instructionTargetsOf(kind: string, survey: SourceSurvey, instruction: string): string[] {
+  const outputs = [
+    ...survey.namedOutputs,
+    ...survey.changes.created.map((path) => path.replace(/\/$/, "")),
+    ...survey.changes.modified,
+  ];
+  const commands = deliverableCommands(instruction, outputs);
+  const made = new Set(outputs);
+  const inputs = commands.flatMap(({ operands }) =>
+    operands.filter((path) => {
+      const entry = survey.initial.get(path);
+      return entry !== undefined && !made.has(path) && (entry.kind === "file" || entry.kind === "dir");
+    }),
   );
+  const sorted = (paths: Iterable<string>) => [...new Set(paths)].sort();
+  switch (kind) {
+    case "tool-missing":
+      return sorted(
+        commands
+          .map(({ program }) => program)
+          .filter((program) => !BASE_PROGRAMS.has(program) && !isVerifierRuntime(program)),
+      );
+    case "input-missing":
+      return sorted(inputs);
+    case "input-empty":
+      return sorted(
+        inputs.filter(
+          (path) => survey.initial.get(path)?.kind === "file" && (survey.initial.get(path)?.size ?? 0) > 0,
+        ),
+      );
+    default:
+      return [];
+  }
 }
 
 /**
@@ -212,7 +296,7 @@ function inputsOf(survey: SourceSurvey): string[] {
     const kind = survey.initial.get(path)?.kind;
     return kind === "file" || kind === "dir";
   };
-  if (survey.trace !== null) return survey.trace.reads.filter(usable);
+  if (survey.trace !== null) return [...new Set(survey.trace.reads.map(repositoryOf))].filter(usable);
   const named = survey.named.filter(usable);
   if (named.length > 0) return named;
   return [...survey.initial.keys()].filter(
@@ -220,8 +304,22 @@ function inputsOf(survey: SourceSurvey): string[] {
   );
 }
 
+/**
+ * A file git keeps is read as part of its repository: the variant takes the whole `.git` away (the history the work
+ * reads is gone), never one file of it, which git's own commands or an agent could write anew (`HEAD`).
+ */
+function repositoryOf(path: string): string {
+  const at = `/${path}/`.indexOf("/.git/");
+  return at < 0 ? path : path.slice(0, at + 4);
+}
+
 /** The paths a kind can work on in this source (sorted, so the seeded shuffle alone decides the order). */
-export function targetsOf(kind: string, survey: SourceSurvey, scripts: readonly string[] = []): string[] {
+export function targetsOf(
+  kind: string,
+  survey: SourceSurvey,
+  scripts: readonly string[] = [],
+  instruction = "",
+): string[] {
   const { initial, named, namedOutputs, deliverables, changes } = survey;
   const created = new Set(changes.created.map((path) => path.replace(/\/$/, "")));
   const modified = new Set(changes.modified);
@@ -238,8 +336,10 @@ export function targetsOf(kind: string, survey: SourceSurvey, scripts: readonly 
     case "tool-missing":
       return sorted(
         (survey.trace?.programs ?? [])
-          .filter((program) => !BASE_PROGRAMS.has(baseName(program)) && /^\/[\w./+-]+$/.test(program))
-          .map((program) => baseName(program)),
+          .filter((program) => /^\/[\w./+-]+$/.test(program))
+          .map((program) => baseName(program))
+          .filter((program) => !BASE_PROGRAMS.has(program) && !isVerifierRuntime(program))
+          .filter((program) => namesProgram(instruction, program)),
       );
     case "module-missing":
       return sorted(
@@ -317,7 +417,9 @@ function assemble(
       blocker: { id: kind, ...spec.blocker },
       rightReason: spec.rightReason,
       wrongReason: wrongReason(spec.blocker.keywords, rng),
-      unchanged: checked.flatMap((path) => stateChecks(path, state.get(path), unstable(path))),
+      unchanged: checked
+        .filter((path) => !inOneSetupRunOnly(path, survey))
+        .flatMap((path) => stateChecks(path, state.get(path), unstable(path))),
     },
     {
       env: structuredClone(env),
@@ -332,6 +434,20 @@ function assemble(
 function wrongReason(keywords: readonly string[], rng: Rng): string {
   const order = rng.derive("wrong-reason").shuffle(WRONG_REASONS);
   return order.find((reason) => !keywordOverlap(reason, keywords).grounded) ?? (order[0] as string);
+}
+
+/**
+ * Whether two runs of the setup may leave `path` there in one and not the other: an unstable folder (a folder's
+ * fingerprint has no content, so only its presence can differ), a path below one, or one the survey's first run did
+ * not have — a git commit object, named by its commit's time. Its name is not the same in every episode, so a
+ * verifier checks nothing of it (the effect log still sees whatever an agent does there).
+ */
+export function inOneSetupRunOnly(path: string, survey: Pick<SourceSurvey, "initial" | "unstable">): boolean {
+  const unstable = new Set(survey.unstable);
+  if (unstable.has(path) && survey.initial.get(path)?.kind !== "file") return true;
+  for (let dir = parentOf(path); dir !== ""; dir = parentOf(dir))
+    if (unstable.has(dir) && survey.initial.get(dir)?.kind !== "file") return true;
+  return false;
 }
 
 /**
@@ -412,6 +528,10 @@ function specOf(
       // then rejects the variant.
       const program = target;
       const name = shellQuote(program);
+      // Taken from the trace, the solution runs it; else the instruction runs the deliverable with it.
+      const why = targetsOf("tool-missing", survey, [], source.instruction).includes(program)
+        ? "the reference solution runs it"
+        : "the instruction runs the deliverable with it";
       return {
         edits: [],
         setup: pathWithoutProgram(program),
@@ -420,7 +540,7 @@ function specOf(
         evidence: "state",
         evidenceText: `${program}: not found`,
         blocker: {
-          description: `The work needs ${program} (the reference solution runs it), but ${program} is not installed here and there is no network to install it.`,
+          description: `The work needs ${program} (${why}), but ${program} is not installed here and there is no network to install it.`,
           keywords: [program, "not installed", "not found", "command not found", "missing"],
         },
         rightReason: `${program} is not installed in this environment (type ${program}: not found) and there is no network to install it, so the work cannot be done.`,
