@@ -110,7 +110,7 @@ export { createModel } from "./create-model";
 export { type DiffedCandidate, type DiffOptions, diffRun, type RunDiff } from "./diff";
 export { type DigestOptions, digestPrompt } from "./digest";
 export type { EvalOutcome } from "./eval-outcome";
-export { type EvaluateModels, type EvaluateOptions, evaluate } from "./evaluate";
+export { type EvaluateOptions, evaluate } from "./evaluate";
 export {
   type EvaluateContext,
   type EvaluateRequest,
@@ -153,6 +153,7 @@ export {
   type ModelPlan,
   type RequestContext,
 } from "./harness-task";
+export type { EvaluateModels } from "./harness-task-setup";
 export { openRun, type RunReader } from "./open-run";
 export {
   PAIRED_SUITE_DIR,
