@@ -24,7 +24,7 @@ import {
 } from "../workers";
 import { locateRun, storedConfig } from "./locate-run";
 import type { RunEvent } from "./run-events";
-import { type RunEventListener, RunEventLog } from "./run-events";
+import { handleOver, type RunEventListener, RunEventLog } from "./run-events";
 import { type StatusWithSuites, statusWithMetrics } from "./run-result";
 import {
   type BudgetRaise,
@@ -96,22 +96,13 @@ export function resumeRun(run: string, options: ResumeRunOptions = {}): RunHandl
 
 function handleOf(work: (events: RunEventLog) => Promise<RunResult>, options: RunOptions): RunHandle {
   const events = new RunEventLog();
-  // Started on the next tick, so listeners added right after startRun see the first event.
-  const result = Promise.resolve().then(() => work(events));
-  result.then(
-    () => events.close(),
-    (error: unknown) => events.fail(error),
-  );
-  // A caller who only iterates learns of a failure from the iterator; the result's rejection is not unhandled then.
-  result.catch(() => {});
+  const handle = handleOver(events, () => work(events));
   return {
-    on: (listener) => events.on(listener),
-    result,
-    [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
+    ...handle,
     resume: (more = {}) =>
       handleOf(
         async (next) => {
-          const dir = await result.then(
+          const dir = await handle.result.then(
             (done) => done.runDir,
             () => events.runDir,
           );
