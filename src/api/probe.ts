@@ -23,10 +23,10 @@ import {
 } from "../probes";
 import type { ProbeReportInput } from "../scoring";
 import { DEFAULT_RESAMPLES } from "../scoring";
-import { acquireRunLock } from "../store";
 import { type EvaluateModels, type HarnessTaskOptions, harnessTaskSetup } from "./harness-task-setup";
 import { judgeOf } from "./run-setup";
 import { recordedTasks, type TaskSelection } from "./select-tasks";
+import { lockDir } from "./work-in-dir";
 
 /** Every role's usage together, with the per-role parts. */
 export type ProbeUsage = RoleUsage & { by_role: ReturnType<RoleModels["usage"]> };
@@ -274,13 +274,7 @@ async function openProbeDir<K extends "probe_beliefs" | "probe_challenge">(
   );
   const evaluation = await createEvaluationDir({ ...spec, root, id });
   const { store } = evaluation;
-  let release: () => void;
-  try {
-    release = acquireRunLock(store.paths.dir);
-  } catch (error) {
-    store.close();
-    throw error;
-  }
+  const release = lockDir(store, store.paths.dir);
   prepared.onMessage?.(`episodes kept in ${store.paths.dir}`);
   const probe = spec.kind === "probe_beliefs" ? "beliefs" : "challenge";
   const session = store.beginUsageSession();

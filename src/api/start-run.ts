@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
-import { assertOutputApart, HsearchError, isPluginHookError, newRunId, resolveUserPath } from "../core";
+import { assertOutputApart, HsearchError, newRunId, resolveUserPath } from "../core";
 import { withImageSource } from "../envs";
 import { harnessLimitsOf, loadHarness } from "../harness";
 import {
@@ -14,7 +14,7 @@ import {
 import { type ConfigPlugins, loadConfigPlugins, type ModuleRecord, recordedModules } from "../plugins";
 import { loadMetricModules, loadSearchConfig, runSearch, searchConfigOf } from "../search";
 import type { SearchConfig, SearchOutcome } from "../search/types";
-import { acquireRunLock, createRunDir, openRunStore, type RunStore } from "../store";
+import { createRunDir, openRunStore, type RunStore } from "../store";
 import {
   connectQueueExecutor,
   DEFAULT_QUEUE,
@@ -37,6 +37,7 @@ import {
   roleSpecsOf,
   runModels,
 } from "./run-setup";
+import { lockDir, recordFailure } from "./work-in-dir";
 
 export const DEFAULT_CONFIG = "search-configs/demo.yaml";
 
@@ -255,13 +256,7 @@ async function searchIn(
   locked: () => void = () => {},
 ): Promise<RunResult> {
   let config = stored;
-  let release: () => void;
-  try {
-    release = acquireRunLock(runDir);
-  } catch (error) {
-    store.close();
-    throw error;
-  }
+  const release = lockDir(store, runDir);
   locked();
   const runId = store.getRun()?.id as string;
   if (raised) {
@@ -323,18 +318,12 @@ async function searchIn(
     // The run's own metrics over its episodes, imported again as status, report and view will import them.
     return { runId, runDir, status: await statusWithMetrics(store), outcome };
   } catch (error) {
-    store.setRunState("failed", error instanceof Error ? error.message : String(error));
-    if (isPluginHookError(error)) {
-      // A bug in the researcher's module: a resume may import the module changed, once, to go on from here.
-      store.logEvent({
-        kind: "plugin_hook_failed",
-        data: { module: error.module, hook: error.hook, message: error.message },
-      });
+    const inModule = recordFailure(store, error);
+    if (inModule)
       events.emit({
         type: "message",
-        text: `hsearch run: the run stopped on an error in ${error.module} (${error.hook}); everything before it is kept. Fix the module, then continue with: hsearch run --resume ${runDir}`,
+        text: `hsearch run: the run stopped on an error in ${inModule.module} (${inModule.hook}); everything before it is kept. Fix the module, then continue with: hsearch run --resume ${runDir}`,
       });
-    }
     throw error;
   } finally {
     await queue?.close();
