@@ -8,7 +8,7 @@ import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { createLiveLine } from "./text/progress";
 import { formatTable } from "./text/table";
-import { usageError } from "./usage-error";
+import { checkWholeNumber, usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
@@ -40,9 +40,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
             throw usageError("--resume takes the study from its directory; give no study file or --out");
           if (argv.resume !== undefined && argv.plan)
             throw usageError("--plan takes a study file, not --resume");
-          const atOnce = argv["steps-at-once"];
-          if (!Number.isInteger(atOnce) || atOnce < 1)
-            throw usageError("--steps-at-once must be a whole number ≥ 1");
+          checkWholeNumber("steps-at-once", argv["steps-at-once"], 1);
           return true;
         }),
     async (argv) => {
