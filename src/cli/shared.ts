@@ -42,6 +42,16 @@ export const RUN_OR_EVALUATION = {
   describe: "run or evaluation: its id or directory",
 } as const;
 
+/**
+ * The input of a command that starts its work from a file into a new directory (run, study): the positional file
+ * (optional, the command has a default) and `--out`.
+ */
+export function fileAndOutOptions<T, N extends string>(yargs: Argv<T>, name: N, file: string, out: string) {
+  return yargs
+    .positional(name, { type: "string", describe: file })
+    .option("out", { type: "string", describe: out });
+}
+
 /** Where a local server listens (view, serve): `--port` with the command's default, and `--host`. */
 export function portOption(port: number) {
   return { type: "number", default: port, describe: "port to listen on (0: any free port)" } as const;

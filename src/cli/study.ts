@@ -5,7 +5,7 @@
 import type { Argv } from "yargs";
 import { planStudy, resumeStudy, runStudy, STUDY_ROLES, type StudyEvent, type StudyPlan } from "../api";
 import type { CliIO } from "./io";
-import type { SetExitCode } from "./shared";
+import { fileAndOutOptions, type SetExitCode } from "./shared";
 import { createLiveLine } from "./text/progress";
 import { formatTable } from "./text/table";
 import { checkWholeNumber, usageError } from "./usage-error";
@@ -15,9 +15,12 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
     "study [study]",
     "Run the self-awareness study end to end and write its tables and figures (default: studies/default.yaml)",
     (yargs) =>
-      yargs
-        .positional("study", { type: "string", describe: "the study file (YAML)" })
-        .option("out", { type: "string", describe: "the study directory (default: runs/study-<name>-…)" })
+      fileAndOutOptions(
+        yargs,
+        "study",
+        "the study file (YAML)",
+        "the study directory (default: runs/study-<name>-…)",
+      )
         .option("only", {
           type: "string",
           array: true,
