@@ -1,13 +1,12 @@
-import { isPluginHookError } from "../core";
 import type { Task } from "../domain";
 import type { EvaluationDir } from "../eval";
 import { runStoredEvaluation } from "../eval";
 import type { RoleModels } from "../models";
 import { evalReport, viewCommand } from "../report";
 import { describeInfraGate, infraErrorGate } from "../scoring";
-import { acquireRunLock } from "../store";
 import type { EvalOutcome } from "./eval-outcome";
 import { judgeOf } from "./run-setup";
+import { lockDir, recordFailure } from "./work-in-dir";
 
 export type { EvalOutcome };
 
@@ -29,13 +28,7 @@ export async function evaluateInDir(
 ): Promise<EvalOutcome> {
   const { store, config } = evaluation;
   const dir = store.paths.dir;
-  let release: () => void;
-  try {
-    release = acquireRunLock(dir);
-  } catch (error) {
-    store.close();
-    throw error;
-  }
+  const release = lockDir(store, dir);
   const say = options.onMessage ?? (() => {});
   say(`evaluation directory ${dir}`);
   try {
@@ -78,17 +71,11 @@ export async function evaluateInDir(
     say(`episodes kept in ${dir}; look into them with: ${viewCommand(dir)}`);
     return { report, scores, maxInfraErrorRate: options.maxInfraErrorRate, dir };
   } catch (error) {
-    store.setRunState("failed", error instanceof Error ? error.message : String(error));
-    if (isPluginHookError(error)) {
-      // A bug in the researcher's module: a resume may import the module changed, once, to go on from here.
-      store.logEvent({
-        kind: "plugin_hook_failed",
-        data: { module: error.module, hook: error.hook, message: error.message },
-      });
+    const inModule = recordFailure(store, error);
+    if (inModule)
       say(
-        `the evaluation stopped on an error in ${error.module} (${error.hook}); every episode before it is kept. Fix the module, then continue with: hsearch eval --resume ${dir}`,
+        `the evaluation stopped on an error in ${inModule.module} (${inModule.hook}); every episode before it is kept. Fix the module, then continue with: hsearch eval --resume ${dir}`,
       );
-    }
     throw error;
   } finally {
     release();

@@ -1,45 +1,23 @@
 import { randomBytes } from "node:crypto";
 import { basename, resolve } from "node:path";
-import { assertOutputApart, DEFAULT_CONCURRENCY, newRunId, resolveUserPath } from "../core";
+import { assertOutputApart, newRunId, resolveUserPath } from "../core";
 import type { Task } from "../domain";
 import { createEvaluationDir, openEvaluationDir } from "../eval";
-import { loadHarness } from "../harness";
 import { createRejectionMemory, createRoleModels, describeRejection, loadPriceTable } from "../models";
 import { DEFAULT_MAX_INFRA_ERROR_RATE } from "../scoring";
 import { offlineProviders } from "../sim";
 import type { RunStore } from "../store";
 import type { EvalOutcome } from "./eval-outcome";
 import { evaluateInDir } from "./evaluate-in-dir";
+import { type EvaluateModels, type HarnessTaskOptions, harnessTaskSetup } from "./harness-task-setup";
 import { locateRun } from "./locate-run";
-import { checkCustomerSpec } from "./run-setup";
-import { recordedTasks, recordedTasksAgain, selectTasks, type TaskSelection } from "./select-tasks";
+import { recordedTasks, recordedTasksAgain, type TaskSelection } from "./select-tasks";
 
-/** Each role's model spec (`sim:default`, `openai:gpt-4.1-mini`, …); the judge `rules` or `llm:<spec>`. */
-export interface EvaluateModels {
-  agent: string;
-  /** Default `rules`. */
-  judge?: string;
-  /** Default `auto`. */
-  customer?: string;
-}
-
-export interface EvaluateOptions {
-  /** Relative paths are resolved here; default process.cwd(). */
-  cwd?: string;
-  /** The variables providers read their keys from; default process.env. */
-  env?: NodeJS.ProcessEnv;
-  /** Default 1. */
-  seed?: number;
+export interface EvaluateOptions extends HarnessTaskOptions {
   /** Episodes per task; default 1. */
   repeats?: number;
-  /** Rollouts at once, and model calls in flight per provider and base URL; default 8 (DEFAULT_CONCURRENCY). */
-  concurrency?: number;
-  /** The evaluation directory (its name is the id); default runs/eval-<harness>-… under cwd. */
-  out?: string;
   /** Above this share of infrastructure errors the evaluation is `failed`; default 0.2. */
   maxInfraErrorRate?: number;
-  onMessage?: (text: string) => void;
-  onProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -52,32 +30,22 @@ export async function evaluate(
   models: EvaluateModels | string,
   options: EvaluateOptions = {},
 ): Promise<EvalOutcome> {
-  const cwd = options.cwd ?? process.cwd();
-  const say = options.onMessage ?? (() => {});
-  const harnessDir = resolveUserPath(harness, cwd);
-  const loaded = loadHarness(harnessDir);
-  const selected = await selectTasks(tasks, { cwd });
-  const given = typeof models === "string" ? { agent: models } : models;
-  const specs = { agent: given.agent, judge: given.judge ?? "rules", customer: given.customer ?? "auto" };
-  checkCustomerSpec(specs.customer);
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const seed = options.seed ?? 1;
-  const maxInfraErrorRate = options.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
   // What a provider rejects is said and kept in the directory (for `eval --resume`) once the directory exists.
   let kept: RunStore | undefined;
-  const roleModels = createRoleModels(specs, {
-    env: options.env ?? process.env,
+  const {
+    cwd,
+    say,
+    harnessDir,
+    harness: loaded,
+    selected,
+    specs,
     concurrency,
-    prices: loadPriceTable(),
-    extraProviders: offlineProviders,
-    warn: (message) => say(`warning: ${message}`),
-    rejections: createRejectionMemory({
-      onLearn: (rejection) => {
-        say(describeRejection(rejection, "learnt"));
-        kept?.recordRejectedParameter(rejection);
-      },
-    }),
-  });
+    models: roleModels,
+  } = await harnessTaskSetup(harness, tasks, models, options, (rejection) =>
+    kept?.recordRejectedParameter(rejection),
+  );
+  const seed = options.seed ?? 1;
+  const maxInfraErrorRate = options.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
   const out = options.out === undefined ? undefined : resolve(cwd, options.out);
   if (out)
     assertOutputApart({ path: out, name: "out" }, [

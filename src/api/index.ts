@@ -7,8 +7,7 @@
  * the paired interval and p-value formats, Wilson rates, usage and the notes of a stopped run.
  */
 export type { PairedRow, PairedSplit, RunComparison } from "../compare";
-export type { Rng } from "../core";
-export { HsearchError, type HsearchErrorCode, isHsearchError } from "../core";
+export { HsearchError, type HsearchErrorCode, isHsearchError, type Rng } from "../core";
 export {
   FAMILIES,
   KINDS,
@@ -19,7 +18,6 @@ export {
   type Suite,
   type Task,
 } from "../domain";
-export type { EpisodeOutcome } from "../envs";
 export {
   ABSTAINED,
   ALLOW_INTERNET_VARIABLE,
@@ -28,20 +26,22 @@ export {
   cutMiddle,
   type DeferralChange,
   EffectLog,
+  type EpisodeOutcome,
   IMAGE_SOURCE_VARIABLE,
   IMAGE_SOURCES,
   withImageSource,
 } from "../envs";
 export type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../envs/types";
-export type { Trajectory } from "../harness";
-export { type Harness, loadHarness } from "../harness";
+export { type Harness, loadHarness, type Trajectory } from "../harness";
 export type { AtifTrajectory } from "../interop";
-export type { ParameterFallbacks, ProviderClientOptions, ProviderDefinition } from "../models";
 export {
   describeRejection,
   formatUsd,
   type LearntRejection,
+  type ParameterFallbacks,
   ProviderCallError,
+  type ProviderClientOptions,
+  type ProviderDefinition,
   type RoleUsage,
   registerProvider,
 } from "../models";
@@ -56,18 +56,20 @@ export {
   type SuiteDefinition,
 } from "../plugins";
 export type { BeliefSummary, HoldViewReport, MetricReport } from "../probes";
-export type { EvalReport, RunMetricCell, RunMetricTable } from "../report";
 export {
   type Comparison,
   type Difference,
+  type EvalReport,
   evalResumeCommand,
   type Rate,
+  type RunMetricCell,
+  type RunMetricTable,
   summaryRate,
   viewCommand,
   wilson,
 } from "../report";
-export type { BlockedRates, MeanSd } from "../scoring";
 export {
+  type BlockedRates,
   BUILTIN_METRICS,
   type BuiltinMetric,
   builtinMetric,
@@ -75,6 +77,7 @@ export {
   DEFAULT_MAX_INFRA_ERROR_RATE,
   DEFAULT_RESAMPLES,
   defineMetric,
+  type MeanSd,
   type Metric,
   type MetricEpisode,
   type MetricKind,
@@ -107,7 +110,7 @@ export { createModel } from "./create-model";
 export { type DiffedCandidate, type DiffOptions, diffRun, type RunDiff } from "./diff";
 export { type DigestOptions, digestPrompt } from "./digest";
 export type { EvalOutcome } from "./eval-outcome";
-export { type EvaluateModels, type EvaluateOptions, evaluate } from "./evaluate";
+export { type EvaluateOptions, evaluate } from "./evaluate";
 export {
   type EvaluateContext,
   type EvaluateRequest,
@@ -150,6 +153,7 @@ export {
   type ModelPlan,
   type RequestContext,
 } from "./harness-task";
+export type { EvaluateModels } from "./harness-task-setup";
 export { openRun, type RunReader } from "./open-run";
 export {
   PAIRED_SUITE_DIR,

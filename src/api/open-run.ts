@@ -4,16 +4,8 @@ import type { Comparison } from "../report";
 import { storedComparisons } from "../report";
 import type { SearchConfig } from "../search/types";
 import { openRunStore, type RunStore, resolveCandidate } from "../store";
-import type {
-  CandidateRecord,
-  EvaluationRecord,
-  EventRecord,
-  Purpose,
-  RolloutRecord,
-  RoundRecord,
-  RunRecord,
-  UsageTotal,
-} from "../store/types";
+// The records a reader hands out; the package entry lists them for its users.
+import type * as stored from "../store/types";
 import { locateRun, storedConfig } from "./locate-run";
 import { type StatusWithSuites, statusWithMetrics, statusWithSuites } from "./run-result";
 
@@ -23,25 +15,25 @@ import { type StatusWithSuites, statusWithMetrics, statusWithSuites } from "./ru
  */
 export interface RunReader {
   readonly dir: string;
-  readonly run: RunRecord;
+  readonly run: stored.RunRecord;
   /** The search config as stored (validated); bad_input on an evaluation directory, which has none. */
   config(): SearchConfig;
   /** What `hsearch status --json` prints, but for its `metrics`: those need the run's metric modules imported. */
   status(): StatusWithSuites;
   /** The status with the table of the run's own metrics (its config's `metrics` modules, imported again). */
   statusWithMetrics(): Promise<StatusWithSuites>;
-  candidates(filter?: { round?: number }): CandidateRecord[];
+  candidates(filter?: { round?: number }): stored.CandidateRecord[];
   /** A candidate by name: `selected`, `seed`, a full commit or a unique prefix of four or more hex digits. */
-  candidate(name: string): Promise<CandidateRecord>;
-  rounds(): RoundRecord[];
-  rollouts(commit: string, purpose?: Purpose): RolloutRecord[];
-  trajectory(rollout: RolloutRecord): Trajectory;
+  candidate(name: string): Promise<stored.CandidateRecord>;
+  rounds(): stored.RoundRecord[];
+  rollouts(commit: string, purpose?: stored.Purpose): stored.RolloutRecord[];
+  trajectory(rollout: stored.RolloutRecord): Trajectory;
   /** The summaries of held-out, independent and diagnostic evaluations. */
-  evaluations(): EvaluationRecord[];
-  usage(): UsageTotal[];
+  evaluations(): stored.EvaluationRecord[];
+  usage(): stored.UsageTotal[];
   /** Two candidates' stored episodes compared per suite and family on each split, with the tasks that flipped. */
   comparisons(from: string, to: string): Comparison[];
-  events(options?: { afterId?: number; limit?: number }): EventRecord[];
+  events(options?: { afterId?: number; limit?: number }): stored.EventRecord[];
   close(): void;
 }
 
@@ -56,7 +48,7 @@ export function openRun(dir: string, options: { cwd?: string } = {}): RunReader 
   return readerOf(store, run);
 }
 
-function readerOf(store: RunStore, run: RunRecord): RunReader {
+function readerOf(store: RunStore, run: stored.RunRecord): RunReader {
   return {
     dir: store.paths.dir,
     run,
@@ -80,6 +72,6 @@ function readerOf(store: RunStore, run: RunRecord): RunReader {
  * A candidate by any of its names — `seed`, `incumbent`, `selected`, `r4p1`, a commit prefix — through the resolver
  * every command uses; an unknown or ambiguous name is not_found listing the valid names.
  */
-async function findCandidate(store: RunStore, name: string): Promise<CandidateRecord> {
+async function findCandidate(store: RunStore, name: string): Promise<stored.CandidateRecord> {
   return resolveCandidate(store, name, { field: "candidate" });
 }

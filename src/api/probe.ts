@@ -4,21 +4,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
-import { assertOutputApart, DEFAULT_CONCURRENCY, newRunId, resolveUserPath } from "../core";
+import { assertOutputApart, newRunId, resolveUserPath } from "../core";
 import type { Task } from "../domain";
 import type { HarnessTaskConfig } from "../eval";
 import { createEvaluationDir, type EvaluationDir, evaluationKey, type NewEvaluationDir } from "../eval";
 import type { Trajectory } from "../harness";
 import { type Harness, loadHarness } from "../harness";
-import {
-  addRoleUsage,
-  createRejectionMemory,
-  createRoleModels,
-  describeRejection,
-  loadPriceTable,
-  type RoleModels,
-  type RoleUsage,
-} from "../models";
+import { addRoleUsage, type RoleModels, type RoleUsage } from "../models";
 import {
   type BeliefComparison,
   type BeliefSummary,
@@ -31,11 +23,10 @@ import {
 } from "../probes";
 import type { ProbeReportInput } from "../scoring";
 import { DEFAULT_RESAMPLES } from "../scoring";
-import { offlineProviders } from "../sim";
-import { acquireRunLock } from "../store";
-import type { EvaluateModels } from "./evaluate";
-import { checkCustomerSpec, judgeOf } from "./run-setup";
-import { recordedTasks, type SelectedTasks, selectTasks, type TaskSelection } from "./select-tasks";
+import { type EvaluateModels, type HarnessTaskOptions, harnessTaskSetup } from "./harness-task-setup";
+import { judgeOf } from "./run-setup";
+import { recordedTasks, type TaskSelection } from "./select-tasks";
+import { lockDir } from "./work-in-dir";
 
 /** Every role's usage together, with the per-role parts. */
 export type ProbeUsage = RoleUsage & { by_role: ReturnType<RoleModels["usage"]> };
@@ -74,19 +65,8 @@ export interface ProbeSetup {
   onProgress?: (done: number, total: number) => void;
 }
 
-export interface ProbeOptions {
-  /** Relative paths are resolved here; default process.cwd(). */
-  cwd?: string;
-  /** The variables providers read their keys from; default process.env. */
-  env?: NodeJS.ProcessEnv;
-  /** Default 1. */
-  seed?: number;
-  /** Episodes at once; default 8. */
-  concurrency?: number;
-  out?: string;
-  onMessage?: (text: string) => void;
-  onProgress?: (done: number, total: number) => void;
-}
+/** The probe's directory (`out`) is named runs/<beliefs|challenge>-<harness>-… by default. */
+export interface ProbeOptions extends HarnessTaskOptions {}
 
 /** `hsearch probe beliefs` as a library function; `compare` a second harness (paired differences first − second). */
 export async function probeBeliefs(
@@ -119,36 +99,22 @@ async function probeSetup(
   models: EvaluateModels | string,
   options: ProbeOptions,
 ): Promise<ProbeSetup> {
-  const cwd = options.cwd ?? process.cwd();
-  const say = options.onMessage ?? (() => {});
-  const harnessDir = resolveUserPath(harness, cwd);
-  const loaded = loadHarness(harnessDir);
-  const selected: SelectedTasks = await selectTasks(tasks, { cwd });
-  const given = typeof models === "string" ? { agent: models } : models;
-  const specs = { agent: given.agent, judge: given.judge ?? "rules", customer: given.customer ?? "auto" };
-  checkCustomerSpec(specs.customer);
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const roleModels = createRoleModels(specs, {
-    env: options.env ?? process.env,
-    concurrency,
-    prices: loadPriceTable(),
-    extraProviders: offlineProviders,
-    warn: (message) => say(`warning: ${message}`),
-    rejections: createRejectionMemory({
-      onLearn: (rejection) => say(describeRejection(rejection, "learnt")),
-    }),
-  });
+  const setup = await harnessTaskSetup(harness, tasks, models, options);
   return {
-    harness: loaded,
-    harnessDir,
+    harness: setup.harness,
+    harnessDir: setup.harnessDir,
     ...(tasks.tasks !== undefined ? { tasksDir: tasks.tasks } : {}),
-    tasks: selected.tasks,
-    recorded: { tasks: recordedTasks(tasks, selected, { cwd }), models: specs, settings: {} },
-    models: roleModels,
+    tasks: setup.selected.tasks,
+    recorded: {
+      tasks: recordedTasks(tasks, setup.selected, { cwd: setup.cwd }),
+      models: setup.specs,
+      settings: {},
+    },
+    models: setup.models,
     seed: options.seed ?? 1,
-    concurrency,
+    concurrency: setup.concurrency,
     ...(options.out !== undefined ? { out: options.out } : {}),
-    cwd,
+    cwd: setup.cwd,
     ...(options.onMessage ? { onMessage: options.onMessage } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };
@@ -308,13 +274,7 @@ async function openProbeDir<K extends "probe_beliefs" | "probe_challenge">(
   );
   const evaluation = await createEvaluationDir({ ...spec, root, id });
   const { store } = evaluation;
-  let release: () => void;
-  try {
-    release = acquireRunLock(store.paths.dir);
-  } catch (error) {
-    store.close();
-    throw error;
-  }
+  const release = lockDir(store, store.paths.dir);
   prepared.onMessage?.(`episodes kept in ${store.paths.dir}`);
   const probe = spec.kind === "probe_beliefs" ? "beliefs" : "challenge";
   const session = store.beginUsageSession();

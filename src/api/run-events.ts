@@ -75,6 +75,29 @@ export class EventLog<E> implements AsyncIterable<E> {
   }
 }
 
+/** What a run's or a study's handle offers over its events: listeners, iteration and the result. */
+export interface EventHandle<E, R> extends AsyncIterable<E> {
+  on(listener: (event: E) => void): () => void;
+  readonly result: Promise<R>;
+}
+
+/** Runs `work` over `events`, which end when it settles (with its error when it fails). */
+export function handleOver<E, R>(events: EventLog<E>, work: () => Promise<R>): EventHandle<E, R> {
+  // Started on the next tick, so listeners added right after the handle is returned see the first event.
+  const result = Promise.resolve().then(work);
+  result.then(
+    () => events.close(),
+    (error: unknown) => events.fail(error),
+  );
+  // A caller who only iterates learns of a failure from the iterator; the result's rejection is not unhandled then.
+  result.catch(() => {});
+  return {
+    on: (listener) => events.on(listener),
+    result,
+    [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
+  };
+}
+
 export class RunEventLog extends EventLog<RunEvent> {
   /** The run directory once it is known (a resume of a run that failed finds it here). */
   runDir: string | undefined;

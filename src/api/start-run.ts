@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
-import { assertOutputApart, HsearchError, isPluginHookError, newRunId, resolveUserPath } from "../core";
+import { assertOutputApart, HsearchError, newRunId, resolveUserPath } from "../core";
 import { withImageSource } from "../envs";
 import { harnessLimitsOf, loadHarness } from "../harness";
 import {
@@ -14,7 +14,7 @@ import {
 import { type ConfigPlugins, loadConfigPlugins, type ModuleRecord, recordedModules } from "../plugins";
 import { loadMetricModules, loadSearchConfig, runSearch, searchConfigOf } from "../search";
 import type { SearchConfig, SearchOutcome } from "../search/types";
-import { acquireRunLock, createRunDir, openRunStore, type RunStore } from "../store";
+import { createRunDir, openRunStore, type RunStore } from "../store";
 import {
   connectQueueExecutor,
   DEFAULT_QUEUE,
@@ -24,7 +24,7 @@ import {
 } from "../workers";
 import { locateRun, storedConfig } from "./locate-run";
 import type { RunEvent } from "./run-events";
-import { type RunEventListener, RunEventLog } from "./run-events";
+import { handleOver, type RunEventListener, RunEventLog } from "./run-events";
 import { type StatusWithSuites, statusWithMetrics } from "./run-result";
 import {
   type BudgetRaise,
@@ -37,6 +37,7 @@ import {
   roleSpecsOf,
   runModels,
 } from "./run-setup";
+import { lockDir, recordFailure } from "./work-in-dir";
 
 export const DEFAULT_CONFIG = "search-configs/demo.yaml";
 
@@ -96,22 +97,13 @@ export function resumeRun(run: string, options: ResumeRunOptions = {}): RunHandl
 
 function handleOf(work: (events: RunEventLog) => Promise<RunResult>, options: RunOptions): RunHandle {
   const events = new RunEventLog();
-  // Started on the next tick, so listeners added right after startRun see the first event.
-  const result = Promise.resolve().then(() => work(events));
-  result.then(
-    () => events.close(),
-    (error: unknown) => events.fail(error),
-  );
-  // A caller who only iterates learns of a failure from the iterator; the result's rejection is not unhandled then.
-  result.catch(() => {});
+  const handle = handleOver(events, () => work(events));
   return {
-    on: (listener) => events.on(listener),
-    result,
-    [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
+    ...handle,
     resume: (more = {}) =>
       handleOf(
         async (next) => {
-          const dir = await result.then(
+          const dir = await handle.result.then(
             (done) => done.runDir,
             () => events.runDir,
           );
@@ -264,13 +256,7 @@ async function searchIn(
   locked: () => void = () => {},
 ): Promise<RunResult> {
   let config = stored;
-  let release: () => void;
-  try {
-    release = acquireRunLock(runDir);
-  } catch (error) {
-    store.close();
-    throw error;
-  }
+  const release = lockDir(store, runDir);
   locked();
   const runId = store.getRun()?.id as string;
   if (raised) {
@@ -332,18 +318,12 @@ async function searchIn(
     // The run's own metrics over its episodes, imported again as status, report and view will import them.
     return { runId, runDir, status: await statusWithMetrics(store), outcome };
   } catch (error) {
-    store.setRunState("failed", error instanceof Error ? error.message : String(error));
-    if (isPluginHookError(error)) {
-      // A bug in the researcher's module: a resume may import the module changed, once, to go on from here.
-      store.logEvent({
-        kind: "plugin_hook_failed",
-        data: { module: error.module, hook: error.hook, message: error.message },
-      });
+    const inModule = recordFailure(store, error);
+    if (inModule)
       events.emit({
         type: "message",
-        text: `hsearch run: the run stopped on an error in ${error.module} (${error.hook}); everything before it is kept. Fix the module, then continue with: hsearch run --resume ${runDir}`,
+        text: `hsearch run: the run stopped on an error in ${inModule.module} (${inModule.hook}); everything before it is kept. Fix the module, then continue with: hsearch run --resume ${runDir}`,
       });
-    }
     throw error;
   } finally {
     await queue?.close();

@@ -52,38 +52,41 @@ export async function readRunStatus(target: string, options: { cwd: string }): P
 
 function evaluationStatus(store: RunStore): RunStatusReport {
   const run = store.getRun() as RunRecord;
-  const dir = store.paths.dir;
   if (run.kind === "eval") {
     const stored = loadStoredEvaluation(store);
     return {
       kind: "eval",
-      evaluation: {
-        id: run.id,
-        kind: run.kind,
-        state: run.state,
-        error: run.error,
-        directory: dir,
+      evaluation: progressOf(run, store.paths.dir, stored, {
         created_at: run.created_at,
         ended_at: run.ended_at,
-        episodes_planned: stored.planned,
-        episodes_stored: stored.stored,
-      },
+      }),
       report: stored.report,
     };
   }
   const probe = loadStoredProbe(store);
   return {
     kind: "probe",
-    probe: {
-      id: run.id,
-      kind: run.kind,
-      state: run.state,
-      error: run.error,
-      directory: dir,
-      episodes_planned: probe.planned,
-      episodes_stored: probe.episodes.length,
-    },
+    probe: progressOf(run, store.paths.dir, { planned: probe.planned, stored: probe.episodes.length }, {}),
     name: probe.probe,
     report: probe.report as unknown as BeliefsReport | ChallengeReport | null,
+  };
+}
+
+/** An evaluation's or a probe's progress, its fields in the order `status --json` prints them (`times` before the counts). */
+function progressOf<T extends object>(
+  run: RunRecord,
+  directory: string,
+  episodes: { planned: number; stored: number },
+  times: T,
+): StoredProgress & T {
+  return {
+    id: run.id,
+    kind: run.kind,
+    state: run.state,
+    error: run.error,
+    directory,
+    ...times,
+    episodes_planned: episodes.planned,
+    episodes_stored: episodes.stored,
   };
 }

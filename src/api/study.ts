@@ -26,7 +26,7 @@ import {
 import { exportHarness } from "./candidates";
 import { evaluate, resumeEvaluation } from "./evaluate";
 import { probeBeliefs, probeChallenge } from "./probe";
-import { EventLog } from "./run-events";
+import { EventLog, handleOver } from "./run-events";
 import { resumeRun, startRun } from "./start-run";
 import {
   chosenSteps,
@@ -170,17 +170,7 @@ function readRecord(dir: string): StudyRecord {
 
 function handleOf(work: (events: EventLog<StudyEvent>) => Promise<StudyResult>): StudyHandle {
   const events = new EventLog<StudyEvent>();
-  const result = Promise.resolve().then(() => work(events));
-  result.then(
-    () => events.close(),
-    (error: unknown) => events.fail(error),
-  );
-  result.catch(() => {});
-  return {
-    on: (listener) => events.on(listener),
-    result,
-    [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
-  };
+  return handleOver(events, () => work(events));
 }
 
 async function execute(

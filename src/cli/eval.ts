@@ -14,7 +14,7 @@ import type { CliIO } from "./io";
 import { harnessTaskOptions, requestContext, type SetExitCode } from "./shared";
 import { renderEvalReport } from "./text/eval-text";
 import { createProgress } from "./text/progress";
-import { usageError } from "./usage-error";
+import { checkWholeNumber, usageError } from "./usage-error";
 
 /** Defaults applied in code, so that `--resume` can tell a flag given from one left out. */
 const DEFAULTS = { seed: 1, repeats: 1, concurrency: DEFAULT_CONCURRENCY };
@@ -94,11 +94,9 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
           }
           for (const name of ["repeats", "concurrency"] as const) {
             const value = argv[name];
-            if (value !== undefined && (!Number.isInteger(value) || value < 1))
-              throw usageError(`--${name} must be a whole number ≥ 1`);
+            if (value !== undefined) checkWholeNumber(name, value, 1);
           }
-          if (argv.seed !== undefined && (!Number.isInteger(argv.seed) || argv.seed < 0))
-            throw usageError("--seed must be a whole number ≥ 0");
+          if (argv.seed !== undefined) checkWholeNumber("seed", argv.seed, 0);
           return true;
         }),
     async (argv) => {

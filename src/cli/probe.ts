@@ -4,10 +4,8 @@
  */
 import type { Argv } from "yargs";
 import {
-  type BeliefsReport,
-  type ChallengeReport,
   DEFAULT_RESAMPLES,
-  type ProbeRequest,
+  type EvaluateContext,
   probeBeliefsRequest,
   probeChallengeRequest,
   viewCommand,
@@ -16,11 +14,7 @@ import type { CliIO } from "./io";
 import { harnessTaskOptions, requestContext, type SetExitCode } from "./shared";
 import { renderBeliefs, renderChallenge } from "./text/probe-text";
 import { createProgress } from "./text/progress";
-import { usageError } from "./usage-error";
-
-interface CommonArgs extends ProbeRequest {
-  json: boolean;
-}
+import { checkWholeNumber, usageError } from "./usage-error";
 
 function commonOptions<T>(yargs: Argv<T>) {
   return harnessTaskOptions(yargs, "probe").option("out", {
@@ -30,18 +24,23 @@ function commonOptions<T>(yargs: Argv<T>) {
   });
 }
 
-function checkCommon(argv: {
-  harness?: string;
-  split?: unknown;
-  tasks?: unknown;
-  seed: number;
-  concurrency: number;
-}): true {
+/** The checks of every probe's flags, then of its own count flag (`--resamples`, `--runs`). */
+function checkCommon(
+  argv: {
+    harness?: string;
+    split?: unknown;
+    tasks?: unknown;
+    seed: number;
+    concurrency: number;
+  },
+  countFlag: string,
+  count: number,
+): true {
   if (argv.harness === undefined) throw usageError("give --harness");
   if (argv.split === undefined && argv.tasks === undefined) throw usageError("give --split or --tasks");
-  if (!Number.isInteger(argv.seed) || argv.seed < 0) throw usageError("--seed must be a whole number ≥ 0");
-  if (!Number.isInteger(argv.concurrency) || argv.concurrency < 1)
-    throw usageError("--concurrency must be a whole number ≥ 1");
+  checkWholeNumber("seed", argv.seed, 0);
+  checkWholeNumber("concurrency", argv.concurrency, 1);
+  checkWholeNumber(countFlag, count, 1);
   return true;
 }
 
@@ -62,16 +61,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
               default: DEFAULT_RESAMPLES,
               describe: "bootstrap resamples",
             })
-            .check((argv) => {
-              checkCommon(argv);
-              if (!Number.isInteger(argv.resamples) || argv.resamples < 1)
-                throw usageError("--resamples must be a whole number ≥ 1");
-              return true;
-            }),
-        async (argv) => {
-          const report = await runBeliefsCommand({ ...argv, harness: argv.harness ?? "" }, io);
-          io.out(argv.json ? JSON.stringify(report, null, 2) : renderBeliefs(report));
-        },
+            .check((argv) => checkCommon(argv, "resamples", argv.resamples)),
+        (argv) => printProbe(io, "probe beliefs", argv, renderBeliefs, probeBeliefsRequest),
       )
       .command(
         "challenge",
@@ -84,16 +75,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
               describe:
                 "rules or llm:<model> (pre strict SA); default: the --models file's judge spec, else rules",
             })
-            .check((argv) => {
-              checkCommon(argv);
-              if (!Number.isInteger(argv.runs) || argv.runs < 1)
-                throw usageError("--runs must be a whole number ≥ 1");
-              return true;
-            }),
-        async (argv) => {
-          const report = await runChallengeCommand({ ...argv, harness: argv.harness ?? "" }, io);
-          io.out(argv.json ? JSON.stringify(report, null, 2) : renderChallenge(report));
-        },
+            .check((argv) => checkCommon(argv, "runs", argv.runs)),
+        (argv) => printProbe(io, "probe challenge", argv, renderChallenge, probeChallengeRequest),
       )
       .demandCommand(1, "Name a probe: beliefs or challenge."),
   );
@@ -119,28 +102,23 @@ function probeContext(io: CliIO, label: string, quiet: boolean) {
   };
 }
 
-async function runBeliefsCommand(
-  args: CommonArgs & { compare?: string; resamples: number },
+/** Runs a probe's request with its context, then prints its report as text, or as JSON without the directory. */
+async function printProbe<A extends { harness?: string; json: boolean }, R extends { dir: string }>(
   io: CliIO,
-): Promise<BeliefsReport> {
-  const { context, finish } = probeContext(io, "probe beliefs", args.json);
+  label: string,
+  argv: A,
+  render: (report: R) => string,
+  request: (args: A & { harness: string }, context: EvaluateContext) => Promise<R>,
+): Promise<void> {
+  const { json } = argv;
+  const { context, finish } = probeContext(io, label, json);
+  let result: R;
   try {
-    const { dir: _dir, ...report } = await probeBeliefsRequest(args, context);
-    return report;
+    // Checked given (checkCommon); the request's type wants a string.
+    result = await request({ ...argv, harness: argv.harness ?? "" }, context);
   } finally {
     finish();
   }
-}
-
-async function runChallengeCommand(
-  args: CommonArgs & { runs: number; judge?: string },
-  io: CliIO,
-): Promise<ChallengeReport> {
-  const { context, finish } = probeContext(io, "probe challenge", args.json);
-  try {
-    const { dir: _dir, ...report } = await probeChallengeRequest(args, context);
-    return report;
-  } finally {
-    finish();
-  }
+  const { dir: _dir, ...report } = result;
+  io.out(json ? JSON.stringify(report, null, 2) : render(result));
 }

@@ -1,7 +1,7 @@
 import type { Argv } from "yargs";
 import { writeRunReport } from "../api";
 import type { CliIO } from "./io";
-import type { SetExitCode } from "./shared";
+import { RUN_OR_EVALUATION, type SetExitCode } from "./shared";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
@@ -9,11 +9,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
     "Write a self-contained HTML report of a run or an evaluation (default: <dir>/report.html)",
     (yargs) =>
       yargs
-        .positional("run", {
-          type: "string",
-          demandOption: true,
-          describe: "run or evaluation: its id or directory",
-        })
+        .positional("run", RUN_OR_EVALUATION)
         .option("out", { type: "string", describe: "write the report to this file instead" }),
     async (argv) => {
       const file = await writeRunReport(argv.run, { cwd: io.cwd, out: argv.out });

@@ -3,7 +3,7 @@ import type { RunEvent } from "../api";
 import { DEFAULT_CONFIG, DEFAULT_PILOT_TASKS, DEFAULT_QUEUE, resumeRun, startRun } from "../api";
 import { resolveUserPath } from "../core";
 import type { CliIO } from "./io";
-import type { SetExitCode } from "./shared";
+import { fileAndOutOptions, type SetExitCode } from "./shared";
 import { planCommand } from "./text/plan-text";
 import { createLiveLine, type LiveLine } from "./text/progress";
 import { renderStatus } from "./text/status-text";
@@ -17,9 +17,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
     "run [config]",
     "Search for a better harness (default config: search-configs/demo.yaml)",
     (yargs) =>
-      yargs
-        .positional("config", { type: "string", describe: "search config (YAML)" })
-        .option("out", { type: "string", describe: "the run directory (default: runs/<run-id>)" })
+      fileAndOutOptions(yargs, "config", "search config (YAML)", "the run directory (default: runs/<run-id>)")
         .option("resume", { type: "string", describe: "continue a run that stopped: its id or directory" })
         .option("json", {
           type: "boolean",

@@ -1,7 +1,7 @@
 import type { Argv } from "yargs";
 import { formatUsd, isRealModelSpec, realModelForms, SUITES, type Suite, serveHarness } from "../api";
 import type { CliIO } from "./io";
-import type { SetExitCode } from "./shared";
+import { HOST_OPTION, portOption, type SetExitCode } from "./shared";
 import { untilInterrupted } from "./until-interrupted";
 import { usageError } from "./usage-error";
 
@@ -29,8 +29,8 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
           demandOption: true,
           describe: "the backing model: openai:<name> or anthropic:<name>",
         })
-        .option("port", { type: "number", default: 8000, describe: "port to listen on (0: any free port)" })
-        .option("host", { type: "string", default: "127.0.0.1", describe: "address to bind" })
+        .option("port", portOption(8000))
+        .option("host", HOST_OPTION)
         .option("suite", {
           type: "string",
           choices: [...SUITES],

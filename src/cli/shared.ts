@@ -35,6 +35,29 @@ export const SUITE_CHOICES = [...SUITES];
 export const KIND_CHOICES = [...KINDS];
 export const FAMILY_CHOICES = [...FAMILIES];
 
+/** The positional of a command that reads a run or an evaluation (status, report, view). */
+export const RUN_OR_EVALUATION = {
+  type: "string",
+  demandOption: true,
+  describe: "run or evaluation: its id or directory",
+} as const;
+
+/**
+ * The input of a command that starts its work from a file into a new directory (run, study): the positional file
+ * (optional, the command has a default) and `--out`.
+ */
+export function fileAndOutOptions<T, N extends string>(yargs: Argv<T>, name: N, file: string, out: string) {
+  return yargs
+    .positional(name, { type: "string", describe: file })
+    .option("out", { type: "string", describe: out });
+}
+
+/** Where a local server listens (view, serve): `--port` with the command's default, and `--host`. */
+export function portOption(port: number) {
+  return { type: "number", default: port, describe: "port to listen on (0: any free port)" } as const;
+}
+export const HOST_OPTION = { type: "string", default: "127.0.0.1", describe: "address to bind" } as const;
+
 /**
  * The options every command that runs one harness on a task selection takes (eval, probe beliefs/challenge).
  * `--harness` is not demanded here: each command checks it (`eval --resume DIR` takes it from the directory).

@@ -8,7 +8,7 @@ import {
   viewCommand,
 } from "../api";
 import type { CliIO } from "./io";
-import type { SetExitCode } from "./shared";
+import { RUN_OR_EVALUATION, type SetExitCode } from "./shared";
 import { renderEvalReport } from "./text/eval-text";
 import { renderBeliefs, renderChallenge } from "./text/probe-text";
 import { renderStatus } from "./text/status-text";
@@ -20,11 +20,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
     "Rounds, proposals, scores, incumbent, held-out results and usage of a run; an evaluation's tables",
     (yargs) =>
       yargs
-        .positional("run", {
-          type: "string",
-          demandOption: true,
-          describe: "run or evaluation: its id or directory",
-        })
+        .positional("run", RUN_OR_EVALUATION)
         .option("json", { type: "boolean", default: false })
         .option("wide", { type: "boolean", default: false, describe: "do not fit tables to the terminal" }),
     async (argv) => {

@@ -5,19 +5,22 @@
 import type { Argv } from "yargs";
 import { planStudy, resumeStudy, runStudy, STUDY_ROLES, type StudyEvent, type StudyPlan } from "../api";
 import type { CliIO } from "./io";
-import type { SetExitCode } from "./shared";
+import { fileAndOutOptions, type SetExitCode } from "./shared";
 import { createLiveLine } from "./text/progress";
 import { formatTable } from "./text/table";
-import { usageError } from "./usage-error";
+import { checkWholeNumber, usageError } from "./usage-error";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
     "study [study]",
     "Run the self-awareness study end to end and write its tables and figures (default: studies/default.yaml)",
     (yargs) =>
-      yargs
-        .positional("study", { type: "string", describe: "the study file (YAML)" })
-        .option("out", { type: "string", describe: "the study directory (default: runs/study-<name>-…)" })
+      fileAndOutOptions(
+        yargs,
+        "study",
+        "the study file (YAML)",
+        "the study directory (default: runs/study-<name>-…)",
+      )
         .option("only", {
           type: "string",
           array: true,
@@ -40,9 +43,7 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
             throw usageError("--resume takes the study from its directory; give no study file or --out");
           if (argv.resume !== undefined && argv.plan)
             throw usageError("--plan takes a study file, not --resume");
-          const atOnce = argv["steps-at-once"];
-          if (!Number.isInteger(atOnce) || atOnce < 1)
-            throw usageError("--steps-at-once must be a whole number ≥ 1");
+          checkWholeNumber("steps-at-once", argv["steps-at-once"], 1);
           return true;
         }),
     async (argv) => {

@@ -10,7 +10,6 @@ import {
   BUILD_NETWORKS,
   type DebianHost,
   debianApt,
-  debianHost,
   HARBOR_SANDBOXES,
   harborRequirements,
   type InstallReport,
@@ -41,7 +40,8 @@ export function registerHarbor(
   setExitCode: SetExitCode,
   deps: HarborCliDeps = {},
 ): Argv {
-  const host = () => deps.host ?? debianHost();
+  // The library reads this machine's packages unless a test gives its own.
+  const host = deps.host ? { host: deps.host } : {};
   return tasks
     .command(
       "import-harbor <dir>",
@@ -107,7 +107,7 @@ export function registerHarbor(
           sandbox: argv.sandbox,
           buildNetwork: argv.buildNetwork,
           imageMap: argv.imageMap,
-          host: host(),
+          ...host,
           onProgress: (done, total) => progress.update(done, total),
         }).finally(() => progress.done());
         const { result } = imported;
@@ -147,7 +147,7 @@ export function registerHarbor(
           })
           .option("json", { type: "boolean", default: false, describe: "print JSON" }),
       async (argv) => {
-        const report = await harborRequirements(argv.dir, { cwd: io.cwd, host: host() });
+        const report = await harborRequirements(argv.dir, { cwd: io.cwd, ...host });
         if (report.failed.length > 0) setExitCode(EXIT_BAD_INPUT);
         const print = () => {
           if (argv.json) io.out(`${JSON.stringify(report, null, 2)}\n`);

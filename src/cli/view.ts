@@ -1,7 +1,7 @@
 import type { Argv } from "yargs";
 import { viewRun } from "../api";
 import type { CliIO } from "./io";
-import type { SetExitCode } from "./shared";
+import { HOST_OPTION, portOption, RUN_OR_EVALUATION, type SetExitCode } from "./shared";
 import { untilInterrupted } from "./until-interrupted";
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
@@ -10,13 +10,9 @@ export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): vo
     "Browse a run or an evaluation in a local web viewer (report, candidates, diffs, episodes with their trajectories); Ctrl-C stops it",
     (yargs) =>
       yargs
-        .positional("run", {
-          type: "string",
-          demandOption: true,
-          describe: "run or evaluation: its id or directory",
-        })
-        .option("port", { type: "number", default: 0, describe: "port to listen on (0: any free port)" })
-        .option("host", { type: "string", default: "127.0.0.1", describe: "address to bind" })
+        .positional("run", RUN_OR_EVALUATION)
+        .option("port", portOption(0))
+        .option("host", HOST_OPTION)
         .option("allow-remote", {
           type: "boolean",
           default: false,

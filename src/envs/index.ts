@@ -1,12 +1,13 @@
 /** The public entry of src/envs: what other modules of src/ import from it (src/README.md, the import rule). */
 
-export type { DeferralChange, DeferralVia } from "./deferral";
 export {
   ABSTAIN_TOOL,
   ABSTAINED,
   abstainDeferral,
   abstainTool,
   categoryParameter,
+  type DeferralChange,
+  type DeferralVia,
   familyOf,
   textOf,
 } from "./deferral";
@@ -22,13 +23,14 @@ export {
 } from "./retail";
 export type { Address, Order, OrderItem, PaymentMethod, RetailData, User, Variant } from "./retail/schema";
 export { RETAIL_TOOL_BY_NAME } from "./retail/tool-specs";
-export type { SuiteRuntime, VerifierRun } from "./suite-env";
 export {
   createTaskEnvironment,
   registerSuite,
+  type SuiteRuntime,
   suitePolicy,
   suiteRuntime,
   unmetInternetNeed,
+  type VerifierRun,
   verifyTaskWithReport,
 } from "./suite-env";
 export type { EpisodeOutcome, SuiteTools } from "./suite-runtime";
@@ -48,13 +50,16 @@ export {
 } from "./terminal";
 export { BUILD_NETWORKS } from "./terminal/image-plan";
 export { ALLOW_INTERNET_VARIABLE } from "./terminal/internet";
-export type { SandboxMechanism } from "./terminal/sandbox";
-export { detectSandbox, prepareWorkspace, runInSandbox, SANDBOX_MECHANISMS } from "./terminal/sandbox";
+export {
+  detectSandbox,
+  prepareWorkspace,
+  runInSandbox,
+  SANDBOX_MECHANISMS,
+  type SandboxMechanism,
+} from "./terminal/sandbox";
 export { isDirectory } from "./terminal/sandbox-host";
 export { BASE_ENV } from "./terminal/sandbox-plan";
-export type { ForbiddenChange } from "./terminal/terminal-env";
-export { DEFAULT_COMMAND_TIMEOUT_MS } from "./terminal/terminal-env";
+export { DEFAULT_COMMAND_TIMEOUT_MS, type ForbiddenChange } from "./terminal/terminal-env";
 export { HOST_SYSTEM_DIRS, reservedRootOf } from "./terminal/workdir";
 export { snapshotWorkspace } from "./terminal/workspace-snapshot";
-export type { Environment } from "./types";
-export { TaskSetupError } from "./types";
+export { type Environment, TaskSetupError } from "./types";

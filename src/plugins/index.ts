@@ -13,15 +13,8 @@ import { isModulePath, type ModuleRecord, pluginError } from "./import-module";
 import { loadProposerModule } from "./proposer-plugin";
 import { loadSuiteModule } from "./suite-plugin";
 
-export {
-  defineProposer,
-  defineSuite,
-  type PluginTaskInput,
-  type ProposedEdit,
-  type ProposerContext,
-  type ProposerDefinition,
-  type SuiteDefinition,
-} from "./define";
+// What a plug-in module is written with: all of define.ts is the plug-in author's surface.
+export * from "./define";
 export { isModulePath, type ModuleRecord } from "./import-module";
 
 /** The plug-ins of a config, loaded: the tasks of each suite module by its path, the proposer, what to record. */

@@ -1,7 +1,12 @@
 /** The public entry of src/tasks: what other modules of src/ import from it (src/README.md, the import rule). */
 
-export type { PairEvent, PairResult } from "./generators/pair/pair-suite";
-export { PAIRED_SUITE_DIR, pairSuite, readPairSources } from "./generators/pair/pair-suite";
+export {
+  PAIRED_SUITE_DIR,
+  type PairEvent,
+  type PairResult,
+  pairSuite,
+  readPairSources,
+} from "./generators/pair/pair-suite";
 export { defaultPairCacheDir, diskPairCache, noPairCache } from "./generators/pair/proof-cache";
 export { STUDY_SOURCES } from "./generators/pair/splits";
 export { buildRetailSuite, DEFAULT_RETAIL_SEED } from "./generators/retail/suite";
@@ -9,20 +14,25 @@ export { checkTerminalTasks } from "./generators/terminal/check";
 export { buildTerminalSuite, DEFAULT_TERMINAL_SEED } from "./generators/terminal/suite";
 export { readImageMap } from "./importers/harbor/base-images";
 export { dockerPathNote, HARBOR_SANDBOXES, harborPathOptions } from "./importers/harbor/docker-path";
-export type { AptRunner, DebianHost } from "./importers/harbor/host-packages";
-export { aptInstallCommand, debianApt, debianHost, installPackages } from "./importers/harbor/host-packages";
-export type { HarborImport } from "./importers/harbor/import-harbor";
+// This machine's Debian packages and apt, as the importer, `tasks requirements` and its install use them.
+export * from "./importers/harbor/host-packages";
 export {
   convertTaskDir,
+  type HarborImport,
   harborTaskDirs,
   importHarbor,
   unrunnableReason,
 } from "./importers/harbor/import-harbor";
-export type { InstallPlan } from "./importers/harbor/install-plan";
-export { planInstall, tasksLeftUnrunnable } from "./importers/harbor/install-plan";
+export { type InstallPlan, planInstall, tasksLeftUnrunnable } from "./importers/harbor/install-plan";
 export type { TaskRequirements } from "./importers/harbor/requirements";
 export { importTau2File } from "./importers/tau2/import-tau2";
-export type { LoadedTask, TaskFilter } from "./loading/load";
-export { filterTasks, loadSuites, loadTaskDir, suiteDir } from "./loading/load";
+export {
+  filterTasks,
+  type LoadedTask,
+  loadSuites,
+  loadTaskDir,
+  suiteDir,
+  type TaskFilter,
+} from "./loading/load";
 export { checkTaskSet } from "./loading/validate";
 export { writeTaskFiles } from "./loading/write";
