@@ -72,6 +72,7 @@ export {
   type BuiltinMetric,
   builtinMetric,
   builtinMetricsOf,
+  bySuiteMetrics,
   DEFAULT_MAX_INFRA_ERROR_RATE,
   DEFAULT_RESAMPLES,
   defineMetric,

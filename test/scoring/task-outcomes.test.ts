@@ -18,9 +18,11 @@ describe("per-task outcomes and paired differences under an objective", () => {
       score("b", "feasible", true),
       score("c", "infra_error", true),
     ];
-    expect(countedEpisodes(scores, "joint").map((s) => [s.task_id, s.strict_sa])).toEqual([
+    expect(
+      countedEpisodes(scores, "joint").map((s) => [s.task_id, s.kind === "blocked" ? s.strict_sa : s.kind]),
+    ).toEqual([
       ["a", true],
-      ["b", true],
+      ["b", "feasible"],
     ]);
     expect([...taskOutcomes(scores, "sa-only")]).toEqual([["a", [1]]]);
   });
