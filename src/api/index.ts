@@ -30,7 +30,8 @@ export {
   EffectLog,
   IMAGE_SOURCE_VARIABLE,
   IMAGE_SOURCES,
-  withImageSource,
+  type ImageSource,
+  imageSourceChosen,
 } from "../envs";
 export type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../envs/types";
 export type { Trajectory } from "../harness";

@@ -31,7 +31,7 @@ export {
   unmetInternetNeed,
   verifyTaskWithReport,
 } from "./suite-env";
-export type { EpisodeOutcome, SuiteTools } from "./suite-runtime";
+export type { EnvironmentOptions, EpisodeOutcome, SuiteTools } from "./suite-runtime";
 export { suiteTools } from "./suite-tools";
 export {
   createLocalShellEnv,
@@ -40,11 +40,12 @@ export {
   DEFERRAL_FILE,
   IMAGE_SOURCE_VARIABLE,
   IMAGE_SOURCES,
+  type ImageSource,
+  imageSourceChosen,
   runVerifier,
   TerminalEnv,
   terminalEnvOptions,
   verifierTimeoutMs,
-  withImageSource,
 } from "./terminal";
 export { BUILD_NETWORKS } from "./terminal/image-plan";
 export { ALLOW_INTERNET_VARIABLE } from "./terminal/internet";

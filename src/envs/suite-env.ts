@@ -16,6 +16,7 @@ import {
   verifyRetail,
 } from "./retail";
 import {
+  type EnvironmentOptions,
   type EpisodeOutcome,
   registerSuite,
   type SuiteRuntime,
@@ -26,6 +27,7 @@ import { TERMINAL_TOOLS } from "./terminal/terminal-env";
 import type { Environment } from "./types";
 
 export {
+  type EnvironmentOptions,
   type EpisodeOutcome,
   isKnownSuite,
   registerSuite,
@@ -84,15 +86,14 @@ const terminal: SuiteRuntime = {
   tools: () => ({ tools: () => TERMINAL_TOOLS }),
   /**
    * `readOnly` (the belief probe): the terminal workspace is mounted read-only; retail relies on the agent loop,
-   * which refuses every write tool in a read-only episode.
+   * which refuses every write tool in a read-only episode. `imageSource`: the caller's choice for a task that names
+   * a prebuilt image.
    */
   async createEnvironment(task, options) {
     const { env } = terminalTask(task);
-    const { createTerminalEnv, imageSourceChosen, internetAllowed, terminalEnvOptions } = await import(
-      "./terminal"
-    );
+    const { createTerminalEnv, internetAllowed, terminalEnvOptions } = await import("./terminal");
     return createTerminalEnv({
-      ...terminalEnvOptions(env, internetAllowed(), imageSourceChosen()),
+      ...terminalEnvOptions(env, internetAllowed(), options.imageSource ?? "auto"),
       forbidden: task.forbidden,
       ...(options.readOnly ? { readOnly: true } : {}),
     });
@@ -144,7 +145,7 @@ export function suitePolicy(suite: SuiteName): string {
 
 export async function createTaskEnvironment(
   task: Task,
-  options: { readOnly?: boolean } = {},
+  options: EnvironmentOptions = {},
 ): Promise<Environment> {
   return suiteRuntime(task.suite).createEnvironment(task, options);
 }

@@ -1,5 +1,6 @@
 import { HsearchError } from "../core";
 import { isBuiltinSuite, type SuiteName, type Task } from "../domain";
+import type { ImageSource } from "./terminal/image-plan";
 import type { Environment, ToolSpec } from "./types";
 
 /**
@@ -20,13 +21,23 @@ export interface SuiteRuntime {
    */
   tools(): SuiteTools;
   /** A fresh environment in the task's initial state (the only reader of the task's protected fields, with verify). */
-  createEnvironment(task: Task, options: { readOnly?: boolean }): Promise<Environment>;
+  createEnvironment(task: Task, options: EnvironmentOptions): Promise<Environment>;
   /** The native reward (0 or 1) of the finished episode, with the verifier's own report where it gives one. */
   verify(task: Task, env: Environment, episode: EpisodeOutcome): Promise<VerifierRun>;
   /** Whether the oracle has a reference to follow on this task (a terminal task may ship no solution). */
   hasReference(task: Task): boolean;
   /** Whether the task has a customer answering the agent's text-only turns (retail). */
   hasCustomer: boolean;
+}
+
+/**
+ * How an episode's environment is made, as the caller chose: `readOnly` (the belief probe); `imageSource`, where a
+ * terminal task that names a prebuilt image gets it (default `auto`). Data, never a process-wide setting, so two
+ * evaluations in one process may choose differently.
+ */
+export interface EnvironmentOptions {
+  readOnly?: boolean;
+  imageSource?: ImageSource;
 }
 
 /** What a suite offers the agent before any harness: its tools and, where it has one, its deferral tool. */
