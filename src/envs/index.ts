@@ -26,6 +26,7 @@ export type { SuiteRuntime, VerifierRun } from "./suite-env";
 export {
   createTaskEnvironment,
   registerSuite,
+  suiteHasCustomer,
   suitePolicy,
   suiteRuntime,
   unmetInternetNeed,

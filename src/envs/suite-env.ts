@@ -33,6 +33,7 @@ export {
   registerSuite,
   type SuiteRuntime,
   type SuiteTools,
+  suiteHasCustomer,
   suiteRuntime,
   type VerifierRun,
 } from "./suite-runtime";

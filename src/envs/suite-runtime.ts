@@ -99,3 +99,11 @@ export function suiteRuntime(name: string): SuiteRuntime {
 export function isKnownSuite(name: string): boolean {
   return registered.has(name);
 }
+
+/**
+ * Whether a suite's episodes talk with a customer (retail's): what a plan counts customer calls for. A suite this
+ * process has not loaded has none.
+ */
+export function suiteHasCustomer(name: string): boolean {
+  return registered.get(name)?.hasCustomer ?? false;
+}
