@@ -10,9 +10,11 @@ import {
 import { ABSTAIN_TOOL, abstainTool } from "./deferral";
 import {
   createRetailEnv,
+  RETAIL_WRITE_TOOLS,
   type RetailEnvironment,
   retailPolicy,
   retailToolSpecs,
+  TRANSFER_TOOL,
   verifyRetail,
 } from "./retail";
 import {
@@ -78,6 +80,7 @@ const retail: SuiteRuntime = {
   },
   hasReference: () => true,
   hasCustomer: true,
+  clientTools: { writeTools: RETAIL_WRITE_TOOLS, endingTools: new Set([TRANSFER_TOOL]) },
 };
 
 const terminal: SuiteRuntime = {

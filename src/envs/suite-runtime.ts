@@ -28,6 +28,12 @@ export interface SuiteRuntime {
   hasReference(task: Task): boolean;
   /** Whether the task has a customer answering the agent's text-only turns (retail). */
   hasCustomer: boolean;
+  /**
+   * What `hsearch serve` assumes of a client's tools on this suite when its command line does not say: the tools
+   * that change the world and those that end the conversation (retail's transfer). Absent: none is known (a terminal
+   * agent's tools are its own).
+   */
+  readonly clientTools?: { writeTools: ReadonlySet<string>; endingTools: ReadonlySet<string> };
 }
 
 /**
