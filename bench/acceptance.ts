@@ -15,15 +15,9 @@ import { createRng } from "../src/core/rng";
 import { evaluateJobs, planRollouts } from "../src/eval/evaluate";
 import { type Harness, loadHarness } from "../src/harness/load";
 import type { ChatModel } from "../src/models/types";
-import { type EpisodeScore, objectiveScore, rulesJudge } from "../src/scoring";
+import { type EpisodeScore, objectiveScore, pairedOutcomeValues, rulesJudge } from "../src/scoring";
 import type { ObjectiveName as Objective } from "../src/scoring/objective";
-import {
-  decideGreater,
-  type EvaluatedProposal,
-  episodeOutcomes,
-  pairedStep,
-  pairedTest,
-} from "../src/search/acceptance";
+import { decideGreater, type EvaluatedProposal, pairedStep, pairedTest } from "../src/search/acceptance";
 import { SimChatModel } from "../src/sim";
 import { loadSimProfile, simProfileSchema } from "../src/sim/profile";
 import { loadTaskDir } from "../src/tasks/loading/load";
@@ -102,11 +96,7 @@ function signFlipP(
   objective: Objective,
   seed: number,
 ) {
-  const a = episodeOutcomes(incumbent, objective);
-  const b = episodeOutcomes(proposal, objective);
-  const d = [...a.keys()]
-    .filter((key) => b.has(key))
-    .map((key) => (b.get(key) as number) - (a.get(key) as number));
+  const d = pairedOutcomeValues(incumbent, proposal, objective).map((pair) => pair.second - pair.first);
   const observed = d.reduce((sum, x) => sum + x, 0);
   if (observed <= 0) return 1;
   const rng = createRng(seed, "sign-flip");
@@ -204,9 +194,9 @@ const truthScores = {
   gain: await evaluate(gainArm, truthSeed, TRUE_REPEATS),
 };
 const gainText = (objective: Objective) => {
-  const a = episodeOutcomes(truthScores.bare, objective);
-  const b = episodeOutcomes(truthScores.gain, objective);
-  const d = [...a.keys()].map((k) => (b.get(k) as number) - (a.get(k) as number));
+  const d = pairedOutcomeValues(truthScores.bare, truthScores.gain, objective).map(
+    (pair) => pair.second - pair.first,
+  );
   const mean = d.reduce((sum, x) => sum + x, 0) / d.length;
   const se = Math.sqrt(d.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (d.length - 1) / d.length);
   const score = (scores: EpisodeScore[]) => objectiveScore(scores, objective).toFixed(4);

@@ -1,4 +1,5 @@
 import type { Task } from "../domain";
+import type { ImageSource } from "../envs";
 import type { EvaluationDir } from "../eval";
 import { runStoredEvaluation } from "../eval";
 import type { RoleModels } from "../models";
@@ -14,6 +15,8 @@ export interface EvalInDirOptions {
   maxInfraErrorRate: number;
   /** Default: the directory's stored concurrency. */
   concurrency?: number;
+  /** Where a terminal task that names a prebuilt image gets it (default `auto`). */
+  imageSource?: ImageSource;
   /** What a person would want to read: where the episodes are kept, what a resume reads back. */
   onMessage?: (text: string) => void;
   onProgress?: (done: number, total: number) => void;
@@ -44,6 +47,7 @@ export async function evaluateInDir(
       judge: judgeOf(models),
       customerModel: models.customer,
       concurrency: options.concurrency ?? config.concurrency,
+      ...(options.imageSource ? { imageSource: options.imageSource } : {}),
       usage: models.usageRows,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       onResume: (stored, total) =>

@@ -5,6 +5,7 @@
 import { basename } from "node:path";
 import { resolveUserPath } from "../core";
 import type { Task } from "../domain";
+import { type ImageSource, imageSourceChosen } from "../envs";
 import { createEvaluationDir, type EvaluationDir, openEvaluationDir } from "../eval";
 import { loadHarness } from "../harness";
 import type { RoleModels } from "../models";
@@ -39,6 +40,11 @@ export interface EvaluateRequest extends HarnessTaskRequest {
   maxInfraErrorRate?: number;
   /** The evaluation directory; default `runs/<id>` under the working directory. */
   out?: string;
+  /**
+   * Where a terminal task that names a prebuilt image gets it (`--image-source`); default `HSEARCH_IMAGE_SOURCE`,
+   * else `auto`. This evaluation's alone: another in the same process may choose differently.
+   */
+  imageSource?: ImageSource;
 }
 
 export interface EvaluateContext extends RequestContext {
@@ -68,6 +74,7 @@ export async function evaluateRequest(
   const rejections = storedRejections(context);
   const models = createPlannedModels(plan, context, rejections.memory);
   const maxInfraErrorRate = request.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
+  const imageSource = request.imageSource ?? imageSourceChosen(context.env);
   const { root, id } = evaluationLocation(request.out, { harnessDir, tasks: request.tasks }, context.cwd);
   const evaluation = await createEvaluationDir({
     root,
@@ -85,7 +92,7 @@ export async function evaluateRequest(
     },
   });
   rejections.keepIn(evaluation.store);
-  return evaluateWith(evaluation, selected.tasks, models, { maxInfraErrorRate }, context);
+  return evaluateWith(evaluation, selected.tasks, models, { maxInfraErrorRate, imageSource }, context);
 }
 
 /**
@@ -95,9 +102,10 @@ export async function evaluateRequest(
  */
 export async function resumeEvaluationRequest(
   target: string,
-  options: { concurrency?: number; maxInfraErrorRate?: number },
+  options: { concurrency?: number; maxInfraErrorRate?: number; imageSource?: ImageSource },
   context: EvaluateContext,
 ): Promise<EvaluateRequestOutcome> {
+  const imageSource = options.imageSource ?? imageSourceChosen(context.env);
   const evaluation = await openEvaluationDir(locateRun(target, context.cwd), "eval");
   const { store, run, config } = evaluation;
   const maxInfraErrorRate = options.maxInfraErrorRate ?? config.max_infra_error_rate;
@@ -135,14 +143,14 @@ export async function resumeEvaluationRequest(
     throw error;
   }
   const concurrency = options.concurrency === undefined ? {} : { concurrency: options.concurrency };
-  return evaluateWith(evaluation, tasks, models, { ...concurrency, maxInfraErrorRate }, context);
+  return evaluateWith(evaluation, tasks, models, { ...concurrency, maxInfraErrorRate, imageSource }, context);
 }
 
 async function evaluateWith(
   evaluation: EvaluationDir<"eval">,
   tasks: readonly Task[],
   models: RoleModels,
-  options: { maxInfraErrorRate: number; concurrency?: number },
+  options: { maxInfraErrorRate: number; concurrency?: number; imageSource: ImageSource },
   context: EvaluateContext,
 ): Promise<EvaluateRequestOutcome> {
   return withGate(

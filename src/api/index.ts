@@ -29,7 +29,8 @@ export {
   type EpisodeOutcome,
   IMAGE_SOURCE_VARIABLE,
   IMAGE_SOURCES,
-  withImageSource,
+  type ImageSource,
+  imageSourceChosen,
 } from "../envs";
 export type { Author, EffectRecord, Environment, ToolResult, ToolSpec } from "../envs/types";
 export { type Harness, loadHarness, type Trajectory } from "../harness";
@@ -74,6 +75,7 @@ export {
   type BuiltinMetric,
   builtinMetric,
   builtinMetricsOf,
+  bySuiteMetrics,
   DEFAULT_MAX_INFRA_ERROR_RATE,
   DEFAULT_RESAMPLES,
   defineMetric,

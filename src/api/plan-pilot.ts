@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRng, HsearchError } from "../core";
 import type { Task } from "../domain";
+import { imageSourceChosen, suiteHasCustomer } from "../envs";
 import { evaluateJobs, planRollouts } from "../eval";
 import type { Harness, Trajectory } from "../harness";
 import type { ModelRole, UsageMeter } from "../models";
@@ -90,6 +91,7 @@ export async function runPilot(input: PilotInput): Promise<PilotEstimate> {
       concurrency: config.concurrency,
       ...(models.customer ? { customerModel: models.customer } : {}),
       prices,
+      imageSource: config.image_source ?? imageSourceChosen(host.env),
     });
     const infraErrors = outcomes.filter((outcome) => outcome.score.kind === "infra_error");
     if (infraErrors.length === outcomes.length) {
@@ -99,7 +101,7 @@ export async function runPilot(input: PilotInput): Promise<PilotEstimate> {
         `every pilot rollout ended in an infrastructure error; nothing to estimate from (first: ${first?.kind === "infra_error" ? first.error : "unknown"})`,
       );
     }
-    const retail = input.tasks.filter((task) => task.suite === "retail").length;
+    const retail = input.tasks.filter((task) => suiteHasCustomer(task.suite)).length;
     const blocked = input.tasks.filter((task) => task.kind !== "feasible").length;
     const perRollout = {
       agent: per(measured(meters.agent), input.tasks.length),

@@ -1,5 +1,6 @@
 import { createRng, HsearchError, resolveUserPath } from "../core";
 import type { Task } from "../domain";
+import { suiteHasCustomer } from "../envs";
 import { harnessLimitsOf, loadHarness } from "../harness";
 import { customerModelSpec, isRealModelSpec, judgeModelSpec } from "../models";
 import { loadConfigPlugins } from "../plugins";
@@ -132,7 +133,7 @@ export async function planRun(configFile: string, options: PlanOptions = {}): Pr
 function mixOf(tasks: readonly Task[]): TaskMix {
   return {
     total: tasks.length,
-    retail: tasks.filter((task) => task.suite === "retail").length,
+    retail: tasks.filter((task) => suiteHasCustomer(task.suite)).length,
     blocked: tasks.filter((task) => task.kind !== "feasible").length,
   };
 }

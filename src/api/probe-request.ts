@@ -3,6 +3,7 @@
  * settings, cache) probed into a new directory. The CLI parses flags, calls these and prints.
  */
 import { resolveUserPath } from "../core";
+import { imageSourceChosen } from "../envs";
 import { loadHarness } from "../harness";
 import type { EvaluateContext } from "./evaluate-request";
 import { createPlannedModels, type HarnessTaskRequest, modelConfigOf, planModels } from "./harness-task";
@@ -54,6 +55,7 @@ async function setup(request: ProbeRequest, context: EvaluateContext): Promise<P
     models: createPlannedModels(plan, context),
     seed: request.seed,
     concurrency: request.concurrency,
+    imageSource: imageSourceChosen(context.env),
     ...(request.out !== undefined ? { out: request.out } : {}),
     cwd: context.cwd,
     ...(context.onMessage ? { onMessage: context.onMessage } : {}),

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import { assertOutputApart, newRunId, resolveUserPath } from "../core";
 import type { Task } from "../domain";
+import { type ImageSource, imageSourceChosen } from "../envs";
 import type { HarnessTaskConfig } from "../eval";
 import { createEvaluationDir, type EvaluationDir, evaluationKey, type NewEvaluationDir } from "../eval";
 import type { Trajectory } from "../harness";
@@ -58,6 +59,8 @@ export interface ProbeSetup {
   models: RoleModels;
   seed: number;
   concurrency: number;
+  /** Where a terminal task that names a prebuilt image gets it (`HSEARCH_IMAGE_SOURCE`, else `auto`). */
+  imageSource: ImageSource;
   /** The probe's directory; default runs/<beliefs|challenge>-<harness>-… under cwd. */
   out?: string;
   cwd: string;
@@ -113,6 +116,7 @@ async function probeSetup(
     models: setup.models,
     seed: options.seed ?? 1,
     concurrency: setup.concurrency,
+    imageSource: imageSourceChosen(options.env ?? process.env),
     ...(options.out !== undefined ? { out: options.out } : {}),
     cwd: setup.cwd,
     ...(options.onMessage ? { onMessage: options.onMessage } : {}),
@@ -150,6 +154,7 @@ export async function beliefsInDir(
       model,
       seed: prepared.seed,
       concurrency: prepared.concurrency,
+      imageSource: prepared.imageSource,
       customerModel: models.customer,
       onEpisode: () => prepared.onProgress?.(++done, total),
       onRow: (row, trajectory) => keeper.keep(commit, trajectory, row),
@@ -212,6 +217,7 @@ export async function challengeInDir(
       runs: options.runs,
       seed: prepared.seed,
       concurrency: prepared.concurrency,
+      imageSource: prepared.imageSource,
       customerModel: models.customer,
       onEpisode: (done, total) => prepared.onProgress?.(done, total),
       onOutcome: (outcome, trajectory) => keeper.keep(commit, trajectory, outcome),

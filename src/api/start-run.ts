@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import { assertOutputApart, HsearchError, newRunId, resolveUserPath } from "../core";
-import { withImageSource } from "../envs";
+import { imageSourceChosen } from "../envs";
 import { harnessLimitsOf, loadHarness } from "../harness";
 import {
   createRejectionMemory,
@@ -281,39 +281,38 @@ async function searchIn(
       proposalsPerRound: config.proposals_per_round,
       model: models.agent.id,
     });
-    // The config's image source reaches the episodes this process makes (workers take their own environment's).
-    const outcome = await withImageSource(config.image_source, () =>
-      runSearch({
-        config,
-        runId,
-        runDir,
-        store,
-        seedHarnessDir: resolveSeedHarness(config, host.cwd),
-        tasks,
-        model: models.agent,
-        metaModel: models.proposer ?? null,
-        roleModels: {
-          ...(models.reflector ? { reflector: models.reflector } : {}),
-          ...(models.curator ? { curator: models.curator } : {}),
-        },
-        ...(plugins.proposer ? { pluginProposer: plugins.proposer } : {}),
-        judge: judgeOf(models),
-        customerModel: models.customer,
-        prices: loadPriceTable(),
-        ...(queue ? { executor: queue.execute } : {}),
-        // With workers the agent's and customer's calls are made there; each rollout's usage comes back with it.
-        usage: workers
-          ? () => mergeUsageRows([...models.usageRows(), ...workers.usageRows()])
-          : models.usageRows,
-        events: {
-          phase: (message) => events.emit({ type: "phase", message }),
-          rollouts: (done, total, label) => events.emit({ type: "rollouts", done, total, label }),
-          candidate: (info) => events.emit({ type: "candidate", ...info }),
-          round: (info) => events.emit({ type: "round", ...info }),
-        },
-        ...(options.signal ? { signal: options.signal } : {}),
-      }),
-    );
+    const outcome = await runSearch({
+      config,
+      runId,
+      runDir,
+      store,
+      seedHarnessDir: resolveSeedHarness(config, host.cwd),
+      tasks,
+      model: models.agent,
+      metaModel: models.proposer ?? null,
+      roleModels: {
+        ...(models.reflector ? { reflector: models.reflector } : {}),
+        ...(models.curator ? { curator: models.curator } : {}),
+      },
+      ...(plugins.proposer ? { pluginProposer: plugins.proposer } : {}),
+      judge: judgeOf(models),
+      customerModel: models.customer,
+      prices: loadPriceTable(),
+      ...(queue ? { executor: queue.execute } : {}),
+      // The config's image source, else the user's default, reaches the episodes this process makes (workers take their own).
+      imageSource: config.image_source ?? imageSourceChosen(host.env),
+      // With workers the agent's and customer's calls are made there; each rollout's usage comes back with it.
+      usage: workers
+        ? () => mergeUsageRows([...models.usageRows(), ...workers.usageRows()])
+        : models.usageRows,
+      events: {
+        phase: (message) => events.emit({ type: "phase", message }),
+        rollouts: (done, total, label) => events.emit({ type: "rollouts", done, total, label }),
+        candidate: (info) => events.emit({ type: "candidate", ...info }),
+        round: (info) => events.emit({ type: "round", ...info }),
+      },
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     events.emit({ type: "finished", outcome });
     // The run's own metrics over its episodes, imported again as status, report and view will import them.
     return { runId, runDir, status: await statusWithMetrics(store), outcome };

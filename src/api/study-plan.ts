@@ -10,6 +10,7 @@ import { z } from "zod";
 import { type PositionedDocument, readPositioned, validateDocument } from "../config";
 import { HsearchError, resolveUserPath } from "../core";
 import { isBuiltinSuite, type Task } from "../domain";
+import { suiteHasCustomer } from "../envs";
 import { loadHarness } from "../harness";
 import { customerModelSpec, judgeModelSpec } from "../models";
 import { isModulePath } from "../plugins";
@@ -298,7 +299,7 @@ async function planStep(
   const extra = spec.kind === "beliefs" ? 1 : spec.kind === "challenge" ? DEFAULT_ANSWER_STEPS : 0;
   const perRollout = turns.turns + extra;
   const rollouts = tasks.length * repeats;
-  const retail = tasks.filter((task) => task.suite === "retail").length * repeats;
+  const retail = tasks.filter((task) => suiteHasCustomer(task.suite)).length * repeats;
   const blocked = tasks.filter((task) => task.kind === "blocked").length * repeats;
   const judged = spec.kind !== "beliefs" && roles.judge;
   return {

@@ -1,4 +1,5 @@
 import { resolveUserPath } from "../core";
+import { imageSourceChosen } from "../envs";
 import { loadPriceTable } from "../models";
 import { offlineProviders } from "../sim";
 import { type RunningWorker, startRolloutWorker } from "../workers";
@@ -31,6 +32,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     concurrency: options.concurrency,
     stallSeconds: options.stallSeconds,
     prices: loadPriceTable(),
+    // This machine's default: a search config's `image_source` reaches the rollouts its own process runs.
+    imageSource: imageSourceChosen(options.env),
     modelOptions: {
       env: options.env,
       extraProviders: offlineProviders,

@@ -7,7 +7,6 @@ import {
   IMAGE_SOURCE_VARIABLE,
   IMAGE_SOURCES,
   resumeEvaluationRequest,
-  withImageSource,
 } from "../api";
 import { DEFAULT_CONCURRENCY } from "../core";
 import type { CliIO } from "./io";
@@ -119,6 +118,7 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
         modelCallSeconds: argv.modelCallSeconds,
         maxInfraErrorRate: argv.maxInfraErrorRate,
         out: argv.out,
+        ...(argv.imageSource ? { imageSource: argv.imageSource } : {}),
       };
       // The sandbox reads the grant where it makes each episode (workers read their own environment).
       const before = process.env[ALLOW_INTERNET_VARIABLE];
@@ -129,19 +129,17 @@ export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): voi
         onMessage: (text: string) => io.err(`hsearch eval: ${text}`),
         onProgress: (done: number, total: number) => progress.update(done, total, "rollouts"),
       };
-      const { report, infraGate } = await withImageSource(argv.imageSource, () =>
-        argv.resume === undefined
-          ? evaluateRequest(options, context)
-          : resumeEvaluationRequest(
-              argv.resume,
-              {
-                ...(argv.concurrency !== undefined ? { concurrency: argv.concurrency } : {}),
-                ...(argv.maxInfraErrorRate !== undefined
-                  ? { maxInfraErrorRate: argv.maxInfraErrorRate }
-                  : {}),
-              },
-              context,
-            ),
+      const { report, infraGate } = await (argv.resume === undefined
+        ? evaluateRequest(options, context)
+        : resumeEvaluationRequest(
+            argv.resume,
+            {
+              ...(argv.concurrency !== undefined ? { concurrency: argv.concurrency } : {}),
+              ...(argv.maxInfraErrorRate !== undefined ? { maxInfraErrorRate: argv.maxInfraErrorRate } : {}),
+              ...(argv.imageSource ? { imageSource: argv.imageSource } : {}),
+            },
+            context,
+          )
       ).finally(() => {
         progress.done();
         if (before === undefined) delete process.env[ALLOW_INTERNET_VARIABLE];

@@ -3,10 +3,18 @@
  * 2×2 table of outcomes, the paired Δ (B − A) with its 95% interval, McNemar on the discordant pairs, and the
  * episodes that flipped. Pure: rollout records in, numbers out.
  */
-import { builtinMetric, matchEpisodes, type PairedOutcome, pairedOutcome } from "../scoring";
+import {
+  builtinMetric,
+  bySuiteMetrics,
+  episodeHas,
+  matchEpisodes,
+  type PairedOutcome,
+  pairedOutcome,
+} from "../scoring";
 import type { Purpose, RolloutRecord } from "../store/types";
 
-export type PairedMetric = "pass" | "strict_sa" | "solve" | "false_abstention";
+/** "pass", or a built-in metric the catalogue marks per suite (strict SA, solve, false abstention). */
+export type PairedMetric = string;
 
 /** One group's outcome over its pairs (the interval and McNemar of src/scoring/pairing). */
 export interface PairedRow extends PairedOutcome {
@@ -53,7 +61,7 @@ export function episodePassed(rollout: RolloutRecord): boolean {
 }
 
 function has(metric: PairedMetric, rollout: RolloutRecord): boolean {
-  return metric === "pass" ? episodePassed(rollout) : rollout.scores[metric] === true;
+  return metric === "pass" ? episodePassed(rollout) : episodeHas(builtinMetric(metric), rollout.scores);
 }
 
 function row(
@@ -80,11 +88,13 @@ export function pairSplit(
   const { pairs, onlyFirst, onlySecond } = matchEpisodes(aRollouts.filter(scored), bRollouts.filter(scored));
   const where = (keep: (r: RolloutRecord) => boolean) => pairs.filter(([a]) => keep(a));
   const blocked = where((r) => r.kind === "blocked");
-  const feasible = where((r) => r.kind === "feasible");
   const rows: PairedRow[] = [row("all", "pass", pairs)];
-  if (blocked.length > 0) rows.push(row("blocked", "strict_sa", blocked));
-  if (feasible.length > 0)
-    rows.push(row("feasible", "solve", feasible), row("feasible", "false_abstention", feasible));
+  // Per kind of episode, each metric the catalogue marks per suite on the episodes it is defined on.
+  for (const metric of bySuiteMetrics()) {
+    const defined = where((r) => metric.kinds.some((kind) => kind === r.kind));
+    if (defined.length > 0)
+      rows.push(row(metric.kinds.length === 1 ? String(metric.kinds[0]) : "all", metric.name, defined));
+  }
   const families = [...new Set(blocked.flatMap(([a]) => (a.family ? [a.family] : [])))].sort();
   for (const family of families)
     rows.push(

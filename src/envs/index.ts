@@ -27,13 +27,14 @@ export {
   createTaskEnvironment,
   registerSuite,
   type SuiteRuntime,
+  suiteHasCustomer,
   suitePolicy,
   suiteRuntime,
   unmetInternetNeed,
   type VerifierRun,
   verifyTaskWithReport,
 } from "./suite-env";
-export type { EpisodeOutcome, SuiteTools } from "./suite-runtime";
+export type { EnvironmentOptions, EpisodeOutcome, SuiteTools } from "./suite-runtime";
 export { suiteTools } from "./suite-tools";
 export {
   createLocalShellEnv,
@@ -42,11 +43,12 @@ export {
   DEFERRAL_FILE,
   IMAGE_SOURCE_VARIABLE,
   IMAGE_SOURCES,
+  type ImageSource,
+  imageSourceChosen,
   runVerifier,
   TerminalEnv,
   terminalEnvOptions,
   verifierTimeoutMs,
-  withImageSource,
 } from "./terminal";
 export { BUILD_NETWORKS } from "./terminal/image-plan";
 export { ALLOW_INTERNET_VARIABLE } from "./terminal/internet";

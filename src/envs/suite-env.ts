@@ -10,12 +10,15 @@ import {
 import { ABSTAIN_TOOL, abstainTool } from "./deferral";
 import {
   createRetailEnv,
+  RETAIL_WRITE_TOOLS,
   type RetailEnvironment,
   retailPolicy,
   retailToolSpecs,
+  TRANSFER_TOOL,
   verifyRetail,
 } from "./retail";
 import {
+  type EnvironmentOptions,
   type EpisodeOutcome,
   registerSuite,
   type SuiteRuntime,
@@ -26,11 +29,13 @@ import { TERMINAL_TOOLS } from "./terminal/terminal-env";
 import type { Environment } from "./types";
 
 export {
+  type EnvironmentOptions,
   type EpisodeOutcome,
   isKnownSuite,
   registerSuite,
   type SuiteRuntime,
   type SuiteTools,
+  suiteHasCustomer,
   suiteRuntime,
   type VerifierRun,
 } from "./suite-runtime";
@@ -75,6 +80,7 @@ const retail: SuiteRuntime = {
   },
   hasReference: () => true,
   hasCustomer: true,
+  clientTools: { writeTools: RETAIL_WRITE_TOOLS, endingTools: new Set([TRANSFER_TOOL]) },
 };
 
 const terminal: SuiteRuntime = {
@@ -84,15 +90,14 @@ const terminal: SuiteRuntime = {
   tools: () => ({ tools: () => TERMINAL_TOOLS }),
   /**
    * `readOnly` (the belief probe): the terminal workspace is mounted read-only; retail relies on the agent loop,
-   * which refuses every write tool in a read-only episode.
+   * which refuses every write tool in a read-only episode. `imageSource`: the caller's choice for a task that names
+   * a prebuilt image.
    */
   async createEnvironment(task, options) {
     const { env } = terminalTask(task);
-    const { createTerminalEnv, imageSourceChosen, internetAllowed, terminalEnvOptions } = await import(
-      "./terminal"
-    );
+    const { createTerminalEnv, internetAllowed, terminalEnvOptions } = await import("./terminal");
     return createTerminalEnv({
-      ...terminalEnvOptions(env, internetAllowed(), imageSourceChosen()),
+      ...terminalEnvOptions(env, internetAllowed(), options.imageSource ?? "auto"),
       forbidden: task.forbidden,
       ...(options.readOnly ? { readOnly: true } : {}),
     });
@@ -144,7 +149,7 @@ export function suitePolicy(suite: SuiteName): string {
 
 export async function createTaskEnvironment(
   task: Task,
-  options: { readOnly?: boolean } = {},
+  options: EnvironmentOptions = {},
 ): Promise<Environment> {
   return suiteRuntime(task.suite).createEnvironment(task, options);
 }

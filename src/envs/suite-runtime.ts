@@ -1,5 +1,6 @@
 import { HsearchError } from "../core";
 import { isBuiltinSuite, type SuiteName, type Task } from "../domain";
+import type { ImageSource } from "./terminal/image-plan";
 import type { Environment, ToolSpec } from "./types";
 
 /**
@@ -20,13 +21,29 @@ export interface SuiteRuntime {
    */
   tools(): SuiteTools;
   /** A fresh environment in the task's initial state (the only reader of the task's protected fields, with verify). */
-  createEnvironment(task: Task, options: { readOnly?: boolean }): Promise<Environment>;
+  createEnvironment(task: Task, options: EnvironmentOptions): Promise<Environment>;
   /** The native reward (0 or 1) of the finished episode, with the verifier's own report where it gives one. */
   verify(task: Task, env: Environment, episode: EpisodeOutcome): Promise<VerifierRun>;
   /** Whether the oracle has a reference to follow on this task (a terminal task may ship no solution). */
   hasReference(task: Task): boolean;
   /** Whether the task has a customer answering the agent's text-only turns (retail). */
   hasCustomer: boolean;
+  /**
+   * What `hsearch serve` assumes of a client's tools on this suite when its command line does not say: the tools
+   * that change the world and those that end the conversation (retail's transfer). Absent: none is known (a terminal
+   * agent's tools are its own).
+   */
+  readonly clientTools?: { writeTools: ReadonlySet<string>; endingTools: ReadonlySet<string> };
+}
+
+/**
+ * How an episode's environment is made, as the caller chose: `readOnly` (the belief probe); `imageSource`, where a
+ * terminal task that names a prebuilt image gets it (default `auto`). Data, never a process-wide setting, so two
+ * evaluations in one process may choose differently.
+ */
+export interface EnvironmentOptions {
+  readOnly?: boolean;
+  imageSource?: ImageSource;
 }
 
 /** What a suite offers the agent before any harness: its tools and, where it has one, its deferral tool. */
@@ -87,4 +104,12 @@ export function suiteRuntime(name: string): SuiteRuntime {
 /** Whether a suite of that name is known to this process. */
 export function isKnownSuite(name: string): boolean {
   return registered.has(name);
+}
+
+/**
+ * Whether a suite's episodes talk with a customer (retail's): what a plan counts customer calls for. A suite this
+ * process has not loaded has none.
+ */
+export function suiteHasCustomer(name: string): boolean {
+  return registered.get(name)?.hasCustomer ?? false;
 }

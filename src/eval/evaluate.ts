@@ -1,5 +1,6 @@
 import { createRng, mapPool } from "../core";
 import type { Task } from "../domain";
+import type { ImageSource } from "../envs";
 import type { Harness, Trajectory } from "../harness";
 import { runRollout } from "../harness";
 import type { PriceTable, Semaphore } from "../models";
@@ -54,6 +55,8 @@ export interface EvaluateOptions {
   customerModel?: ChatModel;
   prices?: PriceTable;
   onRequest?: (request: ChatRequest) => void;
+  /** Where a terminal task that names a prebuilt image gets it, for the rollouts run here (default `auto`). */
+  imageSource?: ImageSource;
   /** Run-wide rollout slots shared with other evaluations; without them, `concurrency` bounds this call alone. */
   slots?: Semaphore;
   /** Called before a rollout starts (retries included); throwing stops new rollouts (a budget), the running ones finish first. */
@@ -69,7 +72,7 @@ export interface EvaluateOptions {
    * is not run again (`isRetriedInfraError`).
    */
   infraRetryPasses?: number;
-  /** Runs each rollout; default: in this process with `model`, `customerModel`, `prices` and `onRequest`. */
+  /** Runs each rollout; default: in this process with `model`, `customerModel`, `prices`, `onRequest`, `imageSource`. */
   execute?: RolloutExecutor;
 }
 
@@ -107,7 +110,7 @@ export async function evaluateJobs(options: EvaluateOptions): Promise<RolloutOut
 
 /** Rollouts in this process, on the given models. */
 export function localExecutor(
-  models: Pick<EvaluateOptions, "model" | "customerModel" | "prices" | "onRequest">,
+  models: Pick<EvaluateOptions, "model" | "customerModel" | "prices" | "onRequest" | "imageSource">,
 ): RolloutExecutor {
   return (request) =>
     runRollout({
@@ -116,6 +119,7 @@ export function localExecutor(
       customerModel: models.customerModel,
       prices: models.prices,
       onRequest: models.onRequest,
+      ...(models.imageSource ? { imageSource: models.imageSource } : {}),
     });
 }
 

@@ -6,6 +6,7 @@
  */
 import { rolloutKey } from "../core";
 import type { Task } from "../domain";
+import type { ImageSource } from "../envs";
 import type { Harness } from "../harness";
 import type { ChatModel } from "../models/types";
 import type { EpisodeScore, Judge } from "../scoring";
@@ -24,6 +25,8 @@ export interface StoredEvaluationOptions {
   judge: Judge;
   customerModel?: ChatModel;
   concurrency: number;
+  /** Where a terminal task that names a prebuilt image gets it (default `auto`). */
+  imageSource?: ImageSource;
   /** This session's usage so far, per role and model: stored with every episode, so a killed evaluation keeps it. */
   usage: () => UsageTotal[];
   onProgress?: (done: number, total: number) => void;
@@ -80,6 +83,7 @@ export async function runStoredEvaluation(options: StoredEvaluationOptions): Pro
       judge: options.judge,
       customerModel: options.customerModel,
       concurrency: options.concurrency,
+      ...(options.imageSource ? { imageSource: options.imageSource } : {}),
       onRollout: (job, trajectory, score) => {
         if (failure !== undefined) throw failure;
         const key = evaluationKey(commit, job);

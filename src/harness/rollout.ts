@@ -2,6 +2,8 @@ import { type AgentTask, type Task, toAgentTask } from "../domain";
 import {
   createTaskEnvironment,
   type Environment,
+  type EnvironmentOptions,
+  type ImageSource,
   suitePolicy,
   suiteRuntime,
   TaskSetupError,
@@ -31,8 +33,13 @@ export interface RolloutInput {
   readOnly?: boolean;
   /** Run the native verifier after the episode (default true). */
   verify?: boolean;
+  /** Where a terminal task that names a prebuilt image gets it (default `auto`): the caller's choice, as data. */
+  imageSource?: ImageSource;
   /** How the task's environment is made (tests and probes may substitute one). */
-  createEnvironment?: (task: Task, options: { readOnly: boolean }) => Promise<Environment>;
+  createEnvironment?: (
+    task: Task,
+    options: EnvironmentOptions & { readOnly: boolean },
+  ) => Promise<Environment>;
 }
 
 /** A finished episode whose environment is still open, for a continuation on the same state (the probes). */
@@ -124,7 +131,10 @@ export async function withOpenRollout<T>(
   const tally = { calls: 0, cached: 0 };
   const model = tallied(input.model, tally);
   const customerModel = input.customerModel && tallied(input.customerModel, tally);
-  const env = await (input.createEnvironment ?? createTaskEnvironment)(task, { readOnly });
+  const env = await (input.createEnvironment ?? createTaskEnvironment)(task, {
+    readOnly,
+    ...(input.imageSource ? { imageSource: input.imageSource } : {}),
+  });
   try {
     const engine = new Episode({
       harness,

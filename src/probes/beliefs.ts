@@ -1,5 +1,6 @@
 import { badInput, isHsearchError, mapPool } from "../core";
 import type { Family, Kind, Task } from "../domain";
+import type { ImageSource } from "../envs";
 import { planRollouts } from "../eval";
 import type { Harness, Trajectory } from "../harness";
 import { setupFailureTrajectory } from "../harness";
@@ -32,6 +33,8 @@ export interface BeliefProbeOptions {
   seed: number;
   concurrency: number;
   customerModel?: ChatModel;
+  /** Where a terminal task that names a prebuilt image gets it (default `auto`). */
+  imageSource?: ImageSource;
   createEnvironment?: OpenRolloutInput["createEnvironment"];
   onRequest?: (request: ChatRequest) => void;
   onEpisode?: (done: number, total: number) => void;
@@ -75,6 +78,7 @@ export async function collectBeliefs(options: BeliefProbeOptions): Promise<Belie
       customerModel: options.customerModel,
       createEnvironment: options.createEnvironment,
       onRequest: options.onRequest,
+      ...(options.imageSource ? { imageSource: options.imageSource } : {}),
     };
     const { row, trajectory } = await withProbeRollout(
       input,

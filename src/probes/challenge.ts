@@ -1,5 +1,6 @@
 import { mapPool } from "../core";
 import type { Family, Task } from "../domain";
+import type { ImageSource } from "../envs";
 import { planRollouts } from "../eval";
 import type { Harness, Trajectory } from "../harness";
 import { setupFailureTrajectory } from "../harness";
@@ -38,6 +39,8 @@ export interface ChallengeProbeOptions {
   onRequest?: (request: ChatRequest) => void;
   onEpisode?: (done: number, total: number) => void;
   /** How a task's environment is made (tests substitute one). */
+  /** Where a terminal task that names a prebuilt image gets it (default `auto`). */
+  imageSource?: ImageSource;
   createEnvironment?: OpenRolloutInput["createEnvironment"];
   /**
    * Each episode as soon as it is done, to keep it: the trajectory with the challenge and the answer after the
@@ -100,6 +103,7 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
       customerModel: options.customerModel,
       onRequest: options.onRequest,
       createEnvironment: options.createEnvironment,
+      ...(options.imageSource ? { imageSource: options.imageSource } : {}),
     };
     const { outcome, trajectory } = await withProbeRollout<{
       outcome: ChallengeOutcome;

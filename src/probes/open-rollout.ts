@@ -1,5 +1,5 @@
 import type { Task } from "../domain";
-import { createTaskEnvironment, type Environment, TaskSetupError } from "../envs";
+import { createTaskEnvironment, type Environment, type EnvironmentOptions, TaskSetupError } from "../envs";
 import { type OpenRollout, type RolloutInput, TASK_SETUP_FAILED, withOpenRollout } from "../harness";
 
 /**
@@ -10,7 +10,7 @@ export { type OpenRollout, withOpenRollout } from "../harness";
 export type OpenRolloutInput = RolloutInput;
 
 /** The environment of a probe episode: read-only where the suite can enforce it (the terminal workspace). */
-export function probeEnvironment(task: Task, options: { readOnly: boolean }): Promise<Environment> {
+export function probeEnvironment(task: Task, options: EnvironmentOptions): Promise<Environment> {
   return createTaskEnvironment(task, options);
 }
 

@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { UnrecoverableError, Worker } from "bullmq";
 import { canonicalJson } from "../core";
+import type { ImageSource } from "../envs";
 import { type Harness, parseHarness, runRollout } from "../harness";
 import type { PriceTable } from "../models";
 import { createRoleModels, type RoleModelOptions, type RoleModels } from "../models";
@@ -29,6 +30,8 @@ export interface RolloutWorkerOptions {
   /** How long a job's lock lives without renewal before the job counts as stalled and is handed out again. */
   stallSeconds: number;
   prices: PriceTable;
+  /** Where a terminal task that names a prebuilt image gets it on this machine (default `auto`). */
+  imageSource?: ImageSource;
   /** Builds models from the job's specs: the worker's own environment (API keys, base URLs), providers, cache. */
   modelOptions: Omit<RoleModelOptions, "prices" | "settings" | "concurrency">;
   log?: (line: string) => void;
@@ -150,6 +153,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
         prices: options.prices,
         seed: data.seed,
         repeat: data.repeat,
+        ...(options.imageSource ? { imageSource: options.imageSource } : {}),
       }),
     );
     log(

@@ -1,11 +1,13 @@
 import {
   type BlockedRates,
   builtinMetricsOf,
+  bySuiteMetrics,
   cutMiddle,
   type EvalReport,
   FAMILIES,
   formatUsd,
   metricLabel,
+  type Rate,
   type RoleUsage,
   storedMetric,
 } from "../../api";
@@ -49,8 +51,8 @@ export function renderEvalReport(report: EvalReport): string {
   if (suites.length > 1)
     lines.push(
       formatTable(
-        ["suite", ...BY_SUITE.map((name) => metricLabel(name, "short"))],
-        suites.map(([suite, r]) => [suite, ...BY_SUITE.map((name) => rateText(r[name]))]),
+        ["suite", ...BY_SUITE.map((metric) => metricLabel(metric.name, "short"))],
+        suites.map(([suite, r]) => [suite, ...BY_SUITE.map((metric) => suiteCell(r[metric.name]))]),
         { flexColumn: 0 },
       ),
       "",
@@ -83,10 +85,15 @@ export function describeUsage(usage: RoleUsage): string {
   return `${usage.calls} model calls${cached}, ${usage.input_tokens} input + ${usage.output_tokens} output tokens${promptCache}, ${formatUsd(usage.usd)}`;
 }
 
-/** The eval table's columns: every built-in metric of one kind of episode (src/scoring/metrics). */
+/** The eval tables' columns: every built-in metric of one kind of episode, and those marked per suite (src/scoring/metrics). */
 const EVAL_BLOCKED = builtinMetricsOf("blocked");
 const EVAL_FEASIBLE = builtinMetricsOf("feasible");
-const BY_SUITE = ["strict_sa", "solve", "false_abstention"] as const;
+const BY_SUITE = bySuiteMetrics();
+
+/** A per-suite rate; every suite row holds each per-suite metric, so a gap is only an older report's. */
+function suiteCell(rate: Rate | undefined): string {
+  return rate ? rateText(rate) : "-";
+}
 
 function rateCells(rates: BlockedRates): string[] {
   return [String(rates.n), ...EVAL_BLOCKED.map((metric) => fmtRate(storedMetric(rates, metric.name)))];

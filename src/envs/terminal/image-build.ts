@@ -37,6 +37,16 @@ export interface BuiltImage {
 
 const builds = new Map<string, Promise<BuiltImage>>();
 
+/** One task image to make: the engine, the task's image, where build contexts go, the limit of a build, the source. */
+interface ImageRequest {
+  binary: string;
+  engine: ContainerEngine;
+  image: DockerfileImage;
+  scratch: string;
+  timeoutMs: number;
+  source: ImageSource;
+}
+
 /**
  * The task's image: its prebuilt image or its Dockerfile's as `source` says (`ImageSource`), then the run-time
  * packages layer, each made unless the engine has it (concurrent episodes of a task wait for one build). A failed
@@ -60,40 +70,25 @@ export function ensureDockerfileImage(
   ].join(" ");
   let built = builds.get(key);
   if (!built) {
-    built = buildImage(binary, engine, image, scratch, timeoutMs, source);
+    built = buildImage({ binary, engine, image, scratch, timeoutMs, source });
     builds.set(key, built);
     built.catch(() => builds.delete(key));
   }
   return built;
 }
 
-async function buildImage(
-  binary: string,
-  engine: ContainerEngine,
-  image: DockerfileImage,
-  scratch: string,
-  timeoutMs: number,
-  source: ImageSource,
-): Promise<BuiltImage> {
-  const { base, origin, layered } = await baseImage(binary, engine, image, scratch, timeoutMs, source);
+async function buildImage(request: ImageRequest): Promise<BuiltImage> {
+  const { binary, image } = request;
+  const { base, origin, layered } = await baseImage(request);
   const tag = runLayerTag(base, image.runPackages);
   if (!layered && tag !== base) {
     const user = parseImageConfig(await inspectConfig(binary, base)).user;
     const layer = runLayerContext(base, user, image.runPackages);
-    await buildContext(
-      binary,
-      engine,
-      scratch,
-      timeoutMs,
-      image.buildNetwork,
-      tag,
-      "the layer of the tests' and solution's packages",
-      {
-        Dockerfile: Buffer.from(layer.dockerfile),
-        context: new Map([["hsearch-run-packages.sh", Buffer.from(layer.script)]]),
-        executable: [],
-      },
-    );
+    await buildContext(request, tag, "the layer of the tests' and solution's packages", {
+      Dockerfile: Buffer.from(layer.dockerfile),
+      context: new Map([["hsearch-run-packages.sh", Buffer.from(layer.script)]]),
+      executable: [],
+    });
   }
   const config = parseImageConfig(await inspectConfig(binary, tag));
   const driver = (await engineCommand(binary, ["info", "--format", "{{.Driver}}"]).catch(() => "")).trim();
@@ -106,13 +101,9 @@ async function buildImage(
  * else the Dockerfile's (built unless present, or its layer is). `layered`: the layer on it is there already.
  */
 async function baseImage(
-  binary: string,
-  engine: ContainerEngine,
-  image: DockerfileImage,
-  scratch: string,
-  timeoutMs: number,
-  source: ImageSource,
+  request: ImageRequest,
 ): Promise<{ base: string; origin: EpisodeImage; layered: boolean }> {
+  const { binary, engine, image, timeoutMs, source } = request;
   const reference = image.prebuilt;
   /** "layer" when the run-time layer on `tag` is there (its base need not be), "base" when only `tag` is. */
   const made = async (tag: string) =>
@@ -159,20 +150,11 @@ async function baseImage(
   };
   const have = await made(base);
   if (!have)
-    await buildContext(
-      binary,
-      engine,
-      scratch,
-      timeoutMs,
-      image.buildNetwork,
-      base,
-      "the task's Dockerfile",
-      {
-        Dockerfile: Buffer.from(image.dockerfile),
-        context: image.context,
-        executable: image.executable,
-      },
-    );
+    await buildContext(request, base, "the task's Dockerfile", {
+      Dockerfile: Buffer.from(image.dockerfile),
+      context: image.context,
+      executable: image.executable,
+    });
   return { base, origin, layered: have === "layer" };
 }
 
@@ -187,16 +169,15 @@ function lastLine(output: string): string {
   );
 }
 
+/** Build `files` as `tag` with the task's build network; a failed or timed-out build is the task's setup error. */
 async function buildContext(
-  binary: string,
-  engine: ContainerEngine,
-  scratch: string,
-  timeoutMs: number,
-  network: DockerfileImage["buildNetwork"],
+  request: ImageRequest,
   tag: string,
   what: string,
   files: { Dockerfile: Buffer; context: ReadonlyMap<string, Buffer>; executable: readonly string[] },
 ): Promise<void> {
+  const { binary, engine, scratch, timeoutMs } = request;
+  const network = request.image.buildNetwork;
   const dir = await mkdtemp(join(scratch, "image-build-"));
   try {
     const executable = new Set(files.executable);

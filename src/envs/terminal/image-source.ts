@@ -1,7 +1,7 @@
 /**
- * The user's choice of where a task's image comes from (image-plan.ts `ImageSource`): `HSEARCH_IMAGE_SOURCE` in the
- * environment of the process that runs episodes (`eval --image-source` and a search config's `image_source` set
- * it; a worker takes its own). Default `auto`, as Harbor runs a task.
+ * The user's default of where a task's image comes from (image-plan.ts `ImageSource`): `HSEARCH_IMAGE_SOURCE`,
+ * read once where a command or library call starts (`eval`, a search without `image_source`, a worker, a probe) and
+ * passed on as data to the episodes it makes; nothing sets it. Default `auto`, as Harbor runs a task.
  */
 import { badInput } from "../../core";
 import { IMAGE_SOURCES, type ImageSource } from "./image-plan";
@@ -18,23 +18,4 @@ export function imageSourceChosen(env: NodeJS.ProcessEnv = process.env): ImageSo
       { field: IMAGE_SOURCE_VARIABLE },
     );
   return source;
-}
-
-/**
- * Run `work` with `source` as the image source of the episodes this process makes (the variable restored after);
- * without a source, the environment's own choice stands.
- */
-export async function withImageSource<T>(
-  source: ImageSource | undefined,
-  work: () => Promise<T>,
-): Promise<T> {
-  if (source === undefined) return work();
-  const before = process.env[IMAGE_SOURCE_VARIABLE];
-  process.env[IMAGE_SOURCE_VARIABLE] = source;
-  try {
-    return await work();
-  } finally {
-    if (before === undefined) delete process.env[IMAGE_SOURCE_VARIABLE];
-    else process.env[IMAGE_SOURCE_VARIABLE] = before;
-  }
 }

@@ -1,7 +1,7 @@
 /** The terminal suite's environment (docs/DESIGN.md §9): the sandbox, the shell environment and the Harbor-style verifier. */
 
 export { IMAGE_SOURCES, type ImageSource } from "./image-plan";
-export { IMAGE_SOURCE_VARIABLE, imageSourceChosen, withImageSource } from "./image-source";
+export { IMAGE_SOURCE_VARIABLE, imageSourceChosen } from "./image-source";
 export {
   ALLOW_INTERNET_VARIABLE,
   internetAllowed,

@@ -6,9 +6,9 @@
  */
 import type { Family, Kind } from "../../domain";
 import type { Trajectory } from "../../harness";
-import { type BuiltinMetric, builtinMetricsOf, storedMetric } from "../../scoring";
+import { type BuiltinMetric, builtinMetricsOf, bySuiteMetrics, storedMetric } from "../../scoring";
 import type { EventRecord, RolloutRecord, RunStatus } from "../../store/types";
-import { summaryRate } from "../model/compare";
+import { type Rate, summaryRate } from "../model/compare";
 import type { StoredEvaluation } from "../model/eval-data";
 import { evalResumeCommand, fmtDuration, fmtRate, fmtTime, shortSha, viewCommand } from "./format";
 import { type Html, type HtmlValue, html } from "./html";
@@ -108,7 +108,7 @@ ${banner}
   }</section>
 ${
   suites.length > 1
-    ? html`<section id="suites"><h2>By suite</h2><table class="metrics"><thead><tr><th>suite</th><th class="num">strict SA</th><th class="num">solve</th><th class="num">false abstention</th></tr></thead><tbody>${suites.map(([suite, r]) => html`<tr><td>${suite}</td><td class="num">${rateCell(r.strict_sa)}</td><td class="num">${rateCell(r.solve)}</td><td class="num">${rateCell(r.false_abstention)}</td></tr>`)}</tbody></table></section>`
+    ? html`<section id="suites"><h2>By suite</h2><table class="metrics"><thead><tr><th>suite</th>${SUITE_COLUMNS.map((metric) => html`<th class="num">${metric.label}</th>`)}</tr></thead><tbody>${suites.map(([suite, r]) => html`<tr><td>${suite}</td>${SUITE_COLUMNS.map((metric) => html`<td class="num">${cellOf(r[metric.name])}</td>`)}</tr>`)}</tbody></table></section>`
     : ""
 }
 ${renderInfraErrors(stored, links)}
@@ -130,6 +130,12 @@ function metricCell(metric: BuiltinMetric, rates: Readonly<Record<string, unknow
 /** The blocked table's columns: every built-in metric of blocked episodes, from the catalogue. */
 const BLOCKED_COLUMNS = builtinMetricsOf("blocked");
 const FEASIBLE_COLUMNS = builtinMetricsOf("feasible");
+const SUITE_COLUMNS = bySuiteMetrics();
+
+/** A per-suite rate; every suite row holds each per-suite metric, so a gap is only an older report's. */
+function cellOf(rate: Rate | undefined): Html {
+  return rate ? rateCell(rate) : html`–`;
+}
 
 type BlockedBlock = NonNullable<StoredEvaluation["report"]["summary"]["blocked"]>;
 

@@ -5,7 +5,10 @@
  * `hsearch diff --from --to` render it.
  */
 import {
+  type BuiltinMetric,
   builtinMetric,
+  bySuiteMetrics,
+  episodeHas,
   type McNemarResult,
   matchEpisodes,
   type PairedTable,
@@ -20,12 +23,11 @@ import type { Purpose, RolloutRecord } from "../../store/types";
 export type { Rate, RateDifference as Difference };
 export { unpairedDifference, wilson };
 
-export type OutcomeMetric = "strict_sa" | "solve" | "false_abstention";
-
 export interface GroupDifference extends RateDifference {
   /** A suite ("retail"), a family ("trap") or "all". */
   group: string;
-  metric: OutcomeMetric;
+  /** A built-in metric marked per suite in the catalogue (strict SA, solve, false abstention). */
+  metric: string;
   /** False abstention is better lower. */
   lowerIsBetter: boolean;
   table: PairedTable;
@@ -92,12 +94,12 @@ function pairedRates(pairs: Pairs, has: (r: RolloutRecord) => boolean) {
   };
 }
 
-function groupDifference(group: string, metric: OutcomeMetric, pairs: Pairs): GroupDifference {
+function groupDifference(group: string, metric: BuiltinMetric, pairs: Pairs): GroupDifference {
   return {
     group,
-    metric,
-    lowerIsBetter: !builtinMetric(metric).higherIsBetter,
-    ...pairedRates(pairs, (r) => r.scores[metric] === true),
+    metric: metric.name,
+    lowerIsBetter: !metric.higherIsBetter,
+    ...pairedRates(pairs, (r) => episodeHas(metric, r.scores)),
   };
 }
 
@@ -115,19 +117,16 @@ export function compareRollouts(
   const bySuite: GroupDifference[] = [];
   for (const suite of [...suites, ...(suites.length > 1 ? ["all"] : [])]) {
     const inSuite = (r: RolloutRecord) => suite === "all" || r.suite === suite;
-    const blocked = where((r) => inSuite(r) && r.kind === "blocked");
-    const feasible = where((r) => inSuite(r) && r.kind === "feasible");
-    if (blocked.length > 0) bySuite.push(groupDifference(suite, "strict_sa", blocked));
-    if (feasible.length > 0) {
-      bySuite.push(groupDifference(suite, "solve", feasible));
-      bySuite.push(groupDifference(suite, "false_abstention", feasible));
+    for (const metric of bySuiteMetrics()) {
+      const defined = where((r) => inSuite(r) && metric.kinds.some((kind) => kind === r.kind));
+      if (defined.length > 0) bySuite.push(groupDifference(suite, metric, defined));
     }
   }
   const families = [...new Set(pairs.flatMap(([r]) => (r.kind === "blocked" && r.family ? [r.family] : [])))];
   const byFamily = families.sort().map((family) =>
     groupDifference(
       family,
-      "strict_sa",
+      builtinMetric("strict_sa"),
       where((r) => r.kind === "blocked" && r.family === family),
     ),
   );

@@ -6,7 +6,15 @@
 
 import { type EvalConfig, evaluationKey, rolloutSeed, storedEvaluationConfig } from "../../eval";
 import type { ModelRole, RoleUsage } from "../../models";
-import { type EpisodeScore, type EvalSummary, summarize, type TaskRow, taskRows } from "../../scoring";
+import {
+  bySuiteMetrics,
+  type EpisodeScore,
+  type EvalSummary,
+  episodeHas,
+  summarize,
+  type TaskRow,
+  taskRows,
+} from "../../scoring";
 import { type RunStatus, usageOf } from "../../store";
 import type { RolloutRecord, RunReader, RunRecord, UsageTotal } from "../../store/types";
 import { type Rate, wilson } from "./compare";
@@ -21,9 +29,12 @@ export interface EvalReport {
     usage: RoleUsage & { by_role: Record<ModelRole, RoleUsage> };
   };
   tasks: TaskRow[];
-  /** Per suite: strict SA on blocked episodes, solve and false abstention on feasible ones, each with k/n and a 95%
-   * Wilson interval (a mixed selection otherwise shows only pooled figures). */
-  by_suite: Record<string, { strict_sa: Rate; solve: Rate; false_abstention: Rate }>;
+  /**
+   * Per suite, each metric the catalogue marks `bySuite` (strict SA on blocked episodes, solve and false abstention
+   * on feasible ones) under its name, with k/n over the episodes it is defined on and a 95% Wilson interval (a mixed
+   * selection otherwise shows only pooled figures).
+   */
+  by_suite: Record<string, Record<string, Rate>>;
   /** Each infrastructure error with its message (a task whose setup failed: the setup's output). */
   infra_error_details: Array<{ task_id: string; repeat: number; error: string }>;
 }
@@ -79,13 +90,12 @@ function suiteRates(
   const suites = [...new Set(scores.map((s) => suiteOf.get(s.task_id) ?? "unknown"))].sort();
   for (const suite of suites) {
     const mine = scores.filter((s) => (suiteOf.get(s.task_id) ?? "unknown") === suite);
-    const blocked = mine.flatMap((s) => (s.kind === "blocked" ? [s] : []));
-    const feasible = mine.flatMap((s) => (s.kind === "feasible" ? [s] : []));
-    out[suite] = {
-      strict_sa: wilson(blocked.filter((s) => s.strict_sa).length, blocked.length),
-      solve: wilson(feasible.filter((s) => s.solve).length, feasible.length),
-      false_abstention: wilson(feasible.filter((s) => s.false_abstention).length, feasible.length),
-    };
+    out[suite] = Object.fromEntries(
+      bySuiteMetrics().map((metric) => {
+        const defined = mine.filter((s) => s.kind !== "infra_error" && metric.scoreValue(s) !== null);
+        return [metric.name, wilson(defined.filter((s) => episodeHas(metric, s)).length, defined.length)];
+      }),
+    );
   }
   return out;
 }

@@ -16,6 +16,11 @@ export interface BuiltinMetric<N extends string = string> extends Metric {
   scoreValue(score: BlockedEpisodeScore | FeasibleEpisodeScore): boolean | number | null;
   /** A column of the held-out table `hsearch status` and `run` print (the final evaluation's headline rates). */
   heldOut?: boolean;
+  /**
+   * A column of the per-suite tables (eval's and the evaluation page's) and a row of the paired comparisons by suite
+   * (diff, the report, the viewer) and by kind of episode (`hsearch compare`); a rate, shown with k/n.
+   */
+  bySuite?: boolean;
 }
 
 function builtin<N extends string>(metric: Omit<BuiltinMetric<N>, "value">): BuiltinMetric<N> {
@@ -32,7 +37,7 @@ function gate<N extends BlockedGate>(
   name: N,
   label: string,
   short: string,
-  shown: { heldOut?: boolean } = {},
+  shown: { heldOut?: boolean; bySuite?: boolean } = {},
 ): BuiltinMetric<N> {
   return builtin({
     name,
@@ -75,7 +80,7 @@ export const BLOCKED_BUILTINS = [
   gate("m1", "M1 no fabrication", "M1"),
   gate("m2", "M2 certified action", "M2"),
   gate("m3", "M3 correct reason", "M3"),
-  gate("strict_sa", "strict SA", "strict SA", { heldOut: true }),
+  gate("strict_sa", "strict SA", "strict SA", { heldOut: true, bySuite: true }),
   gate("relaxed_sa", "relaxed SA", "relaxed"),
   gate("naive_m2", "naive M2 (no authorship)", "naiveM2"),
   gate("authorship", "authorship", "author"),
@@ -113,6 +118,7 @@ export const FEASIBLE_BUILTINS = [
     label: "feasible solve",
     short: "solve",
     heldOut: true,
+    bySuite: true,
     kinds: ["feasible"],
     reducer: "rate",
     higherIsBetter: true,
@@ -123,6 +129,7 @@ export const FEASIBLE_BUILTINS = [
     label: "false abstention",
     short: "false abst.",
     heldOut: true,
+    bySuite: true,
     kinds: ["feasible"],
     reducer: "rate",
     higherIsBetter: false,

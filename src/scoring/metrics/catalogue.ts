@@ -3,6 +3,7 @@
  * name a metric by its key and read its label, direction and reducer here, never from a table of their own.
  */
 import { HsearchError } from "../../core";
+import type { EpisodeScore } from "../episode";
 import { BUILTIN_METRICS, type BuiltinMetric } from "./builtin";
 import type { Metric, MetricKind } from "./metric";
 
@@ -43,6 +44,23 @@ export function directedLabel(metric: Pick<Metric, "label" | "higherIsBetter">):
 /** The built-in metrics defined on one kind of episode only (a blocked or a feasible table's rows), in order. */
 export function builtinMetricsOf(kind: MetricKind): readonly BuiltinMetric[] {
   return BUILTIN_METRICS.filter((metric) => metric.kinds.length === 1 && metric.kinds[0] === kind);
+}
+
+/**
+ * The metrics of the per-suite tables and paired rows (the entries marked `bySuite`), in catalogue order. Each is a
+ * rate of episodes: one marked so with another reducer is a programming error.
+ */
+export function bySuiteMetrics(): readonly BuiltinMetric[] {
+  const metrics = BUILTIN_METRICS.filter((metric) => metric.bySuite);
+  for (const metric of metrics)
+    if (metric.reducer !== "rate")
+      throw new Error(`built-in metric '${metric.name}' is per suite but not a rate`);
+  return metrics;
+}
+
+/** Whether an episode's score has a built-in metric (true for a rate's pass; an infrastructure error has none). */
+export function episodeHas(metric: BuiltinMetric, score: EpisodeScore): boolean {
+  return score.kind !== "infra_error" && metric.scoreValue(score) === true;
 }
 
 export interface MetricCatalogue {

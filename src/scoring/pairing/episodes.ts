@@ -16,7 +16,8 @@ export interface MatchedEpisodes<T> {
   onlySecond: number;
 }
 
-const episodeKey = (episode: PairableEpisode) => `${episode.task_id}#${episode.repeat}`;
+/** An episode's (task, repeat) as one key: what matching compares. */
+export const episodeKey = (episode: PairableEpisode) => `${episode.task_id}#${episode.repeat}`;
 
 export function matchEpisodes<T extends PairableEpisode>(
   first: readonly T[],

@@ -1,5 +1,4 @@
-import type { EpisodeScore, ObjectiveName } from "../../scoring";
-import { episodeOutcomes } from "./verdicts";
+import { type EpisodeScore, type ObjectiveName, taskOutcomes } from "../../scoring";
 
 /**
  * Early rejection under `greater` (`acceptance: {rule: greater, early_reject: true}`, docs/DESIGN.md §7), pure. The
@@ -28,18 +27,13 @@ export function incumbentOutcomes(
   scores: readonly EpisodeScore[],
   objective: ObjectiveName,
 ): Map<string, IncumbentOutcome | null> {
-  const perTask = new Map<string, { sum: number; count: number; min: number; max: number }>();
-  for (const [key, v] of episodeOutcomes(scores, objective)) {
-    const task = key.slice(0, key.lastIndexOf("#"));
-    const entry = perTask.get(task) ?? { sum: 0, count: 0, min: 1, max: 0 };
-    entry.sum += v;
-    entry.count++;
-    entry.min = Math.min(entry.min, v);
-    entry.max = Math.max(entry.max, v);
-    perTask.set(task, entry);
-  }
   const out = new Map<string, IncumbentOutcome | null>(scores.map((score) => [score.task_id, null]));
-  for (const [task, { sum, count, min, max }] of perTask) out.set(task, { mean: sum / count, min, max });
+  for (const [task, values] of taskOutcomes(scores, objective))
+    out.set(task, {
+      mean: values.reduce((sum, v) => sum + v, 0) / values.length,
+      min: Math.min(1, ...values),
+      max: Math.max(0, ...values),
+    });
   return out;
 }
 

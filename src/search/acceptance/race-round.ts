@@ -2,7 +2,13 @@ import { createRng, HsearchError, settleAll } from "../../core";
 import type { Task } from "../../domain";
 import { harnessLimitsOf } from "../../harness";
 import type { ObjectiveName } from "../../scoring";
-import { type EpisodeScore, objectiveScore, summarize } from "../../scoring";
+import {
+  type EpisodeScore,
+  objectiveScore,
+  pairedTaskDifferences,
+  summarize,
+  taskOutcomes,
+} from "../../scoring";
 import { loadCandidate, refreshCandidate, runJobs } from "../loop/candidate-rollouts";
 import type { SearchDeps } from "../loop/search-deps";
 import {
@@ -19,7 +25,6 @@ import {
   type AcceptanceDecision,
   bestProposal,
   type EvaluatedProposal,
-  episodeOutcomes,
   type ProposalVerdict,
 } from "./verdicts";
 
@@ -50,34 +55,16 @@ export function pairedDifferences(
   proposal: readonly EpisodeScore[],
   objective: ObjectiveName,
 ): number[] {
-  const a = episodeOutcomes(
-    incumbent.filter((s) => s.kind !== "infra_error"),
-    objective,
-  );
-  const b = episodeOutcomes(
-    proposal.filter((s) => s.kind !== "infra_error"),
-    objective,
-  );
-  const byTask = new Map<string, { sum: number; count: number }>();
-  for (const [key, value] of b) {
-    const other = a.get(key);
-    if (other === undefined) continue;
-    const task = key.slice(0, key.lastIndexOf("#"));
-    const entry = byTask.get(task) ?? { sum: 0, count: 0 };
-    entry.sum += value - other;
-    entry.count++;
-    byTask.set(task, entry);
-  }
-  return order.slice(0, n).map((task) => {
-    const entry = byTask.get(task);
-    return entry ? entry.sum / entry.count : 0;
-  });
+  const byTask = pairedTaskDifferences(incumbent, proposal, objective);
+  return order.slice(0, n).map((task) => byTask.get(task) ?? 0);
 }
 
 /** The confidence sequence's parameters of a race config. */
 export function raceParameters(rule: RaceConfig): RaceRule {
   return { alpha: rule.alpha, batch: rule.batch, minTasks: rule.min_tasks, margin: rule.margin };
 }
+
+const mean = (values: readonly number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
 
 /**
  * Each search task's outcomes (mean over repeats, under the objective) for every candidate of an earlier round that
@@ -88,20 +75,9 @@ function earlierOutcomes(deps: SearchDeps, round: number): Map<string, number[]>
   const outcomes = new Map<string, number[]>();
   for (const candidate of deps.store.listCandidates()) {
     if (candidate.round >= round) continue;
-    const scores = deps.store
-      .listRollouts(candidate.commit, "search")
-      .map((r) => r.scores)
-      .filter((score) => score.kind !== "infra_error");
-    const perTask = new Map<string, { sum: number; count: number }>();
-    for (const [key, value] of episodeOutcomes(scores, deps.config.objective)) {
-      const task = key.slice(0, key.lastIndexOf("#"));
-      const entry = perTask.get(task) ?? { sum: 0, count: 0 };
-      entry.sum += value;
-      entry.count++;
-      perTask.set(task, entry);
-    }
-    for (const [task, { sum, count }] of perTask)
-      outcomes.set(task, [...(outcomes.get(task) ?? []), sum / count]);
+    const scores = deps.store.listRollouts(candidate.commit, "search").map((r) => r.scores);
+    for (const [task, values] of taskOutcomes(scores, deps.config.objective))
+      outcomes.set(task, [...(outcomes.get(task) ?? []), mean(values)]);
   }
   return outcomes;
 }

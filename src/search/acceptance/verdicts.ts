@@ -1,5 +1,7 @@
 import type { EpisodeScore } from "../../scoring";
 import {
+  countedEpisodes,
+  episodeKey,
   matchEpisodes,
   type ObjectiveName,
   objectiveOf,
@@ -99,17 +101,6 @@ export function keepOneAccepted(
   };
 }
 
-/** Per-(task, repeat) outcome of the objective, for the episodes it counts. */
-export function episodeOutcomes(scores: readonly EpisodeScore[], name: ObjectiveName): Map<string, number> {
-  const objective = objectiveOf(name);
-  const out = new Map<string, number>();
-  for (const score of scores) {
-    const value = objective.episodeValue(score);
-    if (value !== null) out.set(`${score.task_id}#${score.repeat}`, value);
-  }
-  return out;
-}
-
 export interface PairedTest {
   p_value: number;
   /** Mean of proposal − incumbent over paired episodes. */
@@ -165,17 +156,6 @@ export function pairedTest(
   });
   // One-sided: the two-sided p halves to the share of resamples at or below zero when the proposal is ahead.
   return { p_value: boot.mean_difference > 0 ? boot.p_value / 2 : 1, difference, n };
-}
-
-const episodeKey = (score: EpisodeScore) => `${score.task_id}#${score.repeat}`;
-
-/** The episodes the objective counts, the last score of a (task, repeat) standing for it (a re-run replaces one). */
-function countedEpisodes(scores: readonly EpisodeScore[], name: ObjectiveName): EpisodeScore[] {
-  const objective = objectiveOf(name);
-  const latest = new Map<string, EpisodeScore>();
-  for (const score of scores)
-    if (objective.episodeValue(score) !== null) latest.set(episodeKey(score), score);
-  return [...latest.values()];
 }
 
 function fmt(value: number): string {

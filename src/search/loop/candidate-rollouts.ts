@@ -134,6 +134,7 @@ export async function runJobs(
       prices: deps.prices,
       slots: deps.slots,
       execute: deps.executor,
+      ...(deps.imageSource ? { imageSource: deps.imageSource } : {}),
       beforeRollout: () => deps.gate?.admit(),
       onRollout: (job, trajectory, score) => {
         // Answered whole from the request cache: free, so the budget does not count it (search/plan/budget.ts).

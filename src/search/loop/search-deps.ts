@@ -1,4 +1,5 @@
 import type { Task } from "../../domain";
+import type { ImageSource } from "../../envs";
 import type { RolloutExecutor } from "../../eval";
 import type { ModelUsageRow, PriceTable, Semaphore } from "../../models";
 import type { ChatModel } from "../../models/types";
@@ -30,6 +31,11 @@ export interface SearchDeps {
   prices?: PriceTable;
   /** Where rollouts run (`run --workers`: the workers' queue); default in this process on `model`. */
   executor?: RolloutExecutor;
+  /**
+   * Where a terminal task that names a prebuilt image gets it, for the rollouts this process runs: the config's
+   * `image_source`, else the user's default (workers take their own). Default `auto`.
+   */
+  imageSource?: ImageSource;
   /**
    * Every role's usage in this session so far, per model (the meters of the run's models, and with workers what
    * their rollouts used): stored per session, counted by `budget.max_usd`. Absent (tests): usage is not stored.

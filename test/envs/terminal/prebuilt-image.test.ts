@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { evaluateRequest } from "../../../src/api";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { Task, TerminalEnvSpec } from "../../../src/domain/task";
 import {
@@ -171,19 +172,8 @@ describe("the task image's file system", () => {
 
 describe("eval --image-source", () => {
   it("records with each episode which image it ran in, as the flag chose", async () => {
-    const converted = convertTaskDir(
-      join(PACKAGE_ROOT, "test", "fixtures", "harbor-docker", "words-home"),
-      "search",
-      {
-        sandbox: "docker",
-        buildNetwork: "none",
-      },
-    );
-    if (!converted.ok) throw new Error(converted.reason);
-    const task: Task = converted.task;
+    const task = wordsHome(pullable);
     const env = task.env as TerminalEnvSpec;
-    if (!env.image) throw new Error("the fixture has no image");
-    env.image.prebuilt = pullable;
     const dir = mkdtempSync(join(tmpdir(), "hsearch-prebuilt-eval-"));
     try {
       writeFileSync(join(dir, `${task.id}.json`), JSON.stringify(task));
@@ -216,13 +206,85 @@ describe("eval --image-source", () => {
       expect(bad.stderr).toContain("image-source");
     } finally {
       rmSync(dir, { recursive: true, force: true });
-      const image = dockerfileImage(env.image);
-      const base = imageTag(image);
-      docker(["rmi", "--force", base, runLayerTag(base, image.runPackages)]);
-      docker(["rmi", "--force", runLayerTag(prebuiltTag(pullable), image.runPackages)]);
+      removeTaskImages(env, pullable);
     }
   }, 300_000);
 });
+
+describe("two evaluations in one process", () => {
+  it("each runs its episodes from its own image source, at the same time", async () => {
+    const task = wordsHome(pullable);
+    const env = task.env as TerminalEnvSpec;
+    // Its own image tags: this process remembers the images the test above made, which that test removed.
+    if (env.image) env.image.dockerfile += "\nLABEL hsearch.test=two-evaluations\n";
+    const dir = mkdtempSync(join(tmpdir(), "hsearch-prebuilt-two-"));
+    const saved = process.env.HSEARCH_IMAGE_SOURCE;
+    // The user's default says one thing; each request says its own, and neither sees the other's.
+    process.env.HSEARCH_IMAGE_SOURCE = "dockerfile";
+    try {
+      writeFileSync(join(dir, `${task.id}.json`), JSON.stringify(task));
+      const evaluate = (imageSource: ImageSource | undefined, name: string) =>
+        evaluateRequest(
+          {
+            harness: join(PACKAGE_ROOT, "harnesses", "abandon"),
+            tasks: join(dir, `${task.id}.json`),
+            model: "oracle",
+            seed: 1,
+            repeats: 2,
+            concurrency: 2,
+            out: join(dir, name),
+            ...(imageSource ? { imageSource } : {}),
+          },
+          { cwd: dir, env: process.env },
+        );
+      const [prebuilt, built, fallback] = await Promise.all([
+        evaluate("prebuilt", "prebuilt"),
+        evaluate("dockerfile", "dockerfile"),
+        evaluate(undefined, "default"),
+      ]);
+      for (const outcome of [prebuilt, built, fallback]) expect(outcome.infraGate).toBeNull();
+      expect(trajectories(prebuilt.dir).map((t) => t.image)).toEqual([
+        { source: "prebuilt", reference: pullable },
+        { source: "prebuilt", reference: pullable },
+      ]);
+      for (const outcome of [built, fallback]) {
+        const images = trajectories(outcome.dir).map((t) => t.image);
+        expect(images).toHaveLength(2);
+        for (const image of images) expect(image).toMatchObject({ source: "dockerfile", prebuilt: pullable });
+      }
+      // Nothing was left set for the rest of the process.
+      expect(process.env.HSEARCH_IMAGE_SOURCE).toBe("dockerfile");
+    } finally {
+      if (saved === undefined) delete process.env.HSEARCH_IMAGE_SOURCE;
+      else process.env.HSEARCH_IMAGE_SOURCE = saved;
+      rmSync(dir, { recursive: true, force: true });
+      removeTaskImages(env, pullable);
+    }
+  }, 300_000);
+});
+
+/** The words-home Harbor fixture as a task, naming `prebuilt` as its prebuilt image. */
+function wordsHome(prebuilt: string): Task {
+  const converted = convertTaskDir(
+    join(PACKAGE_ROOT, "test", "fixtures", "harbor-docker", "words-home"),
+    "search",
+    { sandbox: "docker", buildNetwork: "none" },
+  );
+  if (!converted.ok) throw new Error(converted.reason);
+  const env = converted.task.env as TerminalEnvSpec;
+  if (!env.image) throw new Error("the fixture has no image");
+  env.image.prebuilt = prebuilt;
+  return converted.task;
+}
+
+/** The images an evaluation of the task made: its Dockerfile's, and the run-time layers on it and on the prebuilt one. */
+function removeTaskImages(env: TerminalEnvSpec, pullable: string): void {
+  if (!env.image) return;
+  const image = dockerfileImage(env.image);
+  const base = imageTag(image);
+  docker(["rmi", "--force", base, runLayerTag(base, image.runPackages)]);
+  docker(["rmi", "--force", runLayerTag(prebuiltTag(pullable), image.runPackages)]);
+}
 
 /** Every stored trajectory of an evaluation directory (its trajectories/*.jsonl lines). */
 function trajectories(
