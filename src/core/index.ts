@@ -20,6 +20,7 @@ export type { HookPlace } from "./plugin-hook";
 export { callHook, isPluginHookError } from "./plugin-hook";
 export { DEFAULT_CONCURRENCY, mapPool, settleAll } from "./pool";
 export { readRegularFile } from "./read-file";
+export { addToRegistry } from "./registry";
 export type { Rng } from "./rng";
 export { createRng } from "./rng";
 export { shellQuote } from "./shell-quote";
