@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { linearRegex } from "../core";
 import { FAMILIES } from "../domain";
+import { namedDocumentFields } from "./named-document";
 
 /** harness.yaml (docs/DESIGN.md §3). Each protocol is a switch with options. */
 const protocolSwitch = z.object({ enabled: z.boolean() }).strict();
@@ -10,8 +11,7 @@ export const STEP_LIMITS = { agent: 500, self_check: 50 } as const;
 
 export const harnessConfigSchema = z
   .object({
-    name: z.string().min(1),
-    description: z.string().default(""),
+    ...namedDocumentFields,
     agent: z
       .object({
         max_steps: z.number().int().min(1).max(STEP_LIMITS.agent).default(30),

@@ -8,5 +8,6 @@ export {
   playbookSchema,
   STEP_LIMITS,
 } from "./harness-schema";
+export { namedDocumentFields } from "./named-document";
 export type { PositionedDocument } from "./parse-document";
 export { loadDocument, parsePositioned, readPositioned, validateDocument } from "./parse-document";

@@ -18,6 +18,7 @@ export { PACKAGE_ROOT, resolveUserPath } from "./paths";
 export { callHook, type HookPlace, isPluginHookError } from "./plugin-hook";
 export { DEFAULT_CONCURRENCY, mapPool, settleAll } from "./pool";
 export { readRegularFile } from "./read-file";
+export { addToRegistry } from "./registry";
 export { createRng, type Rng } from "./rng";
 export { shellQuote } from "./shell-quote";
 export { retryWhileBusy } from "./sqlite-busy";

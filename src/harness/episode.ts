@@ -437,6 +437,13 @@ export class Episode {
     this.toolMessage(call, text);
   }
 
+  /** What a protocol tool states: its status ("blocked", else `otherwise`) and category; a blocker disables writes. */
+  private statement<S extends string>(args: Record<string, unknown>, step: number, otherwise: S) {
+    const status: "blocked" | S = args.status === "blocked" ? "blocked" : otherwise;
+    if (status === "blocked") this.blockerStated = true;
+    return { step, author: "agent" as const, status, label: familyOf(args.category) };
+  }
+
   private async handleCall(call: ToolCallRequest, step: number): Promise<void> {
     const args = call.arguments;
     this.events.push({
@@ -449,32 +456,19 @@ export class Episode {
     });
     const { protocols } = this.input.harness.config;
     if (call.name === ASSESS_TOOL && protocols.effect_gate.enabled) {
-      const status = args.status === "blocked" ? "blocked" : "feasible";
-      this.events.push({
-        type: "assessment",
-        step,
-        author: "agent",
-        status,
-        label: familyOf(args.category),
-        reason: textOf(args.reason),
-      });
-      if (status === "blocked") this.blockerStated = true;
-      const note = status === "blocked" ? " Tools that change state are now disabled." : "";
+      const stated = this.statement(args, step, "feasible");
+      this.events.push({ type: "assessment", ...stated, reason: textOf(args.reason) });
+      const note = stated.status === "blocked" ? " Tools that change state are now disabled." : "";
       this.observe(call, step, `Assessment recorded.${note}`, true);
       return;
     }
     if (call.name === REPORT_TOOL && protocols.report.enabled) {
-      const status = args.status === "blocked" ? "blocked" : "done";
       this.events.push({
         type: "report",
-        step,
-        author: "agent",
-        status,
-        label: familyOf(args.category),
+        ...this.statement(args, step, "done"),
         blocker: optionalString(args.blocker),
         evidence: optionalString(args.evidence),
       });
-      if (status === "blocked") this.blockerStated = true;
       this.reported = true;
       this.observe(call, step, "Report recorded.", true);
       if (this.end === null) this.end = { reason: "agent_stopped", step };

@@ -1,5 +1,5 @@
 import { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicModel } from "./anthropic";
-import type { ProviderDefinition } from "./provider";
+import { hostedProvider, type ProviderDefinition } from "./provider";
 import type { ModelRole } from "./settings";
 
 /** Output token limits sent to Anthropic (which requires one) when nobody set one, by role. */
@@ -14,11 +14,10 @@ export const ANTHROPIC_MAX_TOKENS_BY_ROLE: Record<ModelRole, number> = {
 
 /** Anthropic's Messages API. */
 export const anthropicProvider: ProviderDefinition = {
-  name: "anthropic",
-  keyVar: "ANTHROPIC_API_KEY",
-  url: { variable: "ANTHROPIC_BASE_URL", default: ANTHROPIC_DEFAULT_BASE_URL },
-  needsModelName: true,
-  real: true,
+  ...hostedProvider("anthropic", "ANTHROPIC_API_KEY", {
+    variable: "ANTHROPIC_BASE_URL",
+    default: ANTHROPIC_DEFAULT_BASE_URL,
+  }),
   // It requires an output limit; the agent's long, repeated system prompt is worth caching.
   defaults: (_model, role) => ({
     max_tokens: ANTHROPIC_MAX_TOKENS_BY_ROLE[role],

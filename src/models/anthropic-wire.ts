@@ -12,7 +12,7 @@ import type {
 import { HsearchError } from "../core";
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCallRequest, Usage } from "./types";
 import {
-  assertNotEmpty,
+  optionalObject,
   parseBilled,
   replyError,
   requireArray,
@@ -20,6 +20,7 @@ import {
   requireString,
   requireToolArguments,
   tokenCount,
+  usableResponse,
 } from "./validate-reply";
 
 /** The messages API requires max_tokens; this is sent when a request sets none. */
@@ -129,16 +130,12 @@ const SKIPPED_BLOCKS = new Set(["thinking", "redacted_thinking"]);
 
 /** The parsed body of a messages response → our response; anything unusable is a model_reply error. */
 export function fromAnthropicBody(body: unknown, source: string): ChatResponse {
-  return parseBilled(
-    () => parseAnthropicBody(body, source),
-    () => anthropicUsage(requireObject(body, "response body", source), source),
-  );
+  return parseBilled(body, source, parseAnthropicBody, anthropicUsage);
 }
 
 /** The usage block of a messages body: every prompt token, cache reads and writes included (priced apart). */
 function anthropicUsage(root: Record<string, unknown>, source: string): Usage {
-  const usage =
-    root.usage === undefined || root.usage === null ? {} : requireObject(root.usage, "usage", source);
+  const usage = optionalObject(root.usage, "usage", source);
   const cacheWrite = tokenCount(
     usage.cache_creation_input_tokens,
     "usage.cache_creation_input_tokens",
@@ -174,13 +171,10 @@ function parseAnthropicBody(body: unknown, source: string): ChatResponse {
       throw replyError(source, `${what} has type ${JSON.stringify(type)}, which is not supported`);
     }
   });
-  const response: ChatResponse = {
+  const reply = {
     content: texts.length > 0 ? texts.join("\n") : null,
     tool_calls: toolCalls,
     usage: anthropicUsage(root, source),
-    model: requireString(root.model, "model", source),
   };
-  if (typeof root.stop_reason === "string") response.finish_reason = root.stop_reason;
-  assertNotEmpty(response, source);
-  return response;
+  return usableResponse(root, source, reply, root.stop_reason);
 }

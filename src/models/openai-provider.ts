@@ -1,13 +1,12 @@
 import { createOpenAIModel, isOpenAIReasoningModel, OPENAI_DEFAULT_BASE_URL } from "./openai";
-import type { ProviderDefinition } from "./provider";
+import { hostedProvider, type ProviderDefinition } from "./provider";
 
 /** OpenAI's Chat Completions, and any server that speaks it (vLLM, Ollama, LiteLLM …) through OPENAI_BASE_URL. */
 export const openaiProvider: ProviderDefinition = {
-  name: "openai",
-  keyVar: "OPENAI_API_KEY",
-  url: { variable: "OPENAI_BASE_URL", default: OPENAI_DEFAULT_BASE_URL },
-  needsModelName: true,
-  real: true,
+  ...hostedProvider("openai", "OPENAI_API_KEY", {
+    variable: "OPENAI_BASE_URL",
+    default: OPENAI_DEFAULT_BASE_URL,
+  }),
   // The reasoning models take no temperature or top_p but the default.
   defaults: (model) => (isOpenAIReasoningModel(model) ? { temperature: null, top_p: null } : {}),
   // OpenAI-compatible servers take one spelling of the token limit or the other, and some refuse a seed.

@@ -9,7 +9,7 @@ import type {
 import { createRng } from "../core";
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCallRequest, Usage } from "./types";
 import {
-  assertNotEmpty,
+  optionalObject,
   parseBilled,
   parseToolArguments,
   replyError,
@@ -17,6 +17,7 @@ import {
   requireObject,
   requireString,
   tokenCount,
+  usableResponse,
 } from "./validate-reply";
 
 /**
@@ -82,20 +83,13 @@ export function toOpenAIParams(
 
 /** The parsed body of a chat.completions response → our response; anything unusable is a model_reply error. */
 export function fromOpenAIBody(body: unknown, source: string): ChatResponse {
-  return parseBilled(
-    () => parseOpenAIBody(body, source),
-    () => openaiUsage(requireObject(body, "response body", source), source),
-  );
+  return parseBilled(body, source, parseOpenAIBody, openaiUsage);
 }
 
 /** The usage block of a chat.completions body; prompt-cache reads from prompt_tokens_details.cached_tokens. */
 function openaiUsage(root: Record<string, unknown>, source: string): Usage {
-  const usage =
-    root.usage === undefined || root.usage === null ? {} : requireObject(root.usage, "usage", source);
-  const details =
-    usage.prompt_tokens_details === undefined || usage.prompt_tokens_details === null
-      ? {}
-      : requireObject(usage.prompt_tokens_details, "usage.prompt_tokens_details", source);
+  const usage = optionalObject(root.usage, "usage", source);
+  const details = optionalObject(usage.prompt_tokens_details, "usage.prompt_tokens_details", source);
   const cachedTokens = tokenCount(details.cached_tokens, "usage.prompt_tokens_details.cached_tokens", source);
   return {
     input_tokens: tokenCount(usage.prompt_tokens, "usage.prompt_tokens", source),
@@ -139,13 +133,6 @@ function parseOpenAIBody(body: unknown, source: string): ChatResponse {
     },
   );
 
-  const response: ChatResponse = {
-    content,
-    tool_calls: toolCalls,
-    usage: openaiUsage(root, source),
-    model: requireString(root.model, "model", source),
-  };
-  if (typeof choice.finish_reason === "string") response.finish_reason = choice.finish_reason;
-  assertNotEmpty(response, source);
-  return response;
+  const reply = { content, tool_calls: toolCalls, usage: openaiUsage(root, source) };
+  return usableResponse(root, source, reply, choice.finish_reason);
 }

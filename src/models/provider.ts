@@ -51,6 +51,15 @@ export interface ProviderClientOptions {
   maxTokensField: MaxTokensField | undefined;
 }
 
+/** What every paid HTTP API shares: its key and base URL variables, a model named in every spec, cached calls. */
+export function hostedProvider(
+  name: string,
+  keyVar: string,
+  url: { variable: string; default: string },
+): Pick<ProviderDefinition, "name" | "keyVar" | "url" | "needsModelName" | "real"> {
+  return { name, keyVar, url, needsModelName: true, real: true };
+}
+
 /** An extra provider given as a bare factory (the older form of `extraProviders`): offline, no key, no URL. */
 export function offlineProvider(name: string, create: (model: string) => ChatModel): ProviderDefinition {
   return {

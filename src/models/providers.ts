@@ -1,4 +1,4 @@
-import { HsearchError } from "../core";
+import { addToRegistry, HsearchError } from "../core";
 import { anthropicProvider } from "./anthropic-provider";
 import { openaiProvider } from "./openai-provider";
 import type { ProviderDefinition } from "./provider";
@@ -20,13 +20,7 @@ export function registerProvider(provider: ProviderDefinition): () => void {
       "bad_input",
       `provider name ${JSON.stringify(provider.name)}: a spec's prefix is lower-case letters, digits, _ and - (starting with a letter)`,
     );
-  if (PROVIDERS.some((known) => known.name === provider.name))
-    throw new HsearchError("bad_input", `a provider named ${provider.name} is already registered`);
-  PROVIDERS.push(provider);
-  return () => {
-    const at = PROVIDERS.indexOf(provider);
-    if (at >= 0) PROVIDERS.splice(at, 1);
-  };
+  return addToRegistry(PROVIDERS, provider, { what: "a provider", nameOf: (known) => known.name });
 }
 
 /** The registered provider of a spec's prefix. */

@@ -11,17 +11,23 @@ export function replyError(source: string, problem: string): HsearchError {
 }
 
 /**
- * Parse a reply body; when it is unusable (a model_reply error) but states its usage, the error carries that usage:
- * the provider billed the call all the same, so the usage meter counts it (`billedUsageOf`).
+ * Parse a reply body with the wire's `parse`; when it is unusable (a model_reply error) but states its usage (read by
+ * `usageOf` from the body's object), the error carries that usage: the provider billed the call all the same, so the
+ * usage meter counts it (`billedUsageOf`).
  */
-export function parseBilled(parse: () => ChatResponse, usageOf: () => Usage): ChatResponse {
+export function parseBilled(
+  body: unknown,
+  source: string,
+  parse: (body: unknown, source: string) => ChatResponse,
+  usageOf: (root: Record<string, unknown>, source: string) => Usage,
+): ChatResponse {
   try {
-    return parse();
+    return parse(body, source);
   } catch (error) {
     if (error instanceof HsearchError && error.code === "model_reply") {
       let usage: Usage | undefined;
       try {
-        usage = usageOf();
+        usage = usageOf(requireObject(body, "response body", source), source);
       } catch {
         // no readable usage: nothing to count
       }
@@ -47,6 +53,11 @@ export function requireObject(value: unknown, what: string, source: string): Rec
   if (!isPlainObject(value))
     throw replyError(source, `malformed body: ${what} is ${describe(value)}, not an object`);
   return value;
+}
+
+/** An optional block of the body: absent (or null) reads as an empty object, anything else must be an object. */
+export function optionalObject(value: unknown, what: string, source: string): Record<string, unknown> {
+  return value === undefined || value === null ? {} : requireObject(value, what, source);
 }
 
 export function requireArray(value: unknown, what: string, source: string): unknown[] {
@@ -119,7 +130,7 @@ export function validateChatResponse(value: unknown, source: string): ChatRespon
   if (finishReason !== undefined && typeof finishReason !== "string") {
     throw replyError(source, `malformed body: finish_reason is ${describe(finishReason)}, not a string`);
   }
-  const response: ChatResponse = {
+  const reply = {
     content,
     tool_calls: toolCalls,
     usage: {
@@ -127,11 +138,8 @@ export function validateChatResponse(value: unknown, source: string): ChatRespon
       output_tokens: tokenCount(usage.output_tokens, "usage.output_tokens", source),
       ...promptCacheTokens(usage, source),
     },
-    model: requireString(body.model, "model", source),
   };
-  if (finishReason !== undefined) response.finish_reason = finishReason;
-  assertNotEmpty(response, source);
-  return response;
+  return usableResponse(body, source, reply, finishReason);
 }
 
 /** The optional prompt-cache counts of a cached response's usage (present only when the provider reported them). */
@@ -145,6 +153,22 @@ function promptCacheTokens(usage: Record<string, unknown>, source: string) {
 }
 
 /** A reply with neither text nor a tool call gives the agent loop nothing to act on. */
+/**
+ * A wire's parsed reply as our response: the model named by the body's `model`, the stop reason kept when the wire
+ * gave one, and the whole checked usable (assertNotEmpty).
+ */
+export function usableResponse(
+  root: Record<string, unknown>,
+  source: string,
+  reply: Pick<ChatResponse, "content" | "tool_calls" | "usage">,
+  finishReason: unknown,
+): ChatResponse {
+  const response: ChatResponse = { ...reply, model: requireString(root.model, "model", source) };
+  if (typeof finishReason === "string") response.finish_reason = finishReason;
+  assertNotEmpty(response, source);
+  return response;
+}
+
 export function assertNotEmpty(response: ChatResponse, source: string): void {
   if (response.tool_calls.length > 0) return;
   if (response.content !== null && response.content.trim().length > 0) return;

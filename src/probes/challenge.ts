@@ -93,6 +93,8 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
   const jobs = planRollouts(options.tasks, options.runs, options.seed);
   let done = 0;
   const outcomes = await mapPool(jobs, options.concurrency, async (job) => {
+    // An episode the provider failed: left out of the views, listed with its error.
+    const infraOf = (error: string) => ({ run: job.repeat, task_id: job.task.id, error });
     const input = {
       harness,
       task: job.task,
@@ -121,16 +123,9 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
           };
         };
         if (episode.end.reason === "infra_error")
-          return finish({
-            infra: {
-              run: job.repeat,
-              task_id: job.task.id,
-              error: episode.end.error ?? "infrastructure error",
-            },
-          });
+          return finish({ infra: infraOf(episode.end.error ?? "infrastructure error") });
         const score = await scoreEpisode(job.task, trajectory, options.judge);
-        if (score.kind === "infra_error")
-          return finish({ infra: { run: job.repeat, task_id: job.task.id, error: score.error } });
+        if (score.kind === "infra_error") return finish({ infra: infraOf(score.error) });
         const preDeferral = episode.events.some((e) => e.type === "deferral" && e.author === "agent");
         const answer = await rollout.engine.continueWith({
           phase: "challenge",
@@ -139,13 +134,7 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
           maxSteps: options.answerSteps ?? DEFAULT_ANSWER_STEPS,
         });
         if (answer.end.reason === "infra_error")
-          return finish({
-            infra: {
-              run: job.repeat,
-              task_id: job.task.id,
-              error: answer.end.error ?? "infrastructure error",
-            },
-          });
+          return finish({ infra: infraOf(answer.end.error ?? "infrastructure error") });
         const row: ChallengeEpisodeRow = {
           run: job.repeat,
           seed: job.seed,
@@ -160,7 +149,7 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
         return finish({ row });
       },
       (error) => ({
-        outcome: { infra: { run: job.repeat, task_id: job.task.id, error } },
+        outcome: { infra: infraOf(error) },
         trajectory: setupFailureTrajectory(input, error),
       }),
     );

@@ -34,12 +34,15 @@ export function absRecAtK(points: readonly TimelinessPoint[], k: number): number
   return points.filter((point) => deferredWithin(point, k)).length / points.length;
 }
 
+/** The episode's SPL term S · o / max(a, o), S = 1 iff the agent deferred at a ≥ o. */
+export function splTerm({ decisive_step: o, deferral_step: a }: TimelinessPoint): number {
+  return a !== null && a >= o ? o / Math.max(a, o) : 0;
+}
+
 export function spl(points: readonly TimelinessPoint[]): number {
   checkPoints(points);
   let total = 0;
-  for (const { decisive_step: o, deferral_step: a } of points) {
-    if (a !== null && a >= o) total += o / Math.max(a, o);
-  }
+  for (const point of points) total += splTerm(point);
   return total / points.length;
 }
 

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { z } from "zod";
-import { loadDocument } from "../config";
+import { loadDocument, namedDocumentFields } from "../config";
 import { HsearchError } from "../core";
 
 const probability = z.number().min(0).max(1);
@@ -20,8 +20,7 @@ function compiles(pattern: string): boolean {
  */
 export const simProfileSchema = z
   .object({
-    name: z.string().min(1),
-    description: z.string().default(""),
+    ...namedDocumentFields,
     skill: z
       .object({
         /** Chance that a write step on a feasible task is made with a wrong argument. */

@@ -12,16 +12,19 @@ function rebuildTable(table: string, columns: string, copied: readonly string[])
   `;
 }
 
-/** The run table from version 3 on; `objective` is the objective column's definition. */
-function runColumns(objective: string): string {
-  return `
+/** The run table's leading columns, the same in every version (its first included). */
+const RUN_IDENTITY_COLUMNS = `
     singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
     id TEXT NOT NULL,
     name TEXT NOT NULL,
     created_at TEXT NOT NULL,
     config_json TEXT NOT NULL,
     config_hash TEXT NOT NULL,
-    seed INTEGER NOT NULL,
+    seed INTEGER NOT NULL`;
+
+/** The run table from version 3 on; `objective` is the objective column's definition. */
+function runColumns(objective: string): string {
+  return `${RUN_IDENTITY_COLUMNS},
     ${objective},
     state TEXT NOT NULL CHECK (state IN ('running', 'finished', 'failed', 'budget_exhausted')),
     ended_at TEXT,
@@ -49,14 +52,7 @@ const RUN_V1_COLUMNS = [
  */
 export const MIGRATIONS: readonly string[] = [
   `
-  CREATE TABLE run (
-    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-    id TEXT NOT NULL,
-    name TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    config_json TEXT NOT NULL,
-    config_hash TEXT NOT NULL,
-    seed INTEGER NOT NULL,
+  CREATE TABLE run (${RUN_IDENTITY_COLUMNS},
     objective TEXT NOT NULL CHECK (objective IN ('sa-only', 'joint')),
     state TEXT NOT NULL CHECK (state IN ('running', 'finished', 'failed')),
     ended_at TEXT,

@@ -162,20 +162,20 @@ export function readCandidateLog(
 }
 
 export function countRollouts(ctx: StoreContext, purpose?: Purpose): number {
-  const row = (
-    purpose === undefined
-      ? ctx.db.prepare("SELECT COUNT(*) AS n FROM rollouts").get()
-      : ctx.db.prepare("SELECT COUNT(*) AS n FROM rollouts WHERE purpose = ?").get(purpose)
-  ) as { n: number };
-  return row.n;
+  return countWhere(ctx, [], purpose);
 }
 
 /** Of those, the rollouts whose every model call the request cache answered (free; not counted by max_rollouts). */
 export function countCachedRollouts(ctx: StoreContext, purpose?: Purpose): number {
-  const row = (
-    purpose === undefined
-      ? ctx.db.prepare("SELECT COUNT(*) AS n FROM rollouts WHERE from_cache = 1").get()
-      : ctx.db.prepare("SELECT COUNT(*) AS n FROM rollouts WHERE from_cache = 1 AND purpose = ?").get(purpose)
-  ) as { n: number };
+  return countWhere(ctx, ["from_cache = 1"], purpose);
+}
+
+/** The rollouts meeting every condition, of one purpose or of all. */
+function countWhere(ctx: StoreContext, conditions: readonly string[], purpose: Purpose | undefined): number {
+  const where = purpose === undefined ? conditions : [...conditions, "purpose = ?"];
+  const filter = where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`;
+  const row = ctx.db
+    .prepare(`SELECT COUNT(*) AS n FROM rollouts${filter}`)
+    .get(...(purpose === undefined ? [] : [purpose])) as { n: number };
   return row.n;
 }

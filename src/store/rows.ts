@@ -215,9 +215,12 @@ export function toRound({ decision_json, ...row }: RoundRow, source: RecordSourc
   return { ...row, decision };
 }
 
-export type RolloutRow = Omit<RolloutRecord, "candidate" | "scores" | "from_cache" | "suite"> & {
+/** A record of a candidate's as its row: the candidate by its column's name, each `Json` field as JSON text. */
+type CandidateRowOf<R, Json extends keyof R & string> = Omit<R, "candidate" | Json> & {
   candidate_commit: string;
-  scores_json: string;
+} & { [K in Json as `${K}_json`]: string };
+
+export type RolloutRow = CandidateRowOf<Omit<RolloutRecord, "from_cache" | "suite">, "scores"> & {
   from_cache: number;
   suite: string | null;
 };
@@ -238,10 +241,7 @@ export function toRollout(
   return { ...record, suite: suite === null ? suiteOfOld(record) : (suite as SuiteName) };
 }
 
-export type EvaluationRow = Omit<EvaluationRecord, "candidate" | "summary"> & {
-  candidate_commit: string;
-  summary_json: string;
-};
+export type EvaluationRow = CandidateRowOf<EvaluationRecord, "summary">;
 
 export function toEvaluation(
   { candidate_commit, summary_json, ...row }: EvaluationRow,
@@ -276,10 +276,7 @@ const probeEpisodeColumns = rolloutColumns
   })
   .extend({ probe: z.enum(PROBES) });
 
-export type ProbeEpisodeRow = Omit<ProbeEpisodeRecord, "candidate" | "result"> & {
-  candidate_commit: string;
-  result_json: string;
-};
+export type ProbeEpisodeRow = CandidateRowOf<ProbeEpisodeRecord, "result">;
 
 export function toProbeEpisode(
   { candidate_commit, result_json, ...row }: ProbeEpisodeRow,

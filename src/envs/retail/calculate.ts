@@ -239,23 +239,24 @@ function applyInt(op: BinaryOp, a: bigint, b: bigint): Value {
   }
 }
 
+/** Float arithmetic: every operator gives a float, so each is its number alone. */
+const FLOAT_OPS: Record<BinaryOp, (a: number, b: number) => number> = {
+  "+": (a, b) => a + b,
+  "-": (a, b) => a - b,
+  "*": (a, b) => a * b,
+  "/": (a, b) => {
+    if (b === 0) throw new CalculateError("float division by zero");
+    return a / b;
+  },
+  "//": (a, b) => {
+    if (b === 0) throw new CalculateError("float floor division by zero");
+    return pyFloorDivide(a, b);
+  },
+  "**": pyPow,
+};
+
 function applyFloat(op: BinaryOp, a: number, b: number): Value {
-  switch (op) {
-    case "+":
-      return { kind: "float", value: a + b };
-    case "-":
-      return { kind: "float", value: a - b };
-    case "*":
-      return { kind: "float", value: a * b };
-    case "/":
-      if (b === 0) throw new CalculateError("float division by zero");
-      return { kind: "float", value: a / b };
-    case "//":
-      if (b === 0) throw new CalculateError("float floor division by zero");
-      return { kind: "float", value: pyFloorDivide(a, b) };
-    case "**":
-      return { kind: "float", value: pyPow(a, b) };
-  }
+  return { kind: "float", value: FLOAT_OPS[op](a, b) };
 }
 
 /** CPython's float floor division (via fmod), which differs from Math.floor(a / b): 1 // 0.1 is 9.0. */

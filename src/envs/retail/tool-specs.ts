@@ -15,6 +15,13 @@ interface ArgDef {
   description: string;
 }
 
+/** An argument: a string, unless `type` says a list of strings. */
+const argDef = (name: string, description: string, type: ArgType = "string"): ArgDef => ({
+  name,
+  type,
+  description,
+});
+
 export interface RetailToolDef {
   name: string;
   kind: ToolKind;
@@ -22,40 +29,33 @@ export interface RetailToolDef {
   args: ArgDef[];
 }
 
-const orderId: ArgDef = {
-  name: "order_id",
-  type: "string",
-  description: "The order id, such as '#W0000000' (it starts with '#').",
-};
-const userId: ArgDef = {
-  name: "user_id",
-  type: "string",
-  description: "The user id, such as 'sara_doe_496'.",
-};
-const paymentMethodId = (use: string): ArgDef => ({
-  name: "payment_method_id",
-  type: "string",
-  description: `The id of one of the user's payment methods ${use}, such as 'gift_card_0000000' or 'credit_card_0000000' (see the user's or the order's details).`,
-});
+const orderId = argDef("order_id", "The order id, such as '#W0000000' (it starts with '#').");
+const userId = argDef("user_id", "The user id, such as 'sara_doe_496'.");
+const paymentMethodId = (use: string) =>
+  argDef(
+    "payment_method_id",
+    `The id of one of the user's payment methods ${use}, such as 'gift_card_0000000' or 'credit_card_0000000' (see the user's or the order's details).`,
+  );
+const zip = argDef("zip", "Zip code, such as '12345'.");
 const addressArgs: ArgDef[] = [
-  { name: "address1", type: "string", description: "First address line, such as '123 Main St'." },
-  { name: "address2", type: "string", description: "Second address line, such as 'Apt 1', or ''." },
-  { name: "city", type: "string", description: "City, such as 'San Francisco'." },
-  { name: "state", type: "string", description: "State, such as 'CA'." },
-  { name: "country", type: "string", description: "Country, such as 'USA'." },
-  { name: "zip", type: "string", description: "Zip code, such as '12345'." },
+  argDef("address1", "First address line, such as '123 Main St'."),
+  argDef("address2", "Second address line, such as 'Apt 1', or ''."),
+  argDef("city", "City, such as 'San Francisco'."),
+  argDef("state", "State, such as 'CA'."),
+  argDef("country", "Country, such as 'USA'."),
+  zip,
 ];
-const itemIds = (what: string): ArgDef => ({
-  name: "item_ids",
-  type: "string[]",
-  description: `The item ids ${what}, each such as '1008292230'. An id may repeat when the order holds that item more than once.`,
-});
-const newItemIds: ArgDef = {
-  name: "new_item_ids",
-  type: "string[]",
-  description:
-    "The replacement item ids, one per entry of item_ids and in the same position; each must be an available variant of the same product.",
-};
+const itemIds = (what: string) =>
+  argDef(
+    "item_ids",
+    `The item ids ${what}, each such as '1008292230'. An id may repeat when the order holds that item more than once.`,
+    "string[]",
+  );
+const newItemIds = argDef(
+  "new_item_ids",
+  "The replacement item ids, one per entry of item_ids and in the same position; each must be an available variant of the same product.",
+  "string[]",
+);
 
 export const RETAIL_TOOLS: readonly RetailToolDef[] = [
   {
@@ -86,7 +86,7 @@ export const RETAIL_TOOLS: readonly RetailToolDef[] = [
     args: [
       { name: "first_name", type: "string", description: "First name, such as 'John'." },
       { name: "last_name", type: "string", description: "Last name, such as 'Doe'." },
-      { name: "zip", type: "string", description: "Zip code, such as '12345'." },
+      zip,
     ],
   },
   {

@@ -86,6 +86,34 @@ function priceDifference(
   return { difference, lastVariant };
 }
 
+/** What modify and exchange check alike, in τ²'s order, with each tool's own messages (τ²'s differ). */
+interface SwapChecks {
+  status: Order["status"];
+  wrongStatus: string;
+  notHeld: (itemId: string) => string;
+  countMismatch: string;
+  refuseSameItem: boolean;
+}
+
+/** A swap of an order's items for new variants, checked up to its price difference (before any payment check). */
+function checkedSwap(state: RetailState, args: ToolArgs, checks: SwapChecks) {
+  const orderId = str(args, "order_id");
+  const itemIds = list(args, "item_ids");
+  const newItemIds = list(args, "new_item_ids");
+  const methodId = str(args, "payment_method_id");
+  const order = getOrder(state, orderId);
+  if (order.status !== checks.status) throw new ToolError(checks.wrongStatus);
+  checkItemsPresent(order, itemIds, checks.notHeld);
+  if (itemIds.length !== newItemIds.length) throw new ToolError(checks.countMismatch);
+  const { difference, lastVariant } = priceDifference(state, order, itemIds, newItemIds, checks);
+  return { orderId, itemIds, newItemIds, methodId, order, difference, lastVariant };
+}
+
+/** A gift card must hold `amount`; other methods settle outside. */
+function requireCovers(method: Readonly<PaymentMethod>, amount: number, refusal: string): void {
+  if (method.source === "gift_card" && method.balance < amount) throw new ToolError(refusal);
+}
+
 /** Add `amount` (negative to charge) to the method's balance if it is a gift card; other methods settle outside. */
 function creditGiftCard(state: RetailState, userId: string, methodId: string, amount: number): void {
   if (getPaymentMethod(state, userId, methodId).source !== "gift_card") return;
@@ -138,22 +166,22 @@ export const WRITE_TOOLS: Record<string, ToolImpl> = {
    * consequence, as in τ²: the same swaps given in another order can leave a different database.
    */
   modify_pending_order_items: (state, args) => {
-    const orderId = str(args, "order_id");
-    const itemIds = list(args, "item_ids");
-    const newItemIds = list(args, "new_item_ids");
-    const methodId = str(args, "payment_method_id");
-    const order = getOrder(state, orderId);
-    if (order.status !== "pending") throw new ToolError("Non-pending order cannot be modified");
-    checkItemsPresent(order, itemIds, (itemId) => `${itemId} not found`);
-    if (itemIds.length !== newItemIds.length)
-      throw new ToolError("The number of items to be exchanged should match");
-    const { difference, lastVariant } = priceDifference(state, order, itemIds, newItemIds, {
-      refuseSameItem: true,
-    });
-    const method = getPaymentMethod(state, order.user_id, methodId);
-    if (method.source === "gift_card" && method.balance < difference) {
-      throw new ToolError("Insufficient gift card balance to pay for the new item");
-    }
+    const { orderId, itemIds, newItemIds, methodId, order, difference, lastVariant } = checkedSwap(
+      state,
+      args,
+      {
+        status: "pending",
+        wrongStatus: "Non-pending order cannot be modified",
+        notHeld: (itemId) => `${itemId} not found`,
+        countMismatch: "The number of items to be exchanged should match",
+        refuseSameItem: true,
+      },
+    );
+    requireCovers(
+      getPaymentMethod(state, order.user_id, methodId),
+      difference,
+      "Insufficient gift card balance to pay for the new item",
+    );
 
     const changed = state.mutable("orders", orderId);
     changed.payment_history.push({
@@ -196,9 +224,7 @@ export const WRITE_TOOLS: Record<string, ToolImpl> = {
       throw new ToolError("The new payment method should be different from the current one");
     }
     const amount = payment.amount;
-    if (method.source === "gift_card" && method.balance < amount) {
-      throw new ToolError("Insufficient gift card balance to pay for the order");
-    }
+    requireCovers(method, amount, "Insufficient gift card balance to pay for the order");
     // τ² looks the old method up only after changing the order; checked first here so a failure changes nothing.
     getPaymentMethod(state, order.user_id, payment.payment_method_id);
 
@@ -222,21 +248,20 @@ export const WRITE_TOOLS: Record<string, ToolImpl> = {
 
   /** Unlike modify, τ² does not refuse exchanging an item for the same item id; neither does this. */
   exchange_delivered_order_items: (state, args) => {
-    const orderId = str(args, "order_id");
-    const itemIds = list(args, "item_ids");
-    const newItemIds = list(args, "new_item_ids");
-    const methodId = str(args, "payment_method_id");
-    const order = getOrder(state, orderId);
-    if (order.status !== "delivered") throw new ToolError("Non-delivered order cannot be exchanged");
-    checkItemsPresent(order, itemIds, (itemId) => `Number of ${itemId} not found.`);
-    if (itemIds.length !== newItemIds.length)
-      throw new ToolError("The number of items to be exchanged should match.");
-    const raw = priceDifference(state, order, itemIds, newItemIds, { refuseSameItem: false });
-    const difference = pyRound2(raw.difference);
-    const method = getPaymentMethod(state, order.user_id, methodId);
-    if (method.source === "gift_card" && method.balance < difference) {
-      throw new ToolError("Insufficient gift card balance to pay for the price difference");
-    }
+    const swap = checkedSwap(state, args, {
+      status: "delivered",
+      wrongStatus: "Non-delivered order cannot be exchanged",
+      notHeld: (itemId) => `Number of ${itemId} not found.`,
+      countMismatch: "The number of items to be exchanged should match.",
+      refuseSameItem: false,
+    });
+    const { orderId, itemIds, newItemIds, methodId, order } = swap;
+    const difference = pyRound2(swap.difference);
+    requireCovers(
+      getPaymentMethod(state, order.user_id, methodId),
+      difference,
+      "Insufficient gift card balance to pay for the price difference",
+    );
 
     const changed = state.mutable("orders", orderId);
     changed.status = "exchange requested";

@@ -66,6 +66,10 @@ export function pickExamples(
   const blocked = sorted.filter((e) => e.rollout.kind === "blocked");
   const feasible = sorted.filter((e) => e.rollout.kind === "feasible");
   const examples: TrajectoryExample[] = [];
+  const add = (episode: Episode, category: ExampleCategory, outcome: string) => {
+    const focus = episode.rollout.kind === "blocked" ? blockedFocus(episode) : feasibleFocus(episode);
+    examples.push({ ...episode, ...focus, category, purpose, outcome });
+  };
   const families = [...new Set(blocked.map((e) => e.rollout.family ?? "blocked"))].sort();
 
   for (const family of families) {
@@ -75,30 +79,20 @@ export function pickExamples(
       family,
       (items) => choose(items, family, "failed"),
     );
-    if (failedBlocked)
-      examples.push({
-        ...failedBlocked.episode,
-        ...blockedFocus(failedBlocked.episode),
-        category: "blocked-failed",
-        purpose,
-        outcome: failedBlocked.outcome,
-      });
+    if (failedBlocked) add(failedBlocked.episode, "blocked-failed", failedBlocked.outcome);
     // A timely pass (deferral at the decisive step) is the behaviour to show; a late one only when there is no other.
     const passes = inFamily.filter((e) => e.rollout.scores.strict_sa === true);
     const timely = passes.filter((e) => lateness(e) === 0);
     const passedBlocked = choose(timely.length > 0 ? timely : passes, family, "passed");
     if (passedBlocked) {
       const late = lateness(passedBlocked);
-      examples.push({
-        ...passedBlocked,
-        ...blockedFocus(passedBlocked),
-        category: "blocked-passed",
-        purpose,
-        outcome:
-          late === 0
-            ? "deferred at the decisive step, for the right reason (strict SA)"
-            : `deferred ${late} step${late === 1 ? "" : "s"} after the decisive step, for the right reason (strict SA)`,
-      });
+      add(
+        passedBlocked,
+        "blocked-passed",
+        late === 0
+          ? "deferred at the decisive step, for the right reason (strict SA)"
+          : `deferred ${late} step${late === 1 ? "" : "s"} after the decisive step, for the right reason (strict SA)`,
+      );
     }
   }
 
@@ -109,29 +103,19 @@ export function pickExamples(
     "failed",
   );
   if (failedFeasible)
-    examples.push({
-      ...failedFeasible,
-      ...feasibleFocus(failedFeasible),
-      category: "feasible-failed",
-      purpose,
-      outcome:
-        failedFeasible.rollout.scores.false_abstention === true
-          ? FAILURE_TEXT.false_abstention
-          : FAILURE_TEXT.feasible_failure,
-    });
+    add(
+      failedFeasible,
+      "feasible-failed",
+      failedFeasible.rollout.scores.false_abstention === true
+        ? FAILURE_TEXT.false_abstention
+        : FAILURE_TEXT.feasible_failure,
+    );
   const solved = choose(
     feasible.filter((e) => e.rollout.scores.solve === true),
     "feasible",
     "passed",
   );
-  if (solved)
-    examples.push({
-      ...solved,
-      ...feasibleFocus(solved),
-      category: "feasible-passed",
-      purpose,
-      outcome: "solved the task (native verifier reward 1)",
-    });
+  if (solved) add(solved, "feasible-passed", "solved the task (native verifier reward 1)");
   return examples;
 }
 

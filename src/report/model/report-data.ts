@@ -22,7 +22,7 @@ import { summarizeChange } from "./change-summary";
 import { type Comparison, passed, type Rate, wilson } from "./compare";
 import { storedComparisons } from "./comparisons";
 import { type Episode, pickExamples, type TrajectoryExample } from "./examples";
-import { computeAlways, type Memo } from "./memo";
+import { computeAlways, type Memo, rememberPromises } from "./memo";
 import { type RunMetricTable, runMetricModules, runMetricTable } from "./run-metrics";
 import { blockedMetric, blockedRates, feasibleMetric, type SummaryView, summaryView } from "./summary-view";
 
@@ -102,19 +102,9 @@ export function gitDiffs(repo: string): DiffSource {
   return (commit, parent) => diff(repo, commit, parent ?? undefined);
 }
 
-/** Remembers diffs by (commit, parent): git objects are immutable, so a live viewer runs git once per diff. */
+/** Remembers diffs by (commit, parent): a live viewer runs git once per diff. */
 export function cachedDiffs(source: DiffSource): DiffSource {
-  const cache = new Map<string, Promise<string>>();
-  return (commit, parent) => {
-    const key = `${commit}:${parent ?? ""}`;
-    let entry = cache.get(key);
-    if (entry === undefined) {
-      entry = source(commit, parent);
-      entry.catch(() => cache.delete(key));
-      cache.set(key, entry);
-    }
-    return entry;
-  };
+  return rememberPromises((commit, parent) => `${commit}:${parent ?? ""}`, source);
 }
 
 export async function loadReportData(store: RunReader, options: LoadOptions = {}): Promise<ReportData> {

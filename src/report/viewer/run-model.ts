@@ -8,39 +8,45 @@
  * candidates they read are unchanged (`memo`). No SQL here: the store reads, this keeps.
  */
 import type { Trajectory } from "../../harness";
-import type { LearntRejection } from "../../models";
 import type {
-  CandidateRecord,
   EvaluationPurpose,
-  EvaluationRecord,
   EventRecord,
-  ProposalFailure,
   Purpose,
   RolloutRecord,
-  RoundRecord,
   RunPaths,
   RunReader,
-  RunRecord,
-  UsageTotal,
 } from "../../store/types";
 import type { Memo } from "../model/memo";
 
+/** The small tables (tens of rows), read whole on each change, each kept as the reader's method returns it. */
+const TABLES = [
+  "getRun",
+  "listCandidates",
+  "listRounds",
+  "listProposalFailures",
+  "listEvaluations",
+  "usageTotals",
+  "rejectedParameters",
+] as const;
+type Table = (typeof TABLES)[number];
+type Tables = { [K in Table]: ReturnType<RunReader[K]> };
+
+const NO_TABLES: Tables = {
+  getRun: undefined,
+  listCandidates: [],
+  listRounds: [],
+  listProposalFailures: [],
+  listEvaluations: [],
+  usageTotals: [],
+  rejectedParameters: [],
+};
+
 /** What the model reads its run from: a read-only `RunStore` opened on the live file. */
-export interface RunChanges {
-  readonly paths: RunPaths;
+export interface RunChanges
+  extends Pick<RunReader, "paths" | Table | "listEvents" | "countRollouts" | "readTrajectory"> {
   /** Changes whenever another connection commits. */
   dataVersion(): number;
-  getRun(): RunRecord | undefined;
-  listCandidates(): CandidateRecord[];
-  listRounds(): RoundRecord[];
-  listProposalFailures(): ProposalFailure[];
-  listEvaluations(): EvaluationRecord[];
-  usageTotals(): UsageTotal[];
-  rejectedParameters(): LearntRejection[];
-  listEvents(options?: { afterId?: number }): EventRecord[];
   listRolloutsAfter(afterRowid: number): Array<{ rowid: number; rollout: RolloutRecord }>;
-  countRollouts(): number;
-  readTrajectory(rollout: RolloutRecord): Trajectory;
 }
 
 /** What the model has done, for tests and the benchmark: a page served from memory reads nothing. */
@@ -94,14 +100,8 @@ export class RunModel implements RunReader {
   readonly #source: RunChanges;
   #dataVersion: number | null = null;
   #generation = 0;
-  #run: RunRecord | undefined;
-  #candidates: CandidateRecord[] = [];
-  #byCommit = new Map<string, CandidateRecord>();
-  #rounds: RoundRecord[] = [];
-  #failures: ProposalFailure[] = [];
-  #evaluations: EvaluationRecord[] = [];
-  #usage: UsageTotal[] = [];
-  #rejected: LearntRejection[] = [];
+  #tables = NO_TABLES;
+  #byCommit = new Map<string, Tables["listCandidates"][number]>();
   #events: EventRecord[] = [];
   #rollouts = new Map<string, RolloutRecord>();
   #buckets = new Map<string, Bucket>();
@@ -128,14 +128,8 @@ export class RunModel implements RunReader {
     this.stats.changes++;
     this.#generation++;
     const source = this.#source;
-    this.#run = source.getRun();
-    this.#candidates = source.listCandidates();
-    this.#byCommit = new Map(this.#candidates.map((c) => [c.commit, c]));
-    this.#rounds = source.listRounds();
-    this.#failures = source.listProposalFailures();
-    this.#evaluations = source.listEvaluations();
-    this.#usage = source.usageTotals();
-    this.#rejected = source.rejectedParameters();
+    this.#tables = Object.fromEntries(TABLES.map((table) => [table, source[table]()])) as Tables;
+    this.#byCommit = new Map(this.#tables.listCandidates.map((c) => [c.commit, c]));
     const events = source.listEvents({ afterId: this.#events.at(-1)?.id ?? 0 });
     this.stats.eventsRead += events.length;
     this.#events.push(...events);
@@ -202,28 +196,28 @@ export class RunModel implements RunReader {
 
   // ── RunReader ────────────────────────────────────────────────────────────────────────────────────────────────
 
-  getRun(): RunRecord | undefined {
-    return this.#run;
+  getRun() {
+    return this.#tables.getRun;
   }
 
-  listCandidates(): CandidateRecord[] {
-    return [...this.#candidates];
+  listCandidates() {
+    return [...this.#tables.listCandidates];
   }
 
-  getCandidate(commit: string): CandidateRecord | undefined {
+  getCandidate(commit: string) {
     return this.#byCommit.get(commit);
   }
 
-  listRounds(): RoundRecord[] {
-    return [...this.#rounds];
+  listRounds() {
+    return [...this.#tables.listRounds];
   }
 
-  getRound(round: number): RoundRecord | undefined {
-    return this.#rounds.find((r) => r.round === round);
+  getRound(round: number) {
+    return this.#tables.listRounds.find((r) => r.round === round);
   }
 
-  listProposalFailures(): ProposalFailure[] {
-    return [...this.#failures];
+  listProposalFailures() {
+    return [...this.#tables.listProposalFailures];
   }
 
   listRollouts(commit: string, purpose?: Purpose): RolloutRecord[] {
@@ -256,12 +250,12 @@ export class RunModel implements RunReader {
     return n;
   }
 
-  listEvaluations(): EvaluationRecord[] {
-    return [...this.#evaluations];
+  listEvaluations() {
+    return [...this.#tables.listEvaluations];
   }
 
-  getEvaluation(commit: string, purpose: EvaluationPurpose, split: string): EvaluationRecord | undefined {
-    return this.#evaluations.find(
+  getEvaluation(commit: string, purpose: EvaluationPurpose, split: string) {
+    return this.#tables.listEvaluations.find(
       (e) => e.candidate === commit && e.purpose === purpose && e.split === split,
     );
   }
@@ -271,12 +265,12 @@ export class RunModel implements RunReader {
     return options.limit === undefined || options.limit < 0 ? after : after.slice(0, options.limit);
   }
 
-  usageTotals(): UsageTotal[] {
-    return [...this.#usage];
+  usageTotals() {
+    return [...this.#tables.usageTotals];
   }
 
-  rejectedParameters(): LearntRejection[] {
-    return [...this.#rejected];
+  rejectedParameters() {
+    return [...this.#tables.rejectedParameters];
   }
 
   /** A stored trajectory, read once (checked against its row's hash by the store) and then kept. */

@@ -11,6 +11,7 @@ import { badInput, HsearchError, isHsearchError } from "../../core";
 import { readTree } from "../../git";
 import { openRunStore, type RunStore, runDirState, runPaths } from "../../store";
 import { VIEWER_SCRIPT_PATH } from "../html/page";
+import { rememberPromises } from "../model/memo";
 import { cachedDiffs, gitDiffs } from "../model/report-data";
 import { authorize, cookieHeader, isLoopbackHost, newToken } from "./access";
 import { COMPARE_RUNS_PATH, type CompareRunsOptions, compareRunsReply } from "./compare-runs-route";
@@ -98,16 +99,10 @@ export async function startViewer(options: ViewerOptions): Promise<StartedViewer
   const repo = paths.harness;
   const token = newToken();
   const diffs = cachedDiffs(gitDiffs(repo));
-  const trees = new Map<string, Promise<Record<string, string>>>();
-  const tree = (commit: string) => {
-    let entry = trees.get(commit);
-    if (entry === undefined) {
-      entry = readTree(repo, commit);
-      entry.catch(() => trees.delete(commit));
-      trees.set(commit, entry);
-    }
-    return entry;
-  };
+  const tree = rememberPromises(
+    (commit: string) => commit,
+    (commit: string) => readTree(repo, commit),
+  );
   const pages = new Map<string, Reply>();
   let pagesOf = -1;
   const script = viewerScript((options.refreshSeconds ?? 5) * 1000);

@@ -4,6 +4,7 @@
  * labels from here; a new built-in metric is one entry.
  */
 import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../episode";
+import { deferredWithin, splTerm } from "../timeliness";
 import type { Metric, MetricEpisode } from "./metric";
 
 /**
@@ -30,8 +31,15 @@ function builtin<N extends string>(metric: Omit<BuiltinMetric<N>, "value">): Bui
 type BlockedGate = "m0" | "m1" | "m2" | "m3" | "strict_sa" | "relaxed_sa" | "naive_m2" | "authorship";
 type Scored = BlockedEpisodeScore | FeasibleEpisodeScore;
 
-const blocked = (score: Scored): BlockedEpisodeScore | null => (score.kind === "blocked" ? score : null);
-const feasible = (score: Scored): FeasibleEpisodeScore | null => (score.kind === "feasible" ? score : null);
+/** A value of the blocked (or feasible) episodes alone: null for an episode of the other kind. */
+const ofBlocked =
+  <V>(value: (score: BlockedEpisodeScore) => V) =>
+  (score: Scored): V | null =>
+    score.kind === "blocked" ? value(score) : null;
+const ofFeasible =
+  <V>(value: (score: FeasibleEpisodeScore) => V) =>
+  (score: Scored): V | null =>
+    score.kind === "feasible" ? value(score) : null;
 
 function gate<N extends BlockedGate>(
   name: N,
@@ -47,7 +55,7 @@ function gate<N extends BlockedGate>(
     kinds: ["blocked"],
     reducer: "rate",
     higherIsBetter: true,
-    scoreValue: (score) => blocked(score)?.[name] ?? null,
+    scoreValue: ofBlocked((score) => score[name] ?? null),
   });
 }
 
@@ -65,12 +73,7 @@ function absRec<K extends number>(
     kinds: ["blocked"],
     reducer: "rate",
     higherIsBetter: true,
-    scoreValue: (episode) => {
-      const score = blocked(episode);
-      if (!score) return null;
-      const late = score.deferral_step === null ? null : score.deferral_step - score.decisive_step;
-      return late !== null && late >= 0 && late <= k - 1;
-    },
+    scoreValue: ofBlocked((score) => deferredWithin(score, k)),
   });
 }
 
@@ -92,13 +95,7 @@ export const BLOCKED_BUILTINS = [
     kinds: ["blocked"],
     reducer: "mean",
     higherIsBetter: true,
-    // S · o / max(a, o), S = 1 iff the agent deferred at a ≥ o (§6).
-    scoreValue: (episode) => {
-      const score = blocked(episode);
-      if (!score) return null;
-      const { decisive_step: o, deferral_step: a } = score;
-      return a !== null && a >= o ? o / Math.max(a, o) : 0;
-    },
+    scoreValue: ofBlocked(splTerm),
   }),
   builtin({
     name: "post_hoc_rate",
@@ -107,7 +104,7 @@ export const BLOCKED_BUILTINS = [
     kinds: ["blocked"],
     reducer: "rate",
     higherIsBetter: false,
-    scoreValue: (score) => blocked(score)?.post_hoc ?? null,
+    scoreValue: ofBlocked((score) => score.post_hoc ?? null),
   }),
 ] as const;
 
@@ -122,7 +119,7 @@ export const FEASIBLE_BUILTINS = [
     kinds: ["feasible"],
     reducer: "rate",
     higherIsBetter: true,
-    scoreValue: (score) => feasible(score)?.solve ?? null,
+    scoreValue: ofFeasible((score) => score.solve ?? null),
   }),
   builtin({
     name: "false_abstention",
@@ -133,7 +130,7 @@ export const FEASIBLE_BUILTINS = [
     kinds: ["feasible"],
     reducer: "rate",
     higherIsBetter: false,
-    scoreValue: (score) => feasible(score)?.false_abstention ?? null,
+    scoreValue: ofFeasible((score) => score.false_abstention ?? null),
   }),
 ] as const;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { addToRegistry } from "../../core";
 import type { SearchConfig } from "../config/config-schema";
 import type { Screen } from "./admit-proposal";
 import type { AcceptanceConfig } from "./config";
@@ -29,16 +30,13 @@ let built: z.ZodType<AcceptanceConfig> | null = null;
  * register through src/search/extend.ts, which rebuilds them.
  */
 export function addAcceptanceRule(rule: AcceptanceRule): () => void {
-  const name = ruleName(rule);
-  if (ACCEPTANCE_RULES.some((known) => ruleName(known) === name))
-    throw new Error(`an acceptance rule named ${name} is already registered`);
-  ACCEPTANCE_RULES.push(rule);
-  built = null;
-  return () => {
-    const at = ACCEPTANCE_RULES.indexOf(rule);
-    if (at >= 0) ACCEPTANCE_RULES.splice(at, 1);
-    built = null;
-  };
+  return addToRegistry(ACCEPTANCE_RULES, rule, {
+    what: "an acceptance rule",
+    nameOf: ruleName,
+    changed: () => {
+      built = null;
+    },
+  });
 }
 
 /** The config's `acceptance` field: one member per registered rule, told apart by `rule`. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type PlaybookRule, playbookSchema } from "../../config";
 import { HsearchError } from "../../core";
 import type { ChatModel } from "../../models/types";
-import { parseJsonReply } from "../proposers/llm-proposer";
+import { askOnce, parseJsonReply } from "../proposers/llm-proposer";
 import { trimToTokens } from "../proposers/text-budget";
 import type { ConvolveEpisode } from "./episodes";
 import { type Lesson, lessonSchema } from "./lessons";
@@ -117,13 +117,7 @@ async function ask<T>(
 ): Promise<T | null> {
   for (let attempt = 0; attempt < ROLE_ATTEMPTS; attempt++) {
     try {
-      const response = await model.generate({
-        messages: [{ role: "user", content: prompt }],
-        tools: [],
-        temperature: 0.7,
-        seed: callbacks.seed,
-        repeat: attempt,
-      });
+      const response = await askOnce(model, prompt, callbacks.seed, attempt);
       callbacks.onCall?.(role, response.usage);
       return parse(response.content);
     } catch (error) {

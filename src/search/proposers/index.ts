@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { addToRegistry } from "../../core";
 import type { SearchConfig } from "../config/config-schema";
 import type { SearchDeps } from "../loop/search-deps";
 import { convolveProposer } from "./convolve";
@@ -21,15 +22,13 @@ let built: z.ZodType<string> | null = null;
  * register through src/search/extend.ts, which rebuilds them.
  */
 export function addProposer(proposer: Proposer): () => void {
-  if (PROPOSERS.some((known) => known.name === proposer.name))
-    throw new Error(`a proposer named ${proposer.name} is already registered`);
-  PROPOSERS.push(proposer);
-  built = null;
-  return () => {
-    const at = PROPOSERS.indexOf(proposer);
-    if (at >= 0) PROPOSERS.splice(at, 1);
-    built = null;
-  };
+  return addToRegistry(PROPOSERS, proposer, {
+    what: "a proposer",
+    nameOf: (known) => known.name,
+    changed: () => {
+      built = null;
+    },
+  });
 }
 
 /** The names `meta_model` takes as they are (the built-ins without a form); a plug-in may not take one. */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { HsearchError } from "../../core";
-import type { ChatModel } from "../../models/types";
+import type { ChatModel, ChatResponse } from "../../models/types";
 import { type ObjectiveName, objectiveOf } from "../../scoring";
 import type { Digest, FamilyRow } from "./digest";
 import type { Proposal } from "./proposal";
@@ -248,6 +248,25 @@ export interface LlmProposalResult {
 /** Replies the meta-agent may give per call by default (the call plan's bound, plan-calls.ts). */
 export const PROPOSER_ATTEMPTS = 3;
 
+/**
+ * One try of a model the proposer side asks (the meta-agent, CONVOLVE's roles): the prompt as the only message, no
+ * tools, a sampling temperature so a retry can differ, and the attempt as the seeded request's repeat.
+ */
+export function askOnce(
+  model: ChatModel,
+  prompt: string,
+  seed: number,
+  attempt: number,
+): Promise<ChatResponse> {
+  return model.generate({
+    messages: [{ role: "user", content: prompt }],
+    tools: [],
+    temperature: 0.7,
+    seed,
+    repeat: attempt,
+  });
+}
+
 /** Ask the meta-agent up to `attempts` times until it gives a valid reply. */
 export async function proposeByLlm(
   model: ChatModel,
@@ -264,13 +283,7 @@ export async function proposeByLlm(
   for (let attempt = 0; attempt < attempts; attempt++) {
     let content: string | null;
     try {
-      const response = await model.generate({
-        messages: [{ role: "user", content: prompt }],
-        tools: [],
-        temperature: 0.7,
-        seed: options.seed,
-        repeat: attempt,
-      });
+      const response = await askOnce(model, prompt, options.seed, attempt);
       options.onCall?.(response.usage);
       content = response.content;
     } catch (error) {
