@@ -1,15 +1,17 @@
 import { resolve } from "node:path";
 import type { Argv } from "yargs";
 import { AGENT_EXIT_CODES, createModel, loadHarness, runAgent } from "../api";
-
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { usageError } from "./usage-error";
 
+const TEXT = commandText("agent");
+
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
-    "agent <instruction>",
-    "Run a harness as an agent in this shell (a task's container): bash in --workdir, infeasible.md as the deferral, the trajectory as ATIF",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       yargs
         .positional("instruction", { type: "string", demandOption: true, describe: "the task's instruction" })

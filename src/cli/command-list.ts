@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Argv } from "yargs";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
@@ -12,109 +13,44 @@ export interface CommandEntry {
   load: () => Promise<{ register: RegisterCommand }>;
 }
 
-/**
- * Every command, one module each, loaded only when named: `hsearch --help` lists these lines without importing
- * any command (the SDKs, SQLite and git behind them cost most of the start-up). A test checks each module
- * registers the same usage and description.
- */
-export const COMMANDS: Record<string, CommandEntry> = {
-  run: {
-    usage: "run [config]",
-    describe: "Search for a better harness (default config: search-configs/demo.yaml)",
-    load: () => import("./run"),
-  },
-  study: {
-    usage: "study [study]",
-    describe:
-      "Run the self-awareness study end to end and write its tables and figures (default: studies/default.yaml)",
-    load: () => import("./study"),
-  },
-  status: {
-    usage: "status <run>",
-    describe:
-      "Rounds, proposals, scores, incumbent, held-out results and usage of a run; an evaluation's tables",
-    load: () => import("./status"),
-  },
-  diff: {
-    usage: "diff <run>",
-    describe:
-      "The git diff of each proposal against its parent, or of any two candidates (--from, --to) with their outcomes",
-    load: () => import("./diff"),
-  },
-  compare: {
-    usage: "compare <a> <b>",
-    describe:
-      "Two runs or evaluations side by side: paired outcomes on the tasks both ran, config differences, spending, harness diff",
-    load: () => import("./compare"),
-  },
-  digest: {
-    usage: "digest <run>",
-    describe: "What a proposer sees with a candidate as the incumbent: the llm proposer's prompt, exactly",
-    load: () => import("./digest"),
-  },
-  export: {
-    usage: "export <run>",
-    describe:
-      "Write a candidate (default: the selected harness) as a self-contained harness directory with provenance.json",
-    load: () => import("./export"),
-  },
-  eval: {
-    usage: "eval",
-    describe:
-      "Evaluate one harness on a split or a task directory, keeping every episode in an evaluation directory; prints every metric of docs/DESIGN.md §6",
-    load: () => import("./eval"),
-  },
-  tasks: {
-    usage: "tasks",
-    describe: "Manage task suites: list, validate, generate, import-tau2, import-harbor, requirements, pair",
-    load: () => import("./tasks"),
-  },
-  probe: {
-    usage: "probe",
-    describe: "The know and hold probes: beliefs, challenge (docs/DESIGN.md §6)",
-    load: () => import("./probe"),
-  },
-  sandbox: {
-    usage: "sandbox",
-    describe: "Run commands in the terminal sandbox",
-    load: () => import("./sandbox"),
-  },
-  report: {
-    usage: "report <run>",
-    describe: "Write a self-contained HTML report of a run or an evaluation (default: <dir>/report.html)",
-    load: () => import("./report"),
-  },
-  worker: {
-    usage: "worker",
-    describe:
-      "Run rollouts for `hsearch run --workers` from a Redis queue (API keys from this machine's environment)",
-    load: () => import("./worker"),
-  },
-  serve: {
-    usage: "serve",
-    describe:
-      "Serve a harness around a model as an OpenAI-compatible Chat Completions endpoint; Ctrl-C stops it",
-    load: () => import("./serve"),
-  },
-  agent: {
-    usage: "agent <instruction>",
-    describe:
-      "Run a harness as an agent in this shell (a task's container): bash in --workdir, infeasible.md as the deferral, the trajectory as ATIF",
-    load: () => import("./agent"),
-  },
-  "export-log": {
-    usage: "export-log <source>",
-    describe:
-      "Write a run's or evaluation's episodes as an Inspect AI eval log or ATIF trajectories, or a trajectory file as ATIF",
-    load: () => import("./export-log"),
-  },
-  view: {
-    usage: "view <run>",
-    describe:
-      "Browse a run or an evaluation in a local web viewer (report, candidates, diffs, episodes with their trajectories); Ctrl-C stops it",
-    load: () => import("./view"),
-  },
+/** Each command's usage and one-line description: the list `--help` prints, and what each module registers. */
+export const COMMAND_TEXT: Record<string, { usage: string; describe: string }> = JSON.parse(
+  readFileSync(new URL("./commands.json", import.meta.url), "utf8"),
+);
+
+/** Every command's module, loaded only when named: `hsearch --help` imports none of them (the SDKs, SQLite and git
+ * behind them cost most of the start-up). */
+const LOADERS: Record<string, CommandEntry["load"]> = {
+  run: () => import("./run"),
+  study: () => import("./study"),
+  status: () => import("./status"),
+  diff: () => import("./diff"),
+  compare: () => import("./compare"),
+  digest: () => import("./digest"),
+  export: () => import("./export"),
+  eval: () => import("./eval"),
+  tasks: () => import("./tasks"),
+  probe: () => import("./probe"),
+  sandbox: () => import("./sandbox"),
+  report: () => import("./report"),
+  worker: () => import("./worker"),
+  serve: () => import("./serve"),
+  agent: () => import("./agent"),
+  "export-log": () => import("./export-log"),
+  view: () => import("./view"),
 };
+
+/** Every command: its text and its module. A test checks each module registers the text listed here. */
+export const COMMANDS: Record<string, CommandEntry> = Object.fromEntries(
+  Object.entries(LOADERS).map(([name, load]) => [name, { ...commandText(name), load }]),
+);
+
+/** A command's usage and description, for its module to register (one place for the words `--help` lists). */
+export function commandText(name: string): { usage: string; describe: string } {
+  const text = COMMAND_TEXT[name];
+  if (text === undefined) throw new Error(`no command '${name}' in commands.json`);
+  return text;
+}
 
 /** The command a command line names: its first word that is not an option (undefined for `hsearch --help`). */
 export function commandNamed(argv: readonly string[]): CommandEntry | undefined {

@@ -1,5 +1,6 @@
 import type { Argv } from "yargs";
 import { compareRunDirs, viewComparison } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { runComparisonText } from "./text/compare-runs-text";
@@ -7,11 +8,13 @@ import { paintFor } from "./text/table";
 import { untilInterrupted } from "./until-interrupted";
 import { usageError } from "./usage-error";
 
+const TEXT = commandText("compare");
+
 /** `hsearch compare A B`: the library's compareRunDirs (src/api/view.ts); this file reads flags and prints. */
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
-    "compare <a> <b>",
-    "Two runs or evaluations side by side: paired outcomes on the tasks both ran, config differences, spending, harness diff",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       yargs
         .positional("a", {

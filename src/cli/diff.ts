@@ -1,5 +1,6 @@
 import type { Argv } from "yargs";
 import { type DiffedCandidate, diffRun } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { comparisonText, pairedDeltaText } from "./text/compare-text";
@@ -7,10 +8,12 @@ import { colourDiff, fitDiff } from "./text/diff-text";
 import { fitLines, type Paint, paintFor } from "./text/table";
 import { usageError } from "./usage-error";
 
+const TEXT = commandText("diff");
+
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
-    "diff <run>",
-    "The git diff of each proposal against its parent, or of any two candidates (--from, --to) with their outcomes",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       yargs
         .positional("run", { type: "string", demandOption: true, describe: "run id or directory" })

@@ -1,7 +1,10 @@
 import type { Argv } from "yargs";
 import { digestPrompt } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
+
+const TEXT = commandText("digest");
 
 /**
  * `hsearch digest RUN --candidate SHA`: what a proposer sees with that candidate as the incumbent — exactly the
@@ -9,8 +12,8 @@ import type { SetExitCode } from "./shared";
  */
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
-    "digest <run>",
-    "What a proposer sees with a candidate as the incumbent: the llm proposer's prompt, exactly",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       yargs
         .positional("run", { type: "string", demandOption: true, describe: "run id or directory" })

@@ -9,11 +9,14 @@ import {
   resumeEvaluationRequest,
 } from "../api";
 import { DEFAULT_CONCURRENCY } from "../core";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import { harnessTaskOptions, requestContext, type SetExitCode } from "./shared";
 import { renderEvalReport } from "./text/eval-text";
 import { createProgress } from "./text/progress";
 import { checkWholeNumber, usageError } from "./usage-error";
+
+const TEXT = commandText("eval");
 
 /** Defaults applied in code, so that `--resume` can tell a flag given from one left out. */
 const DEFAULTS = { seed: 1, repeats: 1, concurrency: DEFAULT_CONCURRENCY };
@@ -40,8 +43,8 @@ const FIXED_BY_THE_DIRECTORY = [
 
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
-    "eval",
-    "Evaluate one harness on a split or a task directory, keeping every episode in an evaluation directory; prints every metric of docs/DESIGN.md §6",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       harnessTaskOptions(yargs, "evaluate")
         .option("seed", { type: "number", default: undefined, describe: "default 1" })

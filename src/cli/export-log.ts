@@ -8,14 +8,17 @@ import {
   exportInspectLog,
   trajectoryFileAsAtif,
 } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { usageError } from "./usage-error";
 
+const TEXT = commandText("export-log");
+
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
-    "export-log <source>",
-    "Write a run's or evaluation's episodes as an Inspect AI eval log or ATIF trajectories, or a trajectory file as ATIF",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       yargs
         .positional("source", {

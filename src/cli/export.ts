@@ -1,12 +1,15 @@
 import type { Argv } from "yargs";
 import { exportHarness } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 
+const TEXT = commandText("export");
+
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
-    "export <run>",
-    "Write a candidate (default: the selected harness) as a self-contained harness directory with provenance.json",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       yargs
         .positional("run", { type: "string", demandOption: true, describe: "run id or directory" })

@@ -10,11 +10,14 @@ import {
   probeChallengeRequest,
   viewCommand,
 } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import { harnessTaskOptions, requestContext, type SetExitCode } from "./shared";
 import { renderBeliefs, renderChallenge } from "./text/probe-text";
 import { createProgress } from "./text/progress";
 import { checkWholeNumber, usageError } from "./usage-error";
+
+const TEXT = commandText("probe");
 
 function commonOptions<T>(yargs: Argv<T>) {
   return harnessTaskOptions(yargs, "probe").option("out", {
@@ -45,7 +48,7 @@ function checkCommon(
 }
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
-  parser.command("probe", "The know and hold probes: beliefs, challenge (docs/DESIGN.md §6)", (probe) =>
+  parser.command(TEXT.usage, TEXT.describe, (probe) =>
     probe
       .command(
         "beliefs",

@@ -1,12 +1,15 @@
 import type { Argv } from "yargs";
 import { writeRunReport } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import { RUN_OR_EVALUATION, type SetExitCode } from "./shared";
 
+const TEXT = commandText("report");
+
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
-    "report <run>",
-    "Write a self-contained HTML report of a run or an evaluation (default: <dir>/report.html)",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       yargs
         .positional("run", RUN_OR_EVALUATION)

@@ -2,6 +2,7 @@ import type { Argv } from "yargs";
 import type { RunEvent } from "../api";
 import { DEFAULT_CONFIG, DEFAULT_PILOT_TASKS, DEFAULT_QUEUE, resumeRun, startRun } from "../api";
 import { resolveUserPath } from "../core";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import { fileAndOutOptions, type SetExitCode } from "./shared";
 import { planCommand } from "./text/plan-text";
@@ -10,12 +11,14 @@ import { renderStatus } from "./text/status-text";
 import { paintFor } from "./text/table";
 import { usageError } from "./usage-error";
 
+const TEXT = commandText("run");
+
 export { DEFAULT_CONFIG };
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
-    "run [config]",
-    "Search for a better harness (default config: search-configs/demo.yaml)",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       fileAndOutOptions(yargs, "config", "search config (YAML)", "the run directory (default: runs/<run-id>)")
         .option("resume", { type: "string", describe: "continue a run that stopped: its id or directory" })

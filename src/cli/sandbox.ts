@@ -10,11 +10,14 @@ import {
   SANDBOX_MECHANISMS,
   type SandboxMechanism,
 } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 
+const TEXT = commandText("sandbox");
+
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
-  parser.command("sandbox", "Run commands in the terminal sandbox", (sandbox) =>
+  parser.command(TEXT.usage, TEXT.describe, (sandbox) =>
     sandbox
       .command(
         "run [command..]",

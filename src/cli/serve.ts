@@ -1,9 +1,12 @@
 import type { Argv } from "yargs";
 import { formatUsd, isRealModelSpec, realModelForms, SUITES, type Suite, serveHarness } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import { HOST_OPTION, portOption, type SetExitCode } from "./shared";
 import { untilInterrupted } from "./until-interrupted";
 import { usageError } from "./usage-error";
+
+const TEXT = commandText("serve");
 
 const LIST = (value: string | undefined): string[] | undefined =>
   value === undefined
@@ -15,8 +18,8 @@ const LIST = (value: string | undefined): string[] | undefined =>
 
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
-    "serve",
-    "Serve a harness around a model as an OpenAI-compatible Chat Completions endpoint; Ctrl-C stops it",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       yargs
         .option("harness", {

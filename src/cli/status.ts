@@ -7,6 +7,7 @@ import {
   readRunStatus,
   viewCommand,
 } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import { RUN_OR_EVALUATION, type SetExitCode } from "./shared";
 import { renderEvalReport } from "./text/eval-text";
@@ -14,10 +15,12 @@ import { renderBeliefs, renderChallenge } from "./text/probe-text";
 import { renderStatus } from "./text/status-text";
 import { paintFor } from "./text/table";
 
+const TEXT = commandText("status");
+
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
-    "status <run>",
-    "Rounds, proposals, scores, incumbent, held-out results and usage of a run; an evaluation's tables",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       yargs
         .positional("run", RUN_OR_EVALUATION)

@@ -4,16 +4,19 @@
  */
 import type { Argv } from "yargs";
 import { planStudy, resumeStudy, runStudy, STUDY_ROLES, type StudyEvent, type StudyPlan } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import { fileAndOutOptions, type SetExitCode } from "./shared";
 import { createLiveLine } from "./text/progress";
 import { formatTable } from "./text/table";
 import { checkWholeNumber, usageError } from "./usage-error";
 
+const TEXT = commandText("study");
+
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
-    "study [study]",
-    "Run the self-awareness study end to end and write its tables and figures (default: studies/default.yaml)",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       fileAndOutOptions(
         yargs,

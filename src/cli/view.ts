@@ -1,13 +1,16 @@
 import type { Argv } from "yargs";
 import { viewRun } from "../api";
+import { commandText } from "./command-list";
 import type { CliIO } from "./io";
 import { HOST_OPTION, portOption, RUN_OR_EVALUATION, type SetExitCode } from "./shared";
 import { untilInterrupted } from "./until-interrupted";
 
+const TEXT = commandText("view");
+
 export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
   parser.command(
-    "view <run>",
-    "Browse a run or an evaluation in a local web viewer (report, candidates, diffs, episodes with their trajectories); Ctrl-C stops it",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       yargs
         .positional("run", RUN_OR_EVALUATION)

@@ -1,16 +1,19 @@
 import type { Argv } from "yargs";
 import { DEFAULT_QUEUE, startWorker } from "../api";
 import { DEFAULT_CONCURRENCY } from "../core";
+import { commandText } from "./command-list";
 import { EXIT_FAILED, EXIT_OK } from "./exit-codes";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 import { untilInterrupted } from "./until-interrupted";
 import { usageError } from "./usage-error";
 
+const TEXT = commandText("worker");
+
 export function register(parser: Argv, io: CliIO, setExitCode: SetExitCode): void {
   parser.command(
-    "worker",
-    "Run rollouts for `hsearch run --workers` from a Redis queue (API keys from this machine's environment)",
+    TEXT.usage,
+    TEXT.describe,
     (yargs) =>
       yargs
         .option("redis", {

@@ -1,6 +1,6 @@
 import { deferredWithin, spl } from "../scoring";
 import type { RolloutRecord } from "../store/types";
-import { blockedOf, type Cell, count, feasibleOf, type StudyTable, type TableMaker } from "./table";
+import { blockedOf, count, feasibleOf, type StudyTable, type TableMaker } from "./table";
 
 /**
  * Harness search against CONVOLVE on the held-out tasks: the initial harness, each harness search's selection and

@@ -3,7 +3,7 @@ import { FAMILIES } from "../domain";
 import { parseModelSpec, providerOf } from "../models";
 import { type BeliefSummary, type BeliefTaskRow, beliefDifference, type HoldViewReport } from "../probes";
 import { FAILURE_MODES } from "../report";
-import type { BlockedEpisodeScore, FeasibleEpisodeScore } from "../scoring";
+import type { BlockedEpisodeScore } from "../scoring";
 import { blockedModesOf, CONVOLVE } from "../search";
 import { offlineProviders } from "../sim";
 import type { RolloutRecord } from "../store/types";
@@ -21,15 +21,7 @@ import {
 } from "./plan";
 import type { StepResult } from "./results";
 import { CONDITIONS, type StudyFile } from "./study-schema";
-import {
-  blockedOf,
-  type Cell,
-  type CountCell,
-  count,
-  feasibleOf,
-  type StudyTable,
-  type TableMaker,
-} from "./table";
+import { blockedOf, type Cell, count, feasibleOf, type StudyTable, type TableMaker } from "./table";
 
 /**
  * The study's tables and figures (by the study's numbers) from its steps' stored results, pure. Every rate carries
