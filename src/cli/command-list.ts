@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Argv } from "yargs";
+import type { ArgumentsCamelCase, Argv } from "yargs";
 import type { CliIO } from "./io";
 import type { SetExitCode } from "./shared";
 
@@ -56,4 +56,18 @@ export function commandText(name: string): { usage: string; describe: string } {
 export function commandNamed(argv: readonly string[]): CommandEntry | undefined {
   const first = argv.find((arg) => !arg.startsWith("-"));
   return first === undefined ? undefined : COMMANDS[first];
+}
+
+/** What a command with a handler is: its options (a yargs builder) and what it does with them. */
+export interface CommandSpec<U> {
+  options: (yargs: Argv) => Argv<U>;
+  run: (argv: ArgumentsCamelCase<U>, io: CliIO, setExitCode: SetExitCode) => void | Promise<void>;
+}
+
+/** A command module's `register`: the command's words from commands.json, its options and its handler. */
+export function defineCommand<U>(name: string, spec: CommandSpec<U>): RegisterCommand {
+  const { usage, describe } = commandText(name);
+  return (parser, io, setExitCode) => {
+    parser.command(usage, describe, spec.options, (argv) => spec.run(argv, io, setExitCode));
+  };
 }

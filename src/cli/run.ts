@@ -1,101 +1,94 @@
-import type { Argv } from "yargs";
 import type { RunEvent } from "../api";
 import { DEFAULT_CONFIG, DEFAULT_PILOT_TASKS, DEFAULT_QUEUE, resumeRun, startRun } from "../api";
 import { resolveUserPath } from "../core";
-import { commandText } from "./command-list";
+import { defineCommand } from "./command-list";
 import type { CliIO } from "./io";
-import { fileAndOutOptions, type SetExitCode } from "./shared";
+import { fileAndOutOptions } from "./shared";
 import { planCommand } from "./text/plan-text";
 import { createLiveLine, type LiveLine } from "./text/progress";
 import { renderStatus } from "./text/status-text";
 import { paintFor } from "./text/table";
 import { usageError } from "./usage-error";
 
-const TEXT = commandText("run");
-
 export { DEFAULT_CONFIG };
 
-export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
-  parser.command(
-    TEXT.usage,
-    TEXT.describe,
-    (yargs) =>
-      fileAndOutOptions(yargs, "config", "search config (YAML)", "the run directory (default: runs/<run-id>)")
-        .option("resume", { type: "string", describe: "continue a run that stopped: its id or directory" })
-        .option("json", {
-          type: "boolean",
-          default: false,
-          describe: "print the final status object as JSON",
-        })
-        .option("workers", {
-          type: "string",
-          describe:
-            "run the rollouts on `hsearch worker` processes through this Redis (redis://host:port); this process scores and stores",
-        })
-        .option("queue", {
-          type: "string",
-          default: DEFAULT_QUEUE,
-          describe: "with --workers: the queue the workers listen on",
-        })
-        .option("plan", {
-          type: "boolean",
-          default: false,
-          describe:
-            "print the rollouts and model calls the search will spend (at most, expected) and start no run",
-        })
-        .option("pilot", {
-          // A string, so that `--pilot` without N (the default) and `--pilot abc` (bad input) can be told apart.
-          type: "string",
-          describe: `with --plan: run the seed harness on N search tasks with the config's real models and estimate tokens and USD (default ${DEFAULT_PILOT_TASKS} when given without N)`,
-        })
-        .option("max-rollouts", { type: "number", describe: "with --resume: a new budget.max_rollouts" })
-        .option("max-usd", { type: "number", describe: "with --resume: a new budget.max_usd" })
-        .option("max-minutes", { type: "number", describe: "with --resume: a new budget.max_minutes" })
-        .check((argv) => {
-          if (argv.pilot !== undefined && !argv.plan) throw usageError("--pilot goes with --plan");
-          if (argv.queue !== DEFAULT_QUEUE && !argv.workers) throw usageError("--queue goes with --workers");
-          if (argv.resume && (argv.config || argv.out))
-            throw usageError("--resume takes the config from the run; give no config or --out");
-          const budgetFlags = ["max-rollouts", "max-usd", "max-minutes"].filter(
-            (flag) => argv[flag] !== undefined,
+export const register = defineCommand("run", {
+  options: (yargs) =>
+    fileAndOutOptions(yargs, "config", "search config (YAML)", "the run directory (default: runs/<run-id>)")
+      .option("resume", { type: "string", describe: "continue a run that stopped: its id or directory" })
+      .option("json", {
+        type: "boolean",
+        default: false,
+        describe: "print the final status object as JSON",
+      })
+      .option("workers", {
+        type: "string",
+        describe:
+          "run the rollouts on `hsearch worker` processes through this Redis (redis://host:port); this process scores and stores",
+      })
+      .option("queue", {
+        type: "string",
+        default: DEFAULT_QUEUE,
+        describe: "with --workers: the queue the workers listen on",
+      })
+      .option("plan", {
+        type: "boolean",
+        default: false,
+        describe:
+          "print the rollouts and model calls the search will spend (at most, expected) and start no run",
+      })
+      .option("pilot", {
+        // A string, so that `--pilot` without N (the default) and `--pilot abc` (bad input) can be told apart.
+        type: "string",
+        describe: `with --plan: run the seed harness on N search tasks with the config's real models and estimate tokens and USD (default ${DEFAULT_PILOT_TASKS} when given without N)`,
+      })
+      .option("max-rollouts", { type: "number", describe: "with --resume: a new budget.max_rollouts" })
+      .option("max-usd", { type: "number", describe: "with --resume: a new budget.max_usd" })
+      .option("max-minutes", { type: "number", describe: "with --resume: a new budget.max_minutes" })
+      .check((argv) => {
+        if (argv.pilot !== undefined && !argv.plan) throw usageError("--pilot goes with --plan");
+        if (argv.queue !== DEFAULT_QUEUE && !argv.workers) throw usageError("--queue goes with --workers");
+        if (argv.resume && (argv.config || argv.out))
+          throw usageError("--resume takes the config from the run; give no config or --out");
+        const budgetFlags = ["max-rollouts", "max-usd", "max-minutes"].filter(
+          (flag) => argv[flag] !== undefined,
+        );
+        if (budgetFlags.length > 0 && !argv.resume)
+          throw usageError(
+            `--${budgetFlags[0]} raises the budget of a resumed run; a new run sets it in the config`,
           );
-          if (budgetFlags.length > 0 && !argv.resume)
-            throw usageError(
-              `--${budgetFlags[0]} raises the budget of a resumed run; a new run sets it in the config`,
-            );
-          return true;
-        }),
-    async (argv) => {
-      if (argv.plan) {
-        if (argv.resume) throw usageError("--plan takes a config, not --resume");
-        await planCommand(resolveUserPath(argv.config ?? DEFAULT_CONFIG, io.cwd), io, {
-          json: argv.json,
-          pilot: pilotTasksOf(argv.pilot),
-        });
-        return;
-      }
-      const status = await runCommand(
-        {
-          config: argv.config,
-          out: argv.out,
-          resume: argv.resume,
-          ...(argv.workers ? { workers: { url: argv.workers, queue: argv.queue } } : {}),
-          budget: { max_rollouts: argv.maxRollouts, max_usd: argv.maxUsd, max_minutes: argv.maxMinutes },
-        },
-        io,
-      );
-      io.out(
-        argv.json
-          ? JSON.stringify(status, null, 2)
-          : renderStatus(status, {
-              maxWidth: io.outColumns,
-              paint: paintFor(io, argv.color as boolean | undefined),
-              suites: status.suites,
-            }),
-      );
-    },
-  );
-}
+        return true;
+      }),
+  run: async (argv, io) => {
+    if (argv.plan) {
+      if (argv.resume) throw usageError("--plan takes a config, not --resume");
+      await planCommand(resolveUserPath(argv.config ?? DEFAULT_CONFIG, io.cwd), io, {
+        json: argv.json,
+        pilot: pilotTasksOf(argv.pilot),
+      });
+      return;
+    }
+    const status = await runCommand(
+      {
+        config: argv.config,
+        out: argv.out,
+        resume: argv.resume,
+        ...(argv.workers ? { workers: { url: argv.workers, queue: argv.queue } } : {}),
+        budget: { max_rollouts: argv.maxRollouts, max_usd: argv.maxUsd, max_minutes: argv.maxMinutes },
+      },
+      io,
+    );
+    io.out(
+      argv.json
+        ? JSON.stringify(status, null, 2)
+        : renderStatus(status, {
+            maxWidth: io.outColumns,
+            paint: paintFor(io, argv.color as boolean | undefined),
+            suites: status.suites,
+          }),
+    );
+  },
+});
 
 /** `--pilot` without N is the default number of tasks; N must be a whole number of tasks. */
 function pilotTasksOf(given: string | undefined): number | undefined {

@@ -35,6 +35,9 @@ export const SUITE_CHOICES = [...SUITES];
 export const KIND_CHOICES = [...KINDS];
 export const FAMILY_CHOICES = [...FAMILIES];
 
+/** The positional of a command that reads a run (diff, digest, export). */
+export const RUN = { type: "string", demandOption: true, describe: "run id or directory" } as const;
+
 /** The positional of a command that reads a run or an evaluation (status, report, view). */
 export const RUN_OR_EVALUATION = {
   type: "string",

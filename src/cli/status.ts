@@ -1,4 +1,3 @@
-import type { Argv } from "yargs";
 import {
   type BeliefsReport,
   type ChallengeReport,
@@ -7,44 +6,37 @@ import {
   readRunStatus,
   viewCommand,
 } from "../api";
-import { commandText } from "./command-list";
-import type { CliIO } from "./io";
-import { RUN_OR_EVALUATION, type SetExitCode } from "./shared";
+import { defineCommand } from "./command-list";
+import { RUN_OR_EVALUATION } from "./shared";
 import { renderEvalReport } from "./text/eval-text";
 import { renderBeliefs, renderChallenge } from "./text/probe-text";
 import { renderStatus } from "./text/status-text";
 import { paintFor } from "./text/table";
 
-const TEXT = commandText("status");
-
-export function register(parser: Argv, io: CliIO, _setExitCode: SetExitCode): void {
-  parser.command(
-    TEXT.usage,
-    TEXT.describe,
-    (yargs) =>
-      yargs
-        .positional("run", RUN_OR_EVALUATION)
-        .option("json", { type: "boolean", default: false })
-        .option("wide", { type: "boolean", default: false, describe: "do not fit tables to the terminal" }),
-    async (argv) => {
-      const read = await readRunStatus(argv.run, { cwd: io.cwd });
-      if (read.kind !== "search") {
-        io.out(evaluationStatus(read, argv.json));
-        return;
-      }
-      const { status } = read;
-      io.out(
-        argv.json
-          ? JSON.stringify(status, null, 2)
-          : renderStatus(status, {
-              maxWidth: argv.wide ? undefined : io.outColumns,
-              paint: paintFor(io, argv.color as boolean | undefined),
-              suites: status.suites,
-            }),
-      );
-    },
-  );
-}
+export const register = defineCommand("status", {
+  options: (yargs) =>
+    yargs
+      .positional("run", RUN_OR_EVALUATION)
+      .option("json", { type: "boolean", default: false })
+      .option("wide", { type: "boolean", default: false, describe: "do not fit tables to the terminal" }),
+  run: async (argv, io) => {
+    const read = await readRunStatus(argv.run, { cwd: io.cwd });
+    if (read.kind !== "search") {
+      io.out(evaluationStatus(read, argv.json));
+      return;
+    }
+    const { status } = read;
+    io.out(
+      argv.json
+        ? JSON.stringify(status, null, 2)
+        : renderStatus(status, {
+            maxWidth: argv.wide ? undefined : io.outColumns,
+            paint: paintFor(io, argv.color as boolean | undefined),
+            suites: status.suites,
+          }),
+    );
+  },
+});
 
 /**
  * An evaluation's or a probe's status: where it stands (stored of planned episodes, how to resume one that stopped)
