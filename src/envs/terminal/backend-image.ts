@@ -99,7 +99,14 @@ async function startInPlace(
     options,
     paths,
     { file: binary, args: ["start", "--attach", "--interactive", name] },
-    { name, binary, ownLimitsOnly: true, image: built.origin, hostPaths },
+    {
+      name,
+      binary,
+      ownLimitsOnly: true,
+      image: built.origin,
+      hostPaths,
+      workspaceAt: workspaceMountPoint(built.config),
+    },
   );
   if (merged === "" || !isDirectory(merged)) {
     await session.close();
@@ -145,6 +152,7 @@ async function startBound(input: BackendStart, binary: string, built: BuiltImage
     binary,
     ownLimitsOnly: true,
     image: built.origin,
+    workspaceAt: workspace,
     ...(handBack ? { beforeRemove: handBack } : {}),
   });
 }
