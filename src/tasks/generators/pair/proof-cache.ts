@@ -91,16 +91,17 @@ export function diskPairCache(dir: string): PairCache {
         "surveys",
         taskKey(task),
         async () => JSON.parse(JSON.stringify(encodeSurvey(await compute()))) as unknown,
-        (value) => (decodeSurvey(value) === undefined ? undefined : value),
+        (value) => (decodeSurvey(value, task) === undefined ? undefined : value),
       );
-      return decodeSurvey(stored) as SurveyOutcome;
+      return decodeSurvey(stored, task) as SurveyOutcome;
     },
     proof: async (source, candidate, compute) => {
       const key = hash(taskKey(source), JSON.stringify(candidate.task), JSON.stringify(candidate.rules));
       const value = await cached("proofs", key, async () => ({ problem: await compute() }), decodeProof);
       return value.problem;
     },
-    hasSurvey: (task) => readEntry(fileOf("surveys", taskKey(task)), decodeSurvey) !== undefined,
+    hasSurvey: (task) =>
+      readEntry(fileOf("surveys", taskKey(task)), (value) => decodeSurvey(value, task)) !== undefined,
     stats: () => ({ reused, computed }),
   };
 }
@@ -136,11 +137,18 @@ function encodeSurvey(outcome: SurveyOutcome): StoredSurvey {
   return { ok: true, survey: { ...outcome.survey, initial: [...outcome.survey.initial.entries()] } };
 }
 
-function decodeSurvey(value: unknown): SurveyOutcome | undefined {
+function decodeSurvey(value: unknown, task: TerminalTask): SurveyOutcome | undefined {
   if (typeof value !== "object" || value === null || !("ok" in value)) return undefined;
   const stored = value as StoredSurvey;
   if (!stored.ok) return typeof stored.reason === "string" ? stored : undefined;
   const { survey } = stored;
   if (!Array.isArray(survey?.initial) || !Array.isArray(survey.named)) return undefined;
-  return { ok: true, survey: { ...survey, initial: new Map(survey.initial) } as SourceSurvey };
+  // A survey kept before it recorded the workspace's root: /app, unless the task works elsewhere (surveyed anew).
+  const root = typeof survey.root === "string" ? survey.root : defaultRoot(task);
+  if (root === undefined) return undefined;
+  return { ok: true, survey: { ...survey, root, initial: new Map(survey.initial) } as SourceSurvey };
+}
+
+function defaultRoot(task: TerminalTask): string | undefined {
+  return task.env.image === undefined && task.env.workdir === undefined ? "/app" : undefined;
 }

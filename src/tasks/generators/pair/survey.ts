@@ -45,6 +45,8 @@ export interface SourceSurvey {
   unstable: string[];
   /** What the solution opened and ran, watched with strace; null when the sandbox could not trace it. */
   trace: SolutionTrace | null;
+  /** Where the commands see the workspace: /app, or a task image's WORKDIR (the variants' edits and texts use it). */
+  root: string;
 }
 
 export type SurveyOutcome = { ok: true; survey: SourceSurvey } | { ok: false; reason: string };
@@ -52,16 +54,18 @@ export type SurveyOutcome = { ok: true; survey: SourceSurvey } | { ok: false; re
 export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
   let initial: WorkspaceState = new Map();
   let named: string[] = [];
+  let root = "/app";
   const watched: TerminalTask = { ...task, forbidden: { paths: ["**"] } };
   try {
     // Callers survey only sources with a reference solution (hasReferenceSolution).
     let trace: SolutionTrace | null = null;
     const solved = await runScriptIn(watched, tracedSolution(task.reference.solution ?? ""), {
       before: async (env) => {
-        ({ initial, named } = await readInitialState(env.workspace, task.instruction));
+        root = env.sandboxWorkspace();
+        ({ initial, named } = await readInitialState(env.workspace, task.instruction, root));
       },
       after: async (env) => {
-        const roots = workspaceRoots(task);
+        const roots = workspaceRoots(task, root);
         const ctx = { step: 2, author: "harness" } as const;
         const head = (await env.call("bash", { command: traceReport(roots) }, ctx)).output;
         const count = Number(/^\d+$/m.exec(head.replace(/^cwd .*$/m, ""))?.[0] ?? 0);
@@ -81,7 +85,7 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
     // not the same in every episode, so a verifier cannot pin it.
     let again: WorkspaceState = new Map();
     const idle = await idleReward(task, async (env) => {
-      ({ initial: again } = await readInitialState(env.workspace, task.instruction));
+      ({ initial: again } = await readInitialState(env.workspace, task.instruction, root));
     });
     if (idle !== 0) return { ok: false, reason: `an agent that does nothing scores ${idle}` };
     const unstable = [...new Set([...initial.keys(), ...again.keys()])]
@@ -92,9 +96,12 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
     const deliverables = deliverablesOf(changes);
     const namedOutputs = [...changes.created, ...changes.modified]
       .map((path) => path.replace(/\/$/, ""))
-      .filter((path) => namedIn(task.instruction, path))
+      .filter((path) => namedIn(task.instruction, path, root))
       .sort();
-    return { ok: true, survey: { initial, named, changes, deliverables, namedOutputs, unstable, trace } };
+    return {
+      ok: true,
+      survey: { initial, named, changes, deliverables, namedOutputs, unstable, trace, root },
+    };
   } catch (error) {
     // The task's setup failed: the source cannot be used (the others go on).
     if (isHsearchError(error, "bad_input")) return { ok: false, reason: error.message };
@@ -102,14 +109,16 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
   }
 }
 
-/** Where the sandbox shows the workspace: /app and /workspace, or the task's own work directory. */
-function workspaceRoots(task: TerminalTask): string[] {
-  return [...new Set(["/app", "/workspace", ...(task.env.workdir ? [task.env.workdir] : [])])];
+/** Where the sandbox shows the workspace: /app and /workspace, the task's own work directory, or its image's WORKDIR. */
+function workspaceRoots(task: TerminalTask, root: string): string[] {
+  const own = task.env.image ? [root] : ["/app", "/workspace", root];
+  return [...new Set([...own, ...(task.env.workdir && !task.env.image ? [task.env.workdir] : [])])];
 }
 
 async function readInitialState(
   workspace: string,
   instruction: string,
+  root: string,
 ): Promise<{ initial: WorkspaceState; named: string[] }> {
   const snapshot = await snapshotWorkspace(workspace);
   const initial = new Map<string, WorkspaceEntry>();
@@ -117,7 +126,7 @@ async function readInitialState(
   for (const [path, entry] of [...snapshot.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const size = entry.kind === "file" ? Number((await lstat(join(workspace, path))).size) : 0;
     const record: WorkspaceEntry = { kind: entry.kind, hash: entry.hash, mode: entry.mode, size };
-    if (namedIn(instruction, path)) {
+    if (namedIn(instruction, path, root)) {
       named.push(path);
       if (entry.kind === "file" && size <= TEXT_LIMIT_BYTES) {
         const text = asText(await readFile(join(workspace, path)));
