@@ -1,8 +1,13 @@
 /** The public entry of src/tasks: what other modules of src/ import from it (src/README.md, the import rule). */
 
 export type { PairEvent, PairResult } from "./generators/pair/pair-suite";
-export { PAIRED_SUITE_DIR, pairSuite, readPairSources } from "./generators/pair/pair-suite";
-export { defaultPairCacheDir, diskPairCache, noPairCache } from "./generators/pair/proof-cache";
+export { PAIRED_SUITE_DIR, pairSuite, readPairSources, sourceImageId } from "./generators/pair/pair-suite";
+export {
+  defaultPairCacheDir,
+  diskPairCache,
+  noPairCache,
+  type PairCache,
+} from "./generators/pair/proof-cache";
 export { STUDY_SOURCES } from "./generators/pair/splits";
 export { buildRetailSuite, DEFAULT_RETAIL_SEED } from "./generators/retail/suite";
 export { checkTerminalTasks } from "./generators/terminal/check";

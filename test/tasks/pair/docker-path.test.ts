@@ -5,6 +5,7 @@
  * exist. The survey, every proof and the oracle's episodes run in the task's own image, whose workspace is its
  * WORKDIR (/home/user, not /app); the written suite is solved and deferred by the oracle (strict SA 1).
  */
+import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +16,8 @@ import { FAMILIES, type TerminalTask } from "../../../src/domain/task";
 import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { rulesJudge, summarize } from "../../../src/scoring";
-import { type PairResult, pairSuite } from "../../../src/tasks/generators/pair/pair-suite";
+import { type PairResult, pairSuite, sourceImageId } from "../../../src/tasks/generators/pair/pair-suite";
+import { diskPairCache, type PairCache } from "../../../src/tasks/generators/pair/proof-cache";
 import { type OracleRun, proveVariant } from "../../../src/tasks/generators/pair/prove";
 import { type SourceSurvey, surveySource } from "../../../src/tasks/generators/pair/survey";
 import { candidateVariants } from "../../../src/tasks/generators/pair/variants";
@@ -29,6 +31,7 @@ let sources: Array<{ task: TerminalTask; file: string }>;
 let oracle: OracleRun;
 let survey: SourceSurvey;
 let result: PairResult;
+let cache: PairCache;
 
 beforeAll(async () => {
   dockerDaemon();
@@ -47,7 +50,8 @@ beforeAll(async () => {
   const surveyed = await surveySource(sources[0]?.task as TerminalTask);
   if (!surveyed.ok) throw new Error(surveyed.reason);
   survey = surveyed.survey;
-  result = await pairSuite(sources, { seed: 1, oracle, concurrency: 2 });
+  cache = diskPairCache(join(dir, "cache"));
+  result = await pairSuite(sources, { seed: 1, oracle, concurrency: 2, cache });
 }, 900_000);
 
 afterAll(() => {
@@ -78,6 +82,29 @@ describe("tasks pair on Docker-path sources, in their image", () => {
       expect(variant.instruction).not.toContain("/app");
     }
   });
+
+  it("keys the kept surveys and proofs by the image's content: a second run reuses all, another image none", async () => {
+    const source = sources[0]?.task as TerminalTask;
+    const image = await sourceImageId(source);
+    const tags = execFileSync(
+      "docker",
+      ["image", "ls", "--no-trunc", "--format", "{{.ID}}", "hsearch-harbor"],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(tags.split("\n")).toContain(image);
+    const computedBefore = cache.stats().computed;
+    const again = await pairSuite(sources, { seed: 1, oracle, concurrency: 2, cache });
+    expect(cache.stats().computed).toBe(computedBefore);
+    expect(again.variants).toEqual(result.variants);
+    // The same task in an image of other content (a base image rebuilt under the same tag) is surveyed anew.
+    let ran = 0;
+    await cache.survey(source, async () => ({ ok: false, reason: `survey ${++ran}` }), "sha256:other");
+    expect(ran).toBe(1);
+    expect(cache.hasSurvey(source, image)).toBe(true);
+    expect(cache.hasSurvey(source)).toBe(false);
+  }, 300_000);
 
   it("takes a program the solution runs off the PATH in the container (as root): the solution fails there", async () => {
     // The trace strace would give where the image has it: the solution runs greet from /usr/local/bin.
