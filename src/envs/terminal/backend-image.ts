@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { chmod, chown, mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HsearchError } from "../../core";
@@ -193,9 +193,14 @@ async function startBound(input: BackendStart, binary: string, built: BuiltImage
   });
 }
 
-/** Everything in `from` into `to`, owners and modes kept (nothing to do when `from` is empty). */
+/**
+ * Everything in `from` into `to`, owners and modes kept (nothing to do when `from` is empty). `to` itself keeps the
+ * image's owner and mode: `cp -a from/.` would give it `from`'s (a /tmp of mode 700 that the image's other users,
+ * a git hook's `mktemp`, may not write).
+ */
 async function copyInto(from: string, to: string): Promise<void> {
   if ((await readdir(from)).length === 0) return;
+  const own = await stat(to);
   await new Promise<void>((resolve, reject) => {
     const child = spawn("cp", ["-a", "--", `${from}/.`, to], { stdio: ["ignore", "ignore", "pipe"] });
     let errors = "";
@@ -214,4 +219,6 @@ async function copyInto(from: string, to: string): Promise<void> {
           ),
     );
   });
+  await chown(to, own.uid, own.gid);
+  await chmod(to, own.mode & 0o7777);
 }

@@ -21,6 +21,7 @@ import { diskPairCache, type PairCache } from "../../../src/tasks/generators/pai
 import { type OracleRun, proveVariant } from "../../../src/tasks/generators/pair/prove";
 import { type SourceSurvey, surveySource } from "../../../src/tasks/generators/pair/survey";
 import { candidateVariants } from "../../../src/tasks/generators/pair/variants";
+import { withEnv } from "../../../src/tasks/generators/terminal/check";
 import { importHarbor } from "../../../src/tasks/importers/harbor/import-harbor";
 import { ensureFixtureBaseImage } from "../../helpers/debian-fixture-image";
 import { dockerDaemon } from "../../helpers/docker-daemon";
@@ -66,6 +67,16 @@ describe("tasks pair on Docker-path sources, in their image", () => {
     // The fixture's image has no strace: no trace, and the variants fall back to the named and top-level paths.
     expect(survey.trace).toBeNull();
   });
+
+  it("gives the episode the image's /tmp as it is (mode 1777: a git hook's mktemp as another user works)", async () => {
+    const modes = await withEnv(sources[0]?.task as TerminalTask, async (env) =>
+      env.runCommand("stat -c '%a %U' /tmp; su nobody -s /bin/sh -c 'mktemp -d' >/dev/null && echo made", {
+        timeoutMs: 60_000,
+        mergeOutput: true,
+      }),
+    );
+    expect(modes.output).toBe("1777 root\nmade\n");
+  }, 120_000);
 
   it("proves a variant of every family there and writes a suite whose variants work in /home/user", () => {
     expect(result.sources.map((source) => source.outcome)).toEqual(["usable", "usable"]);
