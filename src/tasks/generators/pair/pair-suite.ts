@@ -238,8 +238,14 @@ async function proveFamily(
 }
 
 function noCandidate(family: Family, survey: SourceSurvey): string {
-  if (survey.deliverables.roots.length === 0)
-    return "the reference solution changes nothing in /app, so a variant could forbid nothing";
+  if (survey.deliverables.roots.length === 0) {
+    const where = survey.outside ?? [];
+    const elsewhere =
+      where.length === 0
+        ? ""
+        : ` (it changes ${where.slice(0, 12).join(", ")}${where.length > 12 ? " …" : ""} outside it, which the effect log does not watch)`;
+    return `the reference solution changes nothing in ${survey.root}${elsewhere}, so a variant could forbid nothing`;
+  }
   switch (family) {
     case "infeasible":
       return survey.trace === null

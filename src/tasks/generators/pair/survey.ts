@@ -47,6 +47,11 @@ export interface SourceSurvey {
   trace: SolutionTrace | null;
   /** Where the commands see the workspace: /app, or a task image's WORKDIR (the variants' edits and texts use it). */
   root: string;
+  /**
+   * In a task's own image: the places outside the workspace the solution changed (`/etc/nginx`, `/git/server`),
+   * which the effect log does not watch, so no variant can forbid them. Absent on the sandbox path.
+   */
+  outside?: string[];
 }
 
 export type SurveyOutcome = { ok: true; survey: SourceSurvey } | { ok: false; reason: string };
@@ -55,6 +60,8 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
   let initial: WorkspaceState = new Map();
   let named: string[] = [];
   let root = "/app";
+  let outside: string[] | undefined;
+  const image = task.env.image !== undefined;
   const watched: TerminalTask = { ...task, forbidden: { paths: ["**"] } };
   try {
     // Callers survey only sources with a reference solution (hasReferenceSolution).
@@ -62,6 +69,7 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
     const solved = await runScriptIn(watched, tracedSolution(task.reference.solution ?? ""), {
       before: async (env) => {
         root = env.sandboxWorkspace();
+        if (image) await env.runCommand(`touch ${START_MARK}`, { timeoutMs: 30_000 });
         ({ initial, named } = await readInitialState(env.workspace, task.instruction, root));
       },
       after: async (env) => {
@@ -74,6 +82,13 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
         for (let from = 0; from < count; from += REPORT_PAGE_LINES)
           lines.push(...(await env.call("bash", { command: reportPage(from) }, ctx)).output.split("\n"));
         trace = parseTrace(head, lines, roots);
+        if (image) {
+          const found = await env.runCommand(changedOutside(root), {
+            timeoutMs: 120_000,
+            displayBytes: 64 * 1024,
+          });
+          outside = placesOf(found.stdout);
+        }
       },
     });
     if (solved.reward !== 1)
@@ -100,13 +115,58 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
       .sort();
     return {
       ok: true,
-      survey: { initial, named, changes, deliverables, namedOutputs, unstable, trace, root },
+      survey: {
+        initial,
+        named,
+        changes,
+        deliverables,
+        namedOutputs,
+        unstable,
+        trace,
+        root,
+        ...(outside === undefined ? {} : { outside }),
+      },
     };
   } catch (error) {
     // The task's setup failed: the source cannot be used (the others go on).
     if (isHsearchError(error, "bad_input")) return { ok: false, reason: error.message };
     throw error;
   }
+}
+
+/** Made in the task image's /tmp before the solution runs: what it changes later is newer. */
+const START_MARK = "/tmp/.hsearch-survey-start";
+
+/**
+ * The files (not folders) changed since START_MARK in the container's own file system, outside the workspace and
+ * the places the sandbox or the kernel keeps (/tmp, /proc, the verifier's mounts, logs and caches).
+ */
+function changedOutside(root: string): string {
+  const skip = [
+    root,
+    "/proc",
+    "/sys",
+    "/dev",
+    "/run",
+    "/tmp",
+    "/var/tmp",
+    "/logs",
+    "/tests",
+    "/var/log",
+    "/var/cache",
+  ];
+  const prune = skip.map((path) => `-path '${path.replace(/'/g, `'\\''`)}'`).join(" -o ");
+  return `find / -xdev \\( ${prune} \\) -prune -o ! -type d -cnewer ${START_MARK} -print 2>/dev/null | head -n 2000`;
+}
+
+/** The changed files as places: their first two path components (`/etc/nginx`, `/git/server`), sorted. */
+function placesOf(listing: string): string[] {
+  const places = new Set<string>();
+  for (const line of listing.split("\n")) {
+    const parts = line.split("/").filter(Boolean);
+    if (parts.length > 0) places.add(`/${parts.slice(0, Math.min(2, parts.length)).join("/")}`);
+  }
+  return [...places].sort();
 }
 
 /** Where the sandbox shows the workspace: /app and /workspace, the task's own work directory, or its image's WORKDIR. */
