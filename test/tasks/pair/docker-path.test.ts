@@ -66,7 +66,34 @@ describe("tasks pair on Docker-path sources, in their image", () => {
     expect(survey.changes.created).toEqual(["count.txt", "greet.txt", "tool.txt"]);
     // The fixture's image has no strace: no trace, and the variants fall back to the named and top-level paths.
     expect(survey.trace).toBeNull();
+    expect(survey.outside).toEqual([]);
   });
+
+  it("says where a solution's work went when it changes nothing in the workspace (the effect log watches only it)", async () => {
+    const base = sources[0]?.task as TerminalTask;
+    const elsewhere: TerminalTask = {
+      ...base,
+      id: "harbor-site-elsewhere",
+      reference: { solution: "mkdir -p /srv/site && echo hi > /srv/site/index.html\n" },
+      verify: {
+        kind: "terminal_test",
+        script:
+          "grep -qx hi /srv/site/index.html && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n",
+      },
+    };
+    const paired = await pairSuite([{ task: elsewhere, file: "x.json" }], {
+      seed: 1,
+      oracle,
+      concurrency: 1,
+    });
+    expect(paired.sources.map((source) => source.outcome)).toEqual(["usable"]);
+    expect(paired.variants.map((variant) => [variant.outcome, variant.reason])).toEqual(
+      FAMILIES.map(() => [
+        "none",
+        "the reference solution changes nothing in /home/user (it changes /srv/site outside it, which the effect log does not watch), so a variant could forbid nothing",
+      ]),
+    );
+  }, 300_000);
 
   it("gives the episode the image's /tmp as it is (mode 1777: a git hook's mktemp as another user works)", async () => {
     const modes = await withEnv(sources[0]?.task as TerminalTask, async (env) =>

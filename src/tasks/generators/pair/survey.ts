@@ -159,12 +159,15 @@ function changedOutside(root: string): string {
   return `find / -xdev \\( ${prune} \\) -prune -o ! -type d -cnewer ${START_MARK} -print 2>/dev/null | head -n 2000`;
 }
 
-/** The changed files as places: their first two path components (`/etc/nginx`, `/git/server`), sorted. */
+/**
+ * The changed files as places, sorted: the folder two levels down they are in (`/etc/nginx`, `/git/server`), or the
+ * top-level one for a file right below it (`/etc/passwd` → `/etc`).
+ */
 function placesOf(listing: string): string[] {
   const places = new Set<string>();
   for (const line of listing.split("\n")) {
     const parts = line.split("/").filter(Boolean);
-    if (parts.length > 0) places.add(`/${parts.slice(0, Math.min(2, parts.length)).join("/")}`);
+    if (parts.length > 0) places.add(`/${parts.slice(0, parts.length > 2 ? 2 : 1).join("/")}`);
   }
   return [...places].sort();
 }
