@@ -97,10 +97,13 @@ describe("tasks pair on Docker-path sources, in their image", () => {
 
   it("gives the episode the image's /tmp as it is (mode 1777: a git hook's mktemp as another user works)", async () => {
     const modes = await withEnv(sources[0]?.task as TerminalTask, async (env) =>
-      env.runCommand("stat -c '%a %U' /tmp; su nobody -s /bin/sh -c 'mktemp -d' >/dev/null && echo made", {
-        timeoutMs: 60_000,
-        mergeOutput: true,
-      }),
+      env.runCommand(
+        "stat -c '%a %U' /tmp; setpriv --reuid=65534 --regid=65534 --clear-groups mktemp -d >/dev/null && echo made",
+        {
+          timeoutMs: 60_000,
+          mergeOutput: true,
+        },
+      ),
     );
     expect(modes.output).toBe("1777 root\nmade\n");
   }, 120_000);
