@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createModel } from "../../../src/api/create-model";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import { FAMILIES, type TerminalTask } from "../../../src/domain/task";
+import { imageTag, runLayerTag } from "../../../src/envs/terminal/image-plan";
+import { dockerfileImage } from "../../../src/envs/terminal/task-options";
 import { evaluateJobs, planRollouts } from "../../../src/eval/evaluate";
 import { loadHarness } from "../../../src/harness/load";
 import { rulesJudge, summarize } from "../../../src/scoring";
@@ -33,10 +35,12 @@ let oracle: OracleRun;
 let survey: SourceSurvey;
 let result: PairResult;
 let cache: PairCache;
+let imagesBefore: Set<string>;
 
 beforeAll(async () => {
   dockerDaemon();
   ensureFixtureBaseImage();
+  imagesBefore = new Set(harborImages());
   dir = mkdtempSync(join(tmpdir(), "hsearch-pair-docker-"));
   for (const name of ["words-home", "words-home-too"]) cpSync(WORDS, join(dir, name), { recursive: true });
   const imported = await importHarbor(dir, "search", {
@@ -57,7 +61,20 @@ beforeAll(async () => {
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
+  // The fixture's images this file built go (others' images, built meanwhile, stay).
+  const image = dockerfileImage(sources[0]?.task.env.image as NonNullable<TerminalTask["env"]["image"]>);
+  const ours = [imageTag(image), runLayerTag(imageTag(image), image.runPackages)];
+  const made = ours.filter((tag) => !imagesBefore.has(tag) && harborImages().includes(tag));
+  if (made.length > 0) execFileSync("docker", ["rmi", "--force", ...made], { stdio: "ignore" });
 });
+
+function harborImages(): string[] {
+  return execFileSync("docker", ["image", "ls", "--format", "{{.Repository}}:{{.Tag}}", "hsearch-harbor"], {
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter(Boolean);
+}
 
 describe("tasks pair on Docker-path sources, in their image", () => {
   it("surveys the source in its image: the WORKDIR is the workspace, the solution's files its deliverables", () => {
