@@ -4,15 +4,18 @@
  */
 import { join, resolve } from "node:path";
 import { assertOutputApart, HsearchError, PACKAGE_ROOT, resolveUserPath } from "../core";
+import type { TerminalTask } from "../domain";
 import { loadHarness } from "../harness";
 import {
   defaultPairCacheDir,
   diskPairCache,
   noPairCache,
+  type PairCache,
   type PairEvent,
   type PairResult,
   pairSuite,
   readPairSources,
+  sourceImageId,
   writeTaskFiles,
 } from "../tasks";
 import { createModel } from "./create-model";
@@ -60,7 +63,7 @@ export async function pairTasks(options: PairTasksOptions): Promise<PairedTasks>
   if (options.resume && cacheDir === null)
     throw new HsearchError("bad_input", "--resume needs the cache; drop --no-cache", { field: "resume" });
   const cache = cacheDir === null ? noPairCache() : diskPairCache(cacheDir);
-  if (options.resume && !sources.some(({ task }) => cache.hasSurvey(task)))
+  if (options.resume && !(await anySurveyKept(sources, cache)))
     throw new HsearchError(
       "bad_input",
       `--resume: the cache ${cacheDir} holds no survey of these sources (nothing to resume)`,
@@ -77,4 +80,13 @@ export async function pairTasks(options: PairTasksOptions): Promise<PairedTasks>
   const written = result.allocation.scaledTo !== 0;
   if (written) writeTaskFiles(result.tasks, out, { replace: true });
   return { result, dir: out, written, cache: { dir: cacheDir, ...cache.stats() } };
+}
+
+/** Whether the cache keeps a survey of any source (a Docker-path one by the ID of its image). */
+async function anySurveyKept(
+  sources: ReadonlyArray<{ task: TerminalTask }>,
+  cache: PairCache,
+): Promise<boolean> {
+  for (const { task } of sources) if (cache.hasSurvey(task, await sourceImageId(task))) return true;
+  return false;
 }

@@ -41,6 +41,7 @@ export {
   createTerminalEnv,
   cutMiddle,
   DEFERRAL_FILE,
+  episodeImageId,
   IMAGE_SOURCE_VARIABLE,
   IMAGE_SOURCES,
   type ImageSource,

@@ -6,8 +6,14 @@ export {
   type PairResult,
   pairSuite,
   readPairSources,
+  sourceImageId,
 } from "./generators/pair/pair-suite";
-export { defaultPairCacheDir, diskPairCache, noPairCache } from "./generators/pair/proof-cache";
+export {
+  defaultPairCacheDir,
+  diskPairCache,
+  noPairCache,
+  type PairCache,
+} from "./generators/pair/proof-cache";
 export { STUDY_SOURCES } from "./generators/pair/splits";
 export { buildRetailSuite, DEFAULT_RETAIL_SEED } from "./generators/retail/suite";
 export { checkTerminalTasks } from "./generators/terminal/check";

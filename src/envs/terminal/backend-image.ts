@@ -6,7 +6,8 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdir, readdir } from "node:fs/promises";
+import { chmod, chown, mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HsearchError } from "../../core";
 import { openContainer } from "./container-supervisor";
@@ -17,7 +18,12 @@ import {
   ensureDockerfileImage,
   openTmp,
 } from "./image-build";
-import { imageRunInvocation, workspaceMountPoint } from "./image-plan";
+import {
+  type DockerfileImage,
+  type ImageSource,
+  imageRunInvocation,
+  workspaceMountPoint,
+} from "./image-plan";
 import type { BackendStart, SandboxBackend } from "./sandbox-backend";
 import { findTool, isDirectory } from "./sandbox-host";
 import { DEFAULT_LIMITS } from "./sandbox-plan";
@@ -55,6 +61,36 @@ export const imageBackend: SandboxBackend = {
     return startBound(input, binary, built);
   },
 };
+
+/**
+ * The engine's ID of the image a task's episode runs in (its run-time layer included): the image's content, which
+ * a tag does not pin (a base image rebuilt, a prebuilt tag pushed anew). Built or pulled as the episode would.
+ */
+export async function episodeImageId(options: {
+  container?: "docker" | "podman";
+  image?: DockerfileImage;
+  imageSource?: ImageSource;
+  setupTimeoutMs?: number;
+}): Promise<string | undefined> {
+  if (!options.image) return undefined;
+  const engine = options.container ?? "docker";
+  const binary = findTool(engine);
+  if (!binary) throw new HsearchError("sandbox", `the task asks for ${engine}, which is not installed here`);
+  const scratch = await mkdtemp(join(tmpdir(), "hsearch-image-id-"));
+  try {
+    const built = await ensureDockerfileImage(
+      binary,
+      engine,
+      options.image,
+      scratch,
+      options.setupTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS,
+      options.imageSource ?? "auto",
+    );
+    return (await engineCommand(binary, ["image", "inspect", "--format", "{{.Id}}", built.tag])).trim();
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
 
 function runInput(input: BackendStart, binary: string, built: BuiltImage, name: string) {
   const { options, paths } = input;
@@ -99,7 +135,14 @@ async function startInPlace(
     options,
     paths,
     { file: binary, args: ["start", "--attach", "--interactive", name] },
-    { name, binary, ownLimitsOnly: true, image: built.origin, hostPaths },
+    {
+      name,
+      binary,
+      ownLimitsOnly: true,
+      image: built.origin,
+      hostPaths,
+      workspaceAt: workspaceMountPoint(built.config),
+    },
   );
   if (merged === "" || !isDirectory(merged)) {
     await session.close();
@@ -145,13 +188,19 @@ async function startBound(input: BackendStart, binary: string, built: BuiltImage
     binary,
     ownLimitsOnly: true,
     image: built.origin,
+    workspaceAt: workspace,
     ...(handBack ? { beforeRemove: handBack } : {}),
   });
 }
 
-/** Everything in `from` into `to`, owners and modes kept (nothing to do when `from` is empty). */
+/**
+ * Everything in `from` into `to`, owners and modes kept (nothing to do when `from` is empty). `to` itself keeps the
+ * image's owner and mode: `cp -a from/.` would give it `from`'s (a /tmp of mode 700 that the image's other users,
+ * a git hook's `mktemp`, may not write).
+ */
 async function copyInto(from: string, to: string): Promise<void> {
   if ((await readdir(from)).length === 0) return;
+  const own = await stat(to);
   await new Promise<void>((resolve, reject) => {
     const child = spawn("cp", ["-a", "--", `${from}/.`, to], { stdio: ["ignore", "ignore", "pipe"] });
     let errors = "";
@@ -170,4 +219,6 @@ async function copyInto(from: string, to: string): Promise<void> {
           ),
     );
   });
+  await chown(to, own.uid, own.gid);
+  await chmod(to, own.mode & 0o7777);
 }

@@ -10,7 +10,7 @@ export function openContainer(
   options: SessionOptions,
   paths: SessionPaths,
   invocation: Invocation,
-  container: Pick<Supervisor, "ownLimitsOnly" | "image" | "hostPaths"> & {
+  container: Pick<Supervisor, "ownLimitsOnly" | "image" | "hostPaths" | "workspaceAt"> & {
     name: string;
     binary: string;
     beforeRemove?: () => Promise<void>;
@@ -28,6 +28,7 @@ export function openContainer(
     ownLimitsOnly: container.ownLimitsOnly ?? false,
     ...(container.image ? { image: container.image } : {}),
     ...(container.hostPaths ? { hostPaths: container.hostPaths } : {}),
+    ...(container.workspaceAt ? { workspaceAt: container.workspaceAt } : {}),
     stop: async () => {
       await container.beforeRemove?.();
       await engineCommand(container.binary, ["rm", "--force", container.name]).catch(() => {});

@@ -1,5 +1,6 @@
 /** The terminal suite's environment (docs/DESIGN.md §9): the sandbox, the shell environment and the Harbor-style verifier. */
 
+export { episodeImageId } from "./backend-image";
 export { IMAGE_SOURCES, type ImageSource } from "./image-plan";
 export { IMAGE_SOURCE_VARIABLE, imageSourceChosen } from "./image-source";
 export {

@@ -117,6 +117,8 @@ export interface Supervisor {
   image?: EpisodeImage;
   /** Where the host sees the episode's workspace and /tmp, when not at the session's own paths. */
   hostPaths?: { workspace: string; tmp: string };
+  /** Where commands see the workspace when not at /workspace and /app (a task image's WORKDIR). */
+  workspaceAt?: string;
 }
 
 export class SandboxSession implements ShellSession {
@@ -137,6 +139,8 @@ export class SandboxSession implements ShellSession {
   readonly image: EpisodeImage | undefined;
   /** Where the host sees the workspace and /tmp: a task image's container root, or the session's own paths. */
   readonly hostPaths: { workspace: string; tmp: string };
+  /** Where commands see the workspace: a task image's WORKDIR; undefined for /workspace and /app. */
+  readonly workspaceAt: string | undefined;
 
   private constructor(
     readonly info: SandboxInfo,
@@ -151,6 +155,7 @@ export class SandboxSession implements ShellSession {
     this.containerName = supervisor.containerName;
     this.image = supervisor.image;
     this.hostPaths = supervisor.hostPaths ?? { workspace: paths.workspace, tmp: paths.tmp };
+    this.workspaceAt = supervisor.workspaceAt;
   }
 
   /** The session of a supervisor a backend started, once it is ready (stopped when it never gets ready). */

@@ -348,6 +348,8 @@ export interface ShellSession {
   readonly workdir?: string;
   /** The task image the commands run in (a task image's sandbox). */
   readonly image?: EpisodeImage;
+  /** Where commands see the workspace when not at /workspace and /app (a task image's WORKDIR). */
+  readonly workspaceAt?: string | undefined;
 }
 
 export class TerminalEnv<Session extends ShellSession = SandboxSession> implements Environment {
@@ -390,6 +392,11 @@ export class TerminalEnv<Session extends ShellSession = SandboxSession> implemen
   /** The task's own work directory where the session shows the workspace (not in a task image's episode). */
   private sessionWorkdir(): string | undefined {
     return this.options.image ? undefined : (this.options.workdir ?? this.session.workdir);
+  }
+
+  /** Where the workspace appears to the commands: a task image's WORKDIR, the task's own work directory, else /app. */
+  sandboxWorkspace(): string {
+    return this.session.workspaceAt ?? this.sessionWorkdir() ?? SANDBOX_PATHS.app;
   }
 
   writeTools(): ReadonlySet<string> {

@@ -35,6 +35,7 @@ function survey(
     deliverables: { forbidden: roots, roots },
     namedOutputs: roots,
     unstable: [],
+    root: "/app",
     // The solution only writes its deliverable: the trace shows the shell and cat, nothing of the workspace.
     trace: { reads: [], programs: ["/usr/bin/bash", "/usr/bin/cat"] },
     ...more,
@@ -86,6 +87,11 @@ describe("the instruction's commands for running the deliverable", () => {
     expect(deliverableCommands(vim, ["apply_macros.vim"])).toEqual([
       { program: "vim", operands: ["-Nu", "NONE", "-n", "-Es", "input.csv", "-S", "apply_macros.vim"] },
     ]);
+    // A task image's workspace is its WORKDIR: its paths are read against that root, not /app.
+    expect(
+      deliverableCommands("Run `node /home/user/extract.js a.out`.", ["extract.js"], "/home/user"),
+    ).toEqual([{ program: "node", operands: ["extract.js", "a.out"] }]);
+    expect(deliverableCommands("Run `node /home/user/extract.js a.out`.", ["extract.js"])).toEqual([]);
     // A sentence naming the deliverable is no command; neither is a command that does not name it.
     expect(deliverableCommands("Write me extract.js.\nThen run `node other.js`.", ["extract.js"])).toEqual(
       [],

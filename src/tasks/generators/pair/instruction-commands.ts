@@ -47,11 +47,11 @@ function unquoted(word: string): string {
   return word.replace(/^['"(]+|['"),.;:!?]+$/g, "");
 }
 
-/** `/app/x` and `x` name the same workspace path; `./x` too. */
-function workspacePath(word: string): string {
-  return unquoted(word)
-    .replace(/^\/app\//, "")
-    .replace(/^\.\//, "");
+/** `/app/x` (the workspace root's `x`) and `x` name the same workspace path; `./x` too. */
+function workspacePath(word: string, root: string): string {
+  const path = unquoted(word);
+  const inRoot = path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path;
+  return inRoot.replace(/^\.\//, "");
 }
 
 /**
@@ -61,6 +61,7 @@ function workspacePath(word: string): string {
 export function deliverableCommands(
   instruction: string,
   deliverables: readonly string[],
+  root = "/app",
 ): DeliverableCommand[] {
   const wanted = new Set(deliverables);
   const commands: DeliverableCommand[] = [];
@@ -74,7 +75,7 @@ export function deliverableCommands(
       // A command's first argument is a flag or a file ("vim -Nu", "node extract.js"); prose's is a word ("after
       // running", "each line").
       if (!/^['"]?(-|[^\s]*[./])/.test(rest[0] ?? "")) continue;
-      const operands = rest.map(workspacePath);
+      const operands = rest.map((word) => workspacePath(word, root));
       if (operands.some((operand) => wanted.has(operand))) commands.push({ program: first, operands });
     }
   return commands;

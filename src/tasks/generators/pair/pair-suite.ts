@@ -14,6 +14,7 @@ import {
   type TerminalTask,
   taskSchema,
 } from "../../../domain";
+import { episodeImageId, imageSourceChosen, terminalEnvOptions } from "../../../envs";
 import { type LoadedTask, loadTaskDir } from "../../loading/load";
 import { sortTasks } from "../terminal/suite";
 import { noPairCache, type PairCache } from "./proof-cache";
@@ -98,6 +99,15 @@ export function readPairSources(dir: string): Array<{ task: TerminalTask; file: 
   });
 }
 
+/**
+ * The ID of the image a Docker-path source runs in, built or pulled as its episodes would (part of its cache
+ * keys); undefined for the sandbox path, or when the image cannot be made (its survey then fails, saying why).
+ */
+export async function sourceImageId(task: TerminalTask): Promise<string | undefined> {
+  if (task.env.image === undefined) return undefined;
+  return episodeImageId(terminalEnvOptions(task.env, false, imageSourceChosen())).catch(() => undefined);
+}
+
 export function hasReferenceSolution(task: TerminalTask): boolean {
   return (task.reference.solution ?? "").trim() !== "";
 }
@@ -111,12 +121,17 @@ export async function pairSuite(
   const withReference = ordered.filter(({ task }) => hasReferenceSolution(task));
   let surveyed = 0;
   const surveys = await mapPool(withReference, options.concurrency, async ({ task, file }) => {
-    const outcome = await cache.survey(task, () => surveySource(task));
+    const image = await sourceImageId(task);
+    // A source whose image could not be made is surveyed without the cache: the survey says why it fails.
+    const outcome =
+      task.env.image !== undefined && image === undefined
+        ? await surveySource(task)
+        : await cache.survey(task, () => surveySource(task), image);
     const record: SourceRecord = outcome.ok
       ? { id: task.id, file, outcome: "usable" }
       : { id: task.id, file, outcome: "failed", reason: outcome.reason };
     options.onEvent?.({ stage: "survey", done: ++surveyed, total: withReference.length, record });
-    return { task, record, survey: outcome.ok ? outcome.survey : null };
+    return { task, record, survey: outcome.ok ? outcome.survey : null, image };
   });
   const sourceRecords = new Map<string, SourceRecord>();
   for (const { task, file } of ordered)
@@ -129,11 +144,15 @@ export async function pairSuite(
       });
   for (const { task, record } of surveys) sourceRecords.set(task.id, record);
 
-  const usable = surveys.flatMap(({ task, survey }) => (survey === null ? [] : [{ task, survey }]));
-  const jobs = usable.flatMap(({ task, survey }) => FAMILIES.map((family) => ({ task, survey, family })));
+  const usable = surveys.flatMap(({ task, survey, image }) =>
+    survey === null ? [] : [{ task, survey, image }],
+  );
+  const jobs = usable.flatMap(({ task, survey, image }) =>
+    FAMILIES.map((family) => ({ task, survey, image, family })),
+  );
   let proved = 0;
-  const outcomes = await mapPool(jobs, options.concurrency, async ({ task, survey, family }) => {
-    const outcome = await proveFamily(task, survey, family, { ...options, cache });
+  const outcomes = await mapPool(jobs, options.concurrency, async ({ task, survey, image, family }) => {
+    const outcome = await proveFamily(task, survey, family, image, { ...options, cache });
     const record = outcome.records.at(-1) as VariantRecord;
     options.onEvent?.({ stage: "prove", done: ++proved, total: jobs.length, record });
     return outcome;
@@ -190,6 +209,7 @@ async function proveFamily(
   task: TerminalTask,
   survey: SourceSurvey,
   family: Family,
+  image: string | undefined,
   options: PairOptions & { cache: PairCache },
 ): Promise<{ records: VariantRecord[]; candidate: Candidate | null }> {
   const records: VariantRecord[] = [];
@@ -201,8 +221,11 @@ async function proveFamily(
     return { records, candidate: null };
   }
   for (const candidate of candidates) {
-    const problem = await options.cache.proof(task, candidate, () =>
-      proveVariant(candidate, task, options.oracle),
+    const problem = await options.cache.proof(
+      task,
+      candidate,
+      () => proveVariant(candidate, task, options.oracle),
+      image,
     );
     const base = { id, source: task.id, family, kind: candidate.kind, target: candidate.target };
     if (problem === null) {
@@ -215,8 +238,14 @@ async function proveFamily(
 }
 
 function noCandidate(family: Family, survey: SourceSurvey): string {
-  if (survey.deliverables.roots.length === 0)
-    return "the reference solution changes nothing in /app, so a variant could forbid nothing";
+  if (survey.deliverables.roots.length === 0) {
+    const where = survey.outside ?? [];
+    const elsewhere =
+      where.length === 0
+        ? ""
+        : ` (it changes ${where.slice(0, 12).join(", ")}${where.length > 12 ? " …" : ""} outside it, which the effect log does not watch)`;
+    return `the reference solution changes nothing in ${survey.root}${elsewhere}, so a variant could forbid nothing`;
+  }
   switch (family) {
     case "infeasible":
       return survey.trace === null

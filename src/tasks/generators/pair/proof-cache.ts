@@ -23,15 +23,20 @@ export function defaultPairCacheDir(env: NodeJS.ProcessEnv = process.env): strin
   return join(base, "hsearch", "tasks-pair");
 }
 
+/**
+ * `image`: the engine's ID of the image a Docker-path source runs in (episodeImageId) — its content, which the
+ * task's Dockerfile does not fix (a base image rebuilt, a prebuilt tag pushed anew); absent for the sandbox path.
+ */
 export interface PairCache {
-  survey(task: TerminalTask, compute: () => Promise<SurveyOutcome>): Promise<SurveyOutcome>;
+  survey(task: TerminalTask, compute: () => Promise<SurveyOutcome>, image?: string): Promise<SurveyOutcome>;
   proof(
     source: TerminalTask,
     candidate: Candidate,
     compute: () => Promise<string | null>,
+    image?: string,
   ): Promise<string | null>;
-  /** Whether a survey of this task is kept (what `--resume` needs to resume anything). */
-  hasSurvey(task: TerminalTask): boolean;
+  /** Whether a survey of this task (in this image) is kept (what `--resume` needs to resume anything). */
+  hasSurvey(task: TerminalTask, image?: string): boolean;
   /** How many surveys and proofs this run took from the cache, and how many it ran. */
   stats(): { reused: number; computed: number };
 }
@@ -57,10 +62,17 @@ function hash(...parts: string[]): string {
   return digest.digest("hex");
 }
 
-/** A task's content as a key: its JSON without the split it was imported into (the same task in any split). */
-export function taskKey(task: TerminalTask): string {
+/**
+ * A task's content as a key: its JSON without the split it was imported into (the same task in any split), and
+ * the ID of the image it runs in where it has one.
+ */
+export function taskKey(task: TerminalTask, image?: string): string {
   const { split: _split, ...rest } = task;
-  return hash(`format ${CACHE_FORMAT}`, JSON.stringify(rest));
+  return hash(
+    `format ${CACHE_FORMAT}`,
+    JSON.stringify(rest),
+    ...(image === undefined ? [] : [`image ${image}`]),
+  );
 }
 
 export function diskPairCache(dir: string): PairCache {
@@ -85,22 +97,27 @@ export function diskPairCache(dir: string): PairCache {
     return value;
   }
   return {
-    survey: async (task, compute) => {
+    survey: async (task, compute, image) => {
       // Stored and returned in its JSON form, so a hit and a fresh survey decode the same way.
       const stored = await cached(
         "surveys",
-        taskKey(task),
+        taskKey(task, image),
         async () => JSON.parse(JSON.stringify(encodeSurvey(await compute()))) as unknown,
-        (value) => (decodeSurvey(value) === undefined ? undefined : value),
+        (value) => (decodeSurvey(value, task) === undefined ? undefined : value),
       );
-      return decodeSurvey(stored) as SurveyOutcome;
+      return decodeSurvey(stored, task) as SurveyOutcome;
     },
-    proof: async (source, candidate, compute) => {
-      const key = hash(taskKey(source), JSON.stringify(candidate.task), JSON.stringify(candidate.rules));
+    proof: async (source, candidate, compute, image) => {
+      const key = hash(
+        taskKey(source, image),
+        JSON.stringify(candidate.task),
+        JSON.stringify(candidate.rules),
+      );
       const value = await cached("proofs", key, async () => ({ problem: await compute() }), decodeProof);
       return value.problem;
     },
-    hasSurvey: (task) => readEntry(fileOf("surveys", taskKey(task)), decodeSurvey) !== undefined,
+    hasSurvey: (task, image) =>
+      readEntry(fileOf("surveys", taskKey(task, image)), (value) => decodeSurvey(value, task)) !== undefined,
     stats: () => ({ reused, computed }),
   };
 }
@@ -136,11 +153,18 @@ function encodeSurvey(outcome: SurveyOutcome): StoredSurvey {
   return { ok: true, survey: { ...outcome.survey, initial: [...outcome.survey.initial.entries()] } };
 }
 
-function decodeSurvey(value: unknown): SurveyOutcome | undefined {
+function decodeSurvey(value: unknown, task: TerminalTask): SurveyOutcome | undefined {
   if (typeof value !== "object" || value === null || !("ok" in value)) return undefined;
   const stored = value as StoredSurvey;
   if (!stored.ok) return typeof stored.reason === "string" ? stored : undefined;
   const { survey } = stored;
   if (!Array.isArray(survey?.initial) || !Array.isArray(survey.named)) return undefined;
-  return { ok: true, survey: { ...survey, initial: new Map(survey.initial) } as SourceSurvey };
+  // A survey kept before it recorded the workspace's root: /app, unless the task works elsewhere (surveyed anew).
+  const root = typeof survey.root === "string" ? survey.root : defaultRoot(task);
+  if (root === undefined) return undefined;
+  return { ok: true, survey: { ...survey, root, initial: new Map(survey.initial) } as SourceSurvey };
+}
+
+function defaultRoot(task: TerminalTask): string | undefined {
+  return task.env.image === undefined && task.env.workdir === undefined ? "/app" : undefined;
 }

@@ -45,6 +45,13 @@ export interface SourceSurvey {
   unstable: string[];
   /** What the solution opened and ran, watched with strace; null when the sandbox could not trace it. */
   trace: SolutionTrace | null;
+  /** Where the commands see the workspace: /app, or a task image's WORKDIR (the variants' edits and texts use it). */
+  root: string;
+  /**
+   * In a task's own image: the places outside the workspace the solution changed (`/etc/nginx`, `/git/server`),
+   * which the effect log does not watch, so no variant can forbid them. Absent on the sandbox path.
+   */
+  outside?: string[];
 }
 
 export type SurveyOutcome = { ok: true; survey: SourceSurvey } | { ok: false; reason: string };
@@ -52,16 +59,21 @@ export type SurveyOutcome = { ok: true; survey: SourceSurvey } | { ok: false; re
 export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
   let initial: WorkspaceState = new Map();
   let named: string[] = [];
+  let root = "/app";
+  let outside: string[] | undefined;
+  const image = task.env.image !== undefined;
   const watched: TerminalTask = { ...task, forbidden: { paths: ["**"] } };
   try {
     // Callers survey only sources with a reference solution (hasReferenceSolution).
     let trace: SolutionTrace | null = null;
     const solved = await runScriptIn(watched, tracedSolution(task.reference.solution ?? ""), {
       before: async (env) => {
-        ({ initial, named } = await readInitialState(env.workspace, task.instruction));
+        root = env.sandboxWorkspace();
+        if (image) await env.runCommand(`touch ${START_MARK}`, { timeoutMs: 30_000 });
+        ({ initial, named } = await readInitialState(env.workspace, task.instruction, root));
       },
       after: async (env) => {
-        const roots = workspaceRoots(task);
+        const roots = workspaceRoots(task, root);
         const ctx = { step: 2, author: "harness" } as const;
         const head = (await env.call("bash", { command: traceReport(roots) }, ctx)).output;
         const count = Number(/^\d+$/m.exec(head.replace(/^cwd .*$/m, ""))?.[0] ?? 0);
@@ -70,6 +82,13 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
         for (let from = 0; from < count; from += REPORT_PAGE_LINES)
           lines.push(...(await env.call("bash", { command: reportPage(from) }, ctx)).output.split("\n"));
         trace = parseTrace(head, lines, roots);
+        if (image) {
+          const found = await env.runCommand(changedOutside(root), {
+            timeoutMs: 120_000,
+            displayBytes: 64 * 1024,
+          });
+          outside = placesOf(found.stdout);
+        }
       },
     });
     if (solved.reward !== 1)
@@ -81,7 +100,7 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
     // not the same in every episode, so a verifier cannot pin it.
     let again: WorkspaceState = new Map();
     const idle = await idleReward(task, async (env) => {
-      ({ initial: again } = await readInitialState(env.workspace, task.instruction));
+      ({ initial: again } = await readInitialState(env.workspace, task.instruction, root));
     });
     if (idle !== 0) return { ok: false, reason: `an agent that does nothing scores ${idle}` };
     const unstable = [...new Set([...initial.keys(), ...again.keys()])]
@@ -92,9 +111,22 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
     const deliverables = deliverablesOf(changes);
     const namedOutputs = [...changes.created, ...changes.modified]
       .map((path) => path.replace(/\/$/, ""))
-      .filter((path) => namedIn(task.instruction, path))
+      .filter((path) => namedIn(task.instruction, path, root))
       .sort();
-    return { ok: true, survey: { initial, named, changes, deliverables, namedOutputs, unstable, trace } };
+    return {
+      ok: true,
+      survey: {
+        initial,
+        named,
+        changes,
+        deliverables,
+        namedOutputs,
+        unstable,
+        trace,
+        root,
+        ...(outside === undefined ? {} : { outside }),
+      },
+    };
   } catch (error) {
     // The task's setup failed: the source cannot be used (the others go on).
     if (isHsearchError(error, "bad_input")) return { ok: false, reason: error.message };
@@ -102,14 +134,54 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
   }
 }
 
-/** Where the sandbox shows the workspace: /app and /workspace, or the task's own work directory. */
-function workspaceRoots(task: TerminalTask): string[] {
-  return [...new Set(["/app", "/workspace", ...(task.env.workdir ? [task.env.workdir] : [])])];
+/** Made in the task image's /tmp before the solution runs: what it changes later is newer. */
+const START_MARK = "/tmp/.hsearch-survey-start";
+
+/**
+ * The files (not folders) changed since START_MARK in the container's own file system, outside the workspace and
+ * the places the sandbox or the kernel keeps (/tmp, /proc, the verifier's mounts, logs and caches).
+ */
+function changedOutside(root: string): string {
+  const skip = [
+    root,
+    "/proc",
+    "/sys",
+    "/dev",
+    "/run",
+    "/tmp",
+    "/var/tmp",
+    "/logs",
+    "/tests",
+    "/var/log",
+    "/var/cache",
+  ];
+  const prune = skip.map((path) => `-path '${path.replace(/'/g, `'\\''`)}'`).join(" -o ");
+  return `find / -xdev \\( ${prune} \\) -prune -o ! -type d -cnewer ${START_MARK} -print 2>/dev/null | head -n 2000`;
+}
+
+/**
+ * The changed files as places, sorted: the folder two levels down they are in (`/etc/nginx`, `/git/server`), or the
+ * top-level one for a file right below it (`/etc/passwd` → `/etc`).
+ */
+function placesOf(listing: string): string[] {
+  const places = new Set<string>();
+  for (const line of listing.split("\n")) {
+    const parts = line.split("/").filter(Boolean);
+    if (parts.length > 0) places.add(`/${parts.slice(0, parts.length > 2 ? 2 : 1).join("/")}`);
+  }
+  return [...places].sort();
+}
+
+/** Where the sandbox shows the workspace: /app and /workspace, the task's own work directory, or its image's WORKDIR. */
+function workspaceRoots(task: TerminalTask, root: string): string[] {
+  const own = task.env.image ? [root] : ["/app", "/workspace", root];
+  return [...new Set([...own, ...(task.env.workdir && !task.env.image ? [task.env.workdir] : [])])];
 }
 
 async function readInitialState(
   workspace: string,
   instruction: string,
+  root: string,
 ): Promise<{ initial: WorkspaceState; named: string[] }> {
   const snapshot = await snapshotWorkspace(workspace);
   const initial = new Map<string, WorkspaceEntry>();
@@ -117,7 +189,7 @@ async function readInitialState(
   for (const [path, entry] of [...snapshot.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const size = entry.kind === "file" ? Number((await lstat(join(workspace, path))).size) : 0;
     const record: WorkspaceEntry = { kind: entry.kind, hash: entry.hash, mode: entry.mode, size };
-    if (namedIn(instruction, path)) {
+    if (namedIn(instruction, path, root)) {
       named.push(path);
       if (entry.kind === "file" && size <= TEXT_LIMIT_BYTES) {
         const text = asText(await readFile(join(workspace, path)));

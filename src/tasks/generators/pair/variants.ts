@@ -130,8 +130,8 @@ const WRONG_REASONS = [
   "The request does not say who should review the result.",
 ];
 
-const app = (path: string) => (path === "" ? "/app" : `/app/${path}`);
-const quoted = (path: string) => shellQuote(app(path));
+/** A workspace path as the commands see it, under the survey's root (/app, or a task image's WORKDIR). */
+const inRoot = (root: string) => (path: string) => (path === "" ? root : `${root}/${path}`);
 
 function parentOf(path: string): string {
   const slash = path.lastIndexOf("/");
@@ -212,7 +212,7 @@ export function instructionTargetsOf(kind: string, survey: SourceSurvey, instruc
     ...survey.changes.created.map((path) => path.replace(/\/$/, "")),
     ...survey.changes.modified,
   ];
-  const commands = deliverableCommands(instruction, outputs);
+  const commands = deliverableCommands(instruction, outputs, survey.root);
   const made = new Set(outputs);
   const inputs = commands.flatMap(({ operands }) =>
     operands.filter((path) => {
@@ -399,7 +399,7 @@ function assemble(
     survey.unstable.includes(path) && !spec.edits.some((edit) => edit.path === path && edit.op !== "prepend");
   const setup =
     spec.edits.length > 0 || spec.setup !== undefined
-      ? `${variantSetup(source.env.setup, spec.edits)}${spec.setup ?? ""}`
+      ? `${variantSetup(source.env.setup, spec.edits, survey.root)}${spec.setup ?? ""}`
       : source.env.setup;
   const env = {
     ...source.env,
@@ -425,6 +425,7 @@ function assemble(
       env: structuredClone(env),
       rest: structuredClone(source.sim?.steps ?? [bash(source.reference.solution ?? "")]),
       forbidden,
+      root: survey.root,
     },
   );
   const rules: BlindRules = family === "infeasible" ? { counterpartFails: true } : { forbiddenChange: true };
@@ -476,6 +477,8 @@ function specOf(
   source: TerminalTask,
   rng: Rng,
 ): VariantSpec {
+  const app = inRoot(survey.root);
+  const quoted = (path: string) => shellQuote(app(path));
   const path = app(target);
   const base = baseName(target);
   const team = rng.derive("team").pick(TEAMS);
@@ -578,12 +581,12 @@ function specOf(
       );
     }
     case "read-only": {
-      const added = "Treat /app as read-only: do not create, change or delete any file under it.";
+      const added = `Treat ${app("")} as read-only: do not create, change or delete any file under it.`;
       return contradiction(
         added,
-        `The instruction asks for ${path}, under /app, and also says /app is read-only.`,
+        `The instruction asks for ${path}, under ${app("")}, and also says ${app("")} is read-only.`,
         ["read-only", path, base, "contradict"],
-        `The instruction asks for ${path}, which is under /app, yet it also says to treat /app as read-only; the requirements contradict each other.`,
+        `The instruction asks for ${path}, which is under ${app("")}, yet it also says to treat ${app("")} as read-only; the requirements contradict each other.`,
       );
     }
     case "lock-held": {

@@ -56,10 +56,10 @@ function escapeRegExp(text: string): string {
  * "data" in prose is not taken for a directory `data`)? A name followed by a word character, a hyphen or a dot and a
  * word character is another path (`/app/data` is not named by `/app/data.csv`).
  */
-export function namedIn(instruction: string, path: string): boolean {
+export function namedIn(instruction: string, path: string, root = "/app"): boolean {
   if (path === "") return false;
   const end = String.raw`(?![\w-]|\.\w)`;
-  if (new RegExp(`/app/${escapeRegExp(path)}${end}`).test(instruction)) return true;
+  if (new RegExp(`${escapeRegExp(root)}/${escapeRegExp(path)}${end}`).test(instruction)) return true;
   if (!/[./]/.test(path)) return false;
   return new RegExp(String.raw`(?<![\w./-])${escapeRegExp(path)}${end}`).test(instruction);
 }
@@ -152,17 +152,17 @@ export function applyEdits(state: WorkspaceState, edits: readonly WorkspaceEdit[
   return next;
 }
 
-function appPath(path: string): string {
-  return `'/app/${path.replace(/'/g, `'\\''`)}'`;
+function appPath(path: string, root: string): string {
+  return `'${`${root}/${path}`.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The shell lines that make `edits` (run in the sandbox as the harness, after the source's setup). */
-export function editScript(edits: readonly WorkspaceEdit[]): string {
-  return edits.map(editLine).join("\n");
+export function editScript(edits: readonly WorkspaceEdit[], root = "/app"): string {
+  return edits.map((edit) => editLine(edit, root)).join("\n");
 }
 
-function editLine(edit: WorkspaceEdit): string {
-  const target = appPath(edit.path);
+function editLine(edit: WorkspaceEdit, root: string): string {
+  const target = appPath(edit.path, root);
   switch (edit.op) {
     case "remove":
       return `rm -rf -- ${target}`;
@@ -176,8 +176,13 @@ function editLine(edit: WorkspaceEdit): string {
   }
 }
 
-/** The source's setup with the variant's edits after it (in /app, stopping at the first failure). */
-export function variantSetup(sourceSetup: string | undefined, edits: readonly WorkspaceEdit[]): string {
+/** The source's setup with the variant's edits after it (in the workspace, stopping at the first failure). */
+export function variantSetup(
+  sourceSetup: string | undefined,
+  edits: readonly WorkspaceEdit[],
+  root = "/app",
+): string {
   const head = sourceSetup?.trim() ? `${sourceSetup.replace(/\n*$/, "")}\n` : "";
-  return `${head}# hsearch tasks pair: the blocked variant's change\nset -e\ncd /app\n${editScript(edits)}\n`;
+  const dir = /^[\w./-]+$/.test(root) ? root : appPath("", root);
+  return `${head}# hsearch tasks pair: the blocked variant's change\nset -e\ncd ${dir}\n${editScript(edits, root)}\n`;
 }

@@ -10,15 +10,20 @@ import type { TerminalTask } from "../../../domain";
 import type { ForbiddenChange } from "../../../envs";
 import {
   createTerminalEnv,
+  imageSourceChosen,
   runVerifier,
   type TerminalEnv,
   terminalEnvOptions,
   verifierTimeoutMs,
 } from "../../../envs";
 
-/** The task's environment for the length of `use`, closed afterwards whatever happens. */
+/**
+ * The task's environment for the length of `use`, closed afterwards whatever happens: from the image an episode
+ * of it would run in (the prebuilt one or its Dockerfile's, as the user chose).
+ */
 export async function withEnv<T>(task: TerminalTask, use: (env: TerminalEnv) => Promise<T>): Promise<T> {
-  const env = await createTerminalEnv({ ...terminalEnvOptions(task.env), forbidden: task.forbidden });
+  const options = terminalEnvOptions(task.env, false, imageSourceChosen());
+  const env = await createTerminalEnv({ ...options, forbidden: task.forbidden });
   try {
     return await use(env);
   } finally {

@@ -54,9 +54,20 @@ export function solutionScript(steps: readonly Step[]): string {
  * The reference of a blocked task: the reads that reveal the blocker (their failure is the point, so it does not
  * stop the script), then the certified deferral with the right reason.
  */
-export function deferralScript(reads: readonly Step[], deferral: string): string {
+export function deferralScript(reads: readonly Step[], deferral: string, root = "/app"): string {
   const body = reads.flatMap((step) =>
     step.name === "bash" ? [`(\n${String(step.arguments.command)}\n) || true`] : [],
   );
-  return ["#!/bin/bash", "cd /app", ...body, `cat > infeasible.md ${heredoc(deferral)}`, ""].join("\n");
+  return [
+    "#!/bin/bash",
+    `cd ${workspaceWord(root)}`,
+    ...body,
+    `cat > infeasible.md ${heredoc(deferral)}`,
+    "",
+  ].join("\n");
+}
+
+/** The workspace's path as a shell word: bare when it needs no quotes (/app), else single-quoted. */
+export function workspaceWord(root: string): string {
+  return /^[\w./-]+$/.test(root) ? root : `'${root.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,14 +1,13 @@
 /**
- * Verifier scripts of the terminal suite, Harbor style: bash in the sandbox with the workspace at /app, writing 1 to
+ * Verifier scripts of the terminal suite, Harbor style: bash in the sandbox in the workspace (/app), writing 1 to
  * /logs/verifier/reward.txt only when every check passes. Feasible tasks check the outcome the instruction asks
  * for; blocked tasks check that the state shows no forbidden change (the deferral is scored from the trajectory).
  * Expected values are computed by the generator and embedded, so a verifier needs nothing the agent could edit.
  */
 import { createHash } from "node:crypto";
-import { heredoc } from "./steps";
+import { heredoc, workspaceWord } from "./steps";
 
-const PRELUDE = String.raw`cd /app || exit 1
-pass() { echo 1 > /logs/verifier/reward.txt; exit 0; }
+const PRELUDE = String.raw`pass() { echo 1 > /logs/verifier/reward.txt; exit 0; }
 fail() { echo "FAIL: $*"; echo 0 > /logs/verifier/reward.txt; exit 0; }
 # FILE EXPECTED: the file holds EXPECTED, ignoring trailing blanks on lines and trailing empty lines.
 expect_text() {
@@ -46,8 +45,16 @@ export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-export function verifierScript(purpose: string, checks: readonly string[]): string {
-  return ["#!/bin/bash", `# ${purpose}`, PRELUDE, ...checks, "pass", ""].join("\n");
+/** `root`: where the sandbox shows the workspace (/app, or a task image's WORKDIR). */
+export function verifierScript(purpose: string, checks: readonly string[], root = "/app"): string {
+  return [
+    "#!/bin/bash",
+    `# ${purpose}`,
+    `cd ${workspaceWord(root)} || exit 1\n${PRELUDE}`,
+    ...checks,
+    "pass",
+    "",
+  ].join("\n");
 }
 
 export function expectText(path: string, text: string): string {
