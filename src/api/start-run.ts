@@ -153,6 +153,8 @@ async function newRun(
   runModels(config, host);
   // A metric module that is gone, throws when imported or exports no metric fails now too.
   await loadMetricModules(config.metrics ?? [], { file: file ?? "the config object" });
+  // A bad HSEARCH_IMAGE_SOURCE (the default where the config names none) fails now, before a run directory exists.
+  if (config.image_source === undefined) imageSourceChosen(host.env);
   // A shared cache that cannot be opened fails now, before a run directory exists.
   if (config.cache.dir !== "run") openRunCache(config, host, undefined, file);
   // Stored resolved, so a resume works from any directory.

@@ -67,6 +67,18 @@ describe("one validation for every command", () => {
     expect(existsSync(join(work, "runs"))).toBe(false);
   });
 
+  it("a bad HSEARCH_IMAGE_SOURCE is refused before the run directory is made", async () => {
+    const work = tempDir();
+    writeSearchConfig(join(work, "search.yaml"), searchConfig({ name: "refused" }));
+    const env = { ...process.env, HSEARCH_IMAGE_SOURCE: "registry" };
+    const run = await runCli(["run", "search.yaml", "--out", "runs/refused"], { cwd: work, env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "HSEARCH_IMAGE_SOURCE must be one of auto, prebuilt, dockerfile, got 'registry'",
+    );
+    expect(existsSync(join(work, "runs"))).toBe(false);
+  });
+
   it("a run made with relative paths stores them resolved and resumes from another directory", async () => {
     const work = tempDir();
     const project = join(work, "project");
