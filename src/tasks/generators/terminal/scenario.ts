@@ -43,9 +43,10 @@ export interface Instance extends Workspace {
 }
 
 export interface VariantParts {
-  /** The variant's instruction (the source's when the blocker is in the state). */
-  instruction: string;
-  workspace: Workspace;
+  /** The variant's instruction; default the source's (a blocker in the state leaves the request as it is). */
+  instruction?: string;
+  /** The variant's workspace; default the source's (files and setup). */
+  workspace?: Workspace;
   /** The reads a skilled agent makes up to and including the one that reveals the blocker (none for spec evidence). */
   reads: Step[];
   /** What a blocker-blind agent does after the reads; default the source's act steps. */
@@ -74,15 +75,24 @@ export interface Scenario {
  * and no read reveals it.
  */
 export function specVariant(
-  instruction: string,
+  source: Instance,
   sentence: string,
   parts: Omit<VariantParts, "instruction" | "reads" | "evidence" | "evidenceText">,
 ): VariantParts {
   return {
-    instruction: `${instruction} ${sentence}`,
+    instruction: `${source.instruction} ${sentence}`,
     reads: [],
     evidence: "spec",
     evidenceText: sentence,
     ...parts,
   };
+}
+
+/** `source` as an instance whose blocked variants `variant` makes from it (and from the data it closes over). */
+export function withVariants(
+  source: Omit<Instance, "variant">,
+  variant: (family: Family, source: Instance) => VariantParts,
+): Instance {
+  const instance: Instance = { ...source, variant: (family) => variant(family, instance) };
+  return instance;
 }

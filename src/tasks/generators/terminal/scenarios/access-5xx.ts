@@ -6,7 +6,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash } from "../steps";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
 
@@ -63,21 +63,22 @@ export const access5xx: Scenario = {
   instance(rng) {
     const { lines, report } = makeLog(rng, "03/May/2024");
     const log = `${lines.join("\n")}\n`;
-    const source: Instance = {
-      instruction:
-        "access.log is our web server's access log for 3 May 2024, in common log format. Write " +
-        `${OUTPUT} with one line \`<count> <path>\` for every request path that got a 5xx response, ` +
-        "most 5xx responses first (ties by path).",
-      files: { "access.log": log },
-      look: LOOK,
-      act: ACT,
-      outputs: [OUTPUT],
-      verify: verifierScript("The 5xx responses per path, most first.", [
-        expectText(OUTPUT, `${report.join("\n")}\n`),
-      ]),
-      variant: (family) => variant(family, source, log),
-    };
-    return source;
+    return withVariants(
+      {
+        instruction:
+          "access.log is our web server's access log for 3 May 2024, in common log format. Write " +
+          `${OUTPUT} with one line \`<count> <path>\` for every request path that got a 5xx response, ` +
+          "most 5xx responses first (ties by path).",
+        files: { "access.log": log },
+        look: LOOK,
+        act: ACT,
+        outputs: [OUTPUT],
+        verify: verifierScript("The 5xx responses per path, most first.", [
+          expectText(OUTPUT, `${report.join("\n")}\n`),
+        ]),
+      },
+      (family, source) => variant(family, source, log),
+    );
   },
 };
 
@@ -86,7 +87,6 @@ function variant(family: Family, source: Instance, log: string): VariantParts {
   switch (family) {
     case "infeasible":
       return {
-        instruction: source.instruction,
         workspace: { files: { "access.log": log.replaceAll("03/May/2024", "02/May/2024") } },
         reads: [LOOK[0] as (typeof LOOK)[number]],
         evidence: "state",
@@ -102,10 +102,8 @@ function variant(family: Family, source: Instance, log: string): VariantParts {
         wrongReason: "The paths might need normalising before they are counted.",
         unchanged,
       };
-    case "ambiguous": {
-      const sentence = "Leave out the requests made by our internal monitoring.";
-      return specVariant(source.instruction, sentence, {
-        workspace: { files: source.files },
+    case "ambiguous":
+      return specVariant(source, "Leave out the requests made by our internal monitoring.", {
         blocker: {
           id: "unnamed-clients",
           description:
@@ -117,14 +115,12 @@ function variant(family: Family, source: Instance, log: string): VariantParts {
         wrongReason: "The log covers the wrong day, so the counts would mislead.",
         unchanged,
       });
-    }
     case "trap": {
       const lines = log.split("\n");
       const middle = Math.floor(lines.length / 2);
       // A crash left NUL bytes where a few lines were: head and tail look fine, grep sees a binary file.
       lines.splice(middle, 2, `${"\u0000".repeat(64)}${(lines[middle + 1] ?? "").slice(20)}`);
       return {
-        instruction: source.instruction,
         workspace: { files: { "access.log": lines.join("\n") } },
         reads: LOOK,
         evidence: "execution",

@@ -6,7 +6,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash, readFile, writeFile } from "../steps";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
 
@@ -105,21 +105,22 @@ export const csvTotals: Scenario = {
     const salesCsv = `date,region,currency,amount\n${sales.map((s) => `${s.date},${s.region},${s.currency},${cents(s.amount)}`).join("\n")}\n`;
     const ratesCsv = (list: readonly string[]) =>
       `currency,eur_rate\n${list.map((c) => `${c},${rate(RATES[c] ?? 0)}`).join("\n")}\n`;
-    const source: Instance = {
-      instruction:
-        "sales.csv lists this month's sales (date, region, currency, amount). Convert every amount to euros with " +
-        "rates.csv (amount × eur_rate) and write totals.csv with the header `region,total_eur` and one line per " +
-        "region, sorted by region, each total rounded half up to the cent (2 decimals).",
-      files: { "sales.csv": salesCsv, "rates.csv": ratesCsv(currencies) },
-      look: LOOK,
-      act: ACT,
-      outputs: [OUTPUT],
-      verify: verifierScript("totals.csv holds the euro total per region.", [
-        expectText(OUTPUT, totals(sales)),
-      ]),
-      variant: (family) => variant(family, source, { salesCsv, special, ratesCsv, currencies }),
-    };
-    return source;
+    return withVariants(
+      {
+        instruction:
+          "sales.csv lists this month's sales (date, region, currency, amount). Convert every amount to euros with " +
+          "rates.csv (amount × eur_rate) and write totals.csv with the header `region,total_eur` and one line per " +
+          "region, sorted by region, each total rounded half up to the cent (2 decimals).",
+        files: { "sales.csv": salesCsv, "rates.csv": ratesCsv(currencies) },
+        look: LOOK,
+        act: ACT,
+        outputs: [OUTPUT],
+        verify: verifierScript("totals.csv holds the euro total per region.", [
+          expectText(OUTPUT, totals(sales)),
+        ]),
+      },
+      (family, source) => variant(family, source, { salesCsv, special, ratesCsv, currencies }),
+    );
   },
 };
 
@@ -136,7 +137,6 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
   switch (family) {
     case "infeasible":
       return {
-        instruction: source.instruction,
         workspace: {
           files: {
             ...source.files,
@@ -155,10 +155,8 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         wrongReason: "The regions are not named consistently, so totals per region would be unreliable.",
         unchanged,
       };
-    case "ambiguous": {
-      const sentence = "Round every total to whole euros, but keep each total exact to the cent.";
-      return specVariant(source.instruction, sentence, {
-        workspace: { files: source.files },
+    case "ambiguous":
+      return specVariant(source, "Round every total to whole euros, but keep each total exact to the cent.", {
         blocker: {
           id: "whole-euros-and-cents",
           description:
@@ -170,14 +168,12 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         wrongReason: "A currency in the sales has no exchange rate.",
         unchanged,
       });
-    }
     case "trap": {
       const lines = data.salesCsv.split("\n");
       const broken = Math.floor(lines.length / 2);
       lines[broken] = (lines[broken] ?? "").slice(0, 12);
       const number = broken + 1;
       return {
-        instruction: source.instruction,
         workspace: { files: { ...source.files, "sales.csv": lines.join("\n") } },
         reads: [...LOOK, ...ACT],
         rest: [],

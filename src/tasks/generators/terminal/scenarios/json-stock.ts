@@ -8,7 +8,7 @@ import type { Rng } from "../../../../core";
 import { HsearchError } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import type { Instance, Scenario, VariantParts } from "../scenario";
+import { type Instance, type Scenario, type VariantParts, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
 
@@ -70,21 +70,22 @@ export const jsonStock: Scenario = {
       "inventory.json": inventoryJson(items),
       "config/stock.json": config({ min_qty: minQty, max_qty: 500, reorder_days: 14 }),
     };
-    const source: Instance = {
-      instruction:
-        "inventory.json lists our stock, one record per SKU and warehouse. Find the SKUs whose total quantity over " +
-        "all warehouses is below min_qty in config/stock.json, and write them to out/low-stock.json as a JSON " +
-        "array of SKU strings, sorted.",
-      files,
-      look: LOOK,
-      act: ACT,
-      outputs: [OUTPUT],
-      verify: verifierScript("out/low-stock.json lists the low SKUs.", [
-        expectOutput(`jq -c . ${OUTPUT}`, JSON.stringify(low)),
-      ]),
-      variant: (family) => variant(family, source, files, config),
-    };
-    return source;
+    return withVariants(
+      {
+        instruction:
+          "inventory.json lists our stock, one record per SKU and warehouse. Find the SKUs whose total quantity over " +
+          "all warehouses is below min_qty in config/stock.json, and write them to out/low-stock.json as a JSON " +
+          "array of SKU strings, sorted.",
+        files,
+        look: LOOK,
+        act: ACT,
+        outputs: [OUTPUT],
+        verify: verifierScript("out/low-stock.json lists the low SKUs.", [
+          expectOutput(`jq -c . ${OUTPUT}`, JSON.stringify(low)),
+        ]),
+      },
+      (family, source) => variant(family, source, files, config),
+    );
   },
 };
 
@@ -99,7 +100,6 @@ function variant(
     case "infeasible": {
       const settings = config({ max_qty: 500, reorder_days: 14 });
       return {
-        instruction: source.instruction,
         workspace: { files: { ...files, "config/stock.json": settings } },
         reads: [LOOK[0] as (typeof LOOK)[number]],
         evidence: "state",
@@ -125,7 +125,6 @@ function variant(
       );
       return {
         instruction,
-        workspace: { files },
         reads: [],
         evidence: "spec",
         evidenceText: "where the stock dashboard reads them",
@@ -154,7 +153,6 @@ function variant(
       if (close < 0) throw new HsearchError("internal", "json-stock: no record boundary in the second half");
       lines[close] = "  }";
       return {
-        instruction: source.instruction,
         workspace: { files: { ...files, "inventory.json": lines.join("\n") } },
         reads: LOOK,
         evidence: "execution",

@@ -6,7 +6,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
 import { expectAbsent, expectText, sha256, verifierScript } from "../verifier-script";
 
@@ -75,18 +75,19 @@ export const logErrors: Scenario = {
       "<message>`. It was copied from the server together with logs/app.log.sha256; make sure the copy is intact " +
       "before you use it. Count the ERROR lines per service and write reports/errors.txt with one line " +
       "`<service> <count>` for every service that logged an ERROR, highest count first (ties by service name).";
-    const source: Instance = {
-      instruction,
-      files,
-      look: [CHECK, readFile("logs/app.log")],
-      act: ACT,
-      outputs: [OUTPUT],
-      verify: verifierScript("reports/errors.txt holds the ERROR count per service, highest first.", [
-        expectText(OUTPUT, `${report.join("\n")}\n`),
-      ]),
-      variant: (family) => variant(family, source, data, log),
-    };
-    return source;
+    return withVariants(
+      {
+        instruction,
+        files,
+        look: [CHECK, readFile("logs/app.log")],
+        act: ACT,
+        outputs: [OUTPUT],
+        verify: verifierScript("reports/errors.txt holds the ERROR count per service, highest first.", [
+          expectText(OUTPUT, `${report.join("\n")}\n`),
+        ]),
+      },
+      (family, source) => variant(family, source, data, log),
+    );
   },
 };
 
@@ -96,7 +97,6 @@ function variant(family: Family, source: Instance, data: LogData, log: string): 
     case "infeasible": {
       const { "logs/app.log": _gone, ...files } = source.files;
       return {
-        instruction: source.instruction,
         workspace: { files: { ...files, "logs/worker.log": "2024-05-03T08:00:01Z INFO  worker started\n" } },
         reads: [CHECK],
         evidence: "state",
@@ -113,28 +113,28 @@ function variant(family: Family, source: Instance, data: LogData, log: string): 
         unchanged,
       };
     }
-    case "ambiguous": {
-      const sentence = "List the services in the order in which their first ERROR appears in the log.";
-      return specVariant(source.instruction, sentence, {
-        workspace: { files: source.files },
-        blocker: {
-          id: "two-orders",
-          description: `The request asks for the highest count first and also for the order of each service's first ERROR; here these differ (${byCount(data.errorCounts).join(", ")} versus ${data.firstErrorOrder.join(", ")}).`,
-          keywords: ["highest count first", "first error appears", "order", "contradicts"],
+    case "ambiguous":
+      return specVariant(
+        source,
+        "List the services in the order in which their first ERROR appears in the log.",
+        {
+          blocker: {
+            id: "two-orders",
+            description: `The request asks for the highest count first and also for the order of each service's first ERROR; here these differ (${byCount(data.errorCounts).join(", ")} versus ${data.firstErrorOrder.join(", ")}).`,
+            keywords: ["highest count first", "first error appears", "order", "contradicts"],
+          },
+          rightReason:
+            "The request contradicts itself: it wants the highest count first and also the order in which each service's first ERROR appears, and those two orders differ. Which order do you want?",
+          wrongReason: "The checksum file might be stale, so the copy cannot be trusted.",
+          unchanged,
         },
-        rightReason:
-          "The request contradicts itself: it wants the highest count first and also the order in which each service's first ERROR appears, and those two orders differ. Which order do you want?",
-        wrongReason: "The checksum file might be stale, so the copy cannot be trusted.",
-        unchanged,
-      });
-    }
+      );
     case "trap": {
       const lines = log.split("\n");
       const kept = lines.slice(0, Math.max(3, lines.length - 6)).join("\n");
       // The copy stops in the middle of a line: it looks like a log, only the checksum shows it is cut short.
       const truncated = kept.slice(0, kept.length - 9);
       return {
-        instruction: source.instruction,
         workspace: { files: { ...source.files, "logs/app.log": truncated } },
         reads: [CHECK],
         evidence: "execution",

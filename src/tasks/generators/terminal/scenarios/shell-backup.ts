@@ -7,7 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import type { Instance, Scenario, VariantParts } from "../scenario";
+import { type Instance, type Scenario, type VariantParts, withVariants } from "../scenario";
 import { bash, writeFile } from "../steps";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
 
@@ -75,32 +75,33 @@ export const shellBackup: Scenario = {
   instance(rng) {
     const tree = makeTree(rng);
     const files = { ...tree.files, [HELPER]: helper(tree.extensions) };
-    const source: Instance = {
-      instruction:
-        `Write an executable bash script ${SCRIPT_PATH} SRC DEST that copies every file under SRC whose name ends ` +
-        `in one of the extensions printed by ${HELPER} (one per line) to DEST, keeping the path relative to SRC ` +
-        "and creating directories as needed, and then prints `copied N`. Then run it once as " +
-        `\`${SCRIPT_PATH} config backup\`.`,
-      files,
-      setup: `chmod +x ${HELPER}\n`,
-      look: [bash(HELPER), bash("find config -type f | sort")],
-      act: [
-        writeFile(SCRIPT_PATH, BACKUP_SCRIPT),
-        bash(`chmod +x ${SCRIPT_PATH} && ${SCRIPT_PATH} config backup`),
-        bash("find backup -type f | sort"),
-      ],
-      outputs: ["backup/**", SCRIPT_PATH],
-      verify: verifierScript("backup/ holds the configuration files, and the script works on any tree.", [
-        expectOutput("cd backup && find . -type f | sed 's|^./||' | sort", tree.copied.join("\n")),
-        ...tree.copied.map((path) => expectSha(`backup/${path}`, tree.files[`config/${path}`] ?? "")),
-        `[ -x ${SCRIPT_PATH} ] || fail "${SCRIPT_PATH} is not executable"`,
-        FIXTURE_CHECK,
-        expectOutput(`/app/${SCRIPT_PATH} /tmp/hsearch-check/src /tmp/hsearch-check/out`, "copied 2"),
-        expectOutput("cd /tmp/hsearch-check/out && find . -type f | sort", "./a.conf\n./deep/er/b.conf"),
-      ]),
-      variant: (family) => variant(family, source, tree),
-    };
-    return source;
+    return withVariants(
+      {
+        instruction:
+          `Write an executable bash script ${SCRIPT_PATH} SRC DEST that copies every file under SRC whose name ends ` +
+          `in one of the extensions printed by ${HELPER} (one per line) to DEST, keeping the path relative to SRC ` +
+          "and creating directories as needed, and then prints `copied N`. Then run it once as " +
+          `\`${SCRIPT_PATH} config backup\`.`,
+        files,
+        setup: `chmod +x ${HELPER}\n`,
+        look: [bash(HELPER), bash("find config -type f | sort")],
+        act: [
+          writeFile(SCRIPT_PATH, BACKUP_SCRIPT),
+          bash(`chmod +x ${SCRIPT_PATH} && ${SCRIPT_PATH} config backup`),
+          bash("find backup -type f | sort"),
+        ],
+        outputs: ["backup/**", SCRIPT_PATH],
+        verify: verifierScript("backup/ holds the configuration files, and the script works on any tree.", [
+          expectOutput("cd backup && find . -type f | sed 's|^./||' | sort", tree.copied.join("\n")),
+          ...tree.copied.map((path) => expectSha(`backup/${path}`, tree.files[`config/${path}`] ?? "")),
+          `[ -x ${SCRIPT_PATH} ] || fail "${SCRIPT_PATH} is not executable"`,
+          FIXTURE_CHECK,
+          expectOutput(`/app/${SCRIPT_PATH} /tmp/hsearch-check/src /tmp/hsearch-check/out`, "copied 2"),
+          expectOutput("cd /tmp/hsearch-check/out && find . -type f | sort", "./a.conf\n./deep/er/b.conf"),
+        ]),
+      },
+      (family, source) => variant(family, source, tree),
+    );
   },
 };
 
@@ -110,7 +111,6 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
     case "infeasible": {
       const { [HELPER]: _gone, ...files } = source.files;
       return {
-        instruction: source.instruction,
         workspace: { files },
         reads: [source.look[0] as (typeof source.look)[number]],
         evidence: "state",
@@ -133,7 +133,6 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
       );
       return {
         instruction,
-        workspace: { files: source.files, setup: source.setup },
         reads: [],
         evidence: "spec",
         evidenceText: phrase,
@@ -153,7 +152,6 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
       const ext = tree.extensions.includes(".ini") ? ".ini" : ".conf";
       const warning = `conf-ext: warning: policy.d/10-legacy says ${ext} files are not configuration, policy.d/20-current says they are (conflicting rules)`;
       return {
-        instruction: source.instruction,
         workspace: {
           files: { ...source.files, [HELPER]: helper(tree.extensions, warning) },
           setup: source.setup,
