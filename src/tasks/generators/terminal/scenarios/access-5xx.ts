@@ -88,7 +88,7 @@ function variant(family: Family, source: Instance, log: string): VariantParts {
     case "infeasible":
       return {
         workspace: { files: { "access.log": log.replaceAll("03/May/2024", "02/May/2024") } },
-        reads: [LOOK[0] as (typeof LOOK)[number]],
+        reads: source.look.slice(0, 1),
         evidence: "state",
         evidenceText: "02/May/2024",
         blocker: {

@@ -179,7 +179,7 @@ function variant(family: Family, source: Instance, history: History, withMigrati
     case "infeasible":
       return {
         workspace: { files: history.tree },
-        reads: [source.look[0] as (typeof source.look)[number]],
+        reads: source.look.slice(0, 1),
         evidence: "state",
         evidenceText: "not a git repository",
         blocker: {

@@ -101,7 +101,7 @@ function variant(
       const settings = config({ max_qty: 500, reorder_days: 14 });
       return {
         workspace: { files: { ...files, "config/stock.json": settings } },
-        reads: [LOOK[0] as (typeof LOOK)[number]],
+        reads: source.look.slice(0, 1),
         evidence: "state",
         evidenceText: '"max_qty": 500',
         blocker: {

@@ -112,7 +112,7 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
       const { [HELPER]: _gone, ...files } = source.files;
       return {
         workspace: { files },
-        reads: [source.look[0] as (typeof source.look)[number]],
+        reads: source.look.slice(0, 1),
         evidence: "state",
         evidenceText: "bin/conf-ext: No such file or directory",
         blocker: {
@@ -156,7 +156,7 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
           files: { ...source.files, [HELPER]: helper(tree.extensions, warning) },
           setup: source.setup,
         },
-        reads: [source.look[0] as (typeof source.look)[number]],
+        reads: source.look.slice(0, 1),
         evidence: "execution",
         evidenceText: "conflicting rules",
         blocker: {

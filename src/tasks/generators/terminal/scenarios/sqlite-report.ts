@@ -161,7 +161,7 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
       const options = { withOrders: false, damage: false };
       return {
         workspace: { files: {}, setup: buildDb(data, options) },
-        reads: [source.look[0] as (typeof source.look)[number]],
+        reads: source.look.slice(0, 1),
         evidence: "state",
         evidenceText: "tables: customers",
         blocker: {
