@@ -7,6 +7,7 @@
 import type { Rng } from "../../../core";
 import type { EvidenceKind, Family } from "../../../domain";
 import type { Step } from "./steps";
+import type { VariantText } from "./variant-texts";
 
 export const TERMINAL_DOMAINS = [
   "text",
@@ -70,22 +71,25 @@ export interface Scenario {
   instance(rng: Rng): Instance;
 }
 
+/** The parts a variant's texts give: its sentence, if any, added to the end of the source's instruction. */
+export function textParts(
+  source: Instance,
+  text: VariantText,
+): Pick<VariantParts, "instruction" | "evidenceText" | "blocker" | "rightReason" | "wrongReason"> {
+  const { sentence, ...parts } = text;
+  return sentence === undefined ? parts : { instruction: `${source.instruction} ${sentence}`, ...parts };
+}
+
 /**
- * A variant whose blocker is in the request itself (spec evidence): the source's instruction with `sentence` added,
- * and no read reveals it.
+ * A variant whose blocker is in the request itself (spec evidence): the source's instruction with the text's sentence
+ * added, and no read reveals it.
  */
 export function specVariant(
   source: Instance,
-  sentence: string,
-  parts: Omit<VariantParts, "instruction" | "reads" | "evidence" | "evidenceText">,
+  text: VariantText,
+  parts: Omit<VariantParts, "instruction" | "reads" | "evidence" | "evidenceText" | "blocker" | "rightReason" | "wrongReason">,
 ): VariantParts {
-  return {
-    instruction: `${source.instruction} ${sentence}`,
-    reads: [],
-    evidence: "spec",
-    evidenceText: sentence,
-    ...parts,
-  };
+  return { ...textParts(source, text), reads: [], evidence: "spec", ...parts };
 }
 
 /** `source` as an instance whose blocked variants `variant` makes from it (and from the data it closes over). */
