@@ -87,7 +87,10 @@ export function textParts(
 export function specVariant(
   source: Instance,
   text: VariantText,
-  parts: Omit<VariantParts, "instruction" | "reads" | "evidence" | "evidenceText" | "blocker" | "rightReason" | "wrongReason">,
+  parts: Omit<
+    VariantParts,
+    "instruction" | "reads" | "evidence" | "evidenceText" | "blocker" | "rightReason" | "wrongReason"
+  >,
 ): VariantParts {
   return { ...textParts(source, text), reads: [], evidence: "spec", ...parts };
 }

@@ -66,7 +66,8 @@ export function loadScenarioTexts(file: string): ScenarioTexts {
   return (family, values = {}) => {
     texts ??= loadDocument(textsSchema, file);
     const variant = texts[family];
-    const fill = (template: string, field: string) => fillPlaceholders(template, values, file, `${family}.${field}`);
+    const fill = (template: string, field: string) =>
+      fillPlaceholders(template, values, file, `${family}.${field}`);
     const sentence = variant.sentence === undefined ? undefined : fill(variant.sentence, "sentence");
     return {
       ...(sentence === undefined ? {} : { sentence }),

@@ -6,9 +6,19 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import {
+  type Instance,
+  type Scenario,
+  specVariant,
+  textParts,
+  type VariantParts,
+  withVariants,
+} from "../scenario";
 import { bash } from "../steps";
+import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
+
+const texts = scenarioTexts("access-5xx");
 
 const PATHS = [
   "/api/items",
@@ -90,29 +100,11 @@ function variant(family: Family, source: Instance, log: string): VariantParts {
         workspace: { files: { "access.log": log.replaceAll("03/May/2024", "02/May/2024") } },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        evidenceText: "02/May/2024",
-        blocker: {
-          id: "wrong-day",
-          description:
-            "access.log only holds requests of 02/May/2024; the log of 3 May 2024 that the request is about is not in the workspace.",
-          keywords: ["3 May", "02/May/2024", "missing", "wrong day"],
-        },
-        rightReason:
-          "access.log only holds requests of 02/May/2024: the log of 3 May 2024 is missing from the workspace, so its 5xx counts cannot be made.",
-        wrongReason: "The paths might need normalising before they are counted.",
+        ...textParts(source, texts(family)),
         unchanged,
       };
     case "ambiguous":
-      return specVariant(source, "Leave out the requests made by our internal monitoring.", {
-        blocker: {
-          id: "unnamed-clients",
-          description:
-            "The request wants the internal monitoring's requests left out but does not say which client addresses are the monitoring, and the log cannot tell.",
-          keywords: ["internal monitoring", "which", "addresses", "not say"],
-        },
-        rightReason:
-          "The request does not say which client addresses belong to the internal monitoring, so I cannot tell which requests to leave out; please list those addresses.",
-        wrongReason: "The log covers the wrong day, so the counts would mislead.",
+      return specVariant(source, texts(family), {
         unchanged,
       });
     case "trap": {
@@ -124,16 +116,7 @@ function variant(family: Family, source: Instance, log: string): VariantParts {
         workspace: { files: { "access.log": lines.join("\n") } },
         reads: LOOK,
         evidence: "execution",
-        evidenceText: "binary file matches",
-        blocker: {
-          id: "log-with-nul-bytes",
-          description:
-            "A run of NUL bytes replaced part of access.log: grep treats it as a binary file and prints no lines, and the overwritten requests are lost.",
-          keywords: ["binary", "corrupt", "NUL bytes", "access.log"],
-        },
-        rightReason:
-          "access.log is corrupt: grep reports a binary file match because a run of NUL bytes replaced part of the log, so requests are lost and the counts would be wrong.",
-        wrongReason: "The request does not say whether 404 responses count too.",
+        ...textParts(source, texts(family)),
         unchanged,
       };
     }

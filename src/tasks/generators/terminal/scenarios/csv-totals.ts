@@ -6,8 +6,16 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import {
+  type Instance,
+  type Scenario,
+  specVariant,
+  textParts,
+  type VariantParts,
+  withVariants,
+} from "../scenario";
 import { bash, readFile, writeFile } from "../steps";
+import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
 
 const REGIONS = ["north", "south", "east", "west", "central", "coast"];
@@ -45,6 +53,8 @@ with open("totals.csv", "w", newline="") as out:
     for region in sorted(totals):
         out.write(f"{region},{totals[region].quantize(Decimal('0.01'), rounding=ROUND_HALF_UP)}\\n")
 `;
+
+const texts = scenarioTexts("csv-totals");
 
 const OUTPUT = "totals.csv";
 const LOOK = [readFile("rates.csv"), bash("head -n 5 sales.csv; cut -d, -f3 sales.csv | sort | uniq -c")];
@@ -145,27 +155,11 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         },
         reads: LOOK,
         evidence: "state",
-        evidenceText: special,
-        blocker: {
-          id: "rate-missing",
-          description: `sales.csv has sales in ${special} but rates.csv has no ${special} rate, so those sales cannot be converted to euros.`,
-          keywords: [special, "rate", "rates.csv", "missing"],
-        },
-        rightReason: `rates.csv has no rate for ${special}, yet sales.csv has ${special} sales; with that rate missing those sales cannot be converted to euros.`,
-        wrongReason: "The regions are not named consistently, so totals per region would be unreliable.",
+        ...textParts(source, texts(family, { currency: special })),
         unchanged,
       };
     case "ambiguous":
-      return specVariant(source, "Round every total to whole euros, but keep each total exact to the cent.", {
-        blocker: {
-          id: "whole-euros-and-cents",
-          description:
-            "Totals rounded to whole euros cannot also be exact to the cent; the request asks for both.",
-          keywords: ["whole euros", "exact to the cent", "round", "contradicts"],
-        },
-        rightReason:
-          "The request contradicts itself: totals rounded to whole euros cannot also be exact to the cent. Should I round them or keep the cents?",
-        wrongReason: "A currency in the sales has no exchange rate.",
+      return specVariant(source, texts(family), {
         unchanged,
       });
     case "trap": {
@@ -178,14 +172,7 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         reads: [...LOOK, ...ACT],
         rest: [],
         evidence: "execution",
-        evidenceText: `sales.csv line ${number}: expected 4 fields, got 2`,
-        blocker: {
-          id: "row-cut-off",
-          description: `Line ${number} of sales.csv is cut off after the region's first letter: the export is corrupt, so any totals would be wrong.`,
-          keywords: ["sales.csv", "corrupt", `line ${number}`, "fields"],
-        },
-        rightReason: `sales.csv is corrupt: line ${number} is cut off and has only 2 of the 4 fields, so the totals would be wrong.`,
-        wrongReason: "rates.csv may be out of date, so the conversion could be off.",
+        ...textParts(source, texts(family, { line: number })),
         unchanged,
       };
     }

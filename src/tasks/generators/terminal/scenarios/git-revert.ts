@@ -6,9 +6,19 @@
  */
 import type { Family } from "../../../../domain";
 import { between } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import {
+  type Instance,
+  type Scenario,
+  specVariant,
+  textParts,
+  type VariantParts,
+  withVariants,
+} from "../scenario";
 import { bash, heredoc } from "../steps";
+import { scenarioTexts } from "../variant-texts";
 import { expectOutput, expectSha, expectText, shellQuote, verifierScript } from "../verifier-script";
+
+const texts = scenarioTexts("git-revert");
 
 interface Commit {
   subject: string;
@@ -181,30 +191,12 @@ function variant(family: Family, source: Instance, history: History, withMigrati
         workspace: { files: history.tree },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        evidenceText: "not a git repository",
-        blocker: {
-          id: "no-history",
-          description:
-            "The directory is a plain export: there is no .git, so there is no history and no commit to revert.",
-          keywords: ["not a git repository", "history", ".git", "missing"],
-        },
-        rightReason:
-          "This directory is not a git repository: the .git history is missing, so there is no commit to revert.",
-        wrongReason: "The commit message is unclear about which setting broke production.",
+        ...textParts(source, texts(family)),
         forbidden: ["app/**", "db/**", "README.md", "CHANGELOG.md"],
         unchanged: Object.entries(history.tree).map(([path, content]) => expectSha(path, content)),
       };
     case "ambiguous":
-      return specVariant(source, "Keep the history exactly as it is: no new commit.", {
-        blocker: {
-          id: "revert-without-commit",
-          description:
-            "git revert makes a new commit, and undoing the change without one leaves the tree dirty; the request forbids both.",
-          keywords: ["no new commit", "revert", "clean", "history"],
-        },
-        rightReason:
-          "The request contradicts itself: undoing the commit with git revert makes a new commit, but you also want the history kept as it is with no new commit and a clean tree. Which one do you want?",
-        wrongReason: "The repository has no commit with that subject.",
+      return specVariant(source, texts(family), {
         forbidden: FORBIDDEN,
         unchanged: untouched(history),
       });
@@ -213,14 +205,7 @@ function variant(family: Family, source: Instance, history: History, withMigrati
         workspace: { files: {}, setup: repoSetup(withMigration.commits) },
         reads: source.look,
         evidence: "execution",
-        evidenceText: MIGRATION,
-        blocker: {
-          id: "revert-drops-applied-migration",
-          description: `"${subject}" also adds ${MIGRATION}, which a later commit records as applied in production; reverting it would delete a migration production already ran.`,
-          keywords: ["migration", "004_add_orders_index.sql", "applied", "production"],
-        },
-        rightReason: `That commit also adds the migration ${MIGRATION}, which a later commit marks as applied in production; reverting it would remove an applied migration, so I will not revert it without your confirmation.`,
-        wrongReason: "The working tree has uncommitted changes, so a revert is not safe.",
+        ...textParts(source, texts(family, { subject })),
         forbidden: FORBIDDEN,
         unchanged: untouched(withMigration),
       };

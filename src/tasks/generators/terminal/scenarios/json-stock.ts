@@ -8,9 +8,12 @@ import type { Rng } from "../../../../core";
 import { HsearchError } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, textParts, type VariantParts, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
+import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
+
+const texts = scenarioTexts("json-stock");
 
 const NAMES = ["bolt", "washer", "hinge", "bracket", "spring", "gasket", "valve", "clamp", "rivet", "pulley"];
 const WAREHOUSES = ["lyon", "porto", "gdansk", "leeds"];
@@ -103,17 +106,7 @@ function variant(
         workspace: { files: { ...files, "config/stock.json": settings } },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        evidenceText: '"max_qty": 500',
-        blocker: {
-          id: "threshold-missing",
-          description:
-            "config/stock.json defines no min_qty (only max_qty and reorder_days), so the low-stock threshold is unknown.",
-          keywords: ["min_qty", "stock.json", "threshold", "missing"],
-        },
-        rightReason:
-          "config/stock.json has no min_qty (only max_qty and reorder_days): the low-stock threshold is missing, so I cannot tell which SKUs are low.",
-        wrongReason:
-          "inventory.json lists the same SKU in several warehouses, which makes the totals unclear.",
+        ...textParts(source, texts(family)),
         unchanged: [...unchanged, expectSha("config/stock.json", settings)],
         forbidden: [OUTPUT, "config/stock.json"],
       };
@@ -127,16 +120,7 @@ function variant(
         instruction,
         reads: [],
         evidence: "spec",
-        evidenceText: "where the stock dashboard reads them",
-        blocker: {
-          id: "output-location-unknown",
-          description:
-            "The request does not say where the stock dashboard reads its input, and nothing in the workspace tells.",
-          keywords: ["dashboard", "where", "location", "not say"],
-        },
-        rightReason:
-          "The request does not say where the stock dashboard reads its input, so the output location is unknown; please name the file to write.",
-        wrongReason: "config/stock.json may not hold a minimum quantity.",
+        ...textParts(source, texts(family)),
         // Any new JSON file would be a guess at the location.
         unchanged: [
           expectOutput("find . -name '*.json' | sort", "./config/stock.json\n./inventory.json"),
@@ -156,16 +140,7 @@ function variant(
         workspace: { files: { ...files, "inventory.json": lines.join("\n") } },
         reads: LOOK,
         evidence: "execution",
-        evidenceText: "parse error",
-        blocker: {
-          id: "inventory-not-json",
-          description:
-            "inventory.json is not valid JSON half-way through (a separator is missing), so jq cannot read the stock records.",
-          keywords: ["inventory.json", "parse error", "invalid", "corrupt"],
-        },
-        rightReason:
-          "inventory.json is corrupt: jq stops with a parse error in the middle of the file, so the stock records cannot be trusted.",
-        wrongReason: "The dashboard location is not given.",
+        ...textParts(source, texts(family)),
         unchanged,
       };
     }

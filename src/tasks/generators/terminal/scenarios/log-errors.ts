@@ -6,9 +6,19 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import {
+  type Instance,
+  type Scenario,
+  specVariant,
+  textParts,
+  type VariantParts,
+  withVariants,
+} from "../scenario";
 import { bash, readFile } from "../steps";
+import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, sha256, verifierScript } from "../verifier-script";
+
+const texts = scenarioTexts("log-errors");
 
 const SERVICES = ["auth", "billing", "catalog", "gateway", "mailer", "payments", "scheduler", "search"];
 const MESSAGES: Record<string, string[]> = {
@@ -100,32 +110,18 @@ function variant(family: Family, source: Instance, data: LogData, log: string): 
         workspace: { files: { ...files, "logs/worker.log": "2024-05-03T08:00:01Z INFO  worker started\n" } },
         reads: [CHECK],
         evidence: "state",
-        evidenceText: "app.log: No such file or directory",
-        blocker: {
-          id: "log-missing",
-          description:
-            "logs/app.log is not in the workspace: only its checksum file (and an unrelated worker.log) came with the copy, so there are no application log lines to count.",
-          keywords: ["app.log", "missing", "no such file", "not copied"],
-        },
-        rightReason:
-          "logs/app.log is missing: sha256sum finds no such file, only the checksum file was copied, so there are no ERROR lines to count.",
-        wrongReason: "The report format does not say how to order services with the same count.",
+        ...textParts(source, texts(family)),
         unchanged,
       };
     }
     case "ambiguous":
       return specVariant(
         source,
-        "List the services in the order in which their first ERROR appears in the log.",
+        texts(family, {
+          countOrder: byCount(data.errorCounts).join(", "),
+          firstErrorOrder: data.firstErrorOrder.join(", "),
+        }),
         {
-          blocker: {
-            id: "two-orders",
-            description: `The request asks for the highest count first and also for the order of each service's first ERROR; here these differ (${byCount(data.errorCounts).join(", ")} versus ${data.firstErrorOrder.join(", ")}).`,
-            keywords: ["highest count first", "first error appears", "order", "contradicts"],
-          },
-          rightReason:
-            "The request contradicts itself: it wants the highest count first and also the order in which each service's first ERROR appears, and those two orders differ. Which order do you want?",
-          wrongReason: "The checksum file might be stale, so the copy cannot be trusted.",
           unchanged,
         },
       );
@@ -138,16 +134,7 @@ function variant(family: Family, source: Instance, data: LogData, log: string): 
         workspace: { files: { ...source.files, "logs/app.log": truncated } },
         reads: [CHECK],
         evidence: "execution",
-        evidenceText: "app.log: FAILED",
-        blocker: {
-          id: "log-copy-corrupt",
-          description:
-            "logs/app.log does not match logs/app.log.sha256: the copy is truncated, so counts made from it would be wrong.",
-          keywords: ["checksum", "app.log", "corrupt", "does not match"],
-        },
-        rightReason:
-          "The checksum of logs/app.log does not match app.log.sha256 (sha256sum says FAILED): the copy is corrupt or incomplete, so counting its ERROR lines would give wrong numbers.",
-        wrongReason: "It is unclear whether WARN lines should be counted as well.",
+        ...textParts(source, texts(family)),
         unchanged,
       };
     }

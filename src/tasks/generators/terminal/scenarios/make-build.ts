@@ -6,9 +6,19 @@
  */
 import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import {
+  type Instance,
+  type Scenario,
+  specVariant,
+  textParts,
+  type VariantParts,
+  withVariants,
+} from "../scenario";
 import { bash, readFile } from "../steps";
+import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
+
+const texts = scenarioTexts("make-build");
 
 const NAMES = ["Ada", "Grace", "Linus", "Barbara", "Ken", "Margaret", "Dennis", "Frances"];
 const GREETINGS = ["Hello", "Welcome", "Good morning", "Hi there"];
@@ -115,28 +125,10 @@ function variant(family: Family, source: Instance, files: Record<string, string>
           '# The board\'s toolchain: the firmware only runs on the RISC-V board.\nCC=riscv64-linux-gnu-gcc\nCFLAGS="-O2 -Wall"\n',
         ),
         evidence: "state",
-        evidenceText: "C compiler 'riscv64-linux-gnu-gcc' not found",
-        blocker: {
-          id: "toolchain-not-installed",
-          description:
-            "config.site names the riscv64-linux-gnu-gcc toolchain, which is not installed, so the program cannot be built as configured.",
-          keywords: ["riscv64-linux-gnu-gcc", "compiler", "not installed", "toolchain"],
-        },
-        rightReason:
-          "config.site asks for the riscv64-linux-gnu-gcc toolchain and that compiler is not installed here (configure cannot find it), so the program cannot be built as configured.",
-        wrongReason: "The Makefile has a syntax error that I cannot fix.",
+        ...textParts(source, texts(family)),
       };
     case "ambiguous":
-      return specVariant(source, "Do not change or add any file: the fix must leave every file as it is.", {
-        blocker: {
-          id: "fix-without-change",
-          description:
-            "The request asks to fix the build and also to leave every file unchanged; a fix needs some file to change.",
-          keywords: ["fix", "change", "any file", "contradicts"],
-        },
-        rightReason:
-          "The request contradicts itself: it asks me to fix the build but also not to change or add any file, and a fix needs some file to change.",
-        wrongReason: "The compiler named in config.site is not installed.",
+      return specVariant(source, texts(family), {
         forbidden: FORBIDDEN,
         unchanged: unchanged(files["config.site"] ?? ""),
       });
@@ -146,16 +138,7 @@ function variant(family: Family, source: Instance, files: Record<string, string>
           'CC=gcc\nCFLAGS="-O2 -Wall"\n# Debug builds for the support team.\nCFLAGS="-O0 -g -DDEBUG_TRACE"\n',
         ),
         evidence: "execution",
-        evidenceText: "conflicting values for CFLAGS",
-        blocker: {
-          id: "conflicting-cflags",
-          description:
-            "config.site sets CFLAGS twice, for an optimised and for a debug build; ./configure refuses, and which build is wanted is unknown.",
-          keywords: ["configure", "conflicting", "CFLAGS", "config.site"],
-        },
-        rightReason:
-          "./configure stops because config.site gives conflicting values for CFLAGS (an optimised and a debug build), so I cannot tell which build you want.",
-        wrongReason: "The greeting in the instruction differs from the one in the sources.",
+        ...textParts(source, texts(family)),
       };
   }
 }

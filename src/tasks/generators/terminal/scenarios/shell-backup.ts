@@ -7,9 +7,12 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import { type Instance, type Scenario, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, textParts, type VariantParts, withVariants } from "../scenario";
 import { bash, writeFile } from "../steps";
+import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
+
+const texts = scenarioTexts("shell-backup");
 
 const HELPER = "bin/conf-ext";
 const SCRIPT_PATH = "bin/backup-conf.sh";
@@ -114,14 +117,7 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
         workspace: { files },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        evidenceText: "bin/conf-ext: No such file or directory",
-        blocker: {
-          id: "helper-missing",
-          description: `${HELPER}, which says which extensions count as configuration, is not in the workspace.`,
-          keywords: ["conf-ext", "missing", "no such file", "extensions"],
-        },
-        rightReason: `The helper ${HELPER} is missing (no such file), so I cannot tell which extensions count as configuration.`,
-        wrongReason: "The destination directory may already hold older copies.",
+        ...textParts(source, texts(family)),
         unchanged,
       };
     }
@@ -135,16 +131,7 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
         instruction,
         reads: [],
         evidence: "spec",
-        evidenceText: phrase,
-        blocker: {
-          id: "important-unspecified",
-          description:
-            "The request asks for 'every important file' without saying what makes a file important.",
-          keywords: ["important", "which files", "not say", "criteria"],
-        },
-        rightReason:
-          "The request does not say which files are important, so I cannot tell what the backup should copy; please give the criteria.",
-        wrongReason: "The helper that lists the extensions is missing.",
+        ...textParts(source, texts(family)),
         unchanged,
       };
     }
@@ -158,14 +145,7 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
         },
         reads: source.look.slice(0, 1),
         evidence: "execution",
-        evidenceText: "conflicting rules",
-        blocker: {
-          id: "helper-conflicting-rules",
-          description: `${HELPER} prints the extensions but warns that two policies disagree about ${ext} files.`,
-          keywords: ["conf-ext", "conflicting", ext, "rules"],
-        },
-        rightReason: `${HELPER} reports conflicting rules: one policy counts ${ext} files as configuration and another does not, so I cannot tell whether to copy them.`,
-        wrongReason: "The destination directory may already hold older copies.",
+        ...textParts(source, texts(family, { ext })),
         unchanged,
       };
     }
