@@ -18,6 +18,8 @@ import { bash, readFile, writeFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
 
+const texts = scenarioTexts("csv-totals");
+
 const REGIONS = ["north", "south", "east", "west", "central", "coast"];
 /** Rates in units of 1e-4 EUR per unit of the currency. */
 const RATES: Record<string, number> = { EUR: 10000, USD: 9213, GBP: 11687, CHF: 10342, SEK: 868 };
@@ -53,8 +55,6 @@ with open("totals.csv", "w", newline="") as out:
     for region in sorted(totals):
         out.write(f"{region},{totals[region].quantize(Decimal('0.01'), rounding=ROUND_HALF_UP)}\\n")
 `;
-
-const texts = scenarioTexts("csv-totals");
 
 const OUTPUT = "totals.csv";
 const LOOK = [readFile("rates.csv"), bash("head -n 5 sales.csv; cut -d, -f3 sales.csv | sort | uniq -c")];
