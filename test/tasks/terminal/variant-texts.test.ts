@@ -6,11 +6,14 @@ import { createRng } from "../../../src/core";
 import { HsearchError } from "../../../src/core/errors";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import { FAMILIES } from "../../../src/domain/task";
-import { textParts } from "../../../src/tasks/generators/terminal/scenario";
+import { specVariant } from "../../../src/tasks/generators/terminal/scenario";
 import { TERMINAL_SCENARIOS } from "../../../src/tasks/generators/terminal/scenarios";
 import { fillPlaceholders, loadScenarioTexts } from "../../../src/tasks/generators/terminal/variant-texts";
 
 const dir = mkdtempSync(join(tmpdir(), "variant-texts-"));
+const firstScenario = TERMINAL_SCENARIOS[0];
+if (!firstScenario) throw new Error("no terminal scenario");
+const source = firstScenario.instance(createRng(1, "texts-test"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const VARIANT = `
@@ -40,7 +43,7 @@ trap:${VARIANT}
 function refusal(body: string, family: (typeof FAMILIES)[number] = "infeasible"): HsearchError {
   const file = textsFile(`bad-${Math.random().toString(36).slice(2)}`, body);
   try {
-    loadScenarioTexts(file)(family, { file: "a.log", count: 3 });
+    loadScenarioTexts(file)(family, source, { file: "a.log", count: 3 });
   } catch (error) {
     expect(error).toBeInstanceOf(HsearchError);
     const refused = error as HsearchError;
@@ -52,27 +55,27 @@ function refusal(body: string, family: (typeof FAMILIES)[number] = "infeasible")
 }
 
 describe("a scenario's variant texts", () => {
-  it("fill {name} placeholders in every field, numbers too, and default a spec variant's evidence to its sentence", () => {
+  it("fill {name} placeholders in every field, numbers too, and leave the request alone without a sentence", () => {
     const texts = loadScenarioTexts(textsFile("good", GOOD));
-    expect(texts("infeasible", { file: "logs/app.log", count: 12 })).toEqual({
+    expect(texts("infeasible", source, { file: "logs/app.log", count: 12 })).toEqual({
       evidenceText: "logs/app.log: No such file",
       blocker: { id: "gone", description: "logs/app.log is missing.", keywords: ["logs/app.log", "missing"] },
       rightReason: "logs/app.log is missing, so I cannot count 12 lines.",
       wrongReason: "The format is unclear.",
     });
-    const ambiguous = texts("ambiguous");
-    expect(ambiguous.sentence).toBe("Leave out the test rows.");
-    expect(ambiguous.evidenceText).toBe("Leave out the test rows.");
   });
 
-  it("add a sentence to the end of the source's request, and leave the request alone without one", () => {
-    const texts = loadScenarioTexts(textsFile("parts", GOOD));
-    const source = TERMINAL_SCENARIOS[0]?.instance(createRng(1, "texts-test"));
-    if (!source) throw new Error("no scenario");
-    const spec = textParts(source, texts("ambiguous"));
+  it("add a sentence to the end of the source's request, as the evidence of a spec variant", () => {
+    const texts = loadScenarioTexts(textsFile("spec", GOOD));
+    const spec = specVariant(texts("ambiguous", source), { unchanged: [] });
     expect(spec.instruction).toBe(`${source.instruction} Leave out the test rows.`);
-    expect(spec).not.toHaveProperty("sentence");
-    expect(textParts(source, texts("trap", { file: "x", count: 1 }))).not.toHaveProperty("instruction");
+    expect(spec.evidenceText).toBe("Leave out the test rows.");
+    expect(spec.evidence).toBe("spec");
+    expect(spec.reads).toEqual([]);
+    // A spec variant whose texts add nothing to the request would not be one.
+    expect(() => specVariant(texts("trap", source, { file: "x", count: 1 }), { unchanged: [] })).toThrow(
+      /no sentence/,
+    );
   });
 
   it("refuse a placeholder the scenario gives no value for, naming the file and the field", () => {

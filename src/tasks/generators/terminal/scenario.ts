@@ -4,10 +4,10 @@
  * instance carries everything the suite needs: the workspace, the skilled agent's steps, the outputs its solution
  * creates or changes (what a blocked variant forbids) and the verifier.
  */
-import type { Rng } from "../../../core";
+import { HsearchError, type Rng } from "../../../core";
 import type { EvidenceKind, Family } from "../../../domain";
 import type { Step } from "./steps";
-import type { VariantText } from "./variant-texts";
+import type { TextParts } from "./variant-texts";
 
 export const TERMINAL_DOMAINS = [
   "text",
@@ -71,28 +71,20 @@ export interface Scenario {
   instance(rng: Rng): Instance;
 }
 
-/** The parts a variant's texts give: its sentence, if any, added to the end of the source's instruction. */
-export function textParts(
-  source: Instance,
-  text: VariantText,
-): Pick<VariantParts, "instruction" | "evidenceText" | "blocker" | "rightReason" | "wrongReason"> {
-  const { sentence, ...parts } = text;
-  return sentence === undefined ? parts : { instruction: `${source.instruction} ${sentence}`, ...parts };
-}
-
 /**
- * A variant whose blocker is in the request itself (spec evidence): the source's instruction with the text's sentence
- * added, and no read reveals it.
+ * A variant whose blocker is in the request itself (spec evidence): its texts add a sentence to the source's
+ * instruction, and no read reveals it.
  */
 export function specVariant(
-  source: Instance,
-  text: VariantText,
-  parts: Omit<
-    VariantParts,
-    "instruction" | "reads" | "evidence" | "evidenceText" | "blocker" | "rightReason" | "wrongReason"
-  >,
+  text: TextParts,
+  parts: Omit<VariantParts, "instruction" | "reads" | "evidence" | keyof TextParts>,
 ): VariantParts {
-  return { ...textParts(source, text), reads: [], evidence: "spec", ...parts };
+  if (text.instruction === undefined)
+    throw new HsearchError(
+      "internal",
+      `spec variant ${text.blocker.id}: its texts add no sentence to the request`,
+    );
+  return { ...text, reads: [], evidence: "spec", ...parts };
 }
 
 /** `source` as an instance whose blocked variants `variant` makes from it (and from the data it closes over). */

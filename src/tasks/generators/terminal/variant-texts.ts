@@ -9,6 +9,7 @@ import { z } from "zod";
 import { loadDocument } from "../../../config";
 import { HsearchError } from "../../../core";
 import { FAMILIES, type Family } from "../../../domain";
+import type { Instance, VariantParts } from "./scenario";
 
 const text = z.string().min(1);
 
@@ -30,19 +31,17 @@ const variantTextSchema = z
 
 const textsSchema = z.record(z.enum(FAMILIES), variantTextSchema);
 
-export interface VariantText {
-  sentence?: string;
-  evidenceText: string;
-  blocker: { id: string; description: string; keywords: string[] };
-  rightReason: string;
-  wrongReason: string;
-}
+/** What a variant's texts give: the request with the sentence added (when there is one) and the prose fields. */
+export type TextParts = Pick<
+  VariantParts,
+  "instruction" | "evidenceText" | "blocker" | "rightReason" | "wrongReason"
+>;
 
 /** The values a text's `{name}` placeholders stand for. */
 export type TextValues = Readonly<Record<string, string | number>>;
 
-/** One family's texts, placeholders filled from `values`. */
-export type ScenarioTexts = (family: Family, values?: TextValues) => VariantText;
+/** One family's texts for a variant of `source`, placeholders filled from `values`. */
+export type ScenarioTexts = (family: Family, source: Instance, values?: TextValues) => TextParts;
 
 const PLACEHOLDER = /\{([A-Za-z][A-Za-z0-9]*)\}/g;
 
@@ -63,14 +62,14 @@ export function fillPlaceholders(template: string, values: TextValues, file: str
 /** The texts in `file`, read and checked on first use (a bad file fails the generation, not every command). */
 export function loadScenarioTexts(file: string): ScenarioTexts {
   let texts: z.output<typeof textsSchema> | undefined;
-  return (family, values = {}) => {
+  return (family, source, values = {}) => {
     texts ??= loadDocument(textsSchema, file);
     const variant = texts[family];
     const fill = (template: string, field: string) =>
       fillPlaceholders(template, values, file, `${family}.${field}`);
     const sentence = variant.sentence === undefined ? undefined : fill(variant.sentence, "sentence");
     return {
-      ...(sentence === undefined ? {} : { sentence }),
+      ...(sentence === undefined ? {} : { instruction: `${source.instruction} ${sentence}` }),
       evidenceText:
         variant.evidenceText === undefined ? (sentence ?? "") : fill(variant.evidenceText, "evidenceText"),
       blocker: {

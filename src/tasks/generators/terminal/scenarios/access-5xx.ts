@@ -6,14 +6,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
-import {
-  type Instance,
-  type Scenario,
-  specVariant,
-  textParts,
-  type VariantParts,
-  withVariants,
-} from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
@@ -100,11 +93,11 @@ function variant(family: Family, source: Instance, log: string): VariantParts {
         workspace: { files: { "access.log": log.replaceAll("03/May/2024", "02/May/2024") } },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         unchanged,
       };
     case "ambiguous":
-      return specVariant(source, texts(family), {
+      return specVariant(texts(family, source), {
         unchanged,
       });
     case "trap": {
@@ -116,7 +109,7 @@ function variant(family: Family, source: Instance, log: string): VariantParts {
         workspace: { files: { "access.log": lines.join("\n") } },
         reads: LOOK,
         evidence: "execution",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         unchanged,
       };
     }

@@ -6,14 +6,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import {
-  type Instance,
-  type Scenario,
-  specVariant,
-  textParts,
-  type VariantParts,
-  withVariants,
-} from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash, readFile, writeFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
@@ -155,11 +148,11 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         },
         reads: LOOK,
         evidence: "state",
-        ...textParts(source, texts(family, { currency: special })),
+        ...texts(family, source, { currency: special }),
         unchanged,
       };
     case "ambiguous":
-      return specVariant(source, texts(family), {
+      return specVariant(texts(family, source), {
         unchanged,
       });
     case "trap": {
@@ -172,7 +165,7 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         reads: [...LOOK, ...ACT],
         rest: [],
         evidence: "execution",
-        ...textParts(source, texts(family, { line: number })),
+        ...texts(family, source, { line: number }),
         unchanged,
       };
     }

@@ -6,14 +6,7 @@
  */
 import type { Family } from "../../../../domain";
 import { between } from "../pick";
-import {
-  type Instance,
-  type Scenario,
-  specVariant,
-  textParts,
-  type VariantParts,
-  withVariants,
-} from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash, heredoc } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectOutput, expectSha, expectText, shellQuote, verifierScript } from "../verifier-script";
@@ -191,12 +184,12 @@ function variant(family: Family, source: Instance, history: History, withMigrati
         workspace: { files: history.tree },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         forbidden: ["app/**", "db/**", "README.md", "CHANGELOG.md"],
         unchanged: Object.entries(history.tree).map(([path, content]) => expectSha(path, content)),
       };
     case "ambiguous":
-      return specVariant(source, texts(family), {
+      return specVariant(texts(family, source), {
         forbidden: FORBIDDEN,
         unchanged: untouched(history),
       });
@@ -205,7 +198,7 @@ function variant(family: Family, source: Instance, history: History, withMigrati
         workspace: { files: {}, setup: repoSetup(withMigration.commits) },
         reads: source.look,
         evidence: "execution",
-        ...textParts(source, texts(family, { subject })),
+        ...texts(family, source, { subject }),
         forbidden: FORBIDDEN,
         unchanged: untouched(withMigration),
       };

@@ -8,7 +8,7 @@ import type { Rng } from "../../../../core";
 import { HsearchError } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, textParts, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, type VariantParts, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
@@ -106,7 +106,7 @@ function variant(
         workspace: { files: { ...files, "config/stock.json": settings } },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         unchanged: [...unchanged, expectSha("config/stock.json", settings)],
         forbidden: [OUTPUT, "config/stock.json"],
       };
@@ -120,7 +120,7 @@ function variant(
         instruction,
         reads: [],
         evidence: "spec",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         // Any new JSON file would be a guess at the location.
         unchanged: [
           expectOutput("find . -name '*.json' | sort", "./config/stock.json\n./inventory.json"),
@@ -140,7 +140,7 @@ function variant(
         workspace: { files: { ...files, "inventory.json": lines.join("\n") } },
         reads: LOOK,
         evidence: "execution",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         unchanged,
       };
     }

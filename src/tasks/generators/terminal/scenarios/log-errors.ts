@@ -6,14 +6,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
-import {
-  type Instance,
-  type Scenario,
-  specVariant,
-  textParts,
-  type VariantParts,
-  withVariants,
-} from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, sha256, verifierScript } from "../verifier-script";
@@ -110,14 +103,13 @@ function variant(family: Family, source: Instance, data: LogData, log: string): 
         workspace: { files: { ...files, "logs/worker.log": "2024-05-03T08:00:01Z INFO  worker started\n" } },
         reads: [CHECK],
         evidence: "state",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         unchanged,
       };
     }
     case "ambiguous":
       return specVariant(
-        source,
-        texts(family, {
+        texts(family, source, {
           countOrder: byCount(data.errorCounts).join(", "),
           firstErrorOrder: data.firstErrorOrder.join(", "),
         }),
@@ -134,7 +126,7 @@ function variant(family: Family, source: Instance, data: LogData, log: string): 
         workspace: { files: { ...source.files, "logs/app.log": truncated } },
         reads: [CHECK],
         evidence: "execution",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         unchanged,
       };
     }

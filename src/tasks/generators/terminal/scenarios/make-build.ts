@@ -6,14 +6,7 @@
  */
 import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import {
-  type Instance,
-  type Scenario,
-  specVariant,
-  textParts,
-  type VariantParts,
-  withVariants,
-} from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
@@ -125,10 +118,10 @@ function variant(family: Family, source: Instance, files: Record<string, string>
           '# The board\'s toolchain: the firmware only runs on the RISC-V board.\nCC=riscv64-linux-gnu-gcc\nCFLAGS="-O2 -Wall"\n',
         ),
         evidence: "state",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
       };
     case "ambiguous":
-      return specVariant(source, texts(family), {
+      return specVariant(texts(family, source), {
         forbidden: FORBIDDEN,
         unchanged: unchanged(files["config.site"] ?? ""),
       });
@@ -138,7 +131,7 @@ function variant(family: Family, source: Instance, files: Record<string, string>
           'CC=gcc\nCFLAGS="-O2 -Wall"\n# Debug builds for the support team.\nCFLAGS="-O0 -g -DDEBUG_TRACE"\n',
         ),
         evidence: "execution",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
       };
   }
 }

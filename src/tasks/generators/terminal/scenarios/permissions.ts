@@ -7,14 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import {
-  type Instance,
-  type Scenario,
-  specVariant,
-  textParts,
-  type VariantParts,
-  withVariants,
-} from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectOutput, verifierScript } from "../verifier-script";
@@ -106,12 +99,12 @@ function variant(family: Family, source: Instance, layout: Layout): VariantParts
       return {
         reads: [...source.look, bash("id deploy")],
         evidence: "state",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         unchanged,
       };
     }
     case "ambiguous":
-      return specVariant(source, texts(family), {
+      return specVariant(texts(family, source), {
         unchanged,
       });
     case "trap": {
@@ -120,7 +113,7 @@ function variant(family: Family, source: Instance, layout: Layout): VariantParts
         workspace: { files, setup: `${SETUP}ln -s ../public/index.html deploy/secrets/tls.key\n` },
         reads: source.look,
         evidence: "execution",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         forbidden: [...OUTPUTS, "deploy/public/**"],
         unchanged: [expectOutput(LISTING, listing(layout, INITIAL, "tls.key"))],
       };

@@ -8,14 +8,7 @@ import { createHash, createHmac } from "node:crypto";
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import {
-  type Instance,
-  type Scenario,
-  specVariant,
-  textParts,
-  type VariantParts,
-  withVariants,
-} from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectSha, expectText, verifierScript } from "../verifier-script";
@@ -134,11 +127,11 @@ function variant(family: Family, source: Instance, release: Release, rng: Rng): 
         workspace: workspace(release, { key: false }),
         reads: source.look,
         evidence: "state",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         unchanged,
       };
     case "ambiguous":
-      return specVariant(source, texts(family), {
+      return specVariant(texts(family, source), {
         workspace: workspace(release, { staging: hexKey(rng.derive("staging")) }),
         unchanged,
       });
@@ -147,7 +140,7 @@ function variant(family: Family, source: Instance, release: Release, rng: Rng): 
         workspace: workspace(release, { revoked: true }),
         reads: source.look,
         evidence: "execution",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         unchanged,
       };
   }

@@ -7,7 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import { type Instance, type Scenario, textParts, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, type VariantParts, withVariants } from "../scenario";
 import { bash, writeFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
@@ -117,7 +117,7 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
         workspace: { files },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         unchanged,
       };
     }
@@ -131,7 +131,7 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
         instruction,
         reads: [],
         evidence: "spec",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         unchanged,
       };
     }
@@ -145,7 +145,7 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
         },
         reads: source.look.slice(0, 1),
         evidence: "execution",
-        ...textParts(source, texts(family, { ext })),
+        ...texts(family, source, { ext }),
         unchanged,
       };
     }

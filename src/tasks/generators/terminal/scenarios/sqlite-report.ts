@@ -7,14 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import {
-  type Instance,
-  type Scenario,
-  specVariant,
-  textParts,
-  type VariantParts,
-  withVariants,
-} from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash, heredoc, writeFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
@@ -173,7 +166,7 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         workspace: { files: {}, setup: buildDb(data, options) },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         forbidden,
         unchanged: [
           expectAbsent(OUTPUT),
@@ -182,7 +175,7 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
       };
     }
     case "ambiguous":
-      return specVariant(source, texts(family), {
+      return specVariant(texts(family, source), {
         forbidden,
         unchanged: [
           expectAbsent(OUTPUT),
@@ -195,7 +188,7 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         workspace: { files: {}, setup: buildDb(data, options) },
         reads: source.look,
         evidence: "execution",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         forbidden,
         unchanged: [
           expectAbsent(OUTPUT),

@@ -7,14 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between } from "../pick";
-import {
-  type Instance,
-  type Scenario,
-  specVariant,
-  textParts,
-  type VariantParts,
-  withVariants,
-} from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
@@ -104,12 +97,12 @@ function variant(family: Family, source: Instance, tool: Tool, rng: Rng): Varian
         workspace: workspace(tool, SYSTEM_PREFIX),
         reads: [...source.look, bash(`touch ${SYSTEM_PREFIX}/bin/${tool.name}`)],
         evidence: "state",
-        ...textParts(source, texts(family)),
+        ...texts(family, source),
         forbidden: ["local/**", "install.conf"],
         unchanged: [expectSha("install.conf", config(SYSTEM_PREFIX)), expectAbsent(tool.installed)],
       };
     case "ambiguous":
-      return specVariant(source, texts(family), {
+      return specVariant(texts(family, source), {
         unchanged: [expectAbsent(tool.installed), expectSha("local/bin/cleanup", CLEANUP)],
       });
     case "trap": {
@@ -119,7 +112,7 @@ function variant(family: Family, source: Instance, tool: Tool, rng: Rng): Varian
         workspace: workspace(tool, WORKSPACE_PREFIX, existing),
         reads: [...source.look, bash(`local/bin/${tool.name} --version`)],
         evidence: "execution",
-        ...textParts(source, texts(family, { team, installed: tool.installed })),
+        ...texts(family, source, { team, installed: tool.installed }),
         unchanged: [expectSha(tool.installed, existing), expectSha("local/bin/cleanup", CLEANUP)],
       };
     }

@@ -7,14 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import {
-  type Instance,
-  type Scenario,
-  specVariant,
-  textParts,
-  type VariantParts,
-  withVariants,
-} from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectOutput, expectSha, expectText, sha256, verifierScript } from "../verifier-script";
@@ -158,11 +151,11 @@ function variant(family: Family, source: Instance, lib: Library): VariantParts {
         workspace: workspace(lib, { nextTarball: false }),
         reads: [source.look[0] ?? bash("ls downloads"), bash(`ls -l ${tarball}`)],
         evidence: "state",
-        ...textParts(source, texts(family, values)),
+        ...texts(family, source, values),
         unchanged: unchanged(old.files),
       };
     case "ambiguous":
-      return specVariant(source, texts(family, values), {
+      return specVariant(texts(family, source, values), {
         unchanged: unchanged(old.files),
       });
     case "trap": {
@@ -175,7 +168,7 @@ function variant(family: Family, source: Instance, lib: Library): VariantParts {
         workspace: workspace(lib, { vendored }),
         reads: source.look,
         evidence: "execution",
-        ...textParts(source, texts(family, values)),
+        ...texts(family, source, values),
         unchanged: unchanged(vendored),
       };
     }
