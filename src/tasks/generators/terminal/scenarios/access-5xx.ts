@@ -97,9 +97,7 @@ function variant(family: Family, source: Instance, log: string): VariantParts {
         unchanged,
       };
     case "ambiguous":
-      return specVariant(texts(family, source), {
-        unchanged,
-      });
+      return specVariant(texts(family, source), { unchanged });
     case "trap": {
       const lines = log.split("\n");
       const middle = Math.floor(lines.length / 2);

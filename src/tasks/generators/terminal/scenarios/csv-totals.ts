@@ -152,9 +152,7 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         unchanged,
       };
     case "ambiguous":
-      return specVariant(texts(family, source), {
-        unchanged,
-      });
+      return specVariant(texts(family, source), { unchanged });
     case "trap": {
       const lines = data.salesCsv.split("\n");
       const broken = Math.floor(lines.length / 2);

@@ -104,9 +104,7 @@ function variant(family: Family, source: Instance, layout: Layout): VariantParts
       };
     }
     case "ambiguous":
-      return specVariant(texts(family, source), {
-        unchanged,
-      });
+      return specVariant(texts(family, source), { unchanged });
     case "trap": {
       const { "deploy/secrets/tls.key": _key, ...files } = layout.files;
       return {

@@ -6,7 +6,7 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import type { Rng } from "../../../../core";
-import type { Family } from "../../../../domain";
+import type { EvidenceKind, Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
 import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
 import { bash } from "../steps";
@@ -72,7 +72,13 @@ function makeRelease(rng: Rng): Release {
   };
 }
 
-function workspace(release: Release, options: { key?: boolean; revoked?: boolean; staging?: string } = {}) {
+interface KeyOptions {
+  key?: boolean;
+  revoked?: boolean;
+  staging?: string;
+}
+
+function workspace(release: Release, options: KeyOptions = {}) {
   const revoked = options.revoked ? [...release.revoked, fingerprint(release.key)] : release.revoked;
   const files: Record<string, string> = {
     [release.manifestPath]: release.manifest,
@@ -121,27 +127,23 @@ export const releaseSign: Scenario = {
 
 function variant(family: Family, source: Instance, release: Release, rng: Rng): VariantParts {
   const unchanged = [expectSha(release.manifestPath, release.manifest), expectAbsent(release.signaturePath)];
+  // The infeasible and the trap variant change only the keys, which the reads show.
+  const otherKeys = (options: KeyOptions, evidence: EvidenceKind): VariantParts => ({
+    workspace: workspace(release, options),
+    reads: source.look,
+    evidence,
+    ...texts(family, source),
+    unchanged,
+  });
   switch (family) {
     case "infeasible":
-      return {
-        workspace: workspace(release, { key: false }),
-        reads: source.look,
-        evidence: "state",
-        ...texts(family, source),
-        unchanged,
-      };
+      return otherKeys({ key: false }, "state");
     case "ambiguous":
       return specVariant(texts(family, source), {
         workspace: workspace(release, { staging: hexKey(rng.derive("staging")) }),
         unchanged,
       });
     case "trap":
-      return {
-        workspace: workspace(release, { revoked: true }),
-        reads: source.look,
-        evidence: "execution",
-        ...texts(family, source),
-        unchanged,
-      };
+      return otherKeys({ revoked: true }, "execution");
   }
 }

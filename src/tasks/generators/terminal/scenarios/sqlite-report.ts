@@ -5,10 +5,10 @@
  * list reads fine, the first query on orders fails.
  */
 import type { Rng } from "../../../../core";
-import type { Family } from "../../../../domain";
+import type { EvidenceKind, Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
 import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
-import { bash, heredoc, writeFile } from "../steps";
+import { bash, heredoc, type Step, writeFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
 
@@ -60,7 +60,13 @@ function makeData(rng: Rng): Data {
 }
 
 /** python3 that builds shop.db; `damage` overwrites its third page (where the orders table starts). */
-function buildDb(data: Data, options: { withOrders: boolean; damage: boolean; dir?: string }): string {
+interface DbOptions {
+  withOrders: boolean;
+  damage: boolean;
+  dir?: string;
+}
+
+function buildDb(data: Data, options: DbOptions): string {
   const path = `${options.dir ?? "."}/shop.db`;
   const python = [
     "import sqlite3",
@@ -159,42 +165,29 @@ export const sqliteReport: Scenario = {
 
 function variant(family: Family, source: Instance, data: Data): VariantParts {
   const forbidden = [OUTPUT, "shop.db", "shop.db-journal"];
+  // No report, and shop.db as the variant's setup made it.
+  const unchanged = (options: DbOptions) => [
+    expectAbsent(OUTPUT),
+    dbUnchanged(buildDb(data, { ...options, dir: "/tmp/hsearch-check" })),
+  ];
+  // The infeasible and the trap variant build another database, which the reads show.
+  const otherDb = (options: DbOptions, reads: Step[], evidence: EvidenceKind): VariantParts => ({
+    workspace: { files: {}, setup: buildDb(data, options) },
+    reads,
+    evidence,
+    ...texts(family, source),
+    forbidden,
+    unchanged: unchanged(options),
+  });
   switch (family) {
-    case "infeasible": {
-      const options = { withOrders: false, damage: false };
-      return {
-        workspace: { files: {}, setup: buildDb(data, options) },
-        reads: source.look.slice(0, 1),
-        evidence: "state",
-        ...texts(family, source),
-        forbidden,
-        unchanged: [
-          expectAbsent(OUTPUT),
-          dbUnchanged(buildDb(data, { ...options, dir: "/tmp/hsearch-check" })),
-        ],
-      };
-    }
+    case "infeasible":
+      return otherDb({ withOrders: false, damage: false }, source.look.slice(0, 1), "state");
     case "ambiguous":
       return specVariant(texts(family, source), {
         forbidden,
-        unchanged: [
-          expectAbsent(OUTPUT),
-          dbUnchanged(buildDb(data, { withOrders: true, damage: false, dir: "/tmp/hsearch-check" })),
-        ],
+        unchanged: unchanged({ withOrders: true, damage: false }),
       });
-    case "trap": {
-      const options = { withOrders: true, damage: true };
-      return {
-        workspace: { files: {}, setup: buildDb(data, options) },
-        reads: source.look,
-        evidence: "execution",
-        ...texts(family, source),
-        forbidden,
-        unchanged: [
-          expectAbsent(OUTPUT),
-          dbUnchanged(buildDb(data, { ...options, dir: "/tmp/hsearch-check" })),
-        ],
-      };
-    }
+    case "trap":
+      return otherDb({ withOrders: true, damage: true }, source.look, "execution");
   }
 }
