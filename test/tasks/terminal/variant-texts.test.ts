@@ -6,7 +6,7 @@ import { createRng } from "../../../src/core";
 import { HsearchError } from "../../../src/core/errors";
 import { PACKAGE_ROOT } from "../../../src/core/paths";
 import { FAMILIES } from "../../../src/domain/task";
-import { specVariant } from "../../../src/tasks/generators/terminal/scenario";
+import { specVariant, withVariants } from "../../../src/tasks/generators/terminal/scenario";
 import { TERMINAL_SCENARIOS } from "../../../src/tasks/generators/terminal/scenarios";
 import { fillPlaceholders, loadScenarioTexts } from "../../../src/tasks/generators/terminal/variant-texts";
 
@@ -65,17 +65,29 @@ describe("a scenario's variant texts", () => {
     });
   });
 
-  it("add a sentence to the end of the source's request, as the evidence of a spec variant", () => {
+  it("give a variant its prose by family, a spec variant the request with the sentence added", () => {
     const texts = loadScenarioTexts(textsFile("spec", GOOD));
-    const spec = specVariant(texts("ambiguous", source), { unchanged: [] });
+    const { variant: _own, ...plain } = source;
+    const instance = withVariants(plain, texts, (family) =>
+      family === "ambiguous"
+        ? specVariant({ unchanged: [] })
+        : {
+            reads: [],
+            evidence: family === "trap" ? "spec" : "state",
+            unchanged: [],
+            values: { file: "x", count: 1 },
+          },
+    );
+    const spec = instance.variant("ambiguous");
     expect(spec.instruction).toBe(`${source.instruction} Leave out the test rows.`);
     expect(spec.evidenceText).toBe("Leave out the test rows.");
     expect(spec.evidence).toBe("spec");
     expect(spec.reads).toEqual([]);
+    const state = instance.variant("infeasible");
+    expect(state).not.toHaveProperty("instruction");
+    expect(state.rightReason).toBe("x is missing, so I cannot count 1 lines.");
     // A spec variant whose texts add nothing to the request would not be one.
-    expect(() => specVariant(texts("trap", source, { file: "x", count: 1 }), { unchanged: [] })).toThrow(
-      /no sentence/,
-    );
+    expect(() => instance.variant("trap")).toThrow(/nothing adds its blocker to the request/);
   });
 
   it("refuse a placeholder the scenario gives no value for, naming the file and the field", () => {

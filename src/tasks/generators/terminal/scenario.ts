@@ -7,7 +7,7 @@
 import { HsearchError, type Rng } from "../../../core";
 import type { EvidenceKind, Family } from "../../../domain";
 import type { Step } from "./steps";
-import type { TextParts } from "./variant-texts";
+import type { ScenarioTexts, TextValues } from "./variant-texts";
 
 export const TERMINAL_DOMAINS = [
   "text",
@@ -72,26 +72,39 @@ export interface Scenario {
 }
 
 /**
- * A variant whose blocker is in the request itself (spec evidence): its texts add a sentence to the source's
- * instruction, and no read reveals it.
+ * What a scenario's code makes of a blocked variant: everything but the prose, which the scenario's texts give
+ * (`values` fills their placeholders).
  */
-export function specVariant(
-  text: TextParts,
-  parts: Omit<VariantParts, "instruction" | "reads" | "evidence" | keyof TextParts>,
-): VariantParts {
-  if (text.instruction === undefined)
-    throw new HsearchError(
-      "internal",
-      `spec variant ${text.blocker.id}: its texts add no sentence to the request`,
-    );
-  return { ...text, reads: [], evidence: "spec", ...parts };
+export type VariantState = Omit<VariantParts, "evidenceText" | "blocker" | "rightReason" | "wrongReason"> & {
+  values?: TextValues;
+};
+
+/** A variant whose blocker is in the request itself (spec evidence): its texts add a sentence, no read reveals it. */
+export function specVariant(parts: Omit<VariantState, "reads" | "evidence">): VariantState {
+  return { reads: [], evidence: "spec", ...parts };
 }
 
-/** `source` as an instance whose blocked variants `variant` makes from it (and from the data it closes over). */
+/**
+ * `source` as an instance whose blocked variants `variant` makes from it (and from the data it closes over), their
+ * prose looked up by family in `texts`.
+ */
 export function withVariants(
   source: Omit<Instance, "variant">,
-  variant: (family: Family, source: Instance) => VariantParts,
+  texts: ScenarioTexts,
+  variant: (family: Family, source: Instance) => VariantState,
 ): Instance {
-  const instance: Instance = { ...source, variant: (family) => variant(family, instance) };
+  const instance: Instance = {
+    ...source,
+    variant: (family) => {
+      const { values, ...state } = variant(family, instance);
+      const parts: VariantParts = { ...texts(family, instance, values), ...state };
+      if (parts.evidence === "spec" && parts.instruction === undefined)
+        throw new HsearchError(
+          "internal",
+          `spec variant ${parts.blocker.id}: nothing adds its blocker to the request`,
+        );
+      return parts;
+    },
+  };
   return instance;
 }

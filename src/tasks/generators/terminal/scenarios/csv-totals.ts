@@ -6,7 +6,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash, readFile, writeFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
@@ -122,6 +122,7 @@ export const csvTotals: Scenario = {
           expectText(OUTPUT, totals(sales)),
         ]),
       },
+      texts,
       (family, source) => variant(family, source, { salesCsv, special, ratesCsv, currencies }),
     );
   },
@@ -134,7 +135,7 @@ interface Data {
   ratesCsv: (list: readonly string[]) => string;
 }
 
-function variant(family: Family, source: Instance, data: Data): VariantParts {
+function variant(family: Family, source: Instance, data: Data): VariantState {
   const unchanged = [expectAbsent(OUTPUT)];
   const { special } = data;
   switch (family) {
@@ -148,11 +149,11 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         },
         reads: LOOK,
         evidence: "state",
-        ...texts(family, source, { currency: special }),
+        values: { currency: special },
         unchanged,
       };
     case "ambiguous":
-      return specVariant(texts(family, source), { unchanged });
+      return specVariant({ unchanged });
     case "trap": {
       const lines = data.salesCsv.split("\n");
       const broken = Math.floor(lines.length / 2);
@@ -163,7 +164,7 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         reads: [...LOOK, ...ACT],
         rest: [],
         evidence: "execution",
-        ...texts(family, source, { line: number }),
+        values: { line: number },
         unchanged,
       };
     }

@@ -6,7 +6,7 @@
  */
 import type { Family } from "../../../../domain";
 import { between } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash, heredoc } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectOutput, expectSha, expectText, shellQuote, verifierScript } from "../verifier-script";
@@ -171,12 +171,13 @@ export const gitRevert: Scenario = {
           expectOutput("git status --porcelain", ""),
         ]),
       },
+      texts,
       (family, source) => variant(family, source, history, makeHistory(true, data)),
     );
   },
 };
 
-function variant(family: Family, source: Instance, history: History, withMigration: History): VariantParts {
+function variant(family: Family, source: Instance, history: History, withMigration: History): VariantState {
   const subject = history.bad.subject;
   switch (family) {
     case "infeasible":
@@ -184,12 +185,11 @@ function variant(family: Family, source: Instance, history: History, withMigrati
         workspace: { files: history.tree },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        ...texts(family, source),
         forbidden: ["app/**", "db/**", "README.md", "CHANGELOG.md"],
         unchanged: Object.entries(history.tree).map(([path, content]) => expectSha(path, content)),
       };
     case "ambiguous":
-      return specVariant(texts(family, source), {
+      return specVariant({
         forbidden: FORBIDDEN,
         unchanged: untouched(history),
       });
@@ -198,7 +198,7 @@ function variant(family: Family, source: Instance, history: History, withMigrati
         workspace: { files: {}, setup: repoSetup(withMigration.commits) },
         reads: source.look,
         evidence: "execution",
-        ...texts(family, source, { subject }),
+        values: { subject },
         forbidden: FORBIDDEN,
         unchanged: untouched(withMigration),
       };

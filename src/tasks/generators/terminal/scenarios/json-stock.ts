@@ -8,7 +8,7 @@ import type { Rng } from "../../../../core";
 import { HsearchError } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, type VariantState, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
@@ -87,6 +87,7 @@ export const jsonStock: Scenario = {
           expectOutput(`jq -c . ${OUTPUT}`, JSON.stringify(low)),
         ]),
       },
+      texts,
       (family, source) => variant(family, source, files, config),
     );
   },
@@ -97,7 +98,7 @@ function variant(
   source: Instance,
   files: Record<string, string>,
   config: (fields: Record<string, number>) => string,
-): VariantParts {
+): VariantState {
   const unchanged = [expectAbsent(OUTPUT)];
   switch (family) {
     case "infeasible": {
@@ -106,7 +107,6 @@ function variant(
         workspace: { files: { ...files, "config/stock.json": settings } },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        ...texts(family, source),
         unchanged: [...unchanged, expectSha("config/stock.json", settings)],
         forbidden: [OUTPUT, "config/stock.json"],
       };
@@ -120,7 +120,6 @@ function variant(
         instruction,
         reads: [],
         evidence: "spec",
-        ...texts(family, source),
         // Any new JSON file would be a guess at the location.
         unchanged: [
           expectOutput("find . -name '*.json' | sort", "./config/stock.json\n./inventory.json"),
@@ -140,7 +139,6 @@ function variant(
         workspace: { files: { ...files, "inventory.json": lines.join("\n") } },
         reads: LOOK,
         evidence: "execution",
-        ...texts(family, source),
         unchanged,
       };
     }

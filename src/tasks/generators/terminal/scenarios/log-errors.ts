@@ -6,7 +6,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, sha256, verifierScript } from "../verifier-script";
@@ -89,12 +89,13 @@ export const logErrors: Scenario = {
           expectText(OUTPUT, `${report.join("\n")}\n`),
         ]),
       },
+      texts,
       (family, source) => variant(family, source, data, log),
     );
   },
 };
 
-function variant(family: Family, source: Instance, data: LogData, log: string): VariantParts {
+function variant(family: Family, source: Instance, data: LogData, log: string): VariantState {
   const unchanged = [expectAbsent(OUTPUT)];
   switch (family) {
     case "infeasible": {
@@ -103,20 +104,17 @@ function variant(family: Family, source: Instance, data: LogData, log: string): 
         workspace: { files: { ...files, "logs/worker.log": "2024-05-03T08:00:01Z INFO  worker started\n" } },
         reads: [CHECK],
         evidence: "state",
-        ...texts(family, source),
         unchanged,
       };
     }
     case "ambiguous":
-      return specVariant(
-        texts(family, source, {
+      return specVariant({
+        values: {
           countOrder: byCount(data.errorCounts).join(", "),
           firstErrorOrder: data.firstErrorOrder.join(", "),
-        }),
-        {
-          unchanged,
         },
-      );
+        unchanged,
+      });
     case "trap": {
       const lines = log.split("\n");
       const kept = lines.slice(0, Math.max(3, lines.length - 6)).join("\n");
@@ -126,7 +124,6 @@ function variant(family: Family, source: Instance, data: LogData, log: string): 
         workspace: { files: { ...source.files, "logs/app.log": truncated } },
         reads: [CHECK],
         evidence: "execution",
-        ...texts(family, source),
         unchanged,
       };
     }

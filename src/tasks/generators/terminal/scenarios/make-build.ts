@@ -6,7 +6,7 @@
  */
 import type { EvidenceKind, Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
@@ -93,23 +93,23 @@ export const makeBuild: Scenario = {
           expectOutput("make -s clean && make -s >/dev/null 2>&1 && ./build/app", expected),
         ]),
       },
+      texts,
       (family, source) => variant(family, source, files),
     );
   },
 };
 
-function variant(family: Family, source: Instance, files: Record<string, string>): VariantParts {
+function variant(family: Family, source: Instance, files: Record<string, string>): VariantState {
   const unchanged = (site: string) => [
     expectAbsent("build/app"),
     expectSha("Makefile", MAKEFILE),
     expectSha("config.site", site),
   ];
   // The infeasible and the trap variant put another config.site in place, which the first build attempt shows.
-  const otherSite = (site: string, evidence: EvidenceKind): VariantParts => ({
+  const otherSite = (site: string, evidence: EvidenceKind): VariantState => ({
     workspace: { files: { ...files, "config.site": site }, setup: source.setup },
     reads: source.look.slice(0, 1),
     evidence,
-    ...texts(family, source),
     forbidden: FORBIDDEN,
     unchanged: unchanged(site),
   });
@@ -120,7 +120,7 @@ function variant(family: Family, source: Instance, files: Record<string, string>
         "state",
       );
     case "ambiguous":
-      return specVariant(texts(family, source), {
+      return specVariant({
         forbidden: FORBIDDEN,
         unchanged: unchanged(files["config.site"] ?? ""),
       });

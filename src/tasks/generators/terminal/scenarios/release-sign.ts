@@ -8,7 +8,7 @@ import { createHash, createHmac } from "node:crypto";
 import type { Rng } from "../../../../core";
 import type { EvidenceKind, Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectSha, expectText, verifierScript } from "../verifier-script";
@@ -120,26 +120,26 @@ export const releaseSign: Scenario = {
           expectText(release.signaturePath, signature),
         ]),
       },
+      texts,
       (family, source) => variant(family, source, release, rng),
     );
   },
 };
 
-function variant(family: Family, source: Instance, release: Release, rng: Rng): VariantParts {
+function variant(family: Family, source: Instance, release: Release, rng: Rng): VariantState {
   const unchanged = [expectSha(release.manifestPath, release.manifest), expectAbsent(release.signaturePath)];
   // The infeasible and the trap variant change only the keys, which the reads show.
-  const otherKeys = (options: KeyOptions, evidence: EvidenceKind): VariantParts => ({
+  const otherKeys = (options: KeyOptions, evidence: EvidenceKind): VariantState => ({
     workspace: workspace(release, options),
     reads: source.look,
     evidence,
-    ...texts(family, source),
     unchanged,
   });
   switch (family) {
     case "infeasible":
       return otherKeys({ key: false }, "state");
     case "ambiguous":
-      return specVariant(texts(family, source), {
+      return specVariant({
         workspace: workspace(release, { staging: hexKey(rng.derive("staging")) }),
         unchanged,
       });

@@ -7,7 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import { type Instance, type Scenario, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, type VariantState, withVariants } from "../scenario";
 import { bash, writeFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
@@ -103,12 +103,13 @@ export const shellBackup: Scenario = {
           expectOutput("cd /tmp/hsearch-check/out && find . -type f | sort", "./a.conf\n./deep/er/b.conf"),
         ]),
       },
+      texts,
       (family, source) => variant(family, source, tree),
     );
   },
 };
 
-function variant(family: Family, source: Instance, tree: Tree): VariantParts {
+function variant(family: Family, source: Instance, tree: Tree): VariantState {
   const unchanged = [expectAbsent("backup"), expectAbsent(SCRIPT_PATH)];
   switch (family) {
     case "infeasible": {
@@ -117,7 +118,6 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
         workspace: { files },
         reads: source.look.slice(0, 1),
         evidence: "state",
-        ...texts(family, source),
         unchanged,
       };
     }
@@ -131,7 +131,6 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
         instruction,
         reads: [],
         evidence: "spec",
-        ...texts(family, source),
         unchanged,
       };
     }
@@ -145,7 +144,7 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
         },
         reads: source.look.slice(0, 1),
         evidence: "execution",
-        ...texts(family, source, { ext }),
+        values: { ext },
         unchanged,
       };
     }

@@ -7,7 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { EvidenceKind, Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash, heredoc, type Step, writeFile } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
@@ -158,12 +158,13 @@ export const sqliteReport: Scenario = {
           ),
         ]),
       },
+      texts,
       (family, source) => variant(family, source, data),
     );
   },
 };
 
-function variant(family: Family, source: Instance, data: Data): VariantParts {
+function variant(family: Family, source: Instance, data: Data): VariantState {
   const forbidden = [OUTPUT, "shop.db", "shop.db-journal"];
   // No report, and shop.db as the variant's setup made it.
   const unchanged = (options: DbOptions) => [
@@ -171,11 +172,10 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
     dbUnchanged(buildDb(data, { ...options, dir: "/tmp/hsearch-check" })),
   ];
   // The infeasible and the trap variant build another database, which the reads show.
-  const otherDb = (options: DbOptions, reads: Step[], evidence: EvidenceKind): VariantParts => ({
+  const otherDb = (options: DbOptions, reads: Step[], evidence: EvidenceKind): VariantState => ({
     workspace: { files: {}, setup: buildDb(data, options) },
     reads,
     evidence,
-    ...texts(family, source),
     forbidden,
     unchanged: unchanged(options),
   });
@@ -183,7 +183,7 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
     case "infeasible":
       return otherDb({ withOrders: false, damage: false }, source.look.slice(0, 1), "state");
     case "ambiguous":
-      return specVariant(texts(family, source), {
+      return specVariant({
         forbidden,
         unchanged: unchanged({ withOrders: true, damage: false }),
       });

@@ -7,7 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
@@ -84,12 +84,13 @@ export const toolInstall: Scenario = {
           ],
         ),
       },
+      texts,
       (family, source) => variant(family, source, tool, rng),
     );
   },
 };
 
-function variant(family: Family, source: Instance, tool: Tool, rng: Rng): VariantParts {
+function variant(family: Family, source: Instance, tool: Tool, rng: Rng): VariantState {
   const config = (prefix: string) => `# Where tools of this project are installed.\nprefix=${prefix}\n`;
   switch (family) {
     case "infeasible":
@@ -97,12 +98,11 @@ function variant(family: Family, source: Instance, tool: Tool, rng: Rng): Varian
         workspace: workspace(tool, SYSTEM_PREFIX),
         reads: [...source.look, bash(`touch ${SYSTEM_PREFIX}/bin/${tool.name}`)],
         evidence: "state",
-        ...texts(family, source),
         forbidden: ["local/**", "install.conf"],
         unchanged: [expectSha("install.conf", config(SYSTEM_PREFIX)), expectAbsent(tool.installed)],
       };
     case "ambiguous":
-      return specVariant(texts(family, source), {
+      return specVariant({
         unchanged: [expectAbsent(tool.installed), expectSha("local/bin/cleanup", CLEANUP)],
       });
     case "trap": {
@@ -112,7 +112,7 @@ function variant(family: Family, source: Instance, tool: Tool, rng: Rng): Varian
         workspace: workspace(tool, WORKSPACE_PREFIX, existing),
         reads: [...source.look, bash(`local/bin/${tool.name} --version`)],
         evidence: "execution",
-        ...texts(family, source, { team, installed: tool.installed }),
+        values: { team, installed: tool.installed },
         unchanged: [expectSha(tool.installed, existing), expectSha("local/bin/cleanup", CLEANUP)],
       };
     }

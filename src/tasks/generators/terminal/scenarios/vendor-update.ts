@@ -7,7 +7,7 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts, withVariants } from "../scenario";
+import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash } from "../steps";
 import { scenarioTexts } from "../variant-texts";
 import { expectOutput, expectSha, expectText, sha256, verifierScript } from "../verifier-script";
@@ -132,12 +132,13 @@ export const vendorUpdate: Scenario = {
           expectText("vendor/VERSIONS", versions(lib, next.version)),
         ]),
       },
+      texts,
       (family, source) => variant(family, source, lib),
     );
   },
 };
 
-function variant(family: Family, source: Instance, lib: Library): VariantParts {
+function variant(family: Family, source: Instance, lib: Library): VariantState {
   const { name, old, next } = lib;
   const values = { name, old: old.version, next: next.version };
   const unchanged = (vendored: Record<string, string>) => [
@@ -151,11 +152,12 @@ function variant(family: Family, source: Instance, lib: Library): VariantParts {
         workspace: workspace(lib, { nextTarball: false }),
         reads: [source.look[0] ?? bash("ls downloads"), bash(`ls -l ${tarball}`)],
         evidence: "state",
-        ...texts(family, source, values),
+        values: values,
         unchanged: unchanged(old.files),
       };
     case "ambiguous":
-      return specVariant(texts(family, source, values), {
+      return specVariant({
+        values,
         unchanged: unchanged(old.files),
       });
     case "trap": {
@@ -168,7 +170,7 @@ function variant(family: Family, source: Instance, lib: Library): VariantParts {
         workspace: workspace(lib, { vendored }),
         reads: source.look,
         evidence: "execution",
-        ...texts(family, source, values),
+        values: values,
         unchanged: unchanged(vendored),
       };
     }
