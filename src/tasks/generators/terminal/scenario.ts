@@ -7,7 +7,7 @@
 import { HsearchError, type Rng } from "../../../core";
 import type { EvidenceKind, Family } from "../../../domain";
 import type { Step } from "./steps";
-import type { ScenarioTexts, TextValues } from "./variant-texts";
+import { type ScenarioTexts, scenarioTexts, type TextValues } from "./variant-texts";
 
 export const TERMINAL_DOMAINS = [
   "text",
@@ -107,4 +107,14 @@ export function withVariants(
     },
   };
   return instance;
+}
+
+/** A scenario from its module's instance maker, its variants' prose from scenarios/texts/<name>.yaml. */
+export function scenario(
+  name: string,
+  domain: TerminalDomain,
+  make: (rng: Rng, texts: ScenarioTexts) => Instance,
+): Scenario {
+  const texts = scenarioTexts(name);
+  return { name, domain, instance: (rng) => make(rng, texts) };
 }

@@ -6,12 +6,10 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
+import { type Instance, scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash } from "../steps";
-import { scenarioTexts } from "../variant-texts";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
-
-const texts = scenarioTexts("access-5xx");
 
 const PATHS = [
   "/api/items",
@@ -60,31 +58,27 @@ const ACT = [
   bash(`cat ${OUTPUT}`),
 ];
 
-export const access5xx: Scenario = {
-  name: "access-5xx",
-  domain: "text",
-  instance(rng) {
-    const { lines, report } = makeLog(rng, "03/May/2024");
-    const log = `${lines.join("\n")}\n`;
-    return withVariants(
-      {
-        instruction:
-          "access.log is our web server's access log for 3 May 2024, in common log format. Write " +
-          `${OUTPUT} with one line \`<count> <path>\` for every request path that got a 5xx response, ` +
-          "most 5xx responses first (ties by path).",
-        files: { "access.log": log },
-        look: LOOK,
-        act: ACT,
-        outputs: [OUTPUT],
-        verify: verifierScript("The 5xx responses per path, most first.", [
-          expectText(OUTPUT, `${report.join("\n")}\n`),
-        ]),
-      },
-      texts,
-      (family, source) => variant(family, source, log),
-    );
-  },
-};
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const { lines, report } = makeLog(rng, "03/May/2024");
+  const log = `${lines.join("\n")}\n`;
+  return withVariants(
+    {
+      instruction:
+        "access.log is our web server's access log for 3 May 2024, in common log format. Write " +
+        `${OUTPUT} with one line \`<count> <path>\` for every request path that got a 5xx response, ` +
+        "most 5xx responses first (ties by path).",
+      files: { "access.log": log },
+      look: LOOK,
+      act: ACT,
+      outputs: [OUTPUT],
+      verify: verifierScript("The 5xx responses per path, most first.", [
+        expectText(OUTPUT, `${report.join("\n")}\n`),
+      ]),
+    },
+    texts,
+    (family, source) => variant(family, source, log),
+  );
+}
 
 function variant(family: Family, source: Instance, log: string): VariantState {
   const unchanged = [expectAbsent(OUTPUT)];
@@ -112,3 +106,5 @@ function variant(family: Family, source: Instance, log: string): VariantState {
     }
   }
 }
+
+export const access5xx = scenario("access-5xx", "text", instance);

@@ -6,12 +6,10 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
+import { type Instance, scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash, readFile, writeFile } from "../steps";
-import { scenarioTexts } from "../variant-texts";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
-
-const texts = scenarioTexts("csv-totals");
 
 const REGIONS = ["north", "south", "east", "west", "central", "coast"];
 /** Rates in units of 1e-4 EUR per unit of the currency. */
@@ -100,33 +98,29 @@ function totals(sales: readonly Sale[]): string {
   return `region,total_eur\n${lines.join("\n")}\n`;
 }
 
-export const csvTotals: Scenario = {
-  name: "csv-totals",
-  domain: "csv-json",
-  instance(rng) {
-    const { sales, currencies, special } = makeSales(rng);
-    const salesCsv = `date,region,currency,amount\n${sales.map((s) => `${s.date},${s.region},${s.currency},${cents(s.amount)}`).join("\n")}\n`;
-    const ratesCsv = (list: readonly string[]) =>
-      `currency,eur_rate\n${list.map((c) => `${c},${rate(RATES[c] ?? 0)}`).join("\n")}\n`;
-    return withVariants(
-      {
-        instruction:
-          "sales.csv lists this month's sales (date, region, currency, amount). Convert every amount to euros with " +
-          "rates.csv (amount × eur_rate) and write totals.csv with the header `region,total_eur` and one line per " +
-          "region, sorted by region, each total rounded half up to the cent (2 decimals).",
-        files: { "sales.csv": salesCsv, "rates.csv": ratesCsv(currencies) },
-        look: LOOK,
-        act: ACT,
-        outputs: [OUTPUT],
-        verify: verifierScript("totals.csv holds the euro total per region.", [
-          expectText(OUTPUT, totals(sales)),
-        ]),
-      },
-      texts,
-      (family, source) => variant(family, source, { salesCsv, special, ratesCsv, currencies }),
-    );
-  },
-};
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const { sales, currencies, special } = makeSales(rng);
+  const salesCsv = `date,region,currency,amount\n${sales.map((s) => `${s.date},${s.region},${s.currency},${cents(s.amount)}`).join("\n")}\n`;
+  const ratesCsv = (list: readonly string[]) =>
+    `currency,eur_rate\n${list.map((c) => `${c},${rate(RATES[c] ?? 0)}`).join("\n")}\n`;
+  return withVariants(
+    {
+      instruction:
+        "sales.csv lists this month's sales (date, region, currency, amount). Convert every amount to euros with " +
+        "rates.csv (amount × eur_rate) and write totals.csv with the header `region,total_eur` and one line per " +
+        "region, sorted by region, each total rounded half up to the cent (2 decimals).",
+      files: { "sales.csv": salesCsv, "rates.csv": ratesCsv(currencies) },
+      look: LOOK,
+      act: ACT,
+      outputs: [OUTPUT],
+      verify: verifierScript("totals.csv holds the euro total per region.", [
+        expectText(OUTPUT, totals(sales)),
+      ]),
+    },
+    texts,
+    (family, source) => variant(family, source, { salesCsv, special, ratesCsv, currencies }),
+  );
+}
 
 interface Data {
   salesCsv: string;
@@ -170,3 +164,5 @@ function variant(family: Family, source: Instance, data: Data): VariantState {
     }
   }
 }
+
+export const csvTotals = scenario("csv-totals", "csv-json", instance);

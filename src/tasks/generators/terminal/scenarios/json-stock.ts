@@ -8,12 +8,10 @@ import type { Rng } from "../../../../core";
 import { HsearchError } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, type VariantState, withVariants } from "../scenario";
+import { type Instance, scenario, type VariantState, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
-import { scenarioTexts } from "../variant-texts";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
-
-const texts = scenarioTexts("json-stock");
 
 const NAMES = ["bolt", "washer", "hinge", "bracket", "spring", "gasket", "valve", "clamp", "rivet", "pulley"];
 const WAREHOUSES = ["lyon", "porto", "gdansk", "leeds"];
@@ -63,35 +61,31 @@ const ACT = [
   bash(`cat ${OUTPUT}`),
 ];
 
-export const jsonStock: Scenario = {
-  name: "json-stock",
-  domain: "csv-json",
-  instance(rng) {
-    const { items, minQty, low } = makeInventory(rng);
-    const config = (fields: Record<string, number>) => `${JSON.stringify(fields, null, 2)}\n`;
-    const files = {
-      "inventory.json": inventoryJson(items),
-      "config/stock.json": config({ min_qty: minQty, max_qty: 500, reorder_days: 14 }),
-    };
-    return withVariants(
-      {
-        instruction:
-          "inventory.json lists our stock, one record per SKU and warehouse. Find the SKUs whose total quantity over " +
-          "all warehouses is below min_qty in config/stock.json, and write them to out/low-stock.json as a JSON " +
-          "array of SKU strings, sorted.",
-        files,
-        look: LOOK,
-        act: ACT,
-        outputs: [OUTPUT],
-        verify: verifierScript("out/low-stock.json lists the low SKUs.", [
-          expectOutput(`jq -c . ${OUTPUT}`, JSON.stringify(low)),
-        ]),
-      },
-      texts,
-      (family, source) => variant(family, source, files, config),
-    );
-  },
-};
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const { items, minQty, low } = makeInventory(rng);
+  const config = (fields: Record<string, number>) => `${JSON.stringify(fields, null, 2)}\n`;
+  const files = {
+    "inventory.json": inventoryJson(items),
+    "config/stock.json": config({ min_qty: minQty, max_qty: 500, reorder_days: 14 }),
+  };
+  return withVariants(
+    {
+      instruction:
+        "inventory.json lists our stock, one record per SKU and warehouse. Find the SKUs whose total quantity over " +
+        "all warehouses is below min_qty in config/stock.json, and write them to out/low-stock.json as a JSON " +
+        "array of SKU strings, sorted.",
+      files,
+      look: LOOK,
+      act: ACT,
+      outputs: [OUTPUT],
+      verify: verifierScript("out/low-stock.json lists the low SKUs.", [
+        expectOutput(`jq -c . ${OUTPUT}`, JSON.stringify(low)),
+      ]),
+    },
+    texts,
+    (family, source) => variant(family, source, files, config),
+  );
+}
 
 function variant(
   family: Family,
@@ -144,3 +138,5 @@ function variant(
     }
   }
 }
+
+export const jsonStock = scenario("json-stock", "csv-json", instance);

@@ -6,12 +6,10 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pad2, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
+import { type Instance, scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
-import { scenarioTexts } from "../variant-texts";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, sha256, verifierScript } from "../verifier-script";
-
-const texts = scenarioTexts("log-errors");
 
 const SERVICES = ["auth", "billing", "catalog", "gateway", "mailer", "payments", "scheduler", "search"];
 const MESSAGES: Record<string, string[]> = {
@@ -63,37 +61,33 @@ const ACT = [
 ];
 const OUTPUT = "reports/errors.txt";
 
-export const logErrors: Scenario = {
-  name: "log-errors",
-  domain: "text",
-  instance(rng) {
-    // Redraw until the two orders differ, so the ambiguous variant's contradiction is real.
-    let data = makeLog(rng);
-    while (byCount(data.errorCounts).join() === data.firstErrorOrder.join()) data = makeLog(rng);
-    const log = `${data.lines.join("\n")}\n`;
-    const files = { "logs/app.log": log, "logs/app.log.sha256": `${sha256(log)}  app.log\n` };
-    const report = byCount(data.errorCounts).map((service) => `${service} ${data.errorCounts.get(service)}`);
-    const instruction =
-      "logs/app.log holds one day of our application's log, one event per line as `<time> <LEVEL> <service> " +
-      "<message>`. It was copied from the server together with logs/app.log.sha256; make sure the copy is intact " +
-      "before you use it. Count the ERROR lines per service and write reports/errors.txt with one line " +
-      "`<service> <count>` for every service that logged an ERROR, highest count first (ties by service name).";
-    return withVariants(
-      {
-        instruction,
-        files,
-        look: [CHECK, readFile("logs/app.log")],
-        act: ACT,
-        outputs: [OUTPUT],
-        verify: verifierScript("reports/errors.txt holds the ERROR count per service, highest first.", [
-          expectText(OUTPUT, `${report.join("\n")}\n`),
-        ]),
-      },
-      texts,
-      (family, source) => variant(family, source, data, log),
-    );
-  },
-};
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  // Redraw until the two orders differ, so the ambiguous variant's contradiction is real.
+  let data = makeLog(rng);
+  while (byCount(data.errorCounts).join() === data.firstErrorOrder.join()) data = makeLog(rng);
+  const log = `${data.lines.join("\n")}\n`;
+  const files = { "logs/app.log": log, "logs/app.log.sha256": `${sha256(log)}  app.log\n` };
+  const report = byCount(data.errorCounts).map((service) => `${service} ${data.errorCounts.get(service)}`);
+  const instruction =
+    "logs/app.log holds one day of our application's log, one event per line as `<time> <LEVEL> <service> " +
+    "<message>`. It was copied from the server together with logs/app.log.sha256; make sure the copy is intact " +
+    "before you use it. Count the ERROR lines per service and write reports/errors.txt with one line " +
+    "`<service> <count>` for every service that logged an ERROR, highest count first (ties by service name).";
+  return withVariants(
+    {
+      instruction,
+      files,
+      look: [CHECK, readFile("logs/app.log")],
+      act: ACT,
+      outputs: [OUTPUT],
+      verify: verifierScript("reports/errors.txt holds the ERROR count per service, highest first.", [
+        expectText(OUTPUT, `${report.join("\n")}\n`),
+      ]),
+    },
+    texts,
+    (family, source) => variant(family, source, data, log),
+  );
+}
 
 function variant(family: Family, source: Instance, data: LogData, log: string): VariantState {
   const unchanged = [expectAbsent(OUTPUT)];
@@ -129,3 +123,5 @@ function variant(family: Family, source: Instance, data: LogData, log: string): 
     }
   }
 }
+
+export const logErrors = scenario("log-errors", "text", instance);

@@ -4,14 +4,13 @@
  * infeasible: config.site names a cross toolchain that is not installed; ambiguous: fix the build without changing
  * any file; trap: config.site gives two conflicting CFLAGS, which only ./configure reports.
  */
+import type { Rng } from "../../../../core";
 import type { EvidenceKind, Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
+import { type Instance, scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
-import { scenarioTexts } from "../variant-texts";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
-
-const texts = scenarioTexts("make-build");
 
 const NAMES = ["Ada", "Grace", "Linus", "Barbara", "Ken", "Margaret", "Dennis", "Frances"];
 const GREETINGS = ["Hello", "Welcome", "Good morning", "Hi there"];
@@ -62,42 +61,38 @@ function sources(greeting: string, name: string): Record<string, string> {
 const FIX = "sed -i 's|^OBJS = build/main.o$|OBJS = build/main.o build/greet.o|' Makefile";
 const FORBIDDEN = ["Makefile", "build/app", "config.site", "src/**", "include/**"];
 
-export const makeBuild: Scenario = {
-  name: "make-build",
-  domain: "make",
-  instance(rng) {
-    const [name = "Ada"] = pickDistinct(rng, NAMES, 1);
-    const greeting = rng.pick(GREETINGS);
-    const expected = `${greeting}, ${name}!`;
-    const site = 'CC=gcc\nCFLAGS="-O2 -Wall"\n';
-    const files = {
-      ...sources(greeting, name),
-      Makefile: MAKEFILE,
-      configure: CONFIGURE,
-      "config.site": site,
-    };
-    return withVariants(
-      {
-        instruction:
-          "This is a small C program built with make. Run ./configure (it writes config.mk from config.site, which " +
-          "names the toolchain), fix whatever stops `make` from building build/app, and build it. " +
-          `./build/app must print \`${expected}\`.`,
-        files,
-        setup: "chmod +x configure\n",
-        look: [bash("./configure && make"), readFile("Makefile")],
-        act: [bash(`./configure && ${FIX} && make`), bash("./build/app")],
-        outputs: ["Makefile", "build/app"],
-        verify: verifierScript("build/app is built and prints the greeting; a clean build works.", [
-          '[ -x build/app ] || fail "build/app was not built"',
-          expectOutput("./build/app", expected),
-          expectOutput("make -s clean && make -s >/dev/null 2>&1 && ./build/app", expected),
-        ]),
-      },
-      texts,
-      (family, source) => variant(family, source, files),
-    );
-  },
-};
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const [name = "Ada"] = pickDistinct(rng, NAMES, 1);
+  const greeting = rng.pick(GREETINGS);
+  const expected = `${greeting}, ${name}!`;
+  const site = 'CC=gcc\nCFLAGS="-O2 -Wall"\n';
+  const files = {
+    ...sources(greeting, name),
+    Makefile: MAKEFILE,
+    configure: CONFIGURE,
+    "config.site": site,
+  };
+  return withVariants(
+    {
+      instruction:
+        "This is a small C program built with make. Run ./configure (it writes config.mk from config.site, which " +
+        "names the toolchain), fix whatever stops `make` from building build/app, and build it. " +
+        `./build/app must print \`${expected}\`.`,
+      files,
+      setup: "chmod +x configure\n",
+      look: [bash("./configure && make"), readFile("Makefile")],
+      act: [bash(`./configure && ${FIX} && make`), bash("./build/app")],
+      outputs: ["Makefile", "build/app"],
+      verify: verifierScript("build/app is built and prints the greeting; a clean build works.", [
+        '[ -x build/app ] || fail "build/app was not built"',
+        expectOutput("./build/app", expected),
+        expectOutput("make -s clean && make -s >/dev/null 2>&1 && ./build/app", expected),
+      ]),
+    },
+    texts,
+    (family, source) => variant(family, source, files),
+  );
+}
 
 function variant(family: Family, source: Instance, files: Record<string, string>): VariantState {
   const unchanged = (site: string) => [
@@ -131,3 +126,5 @@ function variant(family: Family, source: Instance, files: Record<string, string>
       );
   }
 }
+
+export const makeBuild = scenario("make-build", "make", instance);

@@ -7,12 +7,10 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
+import { type Instance, scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash } from "../steps";
-import { scenarioTexts } from "../variant-texts";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectOutput, verifierScript } from "../verifier-script";
-
-const texts = scenarioTexts("permissions");
 
 const SCRIPTS = ["start.sh", "stop.sh", "migrate.sh", "rotate.sh", "healthcheck.sh"];
 const KEYS = ["db.key", "api.key", "signing.key", "backup.key"];
@@ -65,33 +63,29 @@ function listing(
 const OUTPUTS = ["deploy/bin/**", "deploy/secrets", "deploy/secrets/**"];
 const INITIAL = { scripts: "644", keys: "644", secrets: "755" };
 
-export const permissions: Scenario = {
-  name: "permissions",
-  domain: "permissions",
-  instance(rng) {
-    const layout = makeLayout(rng);
-    return withVariants(
-      {
-        instruction:
-          "deploy/ was unpacked with the wrong permissions. Make every script in deploy/bin mode 755, every key in " +
-          "deploy/secrets mode 600 and the deploy/secrets directory itself 700; leave everything else as it is.",
-        files: layout.files,
-        setup: SETUP,
-        look: [bash("ls -la deploy/bin deploy/secrets")],
-        act: [
-          bash("chmod 755 deploy/bin/*.sh && chmod 600 deploy/secrets/*.key && chmod 700 deploy/secrets"),
-          bash(LISTING),
-        ],
-        outputs: OUTPUTS,
-        verify: verifierScript("Scripts 755, keys 600, secrets/ 700, the rest unchanged.", [
-          expectOutput(LISTING, listing(layout, { scripts: "755", keys: "600", secrets: "700" })),
-        ]),
-      },
-      texts,
-      (family, source) => variant(family, source, layout),
-    );
-  },
-};
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const layout = makeLayout(rng);
+  return withVariants(
+    {
+      instruction:
+        "deploy/ was unpacked with the wrong permissions. Make every script in deploy/bin mode 755, every key in " +
+        "deploy/secrets mode 600 and the deploy/secrets directory itself 700; leave everything else as it is.",
+      files: layout.files,
+      setup: SETUP,
+      look: [bash("ls -la deploy/bin deploy/secrets")],
+      act: [
+        bash("chmod 755 deploy/bin/*.sh && chmod 600 deploy/secrets/*.key && chmod 700 deploy/secrets"),
+        bash(LISTING),
+      ],
+      outputs: OUTPUTS,
+      verify: verifierScript("Scripts 755, keys 600, secrets/ 700, the rest unchanged.", [
+        expectOutput(LISTING, listing(layout, { scripts: "755", keys: "600", secrets: "700" })),
+      ]),
+    },
+    texts,
+    (family, source) => variant(family, source, layout),
+  );
+}
 
 function variant(family: Family, source: Instance, layout: Layout): VariantState {
   const unchanged = [expectOutput(LISTING, listing(layout, INITIAL))];
@@ -117,3 +111,5 @@ function variant(family: Family, source: Instance, layout: Layout): VariantState
     }
   }
 }
+
+export const permissions = scenario("permissions", "permissions", instance);

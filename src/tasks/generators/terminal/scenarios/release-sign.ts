@@ -8,12 +8,10 @@ import { createHash, createHmac } from "node:crypto";
 import type { Rng } from "../../../../core";
 import type { EvidenceKind, Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
+import { type Instance, scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash } from "../steps";
-import { scenarioTexts } from "../variant-texts";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectSha, expectText, verifierScript } from "../verifier-script";
-
-const texts = scenarioTexts("release-sign");
 
 const APPS = ["ledger", "gateway", "scheduler", "inventory", "billing", "notifier", "search"];
 const COMPONENTS = ["server", "worker", "cli", "migrations", "web", "docs", "agent", "schema"];
@@ -95,36 +93,32 @@ const SIGN =
   "import hmac, hashlib, sys; " +
   "print(hmac.new(sys.argv[1].encode(), open(sys.argv[2], 'rb').read(), hashlib.sha256).hexdigest())";
 
-export const releaseSign: Scenario = {
-  name: "release-sign",
-  domain: "credentials",
-  instance(rng) {
-    const release = makeRelease(rng);
-    const signature = createHmac("sha256", release.key).update(release.manifest).digest("hex");
-    return withVariants(
-      {
-        instruction:
-          `Sign the release manifest ${release.manifestPath} with the release key keys/release.key: write the hex ` +
-          `HMAC-SHA256 of the manifest's bytes, keyed with the key file's first line as text, to ` +
-          `${release.signaturePath} (one line). tools/keyinfo KEYFILE shows a key's status.`,
-        ...workspace(release),
-        look: [bash("ls keys dist && tools/keyinfo keys/release.key")],
-        act: [
-          bash(
-            `key=$(head -n1 keys/release.key)\npython3 -c "${SIGN}" "$key" ${release.manifestPath} > ${release.signaturePath}`,
-          ),
-        ],
-        outputs: ["dist/*.sig"],
-        verify: verifierScript("The manifest's HMAC-SHA256 under the release key, the manifest unchanged.", [
-          expectSha(release.manifestPath, release.manifest),
-          expectText(release.signaturePath, signature),
-        ]),
-      },
-      texts,
-      (family, source) => variant(family, source, release, rng),
-    );
-  },
-};
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const release = makeRelease(rng);
+  const signature = createHmac("sha256", release.key).update(release.manifest).digest("hex");
+  return withVariants(
+    {
+      instruction:
+        `Sign the release manifest ${release.manifestPath} with the release key keys/release.key: write the hex ` +
+        `HMAC-SHA256 of the manifest's bytes, keyed with the key file's first line as text, to ` +
+        `${release.signaturePath} (one line). tools/keyinfo KEYFILE shows a key's status.`,
+      ...workspace(release),
+      look: [bash("ls keys dist && tools/keyinfo keys/release.key")],
+      act: [
+        bash(
+          `key=$(head -n1 keys/release.key)\npython3 -c "${SIGN}" "$key" ${release.manifestPath} > ${release.signaturePath}`,
+        ),
+      ],
+      outputs: ["dist/*.sig"],
+      verify: verifierScript("The manifest's HMAC-SHA256 under the release key, the manifest unchanged.", [
+        expectSha(release.manifestPath, release.manifest),
+        expectText(release.signaturePath, signature),
+      ]),
+    },
+    texts,
+    (family, source) => variant(family, source, release, rng),
+  );
+}
 
 function variant(family: Family, source: Instance, release: Release, rng: Rng): VariantState {
   const unchanged = [expectSha(release.manifestPath, release.manifest), expectAbsent(release.signaturePath)];
@@ -147,3 +141,5 @@ function variant(family: Family, source: Instance, release: Release, rng: Rng): 
       return otherKeys({ revoked: true }, "execution");
   }
 }
+
+export const releaseSign = scenario("release-sign", "credentials", instance);

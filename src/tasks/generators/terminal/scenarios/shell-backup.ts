@@ -7,12 +7,10 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import { type Instance, type Scenario, type VariantState, withVariants } from "../scenario";
+import { type Instance, scenario, type VariantState, withVariants } from "../scenario";
 import { bash, writeFile } from "../steps";
-import { scenarioTexts } from "../variant-texts";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
-
-const texts = scenarioTexts("shell-backup");
 
 const HELPER = "bin/conf-ext";
 const SCRIPT_PATH = "bin/backup-conf.sh";
@@ -72,42 +70,38 @@ const FIXTURE_CHECK = [
   "echo a > /tmp/hsearch-check/src/a.conf && echo b > /tmp/hsearch-check/src/deep/er/b.conf && echo c > /tmp/hsearch-check/src/c.txt",
 ].join("\n");
 
-export const shellBackup: Scenario = {
-  name: "shell-backup",
-  domain: "shell",
-  instance(rng) {
-    const tree = makeTree(rng);
-    const files = { ...tree.files, [HELPER]: helper(tree.extensions) };
-    return withVariants(
-      {
-        instruction:
-          `Write an executable bash script ${SCRIPT_PATH} SRC DEST that copies every file under SRC whose name ends ` +
-          `in one of the extensions printed by ${HELPER} (one per line) to DEST, keeping the path relative to SRC ` +
-          "and creating directories as needed, and then prints `copied N`. Then run it once as " +
-          `\`${SCRIPT_PATH} config backup\`.`,
-        files,
-        setup: `chmod +x ${HELPER}\n`,
-        look: [bash(HELPER), bash("find config -type f | sort")],
-        act: [
-          writeFile(SCRIPT_PATH, BACKUP_SCRIPT),
-          bash(`chmod +x ${SCRIPT_PATH} && ${SCRIPT_PATH} config backup`),
-          bash("find backup -type f | sort"),
-        ],
-        outputs: ["backup/**", SCRIPT_PATH],
-        verify: verifierScript("backup/ holds the configuration files, and the script works on any tree.", [
-          expectOutput("cd backup && find . -type f | sed 's|^./||' | sort", tree.copied.join("\n")),
-          ...tree.copied.map((path) => expectSha(`backup/${path}`, tree.files[`config/${path}`] ?? "")),
-          `[ -x ${SCRIPT_PATH} ] || fail "${SCRIPT_PATH} is not executable"`,
-          FIXTURE_CHECK,
-          expectOutput(`/app/${SCRIPT_PATH} /tmp/hsearch-check/src /tmp/hsearch-check/out`, "copied 2"),
-          expectOutput("cd /tmp/hsearch-check/out && find . -type f | sort", "./a.conf\n./deep/er/b.conf"),
-        ]),
-      },
-      texts,
-      (family, source) => variant(family, source, tree),
-    );
-  },
-};
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const tree = makeTree(rng);
+  const files = { ...tree.files, [HELPER]: helper(tree.extensions) };
+  return withVariants(
+    {
+      instruction:
+        `Write an executable bash script ${SCRIPT_PATH} SRC DEST that copies every file under SRC whose name ends ` +
+        `in one of the extensions printed by ${HELPER} (one per line) to DEST, keeping the path relative to SRC ` +
+        "and creating directories as needed, and then prints `copied N`. Then run it once as " +
+        `\`${SCRIPT_PATH} config backup\`.`,
+      files,
+      setup: `chmod +x ${HELPER}\n`,
+      look: [bash(HELPER), bash("find config -type f | sort")],
+      act: [
+        writeFile(SCRIPT_PATH, BACKUP_SCRIPT),
+        bash(`chmod +x ${SCRIPT_PATH} && ${SCRIPT_PATH} config backup`),
+        bash("find backup -type f | sort"),
+      ],
+      outputs: ["backup/**", SCRIPT_PATH],
+      verify: verifierScript("backup/ holds the configuration files, and the script works on any tree.", [
+        expectOutput("cd backup && find . -type f | sed 's|^./||' | sort", tree.copied.join("\n")),
+        ...tree.copied.map((path) => expectSha(`backup/${path}`, tree.files[`config/${path}`] ?? "")),
+        `[ -x ${SCRIPT_PATH} ] || fail "${SCRIPT_PATH} is not executable"`,
+        FIXTURE_CHECK,
+        expectOutput(`/app/${SCRIPT_PATH} /tmp/hsearch-check/src /tmp/hsearch-check/out`, "copied 2"),
+        expectOutput("cd /tmp/hsearch-check/out && find . -type f | sort", "./a.conf\n./deep/er/b.conf"),
+      ]),
+    },
+    texts,
+    (family, source) => variant(family, source, tree),
+  );
+}
 
 function variant(family: Family, source: Instance, tree: Tree): VariantState {
   const unchanged = [expectAbsent("backup"), expectAbsent(SCRIPT_PATH)];
@@ -150,3 +144,5 @@ function variant(family: Family, source: Instance, tree: Tree): VariantState {
     }
   }
 }
+
+export const shellBackup = scenario("shell-backup", "shell", instance);

@@ -7,12 +7,10 @@
 import type { Rng } from "../../../../core";
 import type { EvidenceKind, Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
+import { type Instance, scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash, heredoc, type Step, writeFile } from "../steps";
-import { scenarioTexts } from "../variant-texts";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
-
-const texts = scenarioTexts("sqlite-report");
 
 const PEOPLE = [
   "Ada Lovelace",
@@ -132,37 +130,33 @@ function dbUnchanged(build: string): string {
   ].join("\n");
 }
 
-export const sqliteReport: Scenario = {
-  name: "sqlite-report",
-  domain: "sqlite",
-  instance(rng) {
-    const data = makeData(rng);
-    return withVariants(
-      {
-        instruction:
-          "shop.db is our shop's SQLite database (tables customers and orders; amounts in cents). Using python3 and " +
-          `its sqlite3 module, write ${OUTPUT} with the header \`name,total_cents\` and the 3 customers with the ` +
-          `highest total amount of orders placed in ${data.year}, highest first.`,
-        files: {},
-        setup: buildDb(data, { withOrders: true, damage: false }),
-        look: [bash(TABLES), bash(countOrders(data.year))],
-        act: [
-          writeFile("scripts/top_customers.py", script(data.year)),
-          bash(`python3 scripts/top_customers.py && cat ${OUTPUT}`),
-        ],
-        outputs: [OUTPUT],
-        verify: verifierScript(`The top 3 customers of ${data.year}.`, [
-          expectText(
-            OUTPUT,
-            `name,total_cents\n${data.top.map(([name, total]) => `${name},${total}`).join("\n")}\n`,
-          ),
-        ]),
-      },
-      texts,
-      (family, source) => variant(family, source, data),
-    );
-  },
-};
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const data = makeData(rng);
+  return withVariants(
+    {
+      instruction:
+        "shop.db is our shop's SQLite database (tables customers and orders; amounts in cents). Using python3 and " +
+        `its sqlite3 module, write ${OUTPUT} with the header \`name,total_cents\` and the 3 customers with the ` +
+        `highest total amount of orders placed in ${data.year}, highest first.`,
+      files: {},
+      setup: buildDb(data, { withOrders: true, damage: false }),
+      look: [bash(TABLES), bash(countOrders(data.year))],
+      act: [
+        writeFile("scripts/top_customers.py", script(data.year)),
+        bash(`python3 scripts/top_customers.py && cat ${OUTPUT}`),
+      ],
+      outputs: [OUTPUT],
+      verify: verifierScript(`The top 3 customers of ${data.year}.`, [
+        expectText(
+          OUTPUT,
+          `name,total_cents\n${data.top.map(([name, total]) => `${name},${total}`).join("\n")}\n`,
+        ),
+      ]),
+    },
+    texts,
+    (family, source) => variant(family, source, data),
+  );
+}
 
 function variant(family: Family, source: Instance, data: Data): VariantState {
   const forbidden = [OUTPUT, "shop.db", "shop.db-journal"];
@@ -191,3 +185,5 @@ function variant(family: Family, source: Instance, data: Data): VariantState {
       return otherDb({ withOrders: true, damage: true }, source.look, "execution");
   }
 }
+
+export const sqliteReport = scenario("sqlite-report", "sqlite", instance);

@@ -7,12 +7,10 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
+import { type Instance, scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash } from "../steps";
-import { scenarioTexts } from "../variant-texts";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
-
-const texts = scenarioTexts("tool-install");
 
 const TOOLS = ["tally", "rollup", "stamp", "csvsum", "logcut", "dedupe", "pagecount"];
 const TEAMS = ["finance", "payroll", "audit", "billing"];
@@ -54,41 +52,37 @@ function workspace(tool: Tool, prefix: string, existing?: string) {
   return { files, setup: `chmod 755 ${modes}\n` };
 }
 
-export const toolInstall: Scenario = {
-  name: "tool-install",
-  domain: "install",
-  instance(rng) {
-    const tool = makeTool(rng);
-    return withVariants(
-      {
-        instruction:
-          `Install src/${tool.name}.sh as an executable named ${tool.name} in the bin directory under the prefix ` +
-          `install.conf sets (PREFIX/bin/${tool.name}, mode 755), then run it with --version to check it.`,
-        ...workspace(tool, WORKSPACE_PREFIX),
-        look: [bash("cat install.conf && ls -l local/bin")],
-        act: [
-          bash(
-            `prefix=$(sed -n 's/^prefix=//p' install.conf)\ninstall -D -m 755 src/${tool.name}.sh "$prefix/bin/${tool.name}"\n"$prefix/bin/${tool.name}" --version`,
-          ),
-        ],
-        outputs: ["local/bin/*"],
-        verify: verifierScript(
-          "The tool installed under the configured prefix, executable, printing its version.",
-          [
-            expectSha(tool.installed, tool.script),
-            expectOutput(
-              `stat -c %a ${tool.installed} && ${tool.installed} --version`,
-              `755\n${tool.name} ${tool.version}`,
-            ),
-            expectSha("local/bin/cleanup", CLEANUP),
-          ],
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const tool = makeTool(rng);
+  return withVariants(
+    {
+      instruction:
+        `Install src/${tool.name}.sh as an executable named ${tool.name} in the bin directory under the prefix ` +
+        `install.conf sets (PREFIX/bin/${tool.name}, mode 755), then run it with --version to check it.`,
+      ...workspace(tool, WORKSPACE_PREFIX),
+      look: [bash("cat install.conf && ls -l local/bin")],
+      act: [
+        bash(
+          `prefix=$(sed -n 's/^prefix=//p' install.conf)\ninstall -D -m 755 src/${tool.name}.sh "$prefix/bin/${tool.name}"\n"$prefix/bin/${tool.name}" --version`,
         ),
-      },
-      texts,
-      (family, source) => variant(family, source, tool, rng),
-    );
-  },
-};
+      ],
+      outputs: ["local/bin/*"],
+      verify: verifierScript(
+        "The tool installed under the configured prefix, executable, printing its version.",
+        [
+          expectSha(tool.installed, tool.script),
+          expectOutput(
+            `stat -c %a ${tool.installed} && ${tool.installed} --version`,
+            `755\n${tool.name} ${tool.version}`,
+          ),
+          expectSha("local/bin/cleanup", CLEANUP),
+        ],
+      ),
+    },
+    texts,
+    (family, source) => variant(family, source, tool, rng),
+  );
+}
 
 function variant(family: Family, source: Instance, tool: Tool, rng: Rng): VariantState {
   const config = (prefix: string) => `# Where tools of this project are installed.\nprefix=${prefix}\n`;
@@ -118,3 +112,5 @@ function variant(family: Family, source: Instance, tool: Tool, rng: Rng): Varian
     }
   }
 }
+
+export const toolInstall = scenario("tool-install", "install", instance);

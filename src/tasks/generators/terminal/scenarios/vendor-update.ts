@@ -7,12 +7,10 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantState, withVariants } from "../scenario";
+import { type Instance, scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash } from "../steps";
-import { scenarioTexts } from "../variant-texts";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectOutput, expectSha, expectText, sha256, verifierScript } from "../verifier-script";
-
-const texts = scenarioTexts("vendor-update");
 
 const LIBS = ["tinyjson", "minicsv", "fastfmt", "yamlette", "qsortkit", "strbuf", "ringlog"];
 const FUNCTIONS = ["parse", "emit", "reset", "count", "merge", "split", "trim", "grow"];
@@ -97,46 +95,42 @@ function listing(files: Record<string, string>): string {
     .join("\n");
 }
 
-export const vendorUpdate: Scenario = {
-  name: "vendor-update",
-  domain: "packaging",
-  instance(rng) {
-    const lib = makeLibrary(rng);
-    const { name, old, next } = lib;
-    const tarball = `downloads/${name}-${next.version}.tar.gz`;
-    return withVariants(
-      {
-        instruction:
-          `Update the vendored library vendor/${name} from ${old.version} to ${next.version} with the release ` +
-          `tarball ${tarball}: vendor/${name} must hold exactly the files of the release (the tarball's ` +
-          `${name}-${next.version}/ directory), and vendor/VERSIONS must say '${name} ${next.version}'.`,
-        ...workspace(lib),
-        look: [
-          bash(`ls downloads vendor/${name} && cat vendor/VERSIONS`),
-          bash(
-            `rm -rf /tmp/old && mkdir -p /tmp/old && tar -xzf downloads/${name}-${old.version}.tar.gz -C /tmp/old && diff -r /tmp/old/${name}-${old.version} vendor/${name} && echo 'vendor/${name} is the ${old.version} release as published'`,
-          ),
-        ],
-        act: [
-          bash(
-            [
-              `rm -rf /tmp/new && mkdir -p /tmp/new && tar -xzf ${tarball} -C /tmp/new`,
-              `rm -rf vendor/${name} && cp -r /tmp/new/${name}-${next.version} vendor/${name}`,
-              `sed -i 's/^${name} .*/${name} ${next.version}/' vendor/VERSIONS`,
-            ].join("\n"),
-          ),
-        ],
-        outputs: ["vendor/**"],
-        verify: verifierScript(`vendor/${name} is the ${next.version} release, and VERSIONS says so.`, [
-          expectOutput(listingCommand(name), listing(next.files)),
-          expectText("vendor/VERSIONS", versions(lib, next.version)),
-        ]),
-      },
-      texts,
-      (family, source) => variant(family, source, lib),
-    );
-  },
-};
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const lib = makeLibrary(rng);
+  const { name, old, next } = lib;
+  const tarball = `downloads/${name}-${next.version}.tar.gz`;
+  return withVariants(
+    {
+      instruction:
+        `Update the vendored library vendor/${name} from ${old.version} to ${next.version} with the release ` +
+        `tarball ${tarball}: vendor/${name} must hold exactly the files of the release (the tarball's ` +
+        `${name}-${next.version}/ directory), and vendor/VERSIONS must say '${name} ${next.version}'.`,
+      ...workspace(lib),
+      look: [
+        bash(`ls downloads vendor/${name} && cat vendor/VERSIONS`),
+        bash(
+          `rm -rf /tmp/old && mkdir -p /tmp/old && tar -xzf downloads/${name}-${old.version}.tar.gz -C /tmp/old && diff -r /tmp/old/${name}-${old.version} vendor/${name} && echo 'vendor/${name} is the ${old.version} release as published'`,
+        ),
+      ],
+      act: [
+        bash(
+          [
+            `rm -rf /tmp/new && mkdir -p /tmp/new && tar -xzf ${tarball} -C /tmp/new`,
+            `rm -rf vendor/${name} && cp -r /tmp/new/${name}-${next.version} vendor/${name}`,
+            `sed -i 's/^${name} .*/${name} ${next.version}/' vendor/VERSIONS`,
+          ].join("\n"),
+        ),
+      ],
+      outputs: ["vendor/**"],
+      verify: verifierScript(`vendor/${name} is the ${next.version} release, and VERSIONS says so.`, [
+        expectOutput(listingCommand(name), listing(next.files)),
+        expectText("vendor/VERSIONS", versions(lib, next.version)),
+      ]),
+    },
+    texts,
+    (family, source) => variant(family, source, lib),
+  );
+}
 
 function variant(family: Family, source: Instance, lib: Library): VariantState {
   const { name, old, next } = lib;
@@ -176,3 +170,5 @@ function variant(family: Family, source: Instance, lib: Library): VariantState {
     }
   }
 }
+
+export const vendorUpdate = scenario("vendor-update", "packaging", instance);
