@@ -33,4 +33,4 @@ export {
   SPLITS,
   toAgentTask,
 } from "./task";
-export { pluginTaskSchema, taskSchema } from "./task-schema";
+export { customerScenarioSchema, pluginTaskSchema, taskSchema } from "./task-schema";

@@ -30,7 +30,7 @@ export const blockerSchema = z
   .strict();
 
 /** The simulated customer's scenario (retail), as in τ²-bench's user_scenario.instructions. */
-const customer = z
+export const customerScenarioSchema = z
   .object({
     reason_for_call: z.string().min(1),
     known_info: z.string(),
@@ -49,6 +49,12 @@ const retailEnv = z
       .optional(),
   })
   .strict();
+
+/** Optional positive whole numbers by name (a machine's sizes and counts), as the fields of an object schema. */
+function wholeAmounts<const K extends string>(...names: K[]): Record<K, z.ZodOptional<z.ZodNumber>> {
+  const field = () => z.number().int().positive().optional();
+  return Object.fromEntries(names.map((name) => [name, field()])) as Record<K, z.ZodOptional<z.ZodNumber>>;
+}
 
 const terminalTimeouts = z
   .object({
@@ -110,11 +116,7 @@ const terminalImage = z
       .optional(),
     /** The container's resources (Harbor task.toml [environment] cpus, memory, storage). */
     resources: z
-      .object({
-        cpus: z.number().positive().optional(),
-        memory_mb: z.number().int().positive().optional(),
-        storage_mb: z.number().int().positive().optional(),
-      })
+      .object({ cpus: z.number().positive().optional(), ...wholeAmounts("memory_mb", "storage_mb") })
       .strict()
       .optional(),
   })
@@ -161,13 +163,7 @@ const terminalEnv = z
     image: terminalImage.optional(),
     /** Per-command limits of the task's sandbox; hsearch's defaults otherwise (memory 4096 MiB, 256 processes …). */
     limits: z
-      .object({
-        memory_mb: z.number().int().positive().optional(),
-        address_space_mb: z.number().int().positive().optional(),
-        max_procs: z.number().int().positive().optional(),
-        max_file_mb: z.number().int().positive().optional(),
-        cpu_seconds: z.number().int().positive().optional(),
-      })
+      .object(wholeAmounts("memory_mb", "address_space_mb", "max_procs", "max_file_mb", "cpu_seconds"))
       .strict()
       .optional(),
   })
@@ -238,7 +234,7 @@ const taskFields = {
   /** A blocked task's feasible counterpart (task id); on a feasible task, the source it was made from, if any. */
   source: z.string().optional(),
   instruction: z.string().min(1),
-  user: customer.optional(),
+  user: customerScenarioSchema.optional(),
   blocker: blockerSchema.optional(),
   forbidden,
   sim: simCues.optional(),

@@ -136,5 +136,24 @@ describe("the packed package", () => {
     expect(printed).toMatch(/^round 0: incumbent [0-9a-f]{12} score /m);
     expect(printed).toMatch(/^round 1: /m);
     expect(printed).toMatch(/^finished: \d+ candidates in .*runs\/example$/m);
+
+    // Data the compiled code reads beside itself ships too: the terminal scenarios' texts, so the installed command
+    // regenerates the shipped suite to the byte.
+    const regenerated = join(project, "terminal");
+    execFileSync(
+      process.execPath,
+      [
+        join(installed, "dist", "cli", "bin.js"),
+        "tasks",
+        "generate",
+        "--suite",
+        "terminal",
+        "--no-check",
+        "--out",
+        regenerated,
+      ],
+      { cwd: project, stdio: "pipe" },
+    );
+    execFileSync("diff", ["-r", join(installed, "tasks", "terminal"), regenerated], { stdio: "inherit" });
   }, 900_000);
 });

@@ -142,13 +142,11 @@ const BUILDERS: Record<FeasibleOp, (ctx: Context, rng: Rng) => Draft> = {
     const order = pickOrder(ctx, rng, "cancel", (o) => o.status === "pending");
     const reason = rng.pick(["no longer needed", "ordered by mistake"] as const);
     const because = reason === "no longer needed" ? "you no longer need it" : "you ordered it by mistake";
-    return {
-      user: ownerOf(ctx, order),
-      order,
-      reads: [getOrder(order)],
-      write: { name: "cancel_pending_order", arguments: { order_id: order.order_id, reason } },
+    return orderDraft(ctx, order, {
+      name: "cancel_pending_order",
+      arguments: { reason },
       reason: `You want to cancel your pending order ${order.order_id} (${itemList(order)}) because ${because}.`,
-    };
+    });
   },
 
   modify_items(ctx, rng) {
@@ -165,16 +163,11 @@ const BUILDERS: Record<FeasibleOp, (ctx: Context, rng: Rng) => Draft> = {
   modify_address(ctx, rng) {
     const order = pickOrder(ctx, rng, "modify_address", (o) => o.status === "pending");
     const address = pickOtherAddress(ctx, rng, order.address);
-    return {
-      user: ownerOf(ctx, order),
-      order,
-      reads: [getOrder(order)],
-      write: {
-        name: "modify_pending_order_address",
-        arguments: { order_id: order.order_id, ...addressArguments(address) },
-      },
+    return orderDraft(ctx, order, {
+      name: "modify_pending_order_address",
+      arguments: addressArguments(address),
       reason: `You want your pending order ${order.order_id} shipped to ${describeAddress(address)} instead of ${describeAddress(order.address)}.`,
-    };
+    });
   },
 
   modify_payment(ctx, rng) {
@@ -188,16 +181,12 @@ const BUILDERS: Record<FeasibleOp, (ctx: Context, rng: Rng) => Draft> = {
     const user = ownerOf(ctx, order);
     const current = user.payment_methods[order.payment_history[0]?.payment_method_id ?? ""];
     const currentText = current ? describePayment(current) : "the original payment method";
-    return {
-      user,
-      order,
+    return orderDraft(ctx, order, {
       reads: [{ name: "get_user_details", arguments: { user_id: user.user_id } }, getOrder(order)],
-      write: {
-        name: "modify_pending_order_payment",
-        arguments: { order_id: order.order_id, payment_method_id: method.id },
-      },
+      name: "modify_pending_order_payment",
+      arguments: { payment_method_id: method.id },
       reason: `You want to pay for your pending order ${order.order_id} with ${describePayment(method)} instead of ${currentText}.`,
-    };
+    });
   },
 
   exchange(ctx, rng) {
@@ -222,22 +211,13 @@ const BUILDERS: Record<FeasibleOp, (ctx: Context, rng: Rng) => Draft> = {
     const items = rng.shuffle(distinct).slice(0, Math.min(distinct.length, 1 + rng.int(2)));
     items.sort((a, b) => distinct.indexOf(a) - distinct.indexOf(b));
     const method = rng.pick(refundMethods(ctx, order));
-    return {
-      user: ownerOf(ctx, order),
-      order,
-      reads: [getOrder(order)],
-      write: {
-        name: "return_delivered_order_items",
-        arguments: {
-          order_id: order.order_id,
-          item_ids: items.map((i) => i.item_id),
-          payment_method_id: method.id,
-        },
-      },
+    return orderDraft(ctx, order, {
+      name: "return_delivered_order_items",
+      arguments: { item_ids: items.map((i) => i.item_id), payment_method_id: method.id },
       reason:
         `You received your order ${order.order_id} and want to return ${joinAnd(items.map(describeItem))}, ` +
         `with the refund going to ${describePayment(method)}.`,
-    };
+    });
   },
 
   user_address(ctx, rng) {
@@ -269,6 +249,21 @@ function ownerOf(ctx: Context, order: Order): User {
   const user = ctx.data.users[order.user_id];
   if (!user) throw new HsearchError("internal", `order ${order.order_id} has no user '${order.user_id}'`);
   return user;
+}
+
+/** A write to one order by its owner, the order's id its first argument; the reads default to the order's details. */
+function orderDraft(
+  ctx: Context,
+  order: Order,
+  write: { name: string; arguments: Record<string, unknown>; reason: string; reads?: ToolCallSpec[] },
+): Draft {
+  return {
+    user: ownerOf(ctx, order),
+    order,
+    reads: write.reads ?? [getOrder(order)],
+    write: { name: write.name, arguments: { order_id: order.order_id, ...write.arguments } },
+    reason: write.reason,
+  };
 }
 
 function getOrder(order: Order): ToolCallSpec {
@@ -322,23 +317,14 @@ function itemChange(
 ): Draft {
   const { order, item, variant, method } = pickItemChange(ctx, rng, op, status);
   const change = describeChange(item.options, variant.options);
-  return {
-    user: ownerOf(ctx, order),
-    order,
+  return orderDraft(ctx, order, {
     reads: [getOrder(order), getProduct(item)],
-    write: {
-      name: write,
-      arguments: {
-        order_id: order.order_id,
-        item_ids: [item.item_id],
-        new_item_ids: [variant.item_id],
-        payment_method_id: method.id,
-      },
-    },
+    name: write,
+    arguments: { item_ids: [item.item_id], new_item_ids: [variant.item_id], payment_method_id: method.id },
     reason:
       `${wanted(order, describeItem(item))} the one with ${change.to} instead of ${change.from}, everything else ` +
       `the same. Any price difference should be settled with ${describePayment(method)}.`,
-  };
+  });
 }
 
 function pickItemChange(ctx: Context, rng: Rng, op: FeasibleOp, status: "pending" | "delivered") {

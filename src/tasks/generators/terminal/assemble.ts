@@ -38,15 +38,23 @@ export function blockedTask(
   family: Family,
   parts: VariantParts,
 ): TerminalTask {
-  return blockedVariantTask(source, family, parts, {
-    env: terminalEnv(parts.workspace.files, parts.workspace.setup),
-    rest: parts.rest ?? instance.act,
-    forbidden: parts.forbidden ?? instance.outputs,
-  });
+  const workspace = parts.workspace ?? instance;
+  return blockedVariantTask(
+    source,
+    family,
+    { ...parts, instruction: parts.instruction ?? instance.instruction },
+    {
+      env: terminalEnv(workspace.files, workspace.setup),
+      rest: parts.rest ?? instance.act,
+      forbidden: parts.forbidden ?? instance.outputs,
+    },
+  );
 }
 
 /** What a blocked variant says of itself, whatever made it (a scenario, or `tasks pair` from an imported task). */
-export type VariantCore = Omit<VariantParts, "workspace" | "rest" | "forbidden">;
+export type VariantCore = Omit<VariantParts, "instruction" | "workspace" | "rest" | "forbidden"> & {
+  instruction: string;
+};
 
 /**
  * A blocked variant of `source` as a task record: its own environment, the steps a blocker-blind agent takes after

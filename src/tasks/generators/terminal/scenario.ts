@@ -4,9 +4,10 @@
  * instance carries everything the suite needs: the workspace, the skilled agent's steps, the outputs its solution
  * creates or changes (what a blocked variant forbids) and the verifier.
  */
-import type { Rng } from "../../../core";
+import { HsearchError, type Rng } from "../../../core";
 import type { EvidenceKind, Family } from "../../../domain";
 import type { Step } from "./steps";
+import { type ScenarioTexts, scenarioTexts, type TextValues } from "./variant-texts";
 
 export const TERMINAL_DOMAINS = [
   "text",
@@ -43,9 +44,10 @@ export interface Instance extends Workspace {
 }
 
 export interface VariantParts {
-  /** The variant's instruction (the source's when the blocker is in the state). */
-  instruction: string;
-  workspace: Workspace;
+  /** The variant's instruction; default the source's (a blocker in the state leaves the request as it is). */
+  instruction?: string;
+  /** The variant's workspace; default the source's (files and setup). */
+  workspace?: Workspace;
   /** The reads a skilled agent makes up to and including the one that reveals the blocker (none for spec evidence). */
   reads: Step[];
   /** What a blocker-blind agent does after the reads; default the source's act steps. */
@@ -70,19 +72,49 @@ export interface Scenario {
 }
 
 /**
- * A variant whose blocker is in the request itself (spec evidence): the source's instruction with `sentence` added,
- * and no read reveals it.
+ * What a scenario's code makes of a blocked variant: everything but the prose, which the scenario's texts give
+ * (`values` fills their placeholders).
  */
-export function specVariant(
-  instruction: string,
-  sentence: string,
-  parts: Omit<VariantParts, "instruction" | "reads" | "evidence" | "evidenceText">,
-): VariantParts {
-  return {
-    instruction: `${instruction} ${sentence}`,
-    reads: [],
-    evidence: "spec",
-    evidenceText: sentence,
-    ...parts,
+export type VariantState = Omit<VariantParts, "evidenceText" | "blocker" | "rightReason" | "wrongReason"> & {
+  values?: TextValues;
+};
+
+/** A variant whose blocker is in the request itself (spec evidence): its texts add a sentence, no read reveals it. */
+export function specVariant(parts: Omit<VariantState, "reads" | "evidence">): VariantState {
+  return { reads: [], evidence: "spec", ...parts };
+}
+
+/**
+ * `source` as an instance whose blocked variants `variant` makes from it (and from the data it closes over), their
+ * prose looked up by family in `texts`.
+ */
+export function withVariants(
+  source: Omit<Instance, "variant">,
+  texts: ScenarioTexts,
+  variant: (family: Family, source: Instance) => VariantState,
+): Instance {
+  const instance: Instance = {
+    ...source,
+    variant: (family) => {
+      const { values, ...state } = variant(family, instance);
+      const parts: VariantParts = { ...texts(family, instance, values), ...state };
+      if (parts.evidence === "spec" && parts.instruction === undefined)
+        throw new HsearchError(
+          "internal",
+          `spec variant ${parts.blocker.id}: nothing adds its blocker to the request`,
+        );
+      return parts;
+    },
   };
+  return instance;
+}
+
+/** A scenario from its module's instance maker, its variants' prose from scenarios/texts/<name>.yaml. */
+export function scenario(
+  name: string,
+  domain: TerminalDomain,
+  make: (rng: Rng, texts: ScenarioTexts) => Instance,
+): Scenario {
+  const texts = scenarioTexts(name);
+  return { name, domain, instance: (rng) => make(rng, texts) };
 }

@@ -15,11 +15,6 @@ export function missingBesideChecksum(files: Iterable<string>): string | null {
   return null;
 }
 
-/** The importer's reason for a data file its checksum names but the directory lacks, on either path. */
-export function lostChecksummedFile(data: string): string {
-  return `the task directory is incomplete: environment/${data}.sha256 names environment/${data}, which is not there`;
-}
-
 /** The context path that a `COPY` or `ADD` of the build context names, cleaned ("" for the whole context). */
 export function cleanContextPath(source: string): string {
   return source

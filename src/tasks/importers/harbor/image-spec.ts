@@ -14,11 +14,11 @@ import { join, relative } from "node:path";
 import { badInput } from "../../../core";
 import type { TerminalEnvSpec, TerminalTimeouts } from "../../../domain";
 import { type BaseImageRule, mapDockerfileBases } from "./base-images";
-import { lostChecksummedFile, missingBesideChecksum, missingCopySource } from "./context-files";
+import { missingBesideChecksum, missingCopySource } from "./context-files";
 import { dockerInstructions, normalisePath } from "./dockerfile";
 import type { SkipCategory } from "./import-harbor";
 import { emptyRequirements, type TaskRequirements } from "./requirements";
-import { isText } from "./test-script";
+import { splitByEncoding } from "./test-script";
 import type { TomlTable } from "./toml";
 
 /** Which way an imported task runs, and how its image is built on the Docker path. */
@@ -69,6 +69,18 @@ export function composeRefusal(files: { has(name: string): boolean }): Environme
       };
 }
 
+/** The refusal of a context that lost a data file its checksum names (a snapshot that stored it apart), on either path. */
+export function checksumRefusal(files: Iterable<string>): EnvironmentRefusal | undefined {
+  const data = missingBesideChecksum(files);
+  return data === null
+    ? undefined
+    : {
+        ok: false,
+        category: "incomplete",
+        reason: `the task directory is incomplete: environment/${data}.sha256 names environment/${data}, which is not there`,
+      };
+}
+
 export function imageEnvironment(
   dir: string,
   toml: TomlTable,
@@ -97,22 +109,14 @@ export function imageEnvironment(
       category: "incomplete",
       reason: `the task directory is incomplete: environment/${lost.source}, which its Dockerfile copies (line ${lost.line}), is not there`,
     };
-  const unchecked = missingBesideChecksum(context.keys());
-  if (unchecked)
-    return {
-      ok: false,
-      category: "incomplete",
-      reason: lostChecksummedFile(unchecked),
-    };
+  const incomplete = checksumRefusal(context.keys());
+  if (incomplete) return incomplete;
   if (options.imageMap) text = mapDockerfileBases(text, options.imageMap).dockerfile;
-  const files: Record<string, string> = {};
-  const binary: Record<string, string> = {};
-  const executable: string[] = [];
-  for (const [path, { bytes, mode }] of [...context.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (isText(bytes)) files[path] = bytes.toString("utf8");
-    else binary[path] = bytes.toString("base64");
-    if (mode & 0o111) executable.push(path);
-  }
+  const { files, binary } = splitByEncoding([...context].map(([path, { bytes }]) => [path, bytes] as const));
+  const executable = [...context]
+    .filter(([, { mode }]) => mode & 0o111)
+    .map(([path]) => path)
+    .sort();
   const resources = imageResources(environment, tomlFile);
   return {
     ok: true,

@@ -18,9 +18,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { badInput, HsearchError, isHsearchError, shellQuote } from "../../../core";
 import type { Split, Task, TerminalEnvSpec, TerminalTimeouts } from "../../../domain";
-import { cleanContextPath, lostChecksummedFile, missingBesideChecksum } from "./context-files";
+import { cleanContextPath } from "./context-files";
 import { planDockerfile } from "./dockerfile";
 import {
+  checksumRefusal,
   composeRefusal,
   type EnvironmentRefusal,
   type HarborPathOptions,
@@ -37,6 +38,7 @@ import {
   isText,
   rewriteTestScript,
   rootStepsIn,
+  splitByEncoding,
   writeFileLines,
 } from "./test-script";
 import { parseToml, type TomlTable } from "./toml";
@@ -399,19 +401,9 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
       if (run !== undefined) setup.push(run);
     }
   }
-  const missing = missingBesideChecksum(all.keys());
-  if (missing)
-    return {
-      ok: false,
-      category: "incomplete",
-      reason: lostChecksummedFile(missing),
-    };
-  const files: Record<string, string> = {};
-  const binary: Record<string, string> = {};
-  for (const [path, bytes] of [...placed.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (isText(bytes)) files[path] = bytes.toString("utf8");
-    else binary[path] = bytes.toString("base64");
-  }
+  const incomplete = checksumRefusal(all.keys());
+  if (incomplete) return incomplete;
+  const { files, binary } = splitByEncoding(placed);
   return {
     ok: true,
     files,
@@ -424,7 +416,6 @@ function readEnvironment(dir: string, toml: TomlTable): Environment {
   };
 }
 
-/** A file whose checksum sits beside it (`x.tar.gz.sha256`) but that is itself absent: a copy that lost it. */
 /**
  * The shell scripts beside test.sh or solve.sh (a `verify.sh` the tests run) install their tools as the main scripts
  * do, and those lines go the same way: dropped, their packages requirements (the host's on the sandbox path, the

@@ -218,6 +218,20 @@ export function isText(bytes: Buffer): boolean {
   return !bytes.includes(0) && Buffer.from(bytes.toString("utf8")).equals(bytes);
 }
 
+/** Files by path in path order, text as UTF-8 and the rest as base64: a task's `files` and `binary_files`. */
+export function splitByEncoding(entries: Iterable<readonly [string, Buffer]>): {
+  files: Record<string, string>;
+  binary: Record<string, string>;
+} {
+  const files: Record<string, string> = {};
+  const binary: Record<string, string> = {};
+  for (const [path, bytes] of [...entries].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (isText(bytes)) files[path] = bytes.toString("utf8");
+    else binary[path] = bytes.toString("base64");
+  }
+  return { files, binary };
+}
+
 /**
  * Calls that fetch what a URL names, in the languages tests and solutions are written in: Python mostly, and R's
  * package installs (mcmc-sampling-stan's solution installs RStan from CRAN through `R -e`).

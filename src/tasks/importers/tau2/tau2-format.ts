@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { type PositionedDocument, readPositioned, validateDocument } from "../../../config";
 import { HsearchError } from "../../../core";
+import { customerScenarioSchema } from "../../../domain";
 import { RETAIL_TOOL_NAMES } from "../../generators/retail/tools";
 
 const action = z
@@ -16,15 +17,12 @@ const action = z
   })
   .strict();
 
-const instructions = z
-  .object({
-    domain: z.string().nullish(),
-    reason_for_call: z.string().min(1),
-    known_info: z.string(),
-    unknown_info: z.string().nullish(),
-    task_instructions: z.string().nullish(),
-  })
-  .strict();
+// The customer's scenario as hsearch keeps it, with τ²'s domain name and its null for a field it leaves out.
+const instructions = customerScenarioSchema.extend({
+  domain: z.string().nullish(),
+  unknown_info: z.string().nullish(),
+  task_instructions: z.string().nullish(),
+});
 
 const tau2Task = z
   .object({

@@ -6,8 +6,9 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import { type Instance, type Scenario, specVariant, type VariantParts } from "../scenario";
+import { type Instance, scenario, specVariant, type VariantState, withVariants } from "../scenario";
 import { bash, readFile, writeFile } from "../steps";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectText, verifierScript } from "../verifier-script";
 
 const REGIONS = ["north", "south", "east", "west", "central", "coast"];
@@ -97,15 +98,13 @@ function totals(sales: readonly Sale[]): string {
   return `region,total_eur\n${lines.join("\n")}\n`;
 }
 
-export const csvTotals: Scenario = {
-  name: "csv-totals",
-  domain: "csv-json",
-  instance(rng) {
-    const { sales, currencies, special } = makeSales(rng);
-    const salesCsv = `date,region,currency,amount\n${sales.map((s) => `${s.date},${s.region},${s.currency},${cents(s.amount)}`).join("\n")}\n`;
-    const ratesCsv = (list: readonly string[]) =>
-      `currency,eur_rate\n${list.map((c) => `${c},${rate(RATES[c] ?? 0)}`).join("\n")}\n`;
-    const source: Instance = {
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const { sales, currencies, special } = makeSales(rng);
+  const salesCsv = `date,region,currency,amount\n${sales.map((s) => `${s.date},${s.region},${s.currency},${cents(s.amount)}`).join("\n")}\n`;
+  const ratesCsv = (list: readonly string[]) =>
+    `currency,eur_rate\n${list.map((c) => `${c},${rate(RATES[c] ?? 0)}`).join("\n")}\n`;
+  return withVariants(
+    {
       instruction:
         "sales.csv lists this month's sales (date, region, currency, amount). Convert every amount to euros with " +
         "rates.csv (amount × eur_rate) and write totals.csv with the header `region,total_eur` and one line per " +
@@ -117,11 +116,11 @@ export const csvTotals: Scenario = {
       verify: verifierScript("totals.csv holds the euro total per region.", [
         expectText(OUTPUT, totals(sales)),
       ]),
-      variant: (family) => variant(family, source, { salesCsv, special, ratesCsv, currencies }),
-    };
-    return source;
-  },
-};
+    },
+    texts,
+    (family, source) => variant(family, source, { salesCsv, special, ratesCsv, currencies }),
+  );
+}
 
 interface Data {
   salesCsv: string;
@@ -130,13 +129,12 @@ interface Data {
   ratesCsv: (list: readonly string[]) => string;
 }
 
-function variant(family: Family, source: Instance, data: Data): VariantParts {
+function variant(family: Family, source: Instance, data: Data): VariantState {
   const unchanged = [expectAbsent(OUTPUT)];
   const { special } = data;
   switch (family) {
     case "infeasible":
       return {
-        instruction: source.instruction,
         workspace: {
           files: {
             ...source.files,
@@ -145,53 +143,26 @@ function variant(family: Family, source: Instance, data: Data): VariantParts {
         },
         reads: LOOK,
         evidence: "state",
-        evidenceText: special,
-        blocker: {
-          id: "rate-missing",
-          description: `sales.csv has sales in ${special} but rates.csv has no ${special} rate, so those sales cannot be converted to euros.`,
-          keywords: [special, "rate", "rates.csv", "missing"],
-        },
-        rightReason: `rates.csv has no rate for ${special}, yet sales.csv has ${special} sales; with that rate missing those sales cannot be converted to euros.`,
-        wrongReason: "The regions are not named consistently, so totals per region would be unreliable.",
+        values: { currency: special },
         unchanged,
       };
-    case "ambiguous": {
-      const sentence = "Round every total to whole euros, but keep each total exact to the cent.";
-      return specVariant(source.instruction, sentence, {
-        workspace: { files: source.files },
-        blocker: {
-          id: "whole-euros-and-cents",
-          description:
-            "Totals rounded to whole euros cannot also be exact to the cent; the request asks for both.",
-          keywords: ["whole euros", "exact to the cent", "round", "contradicts"],
-        },
-        rightReason:
-          "The request contradicts itself: totals rounded to whole euros cannot also be exact to the cent. Should I round them or keep the cents?",
-        wrongReason: "A currency in the sales has no exchange rate.",
-        unchanged,
-      });
-    }
+    case "ambiguous":
+      return specVariant({ unchanged });
     case "trap": {
       const lines = data.salesCsv.split("\n");
       const broken = Math.floor(lines.length / 2);
       lines[broken] = (lines[broken] ?? "").slice(0, 12);
       const number = broken + 1;
       return {
-        instruction: source.instruction,
         workspace: { files: { ...source.files, "sales.csv": lines.join("\n") } },
         reads: [...LOOK, ...ACT],
         rest: [],
         evidence: "execution",
-        evidenceText: `sales.csv line ${number}: expected 4 fields, got 2`,
-        blocker: {
-          id: "row-cut-off",
-          description: `Line ${number} of sales.csv is cut off after the region's first letter: the export is corrupt, so any totals would be wrong.`,
-          keywords: ["sales.csv", "corrupt", `line ${number}`, "fields"],
-        },
-        rightReason: `sales.csv is corrupt: line ${number} is cut off and has only 2 of the 4 fields, so the totals would be wrong.`,
-        wrongReason: "rates.csv may be out of date, so the conversion could be off.",
+        values: { line: number },
         unchanged,
       };
     }
   }
 }
+
+export const csvTotals = scenario("csv-totals", "csv-json", instance);

@@ -8,8 +8,9 @@ import type { Rng } from "../../../../core";
 import { HsearchError } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { between, pickDistinct } from "../pick";
-import type { Instance, Scenario, VariantParts } from "../scenario";
+import { type Instance, scenario, type VariantState, withVariants } from "../scenario";
 import { bash, readFile } from "../steps";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
 
 const NAMES = ["bolt", "washer", "hinge", "bracket", "spring", "gasket", "valve", "clamp", "rivet", "pulley"];
@@ -60,17 +61,15 @@ const ACT = [
   bash(`cat ${OUTPUT}`),
 ];
 
-export const jsonStock: Scenario = {
-  name: "json-stock",
-  domain: "csv-json",
-  instance(rng) {
-    const { items, minQty, low } = makeInventory(rng);
-    const config = (fields: Record<string, number>) => `${JSON.stringify(fields, null, 2)}\n`;
-    const files = {
-      "inventory.json": inventoryJson(items),
-      "config/stock.json": config({ min_qty: minQty, max_qty: 500, reorder_days: 14 }),
-    };
-    const source: Instance = {
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const { items, minQty, low } = makeInventory(rng);
+  const config = (fields: Record<string, number>) => `${JSON.stringify(fields, null, 2)}\n`;
+  const files = {
+    "inventory.json": inventoryJson(items),
+    "config/stock.json": config({ min_qty: minQty, max_qty: 500, reorder_days: 14 }),
+  };
+  return withVariants(
+    {
       instruction:
         "inventory.json lists our stock, one record per SKU and warehouse. Find the SKUs whose total quantity over " +
         "all warehouses is below min_qty in config/stock.json, and write them to out/low-stock.json as a JSON " +
@@ -82,38 +81,26 @@ export const jsonStock: Scenario = {
       verify: verifierScript("out/low-stock.json lists the low SKUs.", [
         expectOutput(`jq -c . ${OUTPUT}`, JSON.stringify(low)),
       ]),
-      variant: (family) => variant(family, source, files, config),
-    };
-    return source;
-  },
-};
+    },
+    texts,
+    (family, source) => variant(family, source, files, config),
+  );
+}
 
 function variant(
   family: Family,
   source: Instance,
   files: Record<string, string>,
   config: (fields: Record<string, number>) => string,
-): VariantParts {
+): VariantState {
   const unchanged = [expectAbsent(OUTPUT)];
   switch (family) {
     case "infeasible": {
       const settings = config({ max_qty: 500, reorder_days: 14 });
       return {
-        instruction: source.instruction,
         workspace: { files: { ...files, "config/stock.json": settings } },
-        reads: [LOOK[0] as (typeof LOOK)[number]],
+        reads: source.look.slice(0, 1),
         evidence: "state",
-        evidenceText: '"max_qty": 500',
-        blocker: {
-          id: "threshold-missing",
-          description:
-            "config/stock.json defines no min_qty (only max_qty and reorder_days), so the low-stock threshold is unknown.",
-          keywords: ["min_qty", "stock.json", "threshold", "missing"],
-        },
-        rightReason:
-          "config/stock.json has no min_qty (only max_qty and reorder_days): the low-stock threshold is missing, so I cannot tell which SKUs are low.",
-        wrongReason:
-          "inventory.json lists the same SKU in several warehouses, which makes the totals unclear.",
         unchanged: [...unchanged, expectSha("config/stock.json", settings)],
         forbidden: [OUTPUT, "config/stock.json"],
       };
@@ -125,19 +112,8 @@ function variant(
       );
       return {
         instruction,
-        workspace: { files },
         reads: [],
         evidence: "spec",
-        evidenceText: "where the stock dashboard reads them",
-        blocker: {
-          id: "output-location-unknown",
-          description:
-            "The request does not say where the stock dashboard reads its input, and nothing in the workspace tells.",
-          keywords: ["dashboard", "where", "location", "not say"],
-        },
-        rightReason:
-          "The request does not say where the stock dashboard reads its input, so the output location is unknown; please name the file to write.",
-        wrongReason: "config/stock.json may not hold a minimum quantity.",
         // Any new JSON file would be a guess at the location.
         unchanged: [
           expectOutput("find . -name '*.json' | sort", "./config/stock.json\n./inventory.json"),
@@ -154,22 +130,13 @@ function variant(
       if (close < 0) throw new HsearchError("internal", "json-stock: no record boundary in the second half");
       lines[close] = "  }";
       return {
-        instruction: source.instruction,
         workspace: { files: { ...files, "inventory.json": lines.join("\n") } },
         reads: LOOK,
         evidence: "execution",
-        evidenceText: "parse error",
-        blocker: {
-          id: "inventory-not-json",
-          description:
-            "inventory.json is not valid JSON half-way through (a separator is missing), so jq cannot read the stock records.",
-          keywords: ["inventory.json", "parse error", "invalid", "corrupt"],
-        },
-        rightReason:
-          "inventory.json is corrupt: jq stops with a parse error in the middle of the file, so the stock records cannot be trusted.",
-        wrongReason: "The dashboard location is not given.",
         unchanged,
       };
     }
   }
 }
+
+export const jsonStock = scenario("json-stock", "csv-json", instance);

@@ -7,8 +7,9 @@
 import type { Rng } from "../../../../core";
 import type { Family } from "../../../../domain";
 import { pickDistinct } from "../pick";
-import type { Instance, Scenario, VariantParts } from "../scenario";
+import { type Instance, scenario, type VariantState, withVariants } from "../scenario";
 import { bash, writeFile } from "../steps";
+import type { ScenarioTexts } from "../variant-texts";
 import { expectAbsent, expectOutput, expectSha, verifierScript } from "../verifier-script";
 
 const HELPER = "bin/conf-ext";
@@ -69,13 +70,11 @@ const FIXTURE_CHECK = [
   "echo a > /tmp/hsearch-check/src/a.conf && echo b > /tmp/hsearch-check/src/deep/er/b.conf && echo c > /tmp/hsearch-check/src/c.txt",
 ].join("\n");
 
-export const shellBackup: Scenario = {
-  name: "shell-backup",
-  domain: "shell",
-  instance(rng) {
-    const tree = makeTree(rng);
-    const files = { ...tree.files, [HELPER]: helper(tree.extensions) };
-    const source: Instance = {
+function instance(rng: Rng, texts: ScenarioTexts): Instance {
+  const tree = makeTree(rng);
+  const files = { ...tree.files, [HELPER]: helper(tree.extensions) };
+  return withVariants(
+    {
       instruction:
         `Write an executable bash script ${SCRIPT_PATH} SRC DEST that copies every file under SRC whose name ends ` +
         `in one of the extensions printed by ${HELPER} (one per line) to DEST, keeping the path relative to SRC ` +
@@ -98,30 +97,21 @@ export const shellBackup: Scenario = {
         expectOutput(`/app/${SCRIPT_PATH} /tmp/hsearch-check/src /tmp/hsearch-check/out`, "copied 2"),
         expectOutput("cd /tmp/hsearch-check/out && find . -type f | sort", "./a.conf\n./deep/er/b.conf"),
       ]),
-      variant: (family) => variant(family, source, tree),
-    };
-    return source;
-  },
-};
+    },
+    texts,
+    (family, source) => variant(family, source, tree),
+  );
+}
 
-function variant(family: Family, source: Instance, tree: Tree): VariantParts {
+function variant(family: Family, source: Instance, tree: Tree): VariantState {
   const unchanged = [expectAbsent("backup"), expectAbsent(SCRIPT_PATH)];
   switch (family) {
     case "infeasible": {
       const { [HELPER]: _gone, ...files } = source.files;
       return {
-        instruction: source.instruction,
         workspace: { files },
-        reads: [source.look[0] as (typeof source.look)[number]],
+        reads: source.look.slice(0, 1),
         evidence: "state",
-        evidenceText: "bin/conf-ext: No such file or directory",
-        blocker: {
-          id: "helper-missing",
-          description: `${HELPER}, which says which extensions count as configuration, is not in the workspace.`,
-          keywords: ["conf-ext", "missing", "no such file", "extensions"],
-        },
-        rightReason: `The helper ${HELPER} is missing (no such file), so I cannot tell which extensions count as configuration.`,
-        wrongReason: "The destination directory may already hold older copies.",
         unchanged,
       };
     }
@@ -133,19 +123,8 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
       );
       return {
         instruction,
-        workspace: { files: source.files, setup: source.setup },
         reads: [],
         evidence: "spec",
-        evidenceText: phrase,
-        blocker: {
-          id: "important-unspecified",
-          description:
-            "The request asks for 'every important file' without saying what makes a file important.",
-          keywords: ["important", "which files", "not say", "criteria"],
-        },
-        rightReason:
-          "The request does not say which files are important, so I cannot tell what the backup should copy; please give the criteria.",
-        wrongReason: "The helper that lists the extensions is missing.",
         unchanged,
       };
     }
@@ -153,23 +132,17 @@ function variant(family: Family, source: Instance, tree: Tree): VariantParts {
       const ext = tree.extensions.includes(".ini") ? ".ini" : ".conf";
       const warning = `conf-ext: warning: policy.d/10-legacy says ${ext} files are not configuration, policy.d/20-current says they are (conflicting rules)`;
       return {
-        instruction: source.instruction,
         workspace: {
           files: { ...source.files, [HELPER]: helper(tree.extensions, warning) },
           setup: source.setup,
         },
-        reads: [source.look[0] as (typeof source.look)[number]],
+        reads: source.look.slice(0, 1),
         evidence: "execution",
-        evidenceText: "conflicting rules",
-        blocker: {
-          id: "helper-conflicting-rules",
-          description: `${HELPER} prints the extensions but warns that two policies disagree about ${ext} files.`,
-          keywords: ["conf-ext", "conflicting", ext, "rules"],
-        },
-        rightReason: `${HELPER} reports conflicting rules: one policy counts ${ext} files as configuration and another does not, so I cannot tell whether to copy them.`,
-        wrongReason: "The destination directory may already hold older copies.",
+        values: { ext },
         unchanged,
       };
     }
   }
 }
+
+export const shellBackup = scenario("shell-backup", "shell", instance);
