@@ -260,11 +260,13 @@ export function pathWithoutProgram(program: string, view = PATH_VIEW, envFile = 
     `mkdir -p ${view}`,
     `hidden=$(command -v -- ${name} || true); real=$( [ -n "$hidden" ] && readlink -f -- "$hidden" || true)`,
     `IFS=: read -r -a dirs <<< "$PATH"`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own expansion, not a template
     'for dir in "${dirs[@]}"; do',
     '  [ -d "$dir" ] || continue',
     '  for file in "$dir"/*; do',
     // An empty directory leaves the pattern itself; an entry already there may be a dangling link.
     '    [ -e "$file" ] || [ -L "$file" ] || continue',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own expansion, not a template
     "    entry=${file##*/}",
     `    [ "$entry" = ${name} ] && continue`,
     // Another name of the same program (a link to it) goes too; -ef compares without a process per file.
@@ -377,7 +379,13 @@ export function targetsOf(
 }
 
 /** A file the variant writes beside `target`, and the reads that find it: the directory listed, then the file read. */
-function placedFile(target: string, path: string, content: string): Pick<VariantSpec, "edits" | "reads"> {
+function placedFile(
+  root: string,
+  target: string,
+  path: string,
+  content: string,
+): Pick<VariantSpec, "edits" | "reads"> {
+  const quoted = (relative: string) => shellQuote(inRoot(root)(relative));
   return {
     edits: [{ op: "write", path, content }],
     reads: [bash(`ls -la ${quoted(parentOf(target))}`), bash(`cat ${quoted(path)}`)],
@@ -590,7 +598,7 @@ function specOf(
         "",
       ].join("\n");
       return {
-        ...placedFile(target, lock, content),
+        ...placedFile(survey.root, target, lock, content),
         evidence: "execution",
         evidenceText: warning,
         blocker: {
@@ -623,7 +631,7 @@ function specOf(
       const warning = "Do not overwrite or delete it.";
       const content = `This file is the ${team} team's: their ${job} writes it and their ${reader} reads it every night. ${warning}\n`;
       return {
-        ...placedFile(target, target, content),
+        ...placedFile(survey.root, target, target, content),
         evidence: "execution",
         evidenceText: warning,
         blocker: {
@@ -703,7 +711,7 @@ interface InputLoss {
  * does not name by what it is for.
  */
 function inputSpec(target: string, survey: SourceSurvey, loss: InputLoss): VariantSpec {
-  const path = app(target);
+  const path = inRoot(survey.root)(target);
   const named = survey.named.includes(target);
   return {
     edits: [{ op: loss.op, path: target }],
