@@ -126,6 +126,11 @@ function buildReason(error: string): string {
   if (/did not finish in/.test(error)) return "build timed out";
   if (/layer of the tests' and solution's packages/.test(error)) return "run-time packages layer failed";
   if (
+    /invalid from flag value|COPY --from=\S+\/\S+:\S+/.test(error) &&
+    /no such host|dial tcp|pull access denied/.test(error)
+  )
+    return "a registry image in COPY --from";
+  if (
     /pip|pypi|No matching distribution|uv (pip|sync)|uvx/i.test(error) &&
     /(Could not find a version|No matching distribution|Failed to establish|Network is unreachable|Temporary failure in name resolution|Name or service not known|dns error|error sending request|Could not fetch)/i.test(
       error,
@@ -137,7 +142,7 @@ function buildReason(error: string): string {
       error,
     )
   )
-    return "apt: package or version not in Debian bookworm";
+    return "apt: package or version not in the stand-in's Debian";
   if (/COPY failed|ADD failed|no such file or directory/i.test(error) && /COPY|ADD/.test(error))
     return "COPY of a file absent from the snapshot";
   if (
