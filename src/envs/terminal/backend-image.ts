@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdir, readdir } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { HsearchError } from "../../core";
 import { openContainer } from "./container-supervisor";
@@ -149,9 +149,14 @@ async function startBound(input: BackendStart, binary: string, built: BuiltImage
   });
 }
 
-/** Everything in `from` into `to`, owners and modes kept (nothing to do when `from` is empty). */
+/**
+ * Everything in `from` into `to`, owners and modes kept (nothing to do when `from` is empty). `to` itself keeps the
+ * image's mode and owner: `cp -a from/.` would give it `from`'s (a 0700 host directory made /tmp unwritable to any
+ * user but root, so git-multibranch's hook, run as `git`, could not mktemp).
+ */
 async function copyInto(from: string, to: string): Promise<void> {
   if ((await readdir(from)).length === 0) return;
+  const own = await stat(to);
   await new Promise<void>((resolve, reject) => {
     const child = spawn("cp", ["-a", "--", `${from}/.`, to], { stdio: ["ignore", "ignore", "pipe"] });
     let errors = "";
@@ -170,4 +175,7 @@ async function copyInto(from: string, to: string): Promise<void> {
           ),
     );
   });
+  const now = await stat(to);
+  if (now.uid !== own.uid || now.gid !== own.gid) await chown(to, own.uid, own.gid);
+  await chmod(to, own.mode & 0o7777);
 }
