@@ -143,6 +143,9 @@ function buildReason(error: string): string {
     )
   )
     return "apt: package or version not in the stand-in's Debian";
+  // A fetch that failed to resolve is the cause even where a later step then misses the file it would have made.
+  if (/Could not resolve host|unable to access 'https?:|Temporary failure resolving/i.test(error))
+    return "fetch from the internet (not Debian's archive)";
   if (/COPY failed|ADD failed|no such file or directory/i.test(error) && /COPY|ADD/.test(error))
     return "COPY of a file absent from the snapshot";
   if (
