@@ -9,12 +9,15 @@
 # Which Debian release stands in for a name (the nearest this machine's archive has to what the real image carries;
 # the run-time layer puts Debian's packages where a task pins PyPI ones, so their era matters as much as the OS):
 #   debian:13*, *trixie*        trixie    (the same release)
-#   python:3.13-*               trixie    (Python 3.13, as the image's own; bookworm's is 3.11)
 #   ubuntu:24.04, ubuntu:*      trixie    (Ubuntu 24.04 forked from Debian between the two; trixie's glibc 2.41 and
 #                                          Python 3.13 are as near its 2.39 and 3.12 as bookworm's 2.36 and 3.11, and
 #                                          the tasks pin 2025 releases — pillow==11.2.1 — that only trixie's packages
 #                                          approach: bookworm's Pillow 9.4 refuses what 11.x accepts)
-#   python:3.10-*, python:3.11* bookworm  (Python 3.11, the nearest)
+#   python:*                    bookworm  (python:3.13-slim-bookworm is bookworm with its own Python 3.13 in
+#                                          /usr/local: its OpenSSL 3.0, gcc 12 and mesa packages are bookworm's,
+#                                          which its tasks rely on — trixie's OpenSSL 3.5 prints a certificate's
+#                                          subject differently, its gcc 14 rejects `gets`, it has no
+#                                          libgl1-mesa-glx; the Python here is bookworm's 3.11)
 #   anything else               bookworm  (debian:bookworm-slim; debian:bullseye-slim, one release newer)
 #
 #   scripts/offline-base-images.sh [--root DIR] [--tasks DIR] [NAME…]
@@ -33,7 +36,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --root) root="$2"; shift 2 ;;
     --tasks) tasks="$2"; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) names+=("$1"); shift ;;
   esac
 done
@@ -62,7 +65,7 @@ mirror="${mirror:-http://deb.debian.org/debian}"
 
 release_for() {
   case "$1" in
-    debian:13*|*trixie*|python:3.13-*|python:3.13|ubuntu:*) echo trixie ;;
+    debian:13*|*trixie*|ubuntu:*) echo trixie ;;
     *) echo bookworm ;;
   esac
 }
