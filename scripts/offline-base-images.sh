@@ -1,27 +1,42 @@
 #!/usr/bin/env bash
 # A test aid, not what users need: on a machine that reaches no container registry, stand in for the base images
 # that Harbor / Terminal-Bench Dockerfiles start FROM (python:3.13-slim-bookworm, ubuntu:24.04 …), so that the
-# Docker path (`tasks import-harbor --sandbox docker`) can build them. Every name gets a Debian bookworm minbase made
-# by debootstrap from the machine's Debian archive, imported with `docker import`; the python:* names get Debian's
-# python3, pip and venv on top with `python` and `pip` on PATH, as those images have. They are not the real images
-# (an "ubuntu:24.04" here is Debian bookworm, its Python 3.11), which the figures measured with them must say.
+# Docker path (`tasks import-harbor --sandbox docker`) can build them. Each name gets a Debian minbase made by
+# debootstrap from the machine's Debian archive, imported with `docker import`; the python:* names get Debian's
+# python3, pip and venv on top with `python` and `pip` on PATH, as those images have. They are not the real images,
+# which the figures measured with them must say.
+#
+# Which Debian release stands in for a name (the nearest this machine's archive has to what the real image carries;
+# the run-time layer puts Debian's packages where a task pins PyPI ones, so their era matters as much as the OS):
+#   debian:13*, *trixie*        trixie    (the same release)
+#   ubuntu:24.04, ubuntu:*      trixie    (Ubuntu 24.04 forked from Debian between the two; trixie's glibc 2.41 and
+#                                          Python 3.13 are as near its 2.39 and 3.12 as bookworm's 2.36 and 3.11, and
+#                                          the tasks pin 2025 releases — pillow==11.2.1 — that only trixie's packages
+#                                          approach: bookworm's Pillow 9.4 refuses what 11.x accepts)
+#   python:*                    bookworm  (python:3.13-slim-bookworm is bookworm with its own Python 3.13 in
+#                                          /usr/local: its OpenSSL 3.0, gcc 12 and mesa packages are bookworm's,
+#                                          which its tasks rely on — trixie's OpenSSL 3.5 prints a certificate's
+#                                          subject differently, its gcc 14 rejects `gets`, it has no
+#                                          libgl1-mesa-glx; the Python here is bookworm's 3.11)
+#   anything else               bookworm  (debian:bookworm-slim; debian:bullseye-slim, one release newer)
 #
 #   scripts/offline-base-images.sh [--root DIR] [--tasks DIR] [NAME…]
 #
-# --root DIR   where debootstrap makes the root (default /var/tmp/hsearch-bookworm-root); reused once complete
+# --root DIR   where debootstrap makes the roots, DIR-bookworm and DIR-trixie (default /var/tmp/hsearch); each is
+#              reused once complete
 # --tasks DIR  also tag every FROM image named by DIR/*/environment/Dockerfile
 # NAME…        image names to tag (default: the ones the published Terminal-Bench 2 Dockerfiles use)
-# Needs root, debootstrap and a running docker daemon; debootstrap takes about 3–6 minutes once.
+# Needs root, debootstrap and a running docker daemon; debootstrap takes about 3–6 minutes per release, once.
 set -euo pipefail
 
-root=/var/tmp/hsearch-bookworm-root
+root=/var/tmp/hsearch
 tasks=""
 names=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --root) root="$2"; shift 2 ;;
     --tasks) tasks="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) names+=("$1"); shift ;;
   esac
 done
@@ -48,20 +63,31 @@ mirror="$(
 )" || true
 mirror="${mirror:-http://deb.debian.org/debian}"
 
-if [ ! -f "$root/.hsearch-complete" ]; then
-  echo "debootstrap --variant=minbase bookworm $root $mirror (a few minutes)"
-  rm -rf "$root"
-  debootstrap --variant=minbase bookworm "$root" "$mirror"
-  touch "$root/.hsearch-complete"
-fi
+release_for() {
+  case "$1" in
+    debian:13*|*trixie*|ubuntu:*) echo trixie ;;
+    *) echo bookworm ;;
+  esac
+}
 
-echo "docker import of $root as hsearch-offline/debian:bookworm"
-tar --create --numeric-owner --exclude=./.hsearch-complete --directory "$root" . |
-  docker import --change 'CMD ["bash"]' - hsearch-offline/debian:bookworm >/dev/null
+# Only the releases some name needs are made.
+releases="$(for name in "${names[@]}"; do release_for "$name"; done | sort -u)"
+for release in $releases; do
+  dir="$root-$release"
+  if [ ! -f "$dir/.hsearch-complete" ]; then
+    echo "debootstrap --variant=minbase $release $dir $mirror (a few minutes)"
+    rm -rf "$dir"
+    debootstrap --variant=minbase "$release" "$dir" "$mirror"
+    touch "$dir/.hsearch-complete"
+  fi
 
-echo "hsearch-offline/python:bookworm: Debian's python3, pip and venv, python and pip on PATH"
-docker build --network host --tag hsearch-offline/python:bookworm - >/dev/null <<'EOF'
-FROM hsearch-offline/debian:bookworm
+  echo "docker import of $dir as hsearch-offline/debian:$release"
+  tar --create --numeric-owner --exclude=./.hsearch-complete --directory "$dir" . |
+    docker import --change 'CMD ["bash"]' - "hsearch-offline/debian:$release" >/dev/null
+
+  echo "hsearch-offline/python:$release: Debian's python3, pip and venv, python and pip on PATH"
+  docker build --network host --tag "hsearch-offline/python:$release" - >/dev/null <<DOCKERFILE
+FROM hsearch-offline/debian:$release
 RUN apt-get update && \
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       python3 python3-pip python3-venv python-is-python3 ca-certificates && \
@@ -69,12 +95,14 @@ RUN apt-get update && \
     rm -f /usr/lib/python3*/EXTERNALLY-MANAGED
 ENV LANG=C.UTF-8
 CMD ["python3"]
-EOF
+DOCKERFILE
+done
 
 for name in $(printf '%s\n' "${names[@]}" | sort -u); do
+  release="$(release_for "$name")"
   case "$name" in
-    python:*|*/python:*) source=hsearch-offline/python:bookworm ;;
-    *) source=hsearch-offline/debian:bookworm ;;
+    python:*|*/python:*) source="hsearch-offline/python:$release" ;;
+    *) source="hsearch-offline/debian:$release" ;;
   esac
   docker tag "$source" "$name"
   echo "tagged $name ← $source"

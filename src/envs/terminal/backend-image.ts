@@ -219,6 +219,7 @@ async function copyInto(from: string, to: string): Promise<void> {
           ),
     );
   });
-  await chown(to, own.uid, own.gid);
+  const now = await stat(to);
+  if (now.uid !== own.uid || now.gid !== own.gid) await chown(to, own.uid, own.gid);
   await chmod(to, own.mode & 0o7777);
 }

@@ -118,7 +118,8 @@ export function runLayerContext(
       "  apt-get update",
       '  found=""; missing=""',
       `  for name in ${debian}; do`,
-      '    if apt-cache show "$name" >/dev/null 2>&1; then found="$found $name"; else missing="$missing $name"; fi',
+      // A name only referred to (python3-transformers) is shown by `apt-cache show` too, but has no candidate.
+      '    if LC_ALL=C apt-cache policy "$name" 2>/dev/null | grep -q "Candidate: [^(]"; then found="$found $name"; else missing="$missing $name"; fi',
       "  done",
       '  if [ -n "$found" ]; then apt-get install -y --no-install-recommends $found; fi',
       '  if [ -n "$missing" ]; then echo "hsearch: not in this image\'s archive:$missing" >&2; fi',

@@ -164,6 +164,27 @@ describe("the task image's file system", () => {
       );
       expect(back.ok, back.output).toBe(true);
       expect(env.effects().at(-1)?.files?.created).toEqual(["again.txt"]);
+      // /tmp and the workspace keep the image's modes once the episode's files are copied in: any user may
+      // mktemp in /tmp, as in the image.
+      const modes = await env.call(
+        "bash",
+        { command: "stat -c '%a %U' /tmp /app" },
+        { step: 3, author: "agent" },
+      );
+      expect(modes.output).toBe(
+        docker([
+          "run",
+          "--rm",
+          "--entrypoint",
+          "stat",
+          imageTag(taskImage(`${registry.host}/hsearch-test/absent:3`)),
+          "-c",
+          "%a %U",
+          "/tmp",
+          "/app",
+        ]),
+      );
+      expect(modes.output.split("\n")[0]).toBe("1777 root");
     } finally {
       await env.close();
     }

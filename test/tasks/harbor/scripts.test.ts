@@ -135,7 +135,7 @@ describe("Terminal-Bench test scripts in the sandbox", () => {
       [
         "#!/bin/bash",
         PYTEST_GUARD,
-        "python3 -m pytest /tests/test_outputs.py -rA",
+        "env PYTHONSAFEPATH=1 python3 -m pytest /tests/test_outputs.py -rA",
         "if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi",
       ].join("\n"),
     );
@@ -154,7 +154,7 @@ describe("Terminal-Bench test scripts in the sandbox", () => {
       `#!/bin/bash\n${PYTEST_GUARD}\ncd /app && python -m pytest -q t\n`,
     );
     expect(rewriteTestScript("#!/bin/bash\ncd /app && pytest -q tests\n").script).toBe(
-      `#!/bin/bash\n${PYTEST_GUARD}\ncd /app && python3 -m pytest -q tests\n`,
+      `#!/bin/bash\n${PYTEST_GUARD}\ncd /app && env PYTHONSAFEPATH=1 python3 -m pytest -q tests\n`,
     );
   });
 

@@ -23,6 +23,13 @@ export const PYTEST_GUARD = [
   "fi",
 ].join("\n");
 
+/**
+ * What `uvx … pytest` and a bare `pytest` become. `python3 -m` would put the working directory first on sys.path,
+ * where neither of those does, so a task file named like a standard module (`/app/code.py`) would shadow it inside
+ * pytest; PYTHONSAFEPATH (Python 3.11+, ignored before) keeps it off, and `env` lets it follow `timeout`, `exec` ….
+ */
+export const PYTEST_COMMAND = "env PYTHONSAFEPATH=1 python3 -m pytest";
+
 /** uv's options that take a value, before the tool it runs (`uvx -p 3.13 -w pkg --index URL pytest …`). */
 const UV_VALUE_OPTIONS = new Set([
   "-p",
@@ -68,7 +75,7 @@ export function joinContinuations(script: string): Array<{ text: string; line: n
   return out;
 }
 
-/** Drop the tool installs (they become requirements), run pytest as `python3 -m pytest`, and say what it needs. */
+/** Drop the tool installs (they become requirements), run pytest as PYTEST_COMMAND, and say what it needs. */
 export function rewriteTestScript(script: string, where = "tests/test.sh"): Rewrite {
   const requires = emptyRequirements();
   const out: string[] = [];
@@ -120,7 +127,7 @@ function leading(text: string): string {
 }
 
 /**
- * `uvx [opts] pytest …`, `uv run [opts] pytest …` and a bare `pytest …` → `python3 -m pytest …`; `-w` packages
+ * `uvx [opts] pytest …`, `uv run [opts] pytest …` and a bare `pytest …` → PYTEST_COMMAND; `-w` packages
  * become requirements; `--ctrf FILE` (Harbor's report, not the reward) goes. `python -m pytest` stays as it is.
  */
 function rewritePytest(command: string, requires: TaskRequirements): { text: string; pytest: boolean } {
@@ -148,11 +155,11 @@ function rewritePytest(command: string, requires: TaskRequirements): { text: str
       withs.map(distributionName).filter((name): name is string => name !== null && name !== "pytest"),
     );
     const rest = tokens.slice(i + 1).join(" ");
-    if (tool === "pytest") text = `${text.slice(0, start)}python3 -m pytest${rest ? ` ${rest}` : ""}`;
+    if (tool === "pytest") text = `${text.slice(0, start)}${PYTEST_COMMAND}${rest ? ` ${rest}` : ""}`;
     else if (tool === "python" || tool === "python3")
       text = `${text.slice(0, start)}python3${rest ? ` ${rest}` : ""}`;
   }
-  text = text.replace(/(^|[\s;&|(])(?<!-m\s)pytest(?=\s|$)/g, "$1python3 -m pytest");
+  text = text.replace(/(^|[\s;&|(])(?<!-m\s)pytest(?=\s|$)/g, `$1${PYTEST_COMMAND}`);
   const pytest = /python3? -m pytest\b/.test(text);
   if (pytest) text = text.replace(/\s--ctrf(?:=|\s+)\S+/g, "");
   return { text, pytest };
