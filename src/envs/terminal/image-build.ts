@@ -68,12 +68,23 @@ export function ensureDockerfileImage(
     image.prebuilt ?? "",
     runLayerTag("", image.runPackages),
   ].join(" ");
-  let built = builds.get(key);
-  if (!built) {
-    built = buildImage({ binary, engine, image, scratch, timeoutMs, source });
-    builds.set(key, built);
-    built.catch(() => builds.delete(key));
-  }
+  const remembered = builds.get(key);
+  const request = { binary, engine, image, scratch, timeoutMs, source };
+  if (!remembered) return buildOnce(key, request);
+  // The engine's images can be removed behind this process's back (`docker rmi`, a prune): a remembered image
+  // that is gone is made again instead of failing the episode's `docker create`.
+  return remembered.then(async (built) =>
+    (await present(binary, built.tag)) ? built : buildOnce(key, request, remembered),
+  );
+}
+
+/** Starts one build of `key` (unless another caller started it since `stale` was found gone) and remembers it. */
+function buildOnce(key: string, request: ImageRequest, stale?: Promise<BuiltImage>): Promise<BuiltImage> {
+  const current = builds.get(key);
+  if (current !== undefined && current !== stale) return current;
+  const built = buildImage(request);
+  builds.set(key, built);
+  built.catch(() => builds.delete(key));
   return built;
 }
 

@@ -420,7 +420,19 @@ describe("the Docker path with a fake docker", () => {
       writeFileSync(fake.log, "");
       const again = await createTerminalEnv({ container: "docker", image: spec });
       await again.close();
-      expect(records(fake.log).map((call) => call[0])).toEqual(["create", "cp", "cp", "rm", "run", "rm"]);
+      // It only asks the engine whether the image is still there.
+      const [asked, ...next] = records(fake.log);
+      expect(asked).toEqual(["image", "inspect", "--format", "{{.Id}}", tag]);
+      expect(next.map((call) => call[0])).toEqual(["create", "cp", "cp", "rm", "run", "rm"]);
+
+      // An image removed behind the process's back (docker rmi, a prune) is built again, not run missing.
+      rmSync(join(fake.state, tag.replace(/[:/]/g, "_")));
+      writeFileSync(fake.log, "");
+      const rebuilt = await createTerminalEnv({ container: "docker", image: spec });
+      await rebuilt.close();
+      const after = records(fake.log);
+      expect(after.filter((call) => call[0] === "build")).toHaveLength(1);
+      expect(after.at(-2)?.[0]).toBe("run");
     } finally {
       fake.restore();
     }

@@ -14,6 +14,8 @@ import { PACKAGE_ROOT } from "../../../src/core/paths";
 import type { Task, TerminalEnvSpec, TerminalReference } from "../../../src/domain/task";
 import { taskSchema } from "../../../src/domain/task-schema";
 import { createTaskEnvironment, verifyTask } from "../../../src/envs/suite-env";
+import { imageTag } from "../../../src/envs/terminal/image-plan";
+import { dockerfileImage } from "../../../src/envs/terminal/task-options";
 import { imageResources, lastWorkdir } from "../../../src/tasks/importers/harbor/image-spec";
 import {
   convertTaskDir,
@@ -183,7 +185,11 @@ describe("the Docker path end to end, with a real docker daemon", () => {
     dockerDaemon();
     ensureFixtureBaseImage();
     const task = imported();
-    const before = new Set(harborImages());
+    // Only this fixture's images and containers: other tests (and other users of the daemon) run their own.
+    const spec = (task.env as TerminalEnvSpec).image;
+    if (spec === undefined) throw new Error("the fixture is imported for the Docker path");
+    const own = imageTag(dockerfileImage(spec));
+    const before = new Set(harborImages(own));
     try {
       const rewardAfter = async (script?: string) => {
         const env = await createTaskEnvironment(task);
@@ -240,20 +246,21 @@ describe("the Docker path end to end, with a real docker daemon", () => {
       expect(evaluated.code, evaluated.stderr).toBe(0);
       expect(JSON.parse(evaluated.stdout).summary.feasible).toMatchObject({ n: 1, solve: 1 });
     } finally {
-      const left = execFileSync("docker", ["ps", "--all", "--quiet", "--filter", "name=hsearch-"], {
+      const left = execFileSync("docker", ["ps", "--all", "--quiet", "--filter", `ancestor=${own}`], {
         encoding: "utf8",
       });
       expect(left.trim()).toBe("");
-      const made = harborImages().filter((tag) => !before.has(tag));
+      const made = harborImages(own).filter((tag) => !before.has(tag));
       if (made.length > 0) execFileSync("docker", ["rmi", "--force", ...made], { stdio: "ignore" });
     }
   }, 300_000);
 });
 
-function harborImages(): string[] {
+/** The fixture's image and the run-time layers made on it (`<tag>-<hash>`). */
+function harborImages(own: string): string[] {
   return execFileSync("docker", ["image", "ls", "--format", "{{.Repository}}:{{.Tag}}", "hsearch-harbor"], {
     encoding: "utf8",
   })
     .split("\n")
-    .filter(Boolean);
+    .filter((tag) => tag === own || tag.startsWith(`${own}-`));
 }
