@@ -17,6 +17,8 @@ export interface EvalInDirOptions {
   concurrency?: number;
   /** Where a terminal task that names a prebuilt image gets it (default `auto`). */
   imageSource?: ImageSource;
+  /** Network for the tasks that ask for it (allow_internet): the user's explicit grant, as data (default none). */
+  allowInternet?: boolean;
   /** What a person would want to read: where the episodes are kept, what a resume reads back. */
   onMessage?: (text: string) => void;
   onProgress?: (done: number, total: number) => void;
@@ -48,6 +50,7 @@ export async function evaluateInDir(
       customerModel: models.customer,
       concurrency: options.concurrency ?? config.concurrency,
       ...(options.imageSource ? { imageSource: options.imageSource } : {}),
+      ...(options.allowInternet ? { allowInternet: true } : {}),
       usage: models.usageRows,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       onResume: (stored, total) =>

@@ -5,7 +5,7 @@
 import { basename } from "node:path";
 import { resolveUserPath } from "../core";
 import type { Task } from "../domain";
-import { type ImageSource, imageSourceChosen } from "../envs";
+import { type ImageSource, imageSourceChosen, internetAllowed } from "../envs";
 import { createEvaluationDir, type EvaluationDir, openEvaluationDir } from "../eval";
 import { loadHarness } from "../harness";
 import type { RoleModels } from "../models";
@@ -45,6 +45,8 @@ export interface EvaluateRequest extends HarnessTaskRequest {
    * else `auto`. This evaluation's alone: another in the same process may choose differently.
    */
   imageSource?: ImageSource;
+  /** Network for the tasks that ask for it (allow_internet): the user's explicit grant, as data (default none). */
+  allowInternet?: boolean;
 }
 
 export interface EvaluateContext extends RequestContext {
@@ -75,6 +77,7 @@ export async function evaluateRequest(
   const models = createPlannedModels(plan, context, rejections.memory);
   const maxInfraErrorRate = request.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
   const imageSource = request.imageSource ?? imageSourceChosen(context.env);
+  const allowInternet = request.allowInternet ?? internetAllowed(context.env);
   const { root, id } = evaluationLocation(request.out, { harnessDir, tasks: request.tasks }, context.cwd);
   const evaluation = await createEvaluationDir({
     root,
@@ -92,7 +95,13 @@ export async function evaluateRequest(
     },
   });
   rejections.keepIn(evaluation.store);
-  return evaluateWith(evaluation, selected.tasks, models, { maxInfraErrorRate, imageSource }, context);
+  return evaluateWith(
+    evaluation,
+    selected.tasks,
+    models,
+    { maxInfraErrorRate, imageSource, allowInternet },
+    context,
+  );
 }
 
 /**
@@ -102,10 +111,16 @@ export async function evaluateRequest(
  */
 export async function resumeEvaluationRequest(
   target: string,
-  options: { concurrency?: number; maxInfraErrorRate?: number; imageSource?: ImageSource },
+  options: {
+    concurrency?: number;
+    maxInfraErrorRate?: number;
+    imageSource?: ImageSource;
+    allowInternet?: boolean;
+  },
   context: EvaluateContext,
 ): Promise<EvaluateRequestOutcome> {
   const imageSource = options.imageSource ?? imageSourceChosen(context.env);
+  const allowInternet = options.allowInternet ?? internetAllowed(context.env);
   const evaluation = await openEvaluationDir(locateRun(target, context.cwd), "eval");
   const { store, run, config } = evaluation;
   const maxInfraErrorRate = options.maxInfraErrorRate ?? config.max_infra_error_rate;
@@ -143,14 +158,25 @@ export async function resumeEvaluationRequest(
     throw error;
   }
   const concurrency = options.concurrency === undefined ? {} : { concurrency: options.concurrency };
-  return evaluateWith(evaluation, tasks, models, { ...concurrency, maxInfraErrorRate, imageSource }, context);
+  return evaluateWith(
+    evaluation,
+    tasks,
+    models,
+    { ...concurrency, maxInfraErrorRate, imageSource, allowInternet },
+    context,
+  );
 }
 
 async function evaluateWith(
   evaluation: EvaluationDir<"eval">,
   tasks: readonly Task[],
   models: RoleModels,
-  options: { maxInfraErrorRate: number; concurrency?: number; imageSource: ImageSource },
+  options: {
+    maxInfraErrorRate: number;
+    concurrency?: number;
+    imageSource: ImageSource;
+    allowInternet: boolean;
+  },
   context: EvaluateContext,
 ): Promise<EvaluateRequestOutcome> {
   return withGate(

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { basename, resolve } from "node:path";
 import { assertOutputApart, newRunId, resolveUserPath } from "../core";
 import type { Task } from "../domain";
+import { type ImageSource, imageSourceChosen, internetAllowed } from "../envs";
 import { createEvaluationDir, openEvaluationDir } from "../eval";
 import { createRejectionMemory, createRoleModels, describeRejection, loadPriceTable } from "../models";
 import { DEFAULT_MAX_INFRA_ERROR_RATE } from "../scoring";
@@ -46,6 +47,8 @@ export async function evaluate(
   );
   const seed = options.seed ?? 1;
   const maxInfraErrorRate = options.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
+  // A bad HSEARCH_IMAGE_SOURCE or HSEARCH_ALLOW_INTERNET fails before the evaluation directory is made.
+  const choices = environmentChoices(options.env ?? process.env);
   const out = options.out === undefined ? undefined : resolve(cwd, options.out);
   if (out)
     assertOutputApart({ path: out, name: "out" }, [
@@ -73,6 +76,7 @@ export async function evaluate(
   kept = evaluation.store;
   return evaluateInDir(evaluation, selected.tasks, roleModels, {
     maxInfraErrorRate,
+    ...choices,
     onMessage: say,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
@@ -118,7 +122,13 @@ export async function resumeEvaluation(
   }
   return evaluateInDir(evaluation, tasks, roleModels, {
     maxInfraErrorRate: config.max_infra_error_rate,
+    ...environmentChoices(options.env ?? process.env),
     onMessage: say,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
+}
+
+/** The user's defaults for how episodes' environments are made, read once where the call starts (never set). */
+function environmentChoices(env: NodeJS.ProcessEnv): { imageSource: ImageSource; allowInternet: boolean } {
+  return { imageSource: imageSourceChosen(env), allowInternet: internetAllowed(env) };
 }

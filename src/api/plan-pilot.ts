@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRng, HsearchError } from "../core";
 import type { Task } from "../domain";
-import { imageSourceChosen, suiteHasCustomer } from "../envs";
+import { imageSourceChosen, internetAllowed, suiteHasCustomer } from "../envs";
 import { evaluateJobs, planRollouts } from "../eval";
 import type { Harness, Trajectory } from "../harness";
 import type { ModelRole, UsageMeter } from "../models";
@@ -92,6 +92,7 @@ export async function runPilot(input: PilotInput): Promise<PilotEstimate> {
       ...(models.customer ? { customerModel: models.customer } : {}),
       prices,
       imageSource: config.image_source ?? imageSourceChosen(host.env),
+      allowInternet: internetAllowed(host.env),
     });
     const infraErrors = outcomes.filter((outcome) => outcome.score.kind === "infra_error");
     if (infraErrors.length === outcomes.length) {

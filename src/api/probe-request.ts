@@ -3,7 +3,7 @@
  * settings, cache) probed into a new directory. The CLI parses flags, calls these and prints.
  */
 import { resolveUserPath } from "../core";
-import { imageSourceChosen } from "../envs";
+import { imageSourceChosen, internetAllowed } from "../envs";
 import { loadHarness } from "../harness";
 import type { EvaluateContext } from "./evaluate-request";
 import { createPlannedModels, type HarnessTaskRequest, modelConfigOf, planModels } from "./harness-task";
@@ -56,6 +56,7 @@ async function setup(request: ProbeRequest, context: EvaluateContext): Promise<P
     seed: request.seed,
     concurrency: request.concurrency,
     imageSource: imageSourceChosen(context.env),
+    allowInternet: internetAllowed(context.env),
     ...(request.out !== undefined ? { out: request.out } : {}),
     cwd: context.cwd,
     ...(context.onMessage ? { onMessage: context.onMessage } : {}),

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import { assertOutputApart, newRunId, resolveUserPath } from "../core";
 import type { Task } from "../domain";
-import { type ImageSource, imageSourceChosen } from "../envs";
+import { type ImageSource, imageSourceChosen, internetAllowed } from "../envs";
 import type { HarnessTaskConfig } from "../eval";
 import { createEvaluationDir, type EvaluationDir, evaluationKey, type NewEvaluationDir } from "../eval";
 import type { Trajectory } from "../harness";
@@ -61,6 +61,7 @@ export interface ProbeSetup {
   concurrency: number;
   /** Where a terminal task that names a prebuilt image gets it (`HSEARCH_IMAGE_SOURCE`, else `auto`). */
   imageSource: ImageSource;
+  allowInternet: boolean;
   /** The probe's directory; default runs/<beliefs|challenge>-<harness>-… under cwd. */
   out?: string;
   cwd: string;
@@ -117,6 +118,7 @@ async function probeSetup(
     seed: options.seed ?? 1,
     concurrency: setup.concurrency,
     imageSource: imageSourceChosen(options.env ?? process.env),
+    allowInternet: internetAllowed(options.env ?? process.env),
     ...(options.out !== undefined ? { out: options.out } : {}),
     cwd: setup.cwd,
     ...(options.onMessage ? { onMessage: options.onMessage } : {}),
@@ -155,6 +157,7 @@ export async function beliefsInDir(
       seed: prepared.seed,
       concurrency: prepared.concurrency,
       imageSource: prepared.imageSource,
+      allowInternet: prepared.allowInternet,
       customerModel: models.customer,
       onEpisode: () => prepared.onProgress?.(++done, total),
       onRow: (row, trajectory) => keeper.keep(commit, trajectory, row),
@@ -218,6 +221,7 @@ export async function challengeInDir(
       seed: prepared.seed,
       concurrency: prepared.concurrency,
       imageSource: prepared.imageSource,
+      allowInternet: prepared.allowInternet,
       customerModel: models.customer,
       onEpisode: (done, total) => prepared.onProgress?.(done, total),
       onOutcome: (outcome, trajectory) => keeper.keep(commit, trajectory, outcome),

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import { assertOutputApart, HsearchError, newRunId, resolveUserPath } from "../core";
-import { imageSourceChosen } from "../envs";
+import { imageSourceChosen, internetAllowed } from "../envs";
 import { harnessLimitsOf, loadHarness } from "../harness";
 import {
   createRejectionMemory,
@@ -155,6 +155,7 @@ async function newRun(
   await loadMetricModules(config.metrics ?? [], { file: file ?? "the config object" });
   // A bad HSEARCH_IMAGE_SOURCE (the default where the config names none) fails now, before a run directory exists.
   if (config.image_source === undefined) imageSourceChosen(host.env);
+  internetAllowed(host.env);
   // A shared cache that cannot be opened fails now, before a run directory exists.
   if (config.cache.dir !== "run") openRunCache(config, host, undefined, file);
   // Stored resolved, so a resume works from any directory.
@@ -303,6 +304,7 @@ async function searchIn(
       ...(queue ? { executor: queue.execute } : {}),
       // The config's image source, else the user's default, reaches the episodes this process makes (workers take their own).
       imageSource: config.image_source ?? imageSourceChosen(host.env),
+      allowInternet: internetAllowed(host.env),
       // With workers the agent's and customer's calls are made there; each rollout's usage comes back with it.
       usage: workers
         ? () => mergeUsageRows([...models.usageRows(), ...workers.usageRows()])

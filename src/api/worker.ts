@@ -1,5 +1,5 @@
 import { resolveUserPath } from "../core";
-import { imageSourceChosen } from "../envs";
+import { imageSourceChosen, internetAllowed } from "../envs";
 import { loadPriceTable } from "../models";
 import { offlineProviders } from "../sim";
 import { type RunningWorker, startRolloutWorker } from "../workers";
@@ -34,6 +34,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     prices: loadPriceTable(),
     // This machine's default: a search config's `image_source` reaches the rollouts its own process runs.
     imageSource: imageSourceChosen(options.env),
+    allowInternet: internetAllowed(options.env),
     modelOptions: {
       env: options.env,
       extraProviders: offlineProviders,

@@ -115,10 +115,8 @@ export const register = defineCommand("eval", {
       maxInfraErrorRate: argv.maxInfraErrorRate,
       out: argv.out,
       ...(argv.imageSource ? { imageSource: argv.imageSource } : {}),
+      ...(argv.allowInternet ? { allowInternet: true } : {}),
     };
-    // The sandbox reads the grant where it makes each episode (workers read their own environment).
-    const before = process.env[ALLOW_INTERNET_VARIABLE];
-    if (argv.allowInternet) process.env[ALLOW_INTERNET_VARIABLE] = "1";
     const progress = createProgress(io, "eval", { quiet: argv.json });
     const context = {
       ...requestContext(io),
@@ -133,13 +131,12 @@ export const register = defineCommand("eval", {
             ...(argv.concurrency !== undefined ? { concurrency: argv.concurrency } : {}),
             ...(argv.maxInfraErrorRate !== undefined ? { maxInfraErrorRate: argv.maxInfraErrorRate } : {}),
             ...(argv.imageSource ? { imageSource: argv.imageSource } : {}),
+            ...(argv.allowInternet ? { allowInternet: true } : {}),
           },
           context,
         )
     ).finally(() => {
       progress.done();
-      if (before === undefined) delete process.env[ALLOW_INTERNET_VARIABLE];
-      else process.env[ALLOW_INTERNET_VARIABLE] = before;
     });
     io.out(argv.json ? JSON.stringify(report, null, 2) : renderEvalReport(report));
     if (infraGate) {

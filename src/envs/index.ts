@@ -52,7 +52,7 @@ export {
   verifierTimeoutMs,
 } from "./terminal";
 export { BUILD_NETWORKS } from "./terminal/image-plan";
-export { ALLOW_INTERNET_VARIABLE } from "./terminal/internet";
+export { ALLOW_INTERNET_VARIABLE, internetAllowed } from "./terminal/internet";
 export {
   detectSandbox,
   prepareWorkspace,

@@ -95,9 +95,9 @@ const terminal: SuiteRuntime = {
    */
   async createEnvironment(task, options) {
     const { env } = terminalTask(task);
-    const { createTerminalEnv, internetAllowed, terminalEnvOptions } = await import("./terminal");
+    const { createTerminalEnv, terminalEnvOptions } = await import("./terminal");
     return createTerminalEnv({
-      ...terminalEnvOptions(env, internetAllowed(), options.imageSource ?? "auto"),
+      ...terminalEnvOptions(env, options.allowInternet ?? false, options.imageSource ?? "auto"),
       forbidden: task.forbidden,
       ...(options.readOnly ? { readOnly: true } : {}),
     });
@@ -172,10 +172,13 @@ export async function verifyTaskWithReport(
  * Why a task failed when it asked for internet (task.toml `allow_internet = true`) that the user did not grant and
  * its output shows a host it could not reach: the message of that task's infrastructure error, or null.
  */
-export async function unmetInternetNeed(task: Task, outputs: readonly string[]): Promise<string | null> {
-  if (!isTerminalTask(task) || task.env.allow_internet !== true) return null;
-  const { internetAllowed, networkFailureIn, noNetworkMessage } = await import("./terminal");
-  if (internetAllowed()) return null;
+export async function unmetInternetNeed(
+  task: Task,
+  outputs: readonly string[],
+  allowed: boolean,
+): Promise<string | null> {
+  if (allowed || !isTerminalTask(task) || task.env.allow_internet !== true) return null;
+  const { networkFailureIn, noNetworkMessage } = await import("./terminal");
   for (const output of outputs) {
     const evidence = networkFailureIn(output);
     if (evidence !== null) return noNetworkMessage(evidence);

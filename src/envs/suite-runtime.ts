@@ -44,6 +44,8 @@ export interface SuiteRuntime {
 export interface EnvironmentOptions {
   readOnly?: boolean;
   imageSource?: ImageSource;
+  /** Network for the tasks that ask for it (allow_internet): the user's explicit grant, as data (default none). */
+  allowInternet?: boolean;
 }
 
 /** What a suite offers the agent before any harness: its tools and, where it has one, its deferral tool. */

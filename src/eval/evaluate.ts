@@ -57,6 +57,8 @@ export interface EvaluateOptions {
   onRequest?: (request: ChatRequest) => void;
   /** Where a terminal task that names a prebuilt image gets it, for the rollouts run here (default `auto`). */
   imageSource?: ImageSource;
+  /** Network for the tasks that ask for it (allow_internet): the user's explicit grant, as data (default none). */
+  allowInternet?: boolean;
   /** Run-wide rollout slots shared with other evaluations; without them, `concurrency` bounds this call alone. */
   slots?: Semaphore;
   /** Called before a rollout starts (retries included); throwing stops new rollouts (a budget), the running ones finish first. */
@@ -72,7 +74,7 @@ export interface EvaluateOptions {
    * is not run again (`isRetriedInfraError`).
    */
   infraRetryPasses?: number;
-  /** Runs each rollout; default: in this process with `model`, `customerModel`, `prices`, `onRequest`, `imageSource`. */
+  /** Runs each rollout; default: in this process with `model`, `customerModel`, `prices`, `onRequest`, `imageSource`, `allowInternet`. */
   execute?: RolloutExecutor;
 }
 
@@ -110,7 +112,10 @@ export async function evaluateJobs(options: EvaluateOptions): Promise<RolloutOut
 
 /** Rollouts in this process, on the given models. */
 export function localExecutor(
-  models: Pick<EvaluateOptions, "model" | "customerModel" | "prices" | "onRequest" | "imageSource">,
+  models: Pick<
+    EvaluateOptions,
+    "model" | "customerModel" | "prices" | "onRequest" | "imageSource" | "allowInternet"
+  >,
 ): RolloutExecutor {
   return (request) =>
     runRollout({
@@ -120,6 +125,7 @@ export function localExecutor(
       prices: models.prices,
       onRequest: models.onRequest,
       ...(models.imageSource ? { imageSource: models.imageSource } : {}),
+      ...(models.allowInternet ? { allowInternet: true } : {}),
     });
 }
 

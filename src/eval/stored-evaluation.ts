@@ -27,6 +27,8 @@ export interface StoredEvaluationOptions {
   concurrency: number;
   /** Where a terminal task that names a prebuilt image gets it (default `auto`). */
   imageSource?: ImageSource;
+  /** Network for the tasks that ask for it (allow_internet): the user's explicit grant, as data (default none). */
+  allowInternet?: boolean;
   /** This session's usage so far, per role and model: stored with every episode, so a killed evaluation keeps it. */
   usage: () => UsageTotal[];
   onProgress?: (done: number, total: number) => void;
@@ -84,6 +86,7 @@ export async function runStoredEvaluation(options: StoredEvaluationOptions): Pro
       customerModel: options.customerModel,
       concurrency: options.concurrency,
       ...(options.imageSource ? { imageSource: options.imageSource } : {}),
+      ...(options.allowInternet ? { allowInternet: true } : {}),
       onRollout: (job, trajectory, score) => {
         if (failure !== undefined) throw failure;
         const key = evaluationKey(commit, job);

@@ -35,6 +35,8 @@ export interface RolloutInput {
   verify?: boolean;
   /** Where a terminal task that names a prebuilt image gets it (default `auto`): the caller's choice, as data. */
   imageSource?: ImageSource;
+  /** Network for the tasks that ask for it (allow_internet): the user's explicit grant, as data (default none). */
+  allowInternet?: boolean;
   /** How the task's environment is made (tests and probes may substitute one). */
   createEnvironment?: (
     task: Task,
@@ -67,7 +69,7 @@ export async function runRollout(input: RolloutInput): Promise<Trajectory> {
     return await withOpenRollout(input, async ({ trajectory }) => trajectory);
   } catch (error) {
     if (error instanceof TaskSetupError) {
-      const unmet = await unmetInternetNeed(input.task, [error.message]);
+      const unmet = await unmetInternetNeed(input.task, [error.message], input.allowInternet ?? false);
       if (unmet) return infraFailure(input, `${TASK_SETUP_FAILED}: ${unmet}`, "no_network");
       return setupFailureTrajectory(input, `${TASK_SETUP_FAILED}: ${error.message}`);
     }
@@ -134,6 +136,7 @@ export async function withOpenRollout<T>(
   const env = await (input.createEnvironment ?? createTaskEnvironment)(task, {
     readOnly,
     ...(input.imageSource ? { imageSource: input.imageSource } : {}),
+    ...(input.allowInternet ? { allowInternet: true } : {}),
   });
   try {
     const engine = new Episode({
@@ -162,7 +165,13 @@ export async function withOpenRollout<T>(
       ...episodeTrajectory({ ...input, model }, episode, tally, verified),
       ...(image ? { image } : {}),
     };
-    return await use({ task, env, episode, engine, trajectory: await withUnmetInternet(task, trajectory) });
+    return await use({
+      task,
+      env,
+      episode,
+      engine,
+      trajectory: await withUnmetInternet(task, trajectory, input.allowInternet ?? false),
+    });
   } finally {
     await env.close();
   }
@@ -232,13 +241,13 @@ function episodeTrajectory(
  * A failed episode of a task that asked for internet the user did not grant, whose verifier or commands show an
  * unreachable host: that task's infrastructure error (`no_network`), not the agent's failure; the episode is kept.
  */
-async function withUnmetInternet(task: Task, trajectory: Trajectory): Promise<Trajectory> {
+async function withUnmetInternet(task: Task, trajectory: Trajectory, allowed: boolean): Promise<Trajectory> {
   if (trajectory.reward !== 0) return trajectory;
   const outputs = [
     trajectory.verifier?.output ?? "",
     ...trajectory.events.flatMap((event) => (event.type === "observation" ? [event.text] : [])),
   ];
-  const unmet = await unmetInternetNeed(task, outputs);
+  const unmet = await unmetInternetNeed(task, outputs, allowed);
   if (!unmet) return trajectory;
   return {
     ...trajectory,

@@ -35,6 +35,8 @@ export interface BeliefProbeOptions {
   customerModel?: ChatModel;
   /** Where a terminal task that names a prebuilt image gets it (default `auto`). */
   imageSource?: ImageSource;
+  /** Network for the tasks that ask for it (allow_internet): the user's explicit grant, as data (default none). */
+  allowInternet?: boolean;
   createEnvironment?: OpenRolloutInput["createEnvironment"];
   onRequest?: (request: ChatRequest) => void;
   onEpisode?: (done: number, total: number) => void;
@@ -79,6 +81,7 @@ export async function collectBeliefs(options: BeliefProbeOptions): Promise<Belie
       createEnvironment: options.createEnvironment,
       onRequest: options.onRequest,
       ...(options.imageSource ? { imageSource: options.imageSource } : {}),
+      ...(options.allowInternet ? { allowInternet: true } : {}),
     };
     const { row, trajectory } = await withProbeRollout(
       input,

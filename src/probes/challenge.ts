@@ -41,6 +41,8 @@ export interface ChallengeProbeOptions {
   /** How a task's environment is made (tests substitute one). */
   /** Where a terminal task that names a prebuilt image gets it (default `auto`). */
   imageSource?: ImageSource;
+  /** Network for the tasks that ask for it (allow_internet): the user's explicit grant, as data (default none). */
+  allowInternet?: boolean;
   createEnvironment?: OpenRolloutInput["createEnvironment"];
   /**
    * Each episode as soon as it is done, to keep it: the trajectory with the challenge and the answer after the
@@ -106,6 +108,7 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
       onRequest: options.onRequest,
       createEnvironment: options.createEnvironment,
       ...(options.imageSource ? { imageSource: options.imageSource } : {}),
+      ...(options.allowInternet ? { allowInternet: true } : {}),
     };
     const { outcome, trajectory } = await withProbeRollout<{
       outcome: ChallengeOutcome;

@@ -32,6 +32,8 @@ export interface RolloutWorkerOptions {
   prices: PriceTable;
   /** Where a terminal task that names a prebuilt image gets it on this machine (default `auto`). */
   imageSource?: ImageSource;
+  /** Network for the tasks that ask for it (allow_internet): the user's explicit grant, as data (default none). */
+  allowInternet?: boolean;
   /** Builds models from the job's specs: the worker's own environment (API keys, base URLs), providers, cache. */
   modelOptions: Omit<RoleModelOptions, "prices" | "settings" | "concurrency">;
   log?: (line: string) => void;
@@ -154,6 +156,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
         seed: data.seed,
         repeat: data.repeat,
         ...(options.imageSource ? { imageSource: options.imageSource } : {}),
+        ...(options.allowInternet ? { allowInternet: true } : {}),
       }),
     );
     log(

@@ -1,7 +1,8 @@
 /**
  * A task's own network (Harbor's `allow_internet = true`) is granted only when the user says so explicitly:
- * `HSEARCH_ALLOW_INTERNET=1` in the environment of the process that runs episodes (`eval --allow-internet` sets it;
- * a worker takes its own). Off by default, so a task set cannot open the sandbox by itself. A granted episode shares
+ * `eval --allow-internet`, or `HSEARCH_ALLOW_INTERNET=1` in the environment of the command or library call that
+ * starts the work (read once there, never set, and passed on as data: `EnvironmentOptions.allowInternet`; a worker
+ * reads its own). Off by default, so a task set cannot open the sandbox by itself. A granted episode shares
  * the host's network (namespace path: no network namespace of its own, so it also reaches the host's loopback
  * services; container paths: the engine's bridge).
  *

@@ -135,6 +135,7 @@ export async function runJobs(
       slots: deps.slots,
       execute: deps.executor,
       ...(deps.imageSource ? { imageSource: deps.imageSource } : {}),
+      ...(deps.allowInternet ? { allowInternet: true } : {}),
       beforeRollout: () => deps.gate?.admit(),
       onRollout: (job, trajectory, score) => {
         // Answered whole from the request cache: free, so the budget does not count it (search/plan/budget.ts).

@@ -36,6 +36,8 @@ export interface SearchDeps {
    * `image_source`, else the user's default (workers take their own). Default `auto`.
    */
   imageSource?: ImageSource;
+  /** Network for the tasks that ask for it (allow_internet): the user's explicit grant, as data (default none). */
+  allowInternet?: boolean;
   /**
    * Every role's usage in this session so far, per model (the meters of the run's models, and with workers what
    * their rollouts used): stored per session, counted by `budget.max_usd`. Absent (tests): usage is not stored.

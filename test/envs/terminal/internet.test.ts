@@ -7,6 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { evaluate as evaluateHarness } from "../../../src/api";
+import { PACKAGE_ROOT } from "../../../src/core/paths";
 import { internetAllowed, networkFailureIn } from "../../../src/envs/terminal/internet";
 import { bwrapNamespaces, unshareLaunch } from "../../../src/envs/terminal/sandbox-plan";
 import type { SandboxInfo } from "../../../src/envs/terminal/sandbox-types";
@@ -117,5 +119,29 @@ describe("a task that asks for internet", () => {
       feasible: { n: 1, solve: 1 },
     });
     expect(process.env.HSEARCH_ALLOW_INTERNET).toBeUndefined();
+
+    // The grant is data, not a process-wide setting: two library evaluations at once, each with its own choice.
+    const harness = join(PACKAGE_ROOT, "harnesses", "bare");
+    const options = (env: NodeJS.ProcessEnv) => ({
+      env,
+      maxInfraErrorRate: 1,
+      out: join(temp("hsearch-net-lib-"), "e"),
+    });
+    const [granted, refused] = await Promise.all([
+      evaluateHarness(
+        harness,
+        { tasks: out },
+        "sim:default",
+        options({ ...process.env, HSEARCH_ALLOW_INTERNET: "1" }),
+      ),
+      evaluateHarness(
+        harness,
+        { tasks: out },
+        "sim:default",
+        options({ ...process.env, HSEARCH_ALLOW_INTERNET: "0" }),
+      ),
+    ]);
+    expect(granted.report.summary).toMatchObject({ infra_errors: {}, feasible: { n: 1, solve: 1 } });
+    expect(refused.report.summary.infra_errors).toEqual({ no_network: 1 });
   });
 });
