@@ -92,7 +92,6 @@ function reply(request: RecordedRequest): ScriptedReply {
 let work: string;
 let tasks: Map<Name, Task>;
 let server: FakeOpenAIServer;
-const savedInternet = process.env.HSEARCH_ALLOW_INTERNET;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "hsearch-agent-sandbox-"));
@@ -122,8 +121,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  if (savedInternet === undefined) delete process.env.HSEARCH_ALLOW_INTERNET;
-  else process.env.HSEARCH_ALLOW_INTERNET = savedInternet;
 });
 
 /** What both runs are compared on: the model's requests' messages, the tool calls, the end, the deferral, the reward. */
@@ -225,8 +222,7 @@ function linkHsearchInto(tmp: string): string {
 async function agentOutcome(name: Name): Promise<Outcome & { exitCode: number | null; atif: unknown }> {
   const task = tasks.get(name);
   if (!task) throw new Error(`task ${name} was not imported`);
-  process.env.HSEARCH_ALLOW_INTERNET = "1";
-  const env = await createTaskEnvironment(task);
+  const env = await createTaskEnvironment(task, { allowInternet: true });
   if (!(env instanceof TerminalEnv)) throw new Error("not a terminal environment");
   try {
     const from = server.requests.length;
