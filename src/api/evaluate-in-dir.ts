@@ -1,5 +1,6 @@
 import type { Task } from "../domain";
 import type { ImageSource } from "../envs";
+import { environmentChoicesOf } from "../envs";
 import type { EvaluationDir } from "../eval";
 import { runStoredEvaluation } from "../eval";
 import type { RoleModels } from "../models";
@@ -49,8 +50,7 @@ export async function evaluateInDir(
       judge: judgeOf(models),
       customerModel: models.customer,
       concurrency: options.concurrency ?? config.concurrency,
-      ...(options.imageSource ? { imageSource: options.imageSource } : {}),
-      ...(options.allowInternet ? { allowInternet: true } : {}),
+      ...environmentChoicesOf(options),
       usage: models.usageRows,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       onResume: (stored, total) =>

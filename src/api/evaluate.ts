@@ -48,7 +48,7 @@ export async function evaluate(
   const seed = options.seed ?? 1;
   const maxInfraErrorRate = options.maxInfraErrorRate ?? DEFAULT_MAX_INFRA_ERROR_RATE;
   // A bad HSEARCH_IMAGE_SOURCE or HSEARCH_ALLOW_INTERNET fails before the evaluation directory is made.
-  const choices = environmentChoices(options.env ?? process.env);
+  const choices = environmentDefaults(options.env ?? process.env);
   const out = options.out === undefined ? undefined : resolve(cwd, options.out);
   if (out)
     assertOutputApart({ path: out, name: "out" }, [
@@ -122,13 +122,13 @@ export async function resumeEvaluation(
   }
   return evaluateInDir(evaluation, tasks, roleModels, {
     maxInfraErrorRate: config.max_infra_error_rate,
-    ...environmentChoices(options.env ?? process.env),
+    ...environmentDefaults(options.env ?? process.env),
     onMessage: say,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
 }
 
 /** The user's defaults for how episodes' environments are made, read once where the call starts (never set). */
-function environmentChoices(env: NodeJS.ProcessEnv): { imageSource: ImageSource; allowInternet: boolean } {
+function environmentDefaults(env: NodeJS.ProcessEnv): { imageSource: ImageSource; allowInternet: boolean } {
   return { imageSource: imageSourceChosen(env), allowInternet: internetAllowed(env) };
 }

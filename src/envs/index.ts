@@ -35,6 +35,7 @@ export {
   verifyTaskWithReport,
 } from "./suite-env";
 export type { EnvironmentOptions, EpisodeOutcome, SuiteTools } from "./suite-runtime";
+export { environmentChoicesOf } from "./suite-runtime";
 export { suiteTools } from "./suite-tools";
 export {
   createLocalShellEnv,

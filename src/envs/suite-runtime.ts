@@ -48,6 +48,17 @@ export interface EnvironmentOptions {
   allowInternet?: boolean;
 }
 
+/** The environment choices a carrier of them holds (a rollout's input, a search's deps), passed on as they are. */
+export function environmentChoicesOf(from: {
+  imageSource?: ImageSource;
+  allowInternet?: boolean;
+}): Pick<EnvironmentOptions, "imageSource" | "allowInternet"> {
+  return {
+    ...(from.imageSource ? { imageSource: from.imageSource } : {}),
+    ...(from.allowInternet ? { allowInternet: true } : {}),
+  };
+}
+
 /** What a suite offers the agent before any harness: its tools and, where it has one, its deferral tool. */
 export interface SuiteTools {
   tools(): readonly ToolSpec[];

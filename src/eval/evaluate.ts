@@ -1,6 +1,7 @@
 import { createRng, mapPool } from "../core";
 import type { Task } from "../domain";
 import type { ImageSource } from "../envs";
+import { environmentChoicesOf } from "../envs";
 import type { Harness, Trajectory } from "../harness";
 import { runRollout } from "../harness";
 import type { PriceTable, Semaphore } from "../models";
@@ -124,8 +125,7 @@ export function localExecutor(
       customerModel: models.customerModel,
       prices: models.prices,
       onRequest: models.onRequest,
-      ...(models.imageSource ? { imageSource: models.imageSource } : {}),
-      ...(models.allowInternet ? { allowInternet: true } : {}),
+      ...environmentChoicesOf(models),
     });
 }
 

@@ -4,9 +4,11 @@
  * the purpose named by its task's split. A resumed evaluation reads back every stored episode and runs only the rest, on the same seeds, so it ends
  * with the same result as one never interrupted. A stored infrastructure error is not an outcome: it is run again.
  */
+
 import { rolloutKey } from "../core";
 import type { Task } from "../domain";
 import type { ImageSource } from "../envs";
+import { environmentChoicesOf } from "../envs";
 import type { Harness } from "../harness";
 import type { ChatModel } from "../models/types";
 import type { EpisodeScore, Judge } from "../scoring";
@@ -85,8 +87,7 @@ export async function runStoredEvaluation(options: StoredEvaluationOptions): Pro
       judge: options.judge,
       customerModel: options.customerModel,
       concurrency: options.concurrency,
-      ...(options.imageSource ? { imageSource: options.imageSource } : {}),
-      ...(options.allowInternet ? { allowInternet: true } : {}),
+      ...environmentChoicesOf(options),
       onRollout: (job, trajectory, score) => {
         if (failure !== undefined) throw failure;
         const key = evaluationKey(commit, job);

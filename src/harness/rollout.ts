@@ -3,6 +3,7 @@ import {
   createTaskEnvironment,
   type Environment,
   type EnvironmentOptions,
+  environmentChoicesOf,
   type ImageSource,
   suitePolicy,
   suiteRuntime,
@@ -135,8 +136,7 @@ export async function withOpenRollout<T>(
   const customerModel = input.customerModel && tallied(input.customerModel, tally);
   const env = await (input.createEnvironment ?? createTaskEnvironment)(task, {
     readOnly,
-    ...(input.imageSource ? { imageSource: input.imageSource } : {}),
-    ...(input.allowInternet ? { allowInternet: true } : {}),
+    ...environmentChoicesOf(input),
   });
   try {
     const engine = new Episode({

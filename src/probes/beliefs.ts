@@ -1,6 +1,7 @@
 import { badInput, isHsearchError, mapPool } from "../core";
 import type { Family, Kind, Task } from "../domain";
 import type { ImageSource } from "../envs";
+import { environmentChoicesOf } from "../envs";
 import { planRollouts } from "../eval";
 import type { Harness, Trajectory } from "../harness";
 import { setupFailureTrajectory } from "../harness";
@@ -80,8 +81,7 @@ export async function collectBeliefs(options: BeliefProbeOptions): Promise<Belie
       customerModel: options.customerModel,
       createEnvironment: options.createEnvironment,
       onRequest: options.onRequest,
-      ...(options.imageSource ? { imageSource: options.imageSource } : {}),
-      ...(options.allowInternet ? { allowInternet: true } : {}),
+      ...environmentChoicesOf(options),
     };
     const { row, trajectory } = await withProbeRollout(
       input,

@@ -1,6 +1,7 @@
 import { mapPool } from "../core";
 import type { Family, Task } from "../domain";
 import type { ImageSource } from "../envs";
+import { environmentChoicesOf } from "../envs";
 import { planRollouts } from "../eval";
 import type { Harness, Trajectory } from "../harness";
 import { setupFailureTrajectory } from "../harness";
@@ -107,8 +108,7 @@ export async function runChallengeProbe(options: ChallengeProbeOptions): Promise
       customerModel: options.customerModel,
       onRequest: options.onRequest,
       createEnvironment: options.createEnvironment,
-      ...(options.imageSource ? { imageSource: options.imageSource } : {}),
-      ...(options.allowInternet ? { allowInternet: true } : {}),
+      ...environmentChoicesOf(options),
     };
     const { outcome, trajectory } = await withProbeRollout<{
       outcome: ChallengeOutcome;

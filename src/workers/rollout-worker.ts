@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { UnrecoverableError, Worker } from "bullmq";
 import { canonicalJson } from "../core";
 import type { ImageSource } from "../envs";
+import { environmentChoicesOf } from "../envs";
 import { type Harness, parseHarness, runRollout } from "../harness";
 import type { PriceTable } from "../models";
 import { createRoleModels, type RoleModelOptions, type RoleModels } from "../models";
@@ -155,8 +156,7 @@ export async function startRolloutWorker(options: RolloutWorkerOptions): Promise
         prices: options.prices,
         seed: data.seed,
         repeat: data.repeat,
-        ...(options.imageSource ? { imageSource: options.imageSource } : {}),
-        ...(options.allowInternet ? { allowInternet: true } : {}),
+        ...environmentChoicesOf(options),
       }),
     );
     log(

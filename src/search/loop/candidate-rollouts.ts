@@ -1,5 +1,6 @@
 import { rolloutKey } from "../../core";
 import type { Split, Task } from "../../domain";
+import { environmentChoicesOf } from "../../envs";
 import { evaluateJobs, isRetriedInfraError, planRollouts, type RolloutJob } from "../../eval";
 import { readTree } from "../../git";
 import type { Trajectory } from "../../harness";
@@ -134,8 +135,7 @@ export async function runJobs(
       prices: deps.prices,
       slots: deps.slots,
       execute: deps.executor,
-      ...(deps.imageSource ? { imageSource: deps.imageSource } : {}),
-      ...(deps.allowInternet ? { allowInternet: true } : {}),
+      ...environmentChoicesOf(deps),
       beforeRollout: () => deps.gate?.admit(),
       onRollout: (job, trajectory, score) => {
         // Answered whole from the request cache: free, so the budget does not count it (search/plan/budget.ts).
