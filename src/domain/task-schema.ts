@@ -161,6 +161,15 @@ const terminalEnv = z
     sandbox: z.enum(["namespaces", "docker", "podman"]).optional(),
     /** The task's own image (needs `sandbox: docker` or `podman`): built from its Dockerfile, the episode runs in it. */
     image: terminalImage.optional(),
+    /**
+     * Places of the task image's own file system, outside the workspace, that the effect log also watches (needs
+     * `image`): absolute paths (`/etc/nginx`, `/git`), each a file or a folder with all below it; `/` for the whole
+     * file system but the kernel's and the sandbox's own places. Their changes are logged by absolute path, and
+     * `forbidden.paths` may name them so (`/git/**`).
+     */
+    watch: z
+      .array(z.string().regex(/^\/$|^(\/[^/\0]+)+$/, "an absolute path such as /etc/nginx, or /"))
+      .optional(),
     /** Per-command limits of the task's sandbox; hsearch's defaults otherwise (memory 4096 MiB, 256 processes …). */
     limits: z
       .object(wholeAmounts("memory_mb", "address_space_mb", "max_procs", "max_file_mb", "cpu_seconds"))
@@ -280,6 +289,19 @@ export const taskSchema = z
         path: ["env", "sandbox"],
         message: "a task with an image runs in a container: sandbox must be docker or podman",
       });
+    if (task.suite === "terminal" && task.env.watch !== undefined && !image)
+      ctx.addIssue({
+        code: "custom",
+        path: ["env", "watch"],
+        message: "watched places outside the workspace are a task image's own: watch needs env.image",
+      });
+    for (const [index, place] of (task.suite === "terminal" ? (task.env.watch ?? []) : []).entries())
+      if (place.split("/").some((part) => part === "." || part === ".."))
+        ctx.addIssue({
+          code: "custom",
+          path: ["env", "watch", index],
+          message: `watched place '${place}' refused: '.' and '..' are not path parts here`,
+        });
     // A build-context path is written under the build's directory: relative, and never leaving it.
     for (const [field, paths] of [
       ["context", Object.keys(image?.context ?? {})],

@@ -1,6 +1,9 @@
 import type { Forbidden } from "../domain";
 
-/** Glob (`*` within a path segment, `**` across segments, `?` one character) to a RegExp over relative paths. */
+/**
+ * Glob (`*` within a path segment, `**` across segments, `?` one character) to a RegExp over paths: relative ones
+ * of the workspace, absolute ones of a task image's watched places (`/git/**`).
+ */
 export function globToRegExp(glob: string): RegExp {
   let source = "";
   for (let i = 0; i < glob.length; i++) {
@@ -24,5 +27,5 @@ export function isForbiddenEffect(
 ): boolean {
   if (forbidden.tools?.some((name) => name === "*" || name === tool)) return true;
   const patterns = (forbidden.paths ?? []).map(globToRegExp);
-  return files.some((file) => patterns.some((pattern) => pattern.test(file.replace(/^\.?\//, ""))));
+  return files.some((file) => patterns.some((pattern) => pattern.test(file.replace(/^\.\//, ""))));
 }

@@ -64,6 +64,7 @@ export {
 export { isDirectory } from "./terminal/sandbox-host";
 export { BASE_ENV } from "./terminal/sandbox-plan";
 export { DEFAULT_COMMAND_TIMEOUT_MS, type ForbiddenChange } from "./terminal/terminal-env";
+export { UNWATCHED_PLACES } from "./terminal/watched-places";
 export { HOST_SYSTEM_DIRS, reservedRootOf } from "./terminal/workdir";
-export { snapshotWorkspace } from "./terminal/workspace-snapshot";
+export { snapshotWorkspace, type WorkspaceSnapshot } from "./terminal/workspace-snapshot";
 export { type Environment, TaskSetupError } from "./types";

@@ -40,6 +40,15 @@ describe("the task schema, a union by suite", () => {
     expect(refused({ ...terminal, env: { files: { "../escape": "x" } } })).toEqual(["env.files.../escape"]);
   });
 
+  it("takes watched places only of a task image, as absolute paths without '.' or '..'", () => {
+    const image = { dockerfile: "FROM debian:bookworm\n" };
+    const imaged = { ...terminal, env: { sandbox: "docker", image, watch: ["/etc/nginx", "/"] } };
+    expect(taskSchema.parse(imaged)).toEqual(imaged);
+    expect(refused({ ...terminal, env: { watch: ["/etc"] } })).toEqual(["env.watch"]);
+    expect(refused({ ...imaged, env: { ...imaged.env, watch: ["etc/nginx"] } })).toEqual(["env.watch.0"]);
+    expect(refused({ ...imaged, env: { ...imaged.env, watch: ["/etc/../root"] } })).toEqual(["env.watch.0"]);
+  });
+
   it("checks a blocked task's family against its blocker, in both suites", () => {
     for (const blocked of [retailBlocked(), terminalBlocked()]) {
       expect(taskSchema.parse(blocked)).toEqual(blocked);

@@ -130,6 +130,7 @@ async function startInPlace(
   const hostPaths = {
     workspace: join(merged, workspaceMountPoint(built.config)),
     tmp: join(merged, SANDBOX_PATHS.tmp),
+    root: merged,
   };
   const session = await openContainer(
     options,

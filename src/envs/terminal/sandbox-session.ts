@@ -115,8 +115,11 @@ export interface Supervisor {
   ownLimitsOnly?: boolean;
   /** The task image the episode runs in (the task image backend). */
   image?: EpisodeImage;
-  /** Where the host sees the episode's workspace and /tmp, when not at the session's own paths. */
-  hostPaths?: { workspace: string; tmp: string };
+  /**
+   * Where the host sees the episode's workspace and /tmp, when not at the session's own paths, and the container's
+   * whole file system (`root`: its merged root) when the host can read it.
+   */
+  hostPaths?: { workspace: string; tmp: string; root?: string };
   /** Where commands see the workspace when not at /workspace and /app (a task image's WORKDIR). */
   workspaceAt?: string;
 }
@@ -138,7 +141,7 @@ export class SandboxSession implements ShellSession {
   /** The task image the episode runs in (task image sessions only). */
   readonly image: EpisodeImage | undefined;
   /** Where the host sees the workspace and /tmp: a task image's container root, or the session's own paths. */
-  readonly hostPaths: { workspace: string; tmp: string };
+  readonly hostPaths: { workspace: string; tmp: string; root?: string };
   /** Where commands see the workspace: a task image's WORKDIR; undefined for /workspace and /app. */
   readonly workspaceAt: string | undefined;
 

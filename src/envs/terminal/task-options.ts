@@ -29,6 +29,7 @@ export function terminalEnvOptions(
     ...(spec.limits ? { limits: sandboxLimits(spec.limits) } : {}),
     ...(spec.image ? { image: dockerfileImage(spec.image) } : {}),
     ...(spec.image && imageSource ? { imageSource } : {}),
+    ...(spec.watch?.length ? { watch: spec.watch } : {}),
     ...(spec.workdir !== undefined ? { workdir: spec.workdir } : {}),
     ...(spec.allow_internet === true && allowInternet ? { network: true } : {}),
   };

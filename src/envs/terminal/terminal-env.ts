@@ -49,6 +49,7 @@ import {
   type SandboxUser,
 } from "./sandbox-types";
 import type { ContainerEngine } from "./session-plan";
+import { snapshotWatched } from "./watched-places";
 import { checkWorkdir } from "./workdir";
 import { workspaceRelativePath } from "./workspace-path";
 import {
@@ -112,6 +113,11 @@ export interface TerminalEnvOptions {
   image?: DockerfileImage;
   /** Where that image comes from when the task names a prebuilt one (image-plan.ts; default `auto`). */
   imageSource?: ImageSource;
+  /**
+   * Places of the task image's own file system (absolute paths, `/` for all of it) that the effect log watches
+   * beside the workspace (watched-places.ts): their changes are logged by absolute path. Needs `image`.
+   */
+  watch?: readonly string[];
   /**
    * The task's own work directory (an imported Harbor task's WORKDIR outside /app, checked by workdir.ts): the
    * workspace is shown there (and at /workspace) instead of at /app, and every command starts there.
@@ -235,6 +241,10 @@ export async function createTerminalEnv(options: TerminalEnvOptions = {}): Promi
     throw new HsearchError("bad_input", "a task image runs in a container: choose docker or podman", {
       field: "env.sandbox",
     });
+  if (options.watch?.length && !options.image)
+    throw new HsearchError("bad_input", "watched places are a task image's own: watch needs an image", {
+      field: "env.watch",
+    });
   if (options.workdir !== undefined) checkWorkdir(options.workdir);
   const info = await detectSandbox(options.mechanism ? { mechanism: options.mechanism } : {});
   const dir = await mkdtemp(join(options.workspaceRoot ?? tmpdir(), "hsearch-terminal-"));
@@ -350,6 +360,8 @@ export interface ShellSession {
   readonly image?: EpisodeImage;
   /** Where commands see the workspace when not at /workspace and /app (a task image's WORKDIR). */
   readonly workspaceAt?: string | undefined;
+  /** Where the host sees the container's whole file system (a task image's merged root), when it can. */
+  readonly hostPaths?: { readonly root?: string };
 }
 
 export class TerminalEnv<Session extends ShellSession = SandboxSession> implements Environment {
@@ -478,7 +490,29 @@ export class TerminalEnv<Session extends ShellSession = SandboxSession> implemen
 
   /** @internal createTerminalEnv: the state the episode starts from. */
   async takeInitialSnapshot(): Promise<void> {
-    this.snapshot = await snapshotWorkspace(this.workspace);
+    this.snapshot = await this.takeSnapshot();
+  }
+
+  /**
+   * What the effect log last saw: the workspace by relative path, the watched places by absolute path. Before the
+   * first call, the state the episode starts from.
+   */
+  currentSnapshot(): WorkspaceSnapshot {
+    return this.snapshot;
+  }
+
+  /** The workspace and the watched places, reusing the hashes of `previous` where nothing changed. */
+  private async takeSnapshot(previous?: WorkspaceSnapshot): Promise<WorkspaceSnapshot> {
+    const workspace = await snapshotWorkspace(this.workspace, previous);
+    const places = this.options.watch ?? [];
+    if (places.length === 0) return workspace;
+    const watched = await snapshotWatched(
+      this.session.hostPaths?.root,
+      places,
+      this.sandboxWorkspace(),
+      previous,
+    );
+    return new Map([...workspace, ...watched]);
   }
 
   episodeImage(): EpisodeImage | undefined {
@@ -601,7 +635,7 @@ export class TerminalEnv<Session extends ShellSession = SandboxSession> implemen
   }
 
   private async observeChanges(): Promise<WorkspaceChanges> {
-    const after = await snapshotWorkspace(this.workspace, this.snapshot);
+    const after = await this.takeSnapshot(this.snapshot);
     const changes = diffSnapshots(this.snapshot, after);
     this.snapshot = after;
     return changes;

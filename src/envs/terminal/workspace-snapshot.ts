@@ -35,37 +35,89 @@ export async function snapshotWorkspace(
   previous?: WorkspaceSnapshot,
 ): Promise<WorkspaceSnapshot> {
   const snapshot = new Map<string, EntryFingerprint>();
-  await walk(root, "", previous, snapshot);
+  await walk({ root, prefix: "", previous, into: snapshot, skip: () => false }, "");
   return snapshot;
 }
 
-async function walk(
-  root: string,
-  relative: string,
-  previous: WorkspaceSnapshot | undefined,
-  into: Map<string, EntryFingerprint>,
-): Promise<void> {
-  const entries = await readdir(join(root, relative), { withFileTypes: true });
-  for (const entry of entries) {
-    const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
-    const absolute = join(root, path);
-    const stat = await lstat(absolute, { bigint: true });
-    const fingerprint = `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}:${stat.mode}`;
-    const mode = Number(stat.mode & 0o7777n);
-    if (stat.isDirectory()) {
-      into.set(path, { kind: "dir", stat: fingerprint, hash: "dir", mode });
-      await walk(root, path, previous, into);
-    } else if (stat.isSymbolicLink()) {
-      into.set(path, { kind: "symlink", stat: fingerprint, hash: `link:${await readlink(absolute)}`, mode });
-    } else if (stat.isFile()) {
-      const before = previous?.get(path);
-      const hash =
-        before?.kind === "file" && before.stat === fingerprint ? before.hash : await hashFile(absolute);
-      into.set(path, { kind: "file", stat: fingerprint, hash, mode });
-    } else {
-      // FIFOs, sockets: never opened (a FIFO would block).
-      into.set(path, { kind: "other", stat: fingerprint, hash: "other", mode });
+/**
+ * Places of a file system the host sees at `hostRoot` (a container's merged root), keyed by absolute path
+ * (`/etc/nginx/nginx.conf`), so they never meet a workspace-relative key. A place is a file or a folder with all
+ * below it; `/` is the whole file system. `skip(path)` leaves a folder out with all below it (the workspace,
+ * the kernel's places). A place below a link or a file is absent: the host never follows a link the episode made.
+ */
+export async function snapshotPlaces(
+  hostRoot: string,
+  places: readonly string[],
+  skip: (path: string) => boolean,
+  previous?: WorkspaceSnapshot,
+): Promise<Map<string, EntryFingerprint>> {
+  const into = new Map<string, EntryFingerprint>();
+  const walking: Walk = { root: hostRoot, prefix: "/", previous, into, skip };
+  for (const place of places) {
+    const relative = place.replace(/^\/+/, "");
+    if (relative === "") {
+      await walk(walking, "");
+      continue;
     }
+    if (!(await ancestorsAreFolders(hostRoot, relative))) continue;
+    const name = relative.slice(relative.lastIndexOf("/") + 1);
+    const parent = relative.includes("/") ? relative.slice(0, relative.lastIndexOf("/")) : "";
+    await visit(walking, parent, name);
+  }
+  return into;
+}
+
+/** Is every folder above `relative` a real folder (no link, no file) under `root`? */
+async function ancestorsAreFolders(root: string, relative: string): Promise<boolean> {
+  const parts = relative.split("/");
+  for (let depth = 1; depth < parts.length; depth++) {
+    const stat = await lstat(join(root, ...parts.slice(0, depth))).catch(() => undefined);
+    if (!stat?.isDirectory()) return false;
+  }
+  return true;
+}
+
+interface Walk {
+  root: string;
+  /** Put before every path to make its key ("" for the workspace, "/" for a file system's places). */
+  prefix: string;
+  previous: WorkspaceSnapshot | undefined;
+  into: Map<string, EntryFingerprint>;
+  skip: (key: string) => boolean;
+}
+
+async function walk(walking: Walk, relative: string): Promise<void> {
+  const entries = await readdir(join(walking.root, relative), { withFileTypes: true });
+  for (const entry of entries) await visit(walking, relative, entry.name);
+}
+
+async function visit(walking: Walk, parent: string, name: string): Promise<void> {
+  const { root, prefix, previous, into } = walking;
+  const path = parent === "" ? name : `${parent}/${name}`;
+  const key = `${prefix}${path}`;
+  if (walking.skip(key)) return;
+  const absolute = join(root, path);
+  const stat = await lstat(absolute, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
+    // Gone between the listing and the look (a place that does not exist is simply not there).
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  if (!stat) return;
+  const fingerprint = `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}:${stat.mode}`;
+  const mode = Number(stat.mode & 0o7777n);
+  if (stat.isDirectory()) {
+    into.set(key, { kind: "dir", stat: fingerprint, hash: "dir", mode });
+    await walk(walking, path);
+  } else if (stat.isSymbolicLink()) {
+    into.set(key, { kind: "symlink", stat: fingerprint, hash: `link:${await readlink(absolute)}`, mode });
+  } else if (stat.isFile()) {
+    const before = previous?.get(key);
+    const hash =
+      before?.kind === "file" && before.stat === fingerprint ? before.hash : await hashFile(absolute);
+    into.set(key, { kind: "file", stat: fingerprint, hash, mode });
+  } else {
+    // FIFOs, sockets: never opened (a FIFO would block).
+    into.set(key, { kind: "other", stat: fingerprint, hash: "other", mode });
   }
 }
 

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   diffSnapshots,
   hasChanges,
+  snapshotPlaces,
   snapshotWorkspace,
   type WorkspaceSnapshot,
 } from "../../../src/envs/terminal/workspace-snapshot";
@@ -79,5 +80,68 @@ describe("workspace snapshots", () => {
     await writeFile(join(root, "a.txt"), "changed");
     const third = await snapshotWorkspace(root, forged);
     expect(third.get("a.txt")?.hash).not.toBe("kept:a.txt");
+  });
+});
+
+describe("snapshots of a container's places, keyed by absolute path", () => {
+  let root: string;
+  let outside: string;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), "hsearch-places-"));
+    outside = await mkdtemp(join(tmpdir(), "hsearch-places-host-"));
+    await mkdir(join(root, "etc", "nginx"), { recursive: true });
+    await writeFile(join(root, "etc", "nginx", "nginx.conf"), "events {}\n");
+    await writeFile(join(root, "etc", "passwd"), "root:x:0:0::/root:/bin/bash\n");
+    await mkdir(join(root, "proc"));
+    await writeFile(join(root, "proc", "noise"), "1");
+    await mkdir(join(root, "app"));
+    await writeFile(join(root, "app", "work.txt"), "w");
+    await writeFile(join(outside, "secret"), "host file");
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  const skip = (path: string) =>
+    ["/proc", "/app"].some((place) => path === place || path.startsWith(`${place}/`));
+
+  it("gives a place's entries by absolute path, a file place itself, and nothing of a place that is not there", async () => {
+    const snapshot = await snapshotPlaces(root, ["/etc/nginx", "/etc/passwd", "/git/server"], skip);
+    expect([...snapshot.keys()].sort()).toEqual(["/etc/nginx", "/etc/nginx/nginx.conf", "/etc/passwd"]);
+  });
+
+  it("walks the whole file system for /, leaving out the skipped places with all below them", async () => {
+    const snapshot = await snapshotPlaces(root, ["/"], skip);
+    expect([...snapshot.keys()].sort()).toEqual([
+      "/etc",
+      "/etc/nginx",
+      "/etc/nginx/nginx.conf",
+      "/etc/passwd",
+    ]);
+  });
+
+  it("sees a place created, changed and removed as the workspace's changes are seen", async () => {
+    const places = ["/etc/passwd", "/git"];
+    const before = await snapshotPlaces(root, places, skip);
+    await writeFile(
+      join(root, "etc", "passwd"),
+      "root:x:0:0::/root:/bin/bash\ngit:x:1000:1000::/home/git:/bin/sh\n",
+    );
+    await mkdir(join(root, "git", "server"), { recursive: true });
+    const after = await snapshotPlaces(root, places, skip, before);
+    expect(diffSnapshots(before, after)).toEqual({
+      created: ["/git/", "/git/server/"],
+      modified: ["/etc/passwd"],
+      deleted: [],
+    });
+  });
+
+  it("never follows a link the episode made: a place below it is not there, the link is an entry", async () => {
+    await symlink(outside, join(root, "git"));
+    const snapshot = await snapshotPlaces(root, ["/git", "/git/secret", "/"], skip);
+    expect(snapshot.get("/git")?.kind).toBe("symlink");
+    expect(snapshot.has("/git/secret")).toBe(false);
+    expect([...snapshot.keys()].some((path) => path.includes("secret"))).toBe(false);
   });
 });
