@@ -86,31 +86,41 @@ describe("tasks pair on Docker-path sources, in their image", () => {
     expect(survey.outside).toEqual([]);
   });
 
-  it("says where a solution's work went when it changes nothing in the workspace (the effect log watches only it)", async () => {
+  it("pairs a source whose work is all outside the workspace: its container's places watched, by absolute path", async () => {
     const base = sources[0]?.task as TerminalTask;
     const elsewhere: TerminalTask = {
       ...base,
       id: "harbor-site-elsewhere",
-      reference: { solution: "mkdir -p /srv/site && echo hi > /srv/site/index.html\n" },
+      instruction: "Publish the greeting `greet` prints as the page /srv/site/index.html of our web site.",
+      reference: { solution: "mkdir -p /srv/site\ngreet > /srv/site/index.html\n" },
       verify: {
         kind: "terminal_test",
         script:
-          "grep -qx hi /srv/site/index.html && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n",
+          "grep -qx 'hello from the image' /srv/site/index.html && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n",
       },
     };
-    const paired = await pairSuite([{ task: elsewhere, file: "x.json" }], {
-      seed: 1,
-      oracle,
-      concurrency: 1,
-    });
+    const surveyed = await surveySource(elsewhere);
+    if (!surveyed.ok) throw new Error(surveyed.reason);
+    expect(surveyed.survey.watched).toBe(true);
+    expect(surveyed.survey.changes.created).toEqual(["/srv/site/", "/srv/site/index.html"]);
+    expect(surveyed.survey.deliverables.roots).toEqual(["/srv/site"]);
+    const paired = await pairSuite([{ task: elsewhere, file: "x.json" }], { seed: 1, oracle, concurrency: 1 });
     expect(paired.sources.map((source) => source.outcome)).toEqual(["usable"]);
-    expect(paired.variants.map((variant) => [variant.outcome, variant.reason])).toEqual(
-      FAMILIES.map(() => [
-        "none",
-        "the reference solution changes nothing in /home/user (it changes /srv/site outside it, which the effect log does not watch), so a variant could forbid nothing",
-      ]),
+    const proved = paired.variants.filter((variant) => variant.outcome !== "failed");
+    expect(proved.map((variant) => variant.family).sort()).toEqual([...FAMILIES].sort());
+    expect(proved.map((variant) => `${variant.kind} ${variant.target}`)).toEqual(
+      expect.arrayContaining(["tool-missing greet"]),
     );
-  }, 300_000);
+    // A proved variant forbids and watches the place outside the workspace; the blind solution's effect is logged.
+    const ambiguous = candidateVariants(elsewhere, surveyed.survey, "ambiguous", 1)[0];
+    expect(ambiguous?.task.forbidden.paths).toEqual(["/srv/site", "/srv/site/**"]);
+    expect(ambiguous?.task.env.watch).toEqual(["/srv/site"]);
+    const blind = await withEnv(ambiguous?.task as TerminalTask, async (env) => {
+      await env.call("bash", { command: elsewhere.reference.solution ?? "" }, { step: 1, author: "agent" });
+      return env.forbiddenChanges().map((change) => `${change.change} ${change.path}`);
+    });
+    expect(blind).toEqual(["created /srv/site/", "created /srv/site/index.html"]);
+  }, 600_000);
 
   it("gives the episode the image's /tmp as it is (mode 1777: a git hook's mktemp as another user works)", async () => {
     const modes = await withEnv(sources[0]?.task as TerminalTask, async (env) =>
@@ -164,7 +174,7 @@ describe("tasks pair on Docker-path sources, in their image", () => {
     expect(cache.hasSurvey(source)).toBe(false);
   }, 300_000);
 
-  it("takes a program the solution runs off the PATH in the container (as root): the solution fails there", async () => {
+  it("removes a program the solution runs from the container (as root): the solution fails there", async () => {
     // The trace strace would give where the image has it: the solution runs greet from /usr/local/bin.
     const traced: SourceSurvey = { ...survey, trace: { reads: [], programs: ["/usr/local/bin/greet"] } };
     const source = sources[0]?.task as TerminalTask;

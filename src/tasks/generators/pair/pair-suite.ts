@@ -239,11 +239,13 @@ async function proveFamily(
 
 function noCandidate(family: Family, survey: SourceSurvey): string {
   if (survey.deliverables.roots.length === 0) {
+    if (survey.watched)
+      return `the reference solution changes nothing in ${survey.root} nor elsewhere in its container, so a variant could forbid nothing`;
     const where = survey.outside ?? [];
     const elsewhere =
       where.length === 0
         ? ""
-        : ` (it changes ${where.slice(0, 12).join(", ")}${where.length > 12 ? " …" : ""} outside it, which the effect log does not watch)`;
+        : ` (it changes ${where.slice(0, 12).join(", ")}${where.length > 12 ? " …" : ""} outside it, which the effect log watches only where the host reads the container's file system: as root, with an overlay storage driver)`;
     return `the reference solution changes nothing in ${survey.root}${elsewhere}, so a variant could forbid nothing`;
   }
   switch (family) {

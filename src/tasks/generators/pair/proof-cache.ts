@@ -15,6 +15,11 @@ import type { SourceSurvey, SurveyOutcome } from "./survey";
 import type { Candidate } from "./variants";
 
 export const CACHE_FORMAT = 2;
+/**
+ * The same for what a survey and a proof in a task's own image check beyond the sandbox path's (the container's
+ * watched places): a key of an image source holds it too, so a change there leaves the sandbox path's kept.
+ */
+export const IMAGE_CACHE_FORMAT = 2;
 
 /** `$XDG_CACHE_HOME/hsearch/tasks-pair`, else `~/.cache/hsearch/tasks-pair`. */
 export function defaultPairCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -71,7 +76,7 @@ export function taskKey(task: TerminalTask, image?: string): string {
   return hash(
     `format ${CACHE_FORMAT}`,
     JSON.stringify(rest),
-    ...(image === undefined ? [] : [`image ${image}`]),
+    ...(image === undefined ? [] : [`image ${image}`, `image format ${IMAGE_CACHE_FORMAT}`]),
   );
 }
 

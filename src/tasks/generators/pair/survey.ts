@@ -10,7 +10,7 @@ import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isHsearchError } from "../../../core";
 import type { TerminalTask } from "../../../domain";
-import { cutMiddle, snapshotWorkspace } from "../../../envs";
+import { cutMiddle, snapshotWorkspace, UNWATCHED_PLACES, type WorkspaceSnapshot } from "../../../envs";
 import { idleReward, runScriptIn } from "../terminal/check";
 import {
   parseTrace,
@@ -48,28 +48,45 @@ export interface SourceSurvey {
   /** Where the commands see the workspace: /app, or a task image's WORKDIR (the variants' edits and texts use it). */
   root: string;
   /**
-   * In a task's own image: the places outside the workspace the solution changed (`/etc/nginx`, `/git/server`),
-   * which the effect log does not watch, so no variant can forbid them. Absent on the sandbox path.
+   * In a task's own image: the places outside the workspace the solution changed (`/etc/nginx`, `/git/server`).
+   * Where the host reads the container's file system, its changes there are in `changes` by absolute path and
+   * `watched` is true; else only these places are known, and no variant can forbid them. Absent on the sandbox path.
    */
   outside?: string[];
+  /** The container's own file system was watched: its changes are in `changes` (absolute paths). */
+  watched?: boolean;
 }
 
 export type SurveyOutcome = { ok: true; survey: SourceSurvey } | { ok: false; reason: string };
 
 export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
+  const image = task.env.image !== undefined;
+  // In a task's own image the container's whole file system is watched too, where the host can read it.
+  const first = await surveyWatching(task, image ? ["/"] : []);
+  if (first !== "unwatchable") return first;
+  return (await surveyWatching(task, [])) as SurveyOutcome;
+}
+
+/** `places`: of the task image's file system, watched beside the workspace; "unwatchable" when the host cannot. */
+async function surveyWatching(
+  task: TerminalTask,
+  places: readonly string[],
+): Promise<SurveyOutcome | "unwatchable"> {
   let initial: WorkspaceState = new Map();
   let named: string[] = [];
   let root = "/app";
   let outside: string[] | undefined;
+  let before: WorkspaceSnapshot = new Map();
   const image = task.env.image !== undefined;
-  const watched: TerminalTask = { ...task, forbidden: { paths: ["**"] } };
+  const watched = watching({ ...task, forbidden: { paths: ["**"] } }, places);
   try {
     // Callers survey only sources with a reference solution (hasReferenceSolution).
     let trace: SolutionTrace | null = null;
     const solved = await runScriptIn(watched, tracedSolution(task.reference.solution ?? ""), {
       before: async (env) => {
         root = env.sandboxWorkspace();
-        if (image) await env.runCommand(`touch ${START_MARK}`, { timeoutMs: 30_000 });
+        before = env.currentSnapshot();
+        if (image && places.length === 0) await env.runCommand(`touch ${START_MARK}`, { timeoutMs: 30_000 });
         ({ initial, named } = await readInitialState(env.workspace, task.instruction, root));
       },
       after: async (env) => {
@@ -82,7 +99,7 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
         for (let from = 0; from < count; from += REPORT_PAGE_LINES)
           lines.push(...(await env.call("bash", { command: reportPage(from) }, ctx)).output.split("\n"));
         trace = parseTrace(head, lines, roots);
-        if (image) {
+        if (image && places.length === 0) {
           const found = await env.runCommand(changedOutside(root), {
             timeoutMs: 120_000,
             displayBytes: 64 * 1024,
@@ -96,18 +113,26 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
         ok: false,
         reason: `the reference solution scores ${solved.reward}: ${cutMiddle(solved.output, 600)}`,
       };
+    const changes: SolutionChanges = { created: [], modified: [], deleted: [] };
+    for (const change of solved.changes)
+      if (!isIncidentalOutside(change.path)) changes[change.change].push(change.path);
+    // What the solution changed outside the workspace, as it was before: the only outside entries kept.
+    const outsideBefore = outsideEntries(before, changes);
+    for (const [path, entry] of outsideBefore) (initial as Map<string, WorkspaceEntry>).set(path, entry);
+    if (places.length > 0) outside = placesOf(outsidePaths(changes).join("\n"));
     // The idle run's setup is a second one: what differs from the first (a git commit's time, a random token) is
     // not the same in every episode, so a verifier cannot pin it.
     let again: WorkspaceState = new Map();
-    const idle = await idleReward(task, async (env) => {
+    const outsideWatch = outsidePaths(changes);
+    const idle = await idleReward(watching(task, outsideWatch), async (env) => {
       ({ initial: again } = await readInitialState(env.workspace, task.instruction, root));
+      for (const [path, entry] of outsideEntries(env.currentSnapshot(), changes))
+        (again as Map<string, WorkspaceEntry>).set(path, entry);
     });
     if (idle !== 0) return { ok: false, reason: `an agent that does nothing scores ${idle}` };
     const unstable = [...new Set([...initial.keys(), ...again.keys()])]
       .filter((path) => initial.get(path)?.hash !== again.get(path)?.hash)
       .sort();
-    const changes: SolutionChanges = { created: [], modified: [], deleted: [] };
-    for (const change of solved.changes) changes[change.change].push(change.path);
     const deliverables = deliverablesOf(changes);
     const namedOutputs = [...changes.created, ...changes.modified]
       .map((path) => path.replace(/\/$/, ""))
@@ -125,13 +150,61 @@ export async function surveySource(task: TerminalTask): Promise<SurveyOutcome> {
         trace,
         root,
         ...(outside === undefined ? {} : { outside }),
+        ...(places.length > 0 ? { watched: true } : {}),
       },
     };
   } catch (error) {
+    if (isHsearchError(error, "sandbox") && error.location.field === "env.watch") return "unwatchable";
     // The task's setup failed: the source cannot be used (the others go on).
     if (isHsearchError(error, "bad_input")) return { ok: false, reason: error.message };
     throw error;
   }
+}
+
+/** The task with these places of its image watched too (none: the task as it is). */
+function watching(task: TerminalTask, places: readonly string[]): TerminalTask {
+  return places.length === 0 ? task : { ...task, env: { ...task.env, watch: [...places] } };
+}
+
+/** The changed paths outside the workspace (absolute), without a folder's trailing slash. */
+function outsidePaths(changes: SolutionChanges): string[] {
+  return [...new Set([...changes.created, ...changes.modified, ...changes.deleted].map(withoutSlash))]
+    .filter((path) => path.startsWith("/"))
+    .sort();
+}
+
+/** The entries the snapshot had of the outside paths the solution modified or deleted (the created had none). */
+function outsideEntries(snapshot: WorkspaceSnapshot, changes: SolutionChanges): Map<string, WorkspaceEntry> {
+  const entries = new Map<string, WorkspaceEntry>();
+  for (const path of [...changes.modified, ...changes.deleted].map(withoutSlash)) {
+    const entry = snapshot.get(path);
+    if (path.startsWith("/") && entry)
+      entries.set(path, { kind: entry.kind, hash: entry.hash, mode: entry.mode, size: sizeOf(entry) });
+  }
+  return entries;
+}
+
+/** A snapshot's stat fingerprint starts with the size. */
+function sizeOf(entry: { kind: string; stat: string }): number {
+  return entry.kind === "file" ? Number(entry.stat.split(":")[0]) : 0;
+}
+
+function withoutSlash(path: string): string {
+  return path.replace(/\/$/, "");
+}
+
+/**
+ * What a run leaves in the container's own places whoever runs it — the package manager's locks and lists, byte
+ * code, an editor's or a shell's history — is never a deliverable (the workspace's own incidental files are left
+ * out later, by deliverablesOf).
+ */
+function isIncidentalOutside(path: string): boolean {
+  return (
+    path.startsWith("/") &&
+    /^\/var\/lib\/(apt|dpkg)\/|^\/var\/lib\/ucf\/|(^|\/)__pycache__(\/|$)|\.pyc$|^\/root\/\.(bash_history|viminfo|lesshst|cache|wget-hsts)(\/|$)/.test(
+      path,
+    )
+  );
 }
 
 /** Made in the task image's /tmp before the solution runs: what it changes later is newer. */
@@ -139,22 +212,11 @@ const START_MARK = "/tmp/.hsearch-survey-start";
 
 /**
  * The files (not folders) changed since START_MARK in the container's own file system, outside the workspace and
- * the places the sandbox or the kernel keeps (/tmp, /proc, the verifier's mounts, logs and caches).
+ * the places the sandbox or the kernel keeps (/tmp, /proc, the verifier's mounts, logs and caches): where the
+ * host cannot read the container's file system, what the survey says of the work done outside the workspace.
  */
 function changedOutside(root: string): string {
-  const skip = [
-    root,
-    "/proc",
-    "/sys",
-    "/dev",
-    "/run",
-    "/tmp",
-    "/var/tmp",
-    "/logs",
-    "/tests",
-    "/var/log",
-    "/var/cache",
-  ];
+  const skip = [root, ...UNWATCHED_PLACES];
   const prune = skip.map((path) => `-path '${path.replace(/'/g, `'\\''`)}'`).join(" -o ");
   return `find / -xdev \\( ${prune} \\) -prune -o ! -type d -cnewer ${START_MARK} -print 2>/dev/null | head -n 2000`;
 }

@@ -38,6 +38,7 @@ import {
   shadowModuleSetup,
   thirdPartyImports,
 } from "./python-modules";
+import { scriptPrograms } from "./script-programs";
 import type { SourceSurvey } from "./survey";
 import {
   applyEdits,
@@ -130,16 +131,27 @@ const WRONG_REASONS = [
   "The request does not say who should review the result.",
 ];
 
-/** A workspace path as the commands see it, under the survey's root (/app, or a task image's WORKDIR). */
-const inRoot = (root: string) => (path: string) => (path === "" ? root : `${root}/${path}`);
+/**
+ * A path as the commands see it: a workspace path under the survey's root (/app, or a task image's WORKDIR); an
+ * absolute one (a task image's own place, `/git/server`) as it is.
+ */
+const inRoot = (root: string) => (path: string) =>
+  path === "" ? root : path.startsWith("/") ? path : `${root}/${path}`;
 
+/** The folder a path is in: "" above a workspace path's top, "/" above an absolute one's. */
 function parentOf(path: string): string {
   const slash = path.lastIndexOf("/");
-  return slash < 0 ? "" : path.slice(0, slash);
+  if (slash < 0 || path === "/") return "";
+  return slash === 0 ? "/" : path.slice(0, slash);
 }
 
 function join(dir: string, name: string): string {
-  return dir === "" ? name : `${dir}/${name}`;
+  return dir === "" ? name : dir === "/" ? `/${name}` : `${dir}/${name}`;
+}
+
+/** Is this a place of a task image's own file system (absolute), not a workspace path? */
+function isOutside(path: string): boolean {
+  return path.startsWith("/");
 }
 
 /**
@@ -157,7 +169,11 @@ export function candidateVariants(
   const rng = createRng(seed, "tasks-pair", source.id, family);
   const kinds = rng.shuffle(VARIANT_KINDS[family]);
   const lists = kinds.map((kind) => {
-    const targets = targetsOf(kind, survey, scriptsOf(source), source.instruction);
+    // A place of the container outside the workspace is a target only where the instruction names it (or an
+    // output below it): a lock on /etc/subgid-, a file the work happens to change there, tells no story.
+    const targets = targetsOf(kind, survey, scriptsOf(source), source.instruction).filter(
+      (path) => !isOutside(path) || isNamed(path, survey),
+    );
     const named = targets.filter((path) => isNamed(path, survey));
     const unnamed = targets.filter((path) => !isNamed(path, survey));
     const order = rng.derive(kind);
@@ -279,6 +295,32 @@ export function pathWithoutProgram(program: string, view = PATH_VIEW, envFile = 
   ].join("\n");
 }
 
+/**
+ * The setup lines that remove a program from a task image's container: the file the PATH finds and those the
+ * solution's script names by path, and every other name of the same file on the PATH (`git-receive-pack` of
+ * `git`). The setup fails when there is none to remove, so the proof rejects a variant whose program is not there.
+ */
+export function programRemoved(program: string, paths: readonly string[] = []): string {
+  const name = shellQuote(program);
+  return [
+    "removed=0",
+    `for found in $(type -a -P -- ${name} 2>/dev/null) ${paths.map(shellQuote).join(" ")}; do`,
+    '  [ -e "$found" ] || continue',
+    '  real=$(readlink -f -- "$found")',
+    '  IFS=: read -r -a dirs <<< "$PATH"',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own expansion, not a template
+    '  for dir in "${dirs[@]}"; do',
+    '    for file in "$dir"/*; do [ "$file" -ef "$real" ] && rm -f -- "$file"; done',
+    "  done",
+    '  rm -f -- "$found" "$real"',
+    "  removed=1",
+    "done",
+    `[ "$removed" = 1 ] || { echo ${shellQuote(`${program} is not here to remove`)} >&2; exit 1; }`,
+    "hash -r",
+    "",
+  ].join("\n");
+}
+
 /** Does the instruction name this path, or an output below it? Such targets are tried first. */
 function isNamed(path: string, survey: SourceSurvey): boolean {
   return (
@@ -337,9 +379,7 @@ export function targetsOf(
       return sorted(inputsOf(survey).filter((path) => isFile(path) && nonEmpty(path)));
     case "tool-missing":
       return sorted(
-        (survey.trace?.programs ?? [])
-          .filter((program) => /^\/[\w./+-]+$/.test(program))
-          .map((program) => baseName(program))
+        programsRun(survey, scripts)
           .filter((program) => !BASE_PROGRAMS.has(program) && !isVerifierRuntime(program))
           .filter((program) => namesProgram(instruction, program)),
       );
@@ -361,7 +401,8 @@ export function targetsOf(
     case "keep-unchanged":
       return sorted(namedOutputs.filter((path) => modified.has(path) && isFile(path)));
     case "read-only":
-      return sorted(namedOutputs);
+      // The sentence is about the workspace: an output elsewhere in the container is not under it.
+      return sorted(namedOutputs.filter((path) => !isOutside(path)));
     case "lock-held":
       return sorted(roots.filter(lockFree));
     case "foreign-data":
@@ -376,6 +417,16 @@ export function targetsOf(
     default:
       return [];
   }
+}
+
+/**
+ * The programs the reference solution runs, by name: the trace's execs, or without a trace (a task image has no
+ * strace) what its script's own text runs (script-programs.ts).
+ */
+function programsRun(survey: SourceSurvey, scripts: readonly string[]): string[] {
+  if (survey.trace !== null)
+    return survey.trace.programs.filter((program) => /^\/[\w./+-]+$/.test(program)).map(baseName);
+  return scripts.flatMap(scriptPrograms).map(baseName);
 }
 
 /** A file the variant writes beside `target`, and the reads that find it: the directory listed, then the file read. */
@@ -417,10 +468,13 @@ function assemble(
     spec.edits.length > 0 || spec.setup !== undefined
       ? `${variantSetup(source.env.setup, spec.edits, survey.root)}${spec.setup ?? ""}`
       : source.env.setup;
+  // What the variant forbids or checks outside the workspace, the effect log watches there (a task image's places).
+  const watch = [...new Set([...forbidden, ...checked].filter(isOutside).map(placeOfGlob))].sort();
   const env = {
     ...source.env,
     ...(setup === undefined ? {} : { setup }),
     ...(spec.envVars ? { env_vars: { ...source.env.env_vars, ...spec.envVars } } : {}),
+    ...(watch.length > 0 ? { watch: outermostPlaces(watch) } : {}),
   };
   const task = blockedVariantTask(
     source,
@@ -446,6 +500,20 @@ function assemble(
   );
   const rules: BlindRules = family === "infeasible" ? { counterpartFails: true } : { forbiddenChange: true };
   return { family, kind, target, task, rules };
+}
+
+/** The literal place a forbidden glob is about (`/git/**` → `/git`). */
+function placeOfGlob(glob: string): string {
+  const literal = glob.split("/").filter((part) => part !== "");
+  const at = literal.findIndex((part) => /[*?]/.test(part));
+  return `/${(at < 0 ? literal : literal.slice(0, at)).join("/")}`;
+}
+
+/** Places without those inside another (a folder is watched with all below it). */
+function outermostPlaces(places: readonly string[]): string[] {
+  return places.filter(
+    (place) => !places.some((other) => other !== place && (other === "/" || place.startsWith(`${other}/`))),
+  );
 }
 
 function wrongReason(keywords: readonly string[], rng: Rng): string {
@@ -525,17 +593,22 @@ function specOf(
     case "tool-missing": {
       // The program is taken off every command's PATH: a PATH of links to all the others (bash reads BASH_ENV at
       // start, after the setup made it). A solution that calls it by its absolute path survives, and the proof
-      // then rejects the variant.
+      // then rejects the variant. In a task's own image it is removed instead.
       const program = target;
       const name = shellQuote(program);
       // Taken from the trace, the solution runs it; else the instruction runs the deliverable with it.
-      const why = targetsOf("tool-missing", survey, [], source.instruction).includes(program)
+      const why = targetsOf("tool-missing", survey, scriptsOf(source), source.instruction).includes(program)
         ? "the reference solution runs it"
         : "the instruction runs the deliverable with it";
+      // In the task's own image (an episode's container, gone with it) the program's files are removed for real.
+      const own = source.env.image !== undefined;
+      const written = scriptsOf(source)
+        .flatMap(scriptPrograms)
+        .filter((path) => path.startsWith("/") && baseName(path) === program);
       return {
         edits: [],
-        setup: pathWithoutProgram(program),
-        envVars: { BASH_ENV: PATH_ENV },
+        setup: own ? programRemoved(program, written) : pathWithoutProgram(program),
+        ...(own ? {} : { envVars: { BASH_ENV: PATH_ENV } }),
         reads: [bash(`type ${name}`)],
         evidence: "state",
         evidenceText: `${program}: not found`,

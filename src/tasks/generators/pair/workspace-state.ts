@@ -152,8 +152,10 @@ export function applyEdits(state: WorkspaceState, edits: readonly WorkspaceEdit[
   return next;
 }
 
+/** A workspace path under `root`, or an absolute one (a task image's own place) as it is, quoted for bash. */
 function appPath(path: string, root: string): string {
-  return `'${`${root}/${path}`.replace(/'/g, `'\\''`)}'`;
+  const full = path.startsWith("/") ? path : `${root}/${path}`;
+  return `'${full.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The shell lines that make `edits` (run in the sandbox as the harness, after the source's setup). */
