@@ -33,7 +33,7 @@ export function isInPlace(path: string, place: string): boolean {
  * The watched places' entries, keyed by absolute path: `workspaceAt` (where the commands see the workspace, which
  * the workspace's own snapshot covers) and the unwatched places left out.
  */
-export function snapshotWatched(
+export async function snapshotWatched(
   hostRoot: string | undefined,
   places: readonly string[],
   workspaceAt: string,

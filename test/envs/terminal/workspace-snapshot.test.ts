@@ -2,6 +2,8 @@ import { chmod, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from "node:fs/p
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HsearchError } from "../../../src/core";
+import { snapshotWatched } from "../../../src/envs/terminal/watched-places";
 import {
   diffSnapshots,
   hasChanges,
@@ -143,5 +145,35 @@ describe("snapshots of a container's places, keyed by absolute path", () => {
     expect(snapshot.get("/git")?.kind).toBe("symlink");
     expect(snapshot.has("/git/secret")).toBe(false);
     expect([...snapshot.keys()].some((path) => path.includes("secret"))).toBe(false);
+  });
+});
+
+describe("the watched places of an episode", () => {
+  it("stop the episode with a sandbox error naming env.watch where the host cannot read the container's root", async () => {
+    const refused = await snapshotWatched(undefined, ["/git"], "/app").catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(HsearchError);
+    expect((refused as HsearchError).code).toBe("sandbox");
+    expect((refused as HsearchError).location.field).toBe("env.watch");
+    expect((refused as HsearchError).message).toContain("/git");
+  });
+
+  it("leave out the workspace and the kernel's and the sandbox's places, even under /", async () => {
+    const root = await mkdtemp(join(tmpdir(), "hsearch-watched-"));
+    try {
+      for (const dir of [
+        "proc/1",
+        "tmp/x",
+        "var/log",
+        "var/lib/app",
+        "home/user",
+        "logs/verifier",
+        ".hsearch",
+      ])
+        await mkdir(join(root, dir), { recursive: true });
+      const snapshot = await snapshotWatched(root, ["/"], "/home/user");
+      expect([...snapshot.keys()].sort()).toEqual(["/home", "/var", "/var/lib", "/var/lib/app"]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
