@@ -104,7 +104,11 @@ describe("tasks pair on Docker-path sources, in their image", () => {
     expect(surveyed.survey.watched).toBe(true);
     expect(surveyed.survey.changes.created).toEqual(["/srv/site/", "/srv/site/index.html"]);
     expect(surveyed.survey.deliverables.roots).toEqual(["/srv/site"]);
-    const paired = await pairSuite([{ task: elsewhere, file: "x.json" }], { seed: 1, oracle, concurrency: 1 });
+    const paired = await pairSuite([{ task: elsewhere, file: "x.json" }], {
+      seed: 1,
+      oracle,
+      concurrency: 1,
+    });
     expect(paired.sources.map((source) => source.outcome)).toEqual(["usable"]);
     const proved = paired.variants.filter((variant) => variant.outcome !== "failed");
     expect(proved.map((variant) => variant.family).sort()).toEqual([...FAMILIES].sort());

@@ -28,6 +28,19 @@ describe("the programs a script runs", () => {
     ]);
   });
 
+  it("takes no program from arithmetic or from a function the script defines", () => {
+    const script = [
+      "count_in_range() {",
+      "    count=0",
+      "    count=$((count + c))",
+      '    echo "$count"',
+      "}",
+      'total=$(count_in_range "$x")',
+      "(( total > 0 )) && wc -l out",
+    ].join("\n");
+    expect(scriptPrograms(script)).toEqual(["echo", "wc"]);
+  });
+
   it("reads no program from a here-document's body or a comment", () => {
     const script = [
       "cat > /etc/nginx/conf.d/site.conf << 'EOF'",

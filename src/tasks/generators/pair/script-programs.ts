@@ -2,7 +2,8 @@
  * The programs a shell script's own text runs: the first word of each simple command (after variable assignments
  * and the words that only change how a program runs), and the commands of `su … -c "…"` and `bash -c "…"`. Where
  * no trace shows what the reference solution ran (a task image without strace), its script says what it calls
- * itself; what those programs run in turn stays unseen. Here-document bodies and comments are not commands. Pure.
+ * itself; what those programs run in turn stays unseen. Here-document bodies, comments, arithmetic and the script's
+ * own functions are not programs. Pure.
  */
 
 /** Words before the program that only change how it runs. */
@@ -20,8 +21,17 @@ const BUILTINS = new Set(
 
 /** The programs `script` runs, as written (a name, or an absolute path), sorted. */
 export function scriptPrograms(script: string): string[] {
+  const lines = commandLines(script);
+  // A function the script defines runs no program of that name.
+  const functions = new Set(
+    lines.flatMap((line) =>
+      [...line.matchAll(/(?:^|[\s;{])(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\)/g)].map((m) => m[1]),
+    ),
+  );
   const programs = new Set<string>();
-  for (const line of commandLines(script)) for (const program of programsOf(line)) programs.add(program);
+  for (const line of lines)
+    for (const program of programsOf(line.replace(/\$?\(\([^()]*(\([^()]*\)[^()]*)*\)\)/g, " ")))
+      if (!functions.has(program)) programs.add(program);
   return [...programs].sort();
 }
 
