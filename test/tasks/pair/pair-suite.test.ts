@@ -112,10 +112,16 @@ describe("tasks pair on imported Harbor tasks", () => {
     );
     expect(tool?.target).toBe("awk");
     expect(await proveVariant(tool as Candidate, source, oracle)).toBeNull();
-    // Without the trace the named input is the target, and removing it blocks nothing.
+    // Without the trace the named input is the target, and removing it blocks nothing; the program is still found,
+    // in the solution's script.
     const blind = candidateVariants(source, { ...survey.survey, trace: null }, "infeasible", 1);
-    expect(blind.map((candidate) => candidate.target)).toEqual(["NOTES.md", "NOTES.md"]);
-    for (const candidate of blind)
+    const blindTargets = blind.map((candidate) => `${candidate.kind} ${candidate.target}`);
+    expect(blindTargets.sort()).toEqual([
+      "input-empty NOTES.md",
+      "input-missing NOTES.md",
+      "tool-missing awk",
+    ]);
+    for (const candidate of blind.filter((candidate) => candidate.kind !== "tool-missing"))
       expect(await proveVariant(candidate, source, oracle)).toMatch(/still passes its own verifier/);
   }, 300_000);
 
